@@ -1,0 +1,116 @@
+//! The recurrence, written once, over any number system.
+//!
+//! For k >= 2, with L = 1 + G(k-1) and R = 1 + G(k-2):
+//!
+//! ```text
+//! c(k, g) = [g == R] + [k >= 3][g == L] + c(k-1, (g xor R) - 1) + c(k-2, (g xor L) - 1)
+//! ```
+//!
+//! where a term whose second argument is negative is 0 and c(0, g) = c(1, g) = 0.
+//!
+//! Layers: layer k holds c(k, g) for the g the [`Plan`] marks, packed densely in ascending g, each value
+//! `width(k)` words wide. Layer k reads only layers k-1 and k-2, so three buffers roll: memory is
+//! O(one layer), never O(n x layer).
+//!
+//! Invariants: the plan is closed under the recurrence (every state a marked state reads is marked),
+//! so a read of layer k-1 or k-2 at g >= 0 always finds its value; a layer's range of states is split
+//! into contiguous chunks computed by rayon threads, each writing only its own slice, so the result is
+//! the same for every thread count.
+
+use rayon::prelude::*;
+
+use crate::plan::{LayerSet, Plan};
+
+/// A number system the recurrence can run in: each value is a fixed number of `u64` words per layer.
+pub trait Numbers: Sync {
+    /// Words per value in layer `k`; must not decrease with `k`.
+    fn width(&self, k: usize) -> usize;
+
+    /// Sets `out` (`width(k)` words) to `left + right + direct`, where `left` is a value of layer k-1,
+    /// `right` one of layer k-2, each absent when the recurrence reads nothing there.
+    fn combine(&self, k: usize, out: &mut [u64], left: Option<&[u64]>, right: Option<&[u64]>, direct: u64);
+}
+
+/// States per rayon task at least: enough work to amortise the scheduling.
+const MIN_GRAIN: usize = 16;
+
+/// Runs the recurrence over `plan` and returns the words of c(n, g) for every target, in order
+/// (an empty vector for a target in layer 0 or 1, whose count is 0).
+///
+/// Cost: O(plan states x width) word operations, memory three layers of the widest size.
+///
+/// # Panics
+/// If a target is not marked in `plan`.
+pub fn run<N: Numbers>(plan: &Plan, numbers: &N, targets: &[(u64, u64)]) -> Vec<Vec<u64>> {
+    // The layer loop runs on a worker of the current pool, so that each layer's split is a cheap
+    // fork within the pool rather than a job sent in from outside.
+    rayon::scope(|_| run_layers(plan, numbers, targets))
+}
+
+fn run_layers<N: Numbers>(plan: &Plan, numbers: &N, targets: &[(u64, u64)]) -> Vec<Vec<u64>> {
+    let mut found: Vec<Vec<u64>> = vec![Vec::new(); targets.len()];
+    // layers k-2, k-1 and k; buffers are reused as they roll
+    let mut live: [Live; 3] = Default::default();
+    let threads = rayon::current_num_threads();
+    for k in 2..=plan.top() {
+        live.rotate_left(1);
+        let [older, old, cur] = &mut live;
+        cur.fill(plan.layer(k), numbers.width(k));
+        let right_edge = plan.edge(k - 2) as u64;
+        let left_edge = plan.edge(k - 1) as u64;
+        let (old, older) = (&*old, &*older);
+        let width = cur.width;
+        let grain = (cur.states.len() / (4 * threads)).max(MIN_GRAIN);
+        cur.data
+            .par_chunks_mut(grain * width)
+            .zip(cur.states.par_chunks(grain))
+            .for_each(|(out, gs)| {
+                for (o, &g) in out.chunks_exact_mut(width).zip(gs) {
+                    let left = (g ^ right_edge).checked_sub(1).filter(|_| k >= 3).map(|a| old.get(a));
+                    let right = (g ^ left_edge).checked_sub(1).filter(|_| k >= 4).map(|b| older.get(b));
+                    let direct = (g == right_edge) as u64 + (k >= 3 && g == left_edge) as u64;
+                    numbers.combine(k, o, left, right, direct);
+                }
+            });
+        for (t, &(n, g)) in targets.iter().enumerate() {
+            if n as usize == k {
+                found[t] = cur.get(g).to_vec();
+            }
+        }
+    }
+    found
+}
+
+/// One live layer: its states in ascending g, a slot map from g to position, and the packed values.
+#[derive(Default)]
+struct Live {
+    states: Vec<u64>,
+    base: u64,
+    slot: Vec<u32>,
+    data: Vec<u64>,
+    width: usize,
+}
+
+impl Live {
+    /// Takes the states of `set`, reusing the buffers. Only members' slots are written: the plan
+    /// guarantees that nothing else is read.
+    fn fill(&mut self, set: &LayerSet, width: usize) {
+        self.states.clear();
+        self.states.extend(set.iter());
+        self.base = set.base();
+        self.slot.resize(set.window(), 0);
+        for (i, &g) in self.states.iter().enumerate() {
+            self.slot[(g - self.base) as usize] = i as u32;
+        }
+        self.width = width;
+        self.data.resize(self.states.len() * width, 0); // every word is rewritten before it is read
+    }
+
+    /// The value of state `g`, which must be a member.
+    #[inline]
+    fn get(&self, g: u64) -> &[u64] {
+        let i = self.slot[(g - self.base) as usize] as usize;
+        debug_assert_eq!(self.states[i], g, "the plan is closed under the recurrence");
+        &self.data[i * self.width..(i + 1) * self.width]
+    }
+}

@@ -1,0 +1,168 @@
+//! The exact engine: the recurrence over big integers stored as little-endian `u64` limbs, each layer
+//! one flat arena (fixed limbs per value, enough for |T(k)| - 1), added with one carry chain per value.
+
+use num_bigint::BigUint;
+
+use crate::engine::{self, Numbers};
+use crate::game::count_bits_bound;
+use crate::plan::Plan;
+
+/// Exact values: word 0 holds the number of significant limbs `len`, words `1..=len` the limbs,
+/// little-endian; words past `len` are stale and never read. `1 + limbs(k)` words per value of layer k.
+pub struct Limbs;
+
+/// Limbs per value of layer `k`: enough for every count c(k, g) <= |T(k)| - 1.
+pub fn limbs(k: usize) -> usize {
+    count_bits_bound(k as u64).div_ceil(64) as usize
+}
+
+/// `out[..] = a + b + carry_in` over the limbs, where `a.len() >= b.len()`, `out` is
+/// long enough for the sum, and `carry_in <= 2`; returns the number of significant limbs written.
+#[inline]
+fn add_into(out: &mut [u64], a: &[u64], b: &[u64], carry_in: u64) -> usize {
+    let n = b.len();
+    assert!(a.len() >= n && out.len() >= a.len());
+    // The first limb takes the whole carry-in (up to 2), the rest a carry of 0 or 1.
+    let mut carry = 0u8;
+    let (mut i, mut rest_carry) = (0, carry_in);
+    if n > 0 {
+        let (s, c1) = a[0].overflowing_add(b[0]);
+        let (s, c2) = s.overflowing_add(carry_in);
+        out[0] = s;
+        carry = c1 as u8 + c2 as u8;
+        i = 1;
+        rest_carry = 0;
+    }
+    // carry is 0 or 1 from here on: a + b + 2 < 2^65 overflows by at most one.
+    carry = add_run(&mut out[i..n], &a[i..n], &b[i..n], carry);
+    let mut carry = carry as u64 + rest_carry;
+    for (o, &x) in out[n..a.len()].iter_mut().zip(&a[n..]) {
+        let (s, c) = x.overflowing_add(carry);
+        *o = s;
+        carry = c as u64;
+    }
+    let len = a.len();
+    if carry != 0 {
+        out[len] = carry;
+        len + 1
+    } else {
+        len
+    }
+}
+
+/// `out = a + b + carry` over equal-length slices with a one-bit carry; returns the carry out.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+fn add_run(out: &mut [u64], a: &[u64], b: &[u64], mut carry: u8) -> u8 {
+    use core::arch::x86_64::_addcarry_u64;
+    let n = out.len().min(a.len()).min(b.len());
+    let (out, a, b) = (&mut out[..n], &a[..n], &b[..n]);
+    let mut chunks = out.chunks_exact_mut(4).zip(a.chunks_exact(4).zip(b.chunks_exact(4)));
+    for (o, (x, y)) in &mut chunks {
+        carry = _addcarry_u64(carry, x[0], y[0], &mut o[0]);
+        carry = _addcarry_u64(carry, x[1], y[1], &mut o[1]);
+        carry = _addcarry_u64(carry, x[2], y[2], &mut o[2]);
+        carry = _addcarry_u64(carry, x[3], y[3], &mut o[3]);
+    }
+    let done = n - n % 4;
+    for i in done..n {
+        carry = _addcarry_u64(carry, a[i], b[i], &mut out[i]);
+    }
+    carry
+}
+
+/// `out = a + b + carry` over equal-length slices with a one-bit carry; returns the carry out.
+#[cfg(not(target_arch = "x86_64"))]
+#[inline]
+fn add_run(out: &mut [u64], a: &[u64], b: &[u64], carry: u8) -> u8 {
+    let mut carry = carry as u64;
+    for ((o, &x), &y) in out.iter_mut().zip(a).zip(b) {
+        let s = x as u128 + y as u128 + carry as u128;
+        *o = s as u64;
+        carry = (s >> 64) as u64;
+    }
+    carry as u8
+}
+
+impl Numbers for Limbs {
+    fn width(&self, k: usize) -> usize {
+        1 + limbs(k)
+    }
+
+    #[inline]
+    fn combine(&self, _k: usize, out: &mut [u64], left: Option<&[u64]>, right: Option<&[u64]>, direct: u64) {
+        let (l, r) = (significant(left), significant(right));
+        let (a, b) = if l.len() >= r.len() { (l, r) } else { (r, l) };
+        let (len, limbs) = out.split_first_mut().expect("a value has a length word");
+        *len = add_into(limbs, a, b, direct) as u64;
+    }
+}
+
+/// The significant limbs of a value of [`Limbs`], empty where there is no value.
+#[inline]
+fn significant(value: Option<&[u64]>) -> &[u64] {
+    value.map_or(&[], |v| &v[1..=v[0] as usize])
+}
+
+/// A value of [`Limbs`] (length word, then limbs) as a [`BigUint`]. Cost O(limbs).
+pub fn to_biguint(value: &[u64]) -> BigUint {
+    let limbs = value
+        .split_first()
+        .map_or(&[][..], |(&len, rest)| &rest[..len as usize]);
+    let digits: Vec<u32> = limbs.iter().flat_map(|&l| [l as u32, (l >> 32) as u32]).collect();
+    BigUint::new(digits)
+}
+
+/// The exact c(n, g) for every target of an existing plan, in order.
+///
+/// Cost: O(plan states x limbs(n)) limb additions; memory three layers of
+/// `widest layer x limbs(n) x 8` bytes.
+pub fn count_with_plan(plan: &Plan, targets: &[(u64, u64)]) -> Vec<BigUint> {
+    engine::run(plan, &Limbs, targets)
+        .iter()
+        .map(|w| to_biguint(w))
+        .collect()
+}
+
+/// Bytes the exact engine's three layers need over `plan` for a top layer `n`.
+pub fn layer_bytes(plan: &Plan, n: usize) -> u64 {
+    3 * plan.widest_layer() as u64 * (1 + limbs(n)) as u64 * 8
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn add_into_carries_across_limbs() {
+        let mut out = [7u64; 4];
+        assert_eq!(add_into(&mut out, &[u64::MAX, u64::MAX], &[1], 1), 3);
+        assert_eq!(out[..3], [1, 0, 1]);
+        let mut out = [7u64; 2];
+        assert_eq!(add_into(&mut out, &[], &[], 2), 1);
+        assert_eq!(out[0], 2);
+        assert_eq!(add_into(&mut out, &[], &[], 0), 0);
+        let mut out = [7u64; 3];
+        assert_eq!(add_into(&mut out, &[u64::MAX, 3], &[u64::MAX], 2), 2);
+        assert_eq!(out[..2], [0, 5]);
+    }
+
+    #[test]
+    fn combine_reads_lengths() {
+        let mut out = [9u64; 4];
+        Limbs.combine(5, &mut out, Some(&[2, u64::MAX, 1, 77]), Some(&[1, 1, 88]), 0);
+        assert_eq!(to_biguint(&out), (BigUint::from(2u32) << 64u32) + 0u32);
+        Limbs.combine(5, &mut out, None, None, 2);
+        assert_eq!(to_biguint(&out), BigUint::from(2u32));
+        Limbs.combine(5, &mut out, None, None, 0);
+        assert_eq!(to_biguint(&out), BigUint::from(0u32));
+    }
+
+    #[test]
+    fn to_biguint_uses_the_length_word() {
+        let v = to_biguint(&[2, u64::MAX, 5, 99]);
+        assert_eq!(v, (BigUint::from(5u32) << 64u32) + BigUint::from(u64::MAX));
+        assert_eq!(to_biguint(&[0, 3]), BigUint::from(0u32));
+        assert_eq!(to_biguint(&[]), BigUint::from(0u32));
+    }
+}

@@ -1,0 +1,280 @@
+//! Which states (k, g) a set of targets needs: the backward pass.
+//!
+//! c(k, g) reads c(k-1, (g xor R) - 1) and c(k-2, (g xor L) - 1) with L = 1 + G(k-1), R = 1 + G(k-2),
+//! so walking those edges backwards from the targets marks every state the forward pass must compute.
+//! Layers 0 and 1 hold no moves and are never marked. Each layer is a bitset over a window of g (a
+//! multiple of 64 wide), so a target g far above every Grundy value costs no more than g = 0.
+
+use crate::{Error, Result};
+
+/// A set of g values of one layer: a bitset over `[base, base + 64 * words.len())`.
+#[derive(Clone, Debug, Default)]
+pub struct LayerSet {
+    base: u64,
+    words: Vec<u64>,
+}
+
+impl LayerSet {
+    /// An empty set able to hold every g in `[lo, hi]`.
+    fn with_range(lo: u64, hi: u64) -> Self {
+        let base = lo & !63;
+        let words = ((hi - base) / 64 + 1) as usize;
+        LayerSet {
+            base,
+            words: vec![0; words],
+        }
+    }
+
+    /// Whether `g` is in the set. Cost O(1).
+    #[inline]
+    pub fn contains(&self, g: u64) -> bool {
+        match g.checked_sub(self.base) {
+            Some(off) => self
+                .words
+                .get((off / 64) as usize)
+                .is_some_and(|w| (w >> (off % 64)) & 1 == 1),
+            None => false,
+        }
+    }
+
+    #[inline]
+    fn insert(&mut self, g: u64) {
+        let off = g - self.base;
+        self.words[(off / 64) as usize] |= 1 << (off % 64);
+    }
+
+    /// The members in ascending order. Cost O(window / 64 + members).
+    pub fn iter(&self) -> impl Iterator<Item = u64> + '_ {
+        self.words.iter().enumerate().flat_map(move |(w, &word)| {
+            let base = self.base + 64 * w as u64;
+            let mut rest = word;
+            std::iter::from_fn(move || {
+                (rest != 0).then(|| {
+                    let bit = rest.trailing_zeros() as u64;
+                    rest &= rest - 1;
+                    base + bit
+                })
+            })
+        })
+    }
+
+    /// The number of members. Cost O(window / 64).
+    pub fn len(&self) -> usize {
+        self.words.iter().map(|w| w.count_ones() as usize).sum()
+    }
+
+    /// Whether the set is empty. Cost O(window / 64).
+    pub fn is_empty(&self) -> bool {
+        self.words.iter().all(|&w| w == 0)
+    }
+
+    /// The smallest g the window can hold (a multiple of 64).
+    pub fn base(&self) -> u64 {
+        self.base
+    }
+
+    /// The width of the window, in values of g.
+    pub fn window(&self) -> usize {
+        64 * self.words.len()
+    }
+
+    /// Bytes held by the set.
+    pub fn bytes(&self) -> u64 {
+        8 * self.words.len() as u64
+    }
+
+    /// A rank table: the position of each member in ascending order, in O(1) per query.
+    /// Cost O(window / 64) time and 4 bytes per 64 g of window.
+    pub fn ranks(&self) -> Ranks<'_> {
+        let mut prefix = Vec::with_capacity(self.words.len());
+        let mut total = 0u32;
+        for w in &self.words {
+            prefix.push(total);
+            total += w.count_ones();
+        }
+        Ranks { set: self, prefix }
+    }
+}
+
+/// Positions of a [`LayerSet`]'s members, for packing a layer's values densely.
+pub struct Ranks<'a> {
+    set: &'a LayerSet,
+    prefix: Vec<u32>,
+}
+
+impl Ranks<'_> {
+    /// The position of `g` among the members, or `None` if `g` is not a member. Cost O(1).
+    #[inline]
+    pub fn rank(&self, g: u64) -> Option<usize> {
+        let off = g.checked_sub(self.set.base)?;
+        let w = (off / 64) as usize;
+        let word = *self.set.words.get(w)?;
+        let bit = off % 64;
+        if (word >> bit) & 1 == 0 {
+            return None;
+        }
+        Some(self.prefix[w] as usize + (word & ((1u64 << bit) - 1)).count_ones() as usize)
+    }
+}
+
+/// The states a set of targets needs, layer by layer, with the edge values `1 + G(k)` the
+/// recurrence uses.
+#[derive(Debug)]
+pub struct Plan {
+    edge: Vec<u32>,
+    layers: Vec<LayerSet>,
+}
+
+impl Plan {
+    /// The states needed to compute c(n, g) for every `(n, g)` in `targets`.
+    ///
+    /// Cost: O(states) time after O(top n) for the Grundy values; memory one bit per g of each
+    /// layer's window (for g = 0 the window is the smallest power of two above every G(k) + 1, 8192
+    /// at n = 10000: 10 MB in all) plus 4 bytes per layer for the Grundy values.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] for an n above [`crate::game::MAX_N`]; [`Error::OutOfMemory`] as
+    /// soon as the bitsets are projected to exceed `memory_limit` bytes.
+    pub fn new(targets: &[(u64, u64)], memory_limit: u64) -> Result<Plan> {
+        let top = targets.iter().map(|t| t.0).max().unwrap_or(0);
+        let grundy_bytes = 4 * (top + 1);
+        if grundy_bytes > memory_limit {
+            return Err(Error::OutOfMemory {
+                arg: "N",
+                estimate: grundy_bytes,
+                limit: memory_limit,
+            });
+        }
+        let edge = crate::game::edge_values(top)?;
+        let n = top as usize;
+        let mut layers = vec![LayerSet::default(); n + 1];
+        let mut used = grundy_bytes;
+        // Layer i's members come from the targets at i, layer i + 1 (through R of layer i + 1,
+        // which is edge[i - 1]) and layer i + 2 (through L of layer i + 2, which is edge[i + 1]).
+        for i in (2..=n).rev() {
+            let own = targets.iter().filter(|t| t.0 as usize == i).map(|t| t.1);
+            let from1 = layers.get(i + 1).map(|s| (s, edge[i - 1]));
+            let from2 = layers.get(i + 2).map(|s| (s, edge[i + 1]));
+            let members = || {
+                own.clone()
+                    .chain(from1.into_iter().flat_map(preds))
+                    .chain(from2.into_iter().flat_map(preds))
+            };
+            let (lo, hi) = members().fold((u64::MAX, 0), |(lo, hi), g| (lo.min(g), hi.max(g)));
+            if lo > hi {
+                continue;
+            }
+            let mut set = LayerSet::with_range(lo, hi);
+            for g in members() {
+                set.insert(g);
+            }
+            used += set.bytes();
+            let projected = used + set.bytes() * (i as u64 - 2);
+            if projected > memory_limit {
+                return Err(Error::OutOfMemory {
+                    arg: "N",
+                    estimate: projected,
+                    limit: memory_limit,
+                });
+            }
+            layers[i] = set;
+        }
+        Ok(Plan { edge, layers })
+    }
+
+    /// The highest layer.
+    pub fn top(&self) -> usize {
+        self.layers.len() - 1
+    }
+
+    /// The states of layer `k`.
+    pub fn layer(&self, k: usize) -> &LayerSet {
+        &self.layers[k]
+    }
+
+    /// `1 + G(k)`, 0 for k = 0.
+    pub fn edge(&self, k: usize) -> u32 {
+        self.edge[k]
+    }
+
+    /// The number of states in all layers. Cost O(total window / 64).
+    pub fn states(&self) -> u64 {
+        self.layers.iter().map(|l| l.len() as u64).sum()
+    }
+
+    /// The largest number of states in one layer. Cost O(total window / 64).
+    pub fn widest_layer(&self) -> usize {
+        self.layers.iter().map(LayerSet::len).max().unwrap_or(0)
+    }
+
+    /// Bytes held by the plan.
+    pub fn bytes(&self) -> u64 {
+        4 * self.edge.len() as u64 + self.layers.iter().map(LayerSet::bytes).sum::<u64>()
+    }
+}
+
+/// The states a member of `set` reads through the edge value `e`: `(j xor e) - 1` where non-negative.
+fn preds((set, e): (&LayerSet, u32)) -> impl Iterator<Item = u64> + '_ {
+    set.iter().filter_map(move |j| (j ^ e as u64).checked_sub(1))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn layer_set_iter_rank_contains() {
+        let mut s = LayerSet::with_range(70, 300);
+        for g in [70u64, 71, 127, 128, 200, 300] {
+            s.insert(g);
+        }
+        assert_eq!(s.iter().collect::<Vec<_>>(), vec![70, 71, 127, 128, 200, 300]);
+        assert_eq!(s.len(), 6);
+        let r = s.ranks();
+        for (i, g) in s.iter().enumerate() {
+            assert_eq!(r.rank(g), Some(i));
+            assert!(s.contains(g));
+        }
+        for g in [0u64, 69, 72, 129, 301, 10_000] {
+            assert_eq!(r.rank(g), None);
+            assert!(!s.contains(g));
+        }
+    }
+
+    #[test]
+    fn state_count_at_10000_matches_math_md() {
+        let plan = Plan::new(&[(10_000, 0)], u64::MAX).unwrap();
+        let states = plan.states();
+        assert!((16_600_000..16_800_000).contains(&states), "{states}");
+        assert_eq!(plan.widest_layer(), 2048);
+        assert!(plan.layers.iter().all(|l| l.iter().all(|g| g < 8192)));
+    }
+
+    #[test]
+    fn plan_is_closed_under_the_recurrence() {
+        for (n, g) in [(40u64, 0u64), (57, 9), (30, 1 << 40)] {
+            let plan = Plan::new(&[(n, g)], u64::MAX).unwrap();
+            assert!(plan.layer(n as usize).contains(g));
+            for i in 3..=n as usize {
+                for j in plan.layer(i).iter() {
+                    let r = plan.edge(i - 2) as u64;
+                    let l = plan.edge(i - 1) as u64;
+                    if let Some(a) = (j ^ r).checked_sub(1) {
+                        assert!(i - 1 < 2 || plan.layer(i - 1).contains(a));
+                    }
+                    if let Some(b) = (j ^ l).checked_sub(1) {
+                        assert!(i - 2 < 2 || plan.layer(i - 2).contains(b));
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn memory_limit_is_enforced() {
+        assert!(matches!(
+            Plan::new(&[(5_000, 0)], 100_000),
+            Err(Error::OutOfMemory { .. })
+        ));
+    }
+}

@@ -1,0 +1,145 @@
+//! A counted value with its projections and the verdict of every cross-check.
+
+use num_bigint::BigUint;
+use num_traits::ToPrimitive;
+
+use crate::plan::Plan;
+use crate::{Error, Result};
+use crate::{exact, modular};
+
+/// 10^18: the modulus of the "last 18 digits" projection.
+pub const LAST18: u64 = 1_000_000_000_000_000_000;
+/// The prime modulus the contest problem asks for.
+pub const P998244353: u64 = 998_244_353;
+
+/// One projection of the exact value: its residue modulo `modulus`, and the residue an independent
+/// modular computation found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Projection {
+    /// The modulus, 2 <= modulus < 2^63.
+    pub modulus: u64,
+    /// The exact value reduced modulo `modulus`.
+    pub residue: u64,
+    /// The modular engine's residue, computed without big integers.
+    pub independent: u64,
+}
+
+impl Projection {
+    /// Whether the two computations agree.
+    pub fn agrees(&self) -> bool {
+        self.residue == self.independent
+    }
+}
+
+/// What [`count_report`] should do beyond the two default projections.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// Further moduli to project onto and check (each 2 <= m < 2^63).
+    pub moduli: Vec<u64>,
+    /// The memory the run may use, in bytes; `None` for what the machine has available.
+    pub memory_limit: Option<u64>,
+    /// Testing only: adds 1 to the independent residue of this modulus, to exercise the
+    /// disagreement path without a real bug.
+    #[doc(hidden)]
+    pub perturb: Option<u64>,
+}
+
+/// The exact c(n, g) with its projections and checks.
+#[derive(Clone, Debug)]
+pub struct Report {
+    /// The tree T(n).
+    pub n: u64,
+    /// The Grundy value the moves lead to (0: winning moves).
+    pub g: u64,
+    /// The exact count.
+    pub value: BigUint,
+    /// mod 10^18, mod 998244353, then each further modulus in the order asked (repeats removed).
+    pub projections: Vec<Projection>,
+    /// The peak memory estimated before the run, in bytes.
+    pub memory_estimate_bytes: u64,
+}
+
+impl Report {
+    /// Whether every projection agrees with its independent computation.
+    pub fn ok(&self) -> bool {
+        self.projections.iter().all(Projection::agrees)
+    }
+
+    /// The number of decimal digits of the value (1 for 0). Cost O(digits^2 / 64).
+    pub fn digits(&self) -> usize {
+        self.value.to_str_radix(10).len()
+    }
+
+    /// The projection onto `modulus`, if the report has it.
+    pub fn projection(&self, modulus: u64) -> Option<&Projection> {
+        self.projections.iter().find(|p| p.modulus == modulus)
+    }
+}
+
+/// The memory available to a run: `MemAvailable` from `/proc/meminfo`, or `u64::MAX` where that
+/// cannot be read.
+pub fn available_memory() -> u64 {
+    std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|s| {
+            let line = s.lines().find(|l| l.starts_with("MemAvailable:"))?;
+            let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+            Some(kb * 1024)
+        })
+        .unwrap_or(u64::MAX)
+}
+
+/// Computes the exact c(n, g) and checks it modulo 10^18, 998244353 and every modulus in `options`
+/// against the modular engine, in the current rayon pool.
+///
+/// Cost: the exact engine's O(states x limbs(n)) limb additions plus the modular engine's
+/// O(states x moduli); memory the plan (one bit per g of each layer's window) plus three layers of
+/// each engine, estimated and checked against the limit before any layer is allocated.
+///
+/// # Errors
+/// [`Error::InvalidArgument`] for n too large or a modulus outside 2..2^63;
+/// [`Error::OutOfMemory`] when the estimate exceeds the memory limit.
+pub fn count_report(n: u64, g: u64, options: &Options) -> Result<Report> {
+    let mut moduli = vec![LAST18, P998244353];
+    for &m in &options.moduli {
+        modular::check_modulus(m)?;
+        if !moduli.contains(&m) {
+            moduli.push(m);
+        }
+    }
+    let limit = options.memory_limit.unwrap_or_else(available_memory);
+    let plan = Plan::new(&[(n, g)], limit)?;
+    let estimate = estimate_bytes(&plan, n, moduli.len());
+    if estimate > limit {
+        return Err(Error::OutOfMemory {
+            arg: "N",
+            estimate,
+            limit,
+        });
+    }
+    let value = exact::count_with_plan(&plan, &[(n, g)]).remove(0);
+    let independent = modular::count_mod_with_plan(&plan, n, g, &moduli)?;
+    let projections = moduli
+        .iter()
+        .zip(independent)
+        .map(|(&modulus, independent)| Projection {
+            modulus,
+            residue: (&value % modulus).to_u64().expect("a residue is below its modulus"),
+            independent: independent + (options.perturb == Some(modulus)) as u64,
+        })
+        .collect();
+    Ok(Report {
+        n,
+        g,
+        value,
+        projections,
+        memory_estimate_bytes: estimate,
+    })
+}
+
+/// The estimated peak memory of a counting run over `plan`, in bytes: the plan, the exact engine's
+/// three layers, the modular engine's three layers and the decimal string of the result.
+fn estimate_bytes(plan: &Plan, n: u64, moduli: usize) -> u64 {
+    let widest = plan.widest_layer() as u64;
+    plan.bytes() + exact::layer_bytes(plan, n as usize) + 3 * widest * 8 * moduli as u64 + n
+}
