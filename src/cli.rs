@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::Context;
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, CommandFactory, Parser, Subcommand};
 use serde_json::json;
 
 use fibtree::report::{LAST18, P998244353};
@@ -14,7 +14,7 @@ use fibtree::{Error, Options, Report, brute};
 
 /// Exact counts of the winning first moves of the Fibonacci tree game.
 #[derive(Debug, Parser)]
-#[command(name = "fibtree", version, about, long_about = None)]
+#[command(name = "fibtree", version, about, long_about = None, subcommand_required = true)]
 pub struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -80,37 +80,38 @@ fn parse_whole(s: &str) -> Result<u64, String> {
 
 /// A modulus 2 <= M < 2^63, written as digits, `A^B` or `AeB`.
 fn parse_modulus(s: &str) -> Result<u64, String> {
-    let too_big = || "expected a modulus with 2 <= M < 2^63".to_string();
-    let value = if let Some((a, b)) = s.split_once('^').or_else(|| s.split_once(['e', 'E'])) {
-        let base = if s.contains('^') {
-            parse_whole(a)?
-        } else {
-            parse_whole(a)?.checked_mul(1).ok_or_else(too_big)?
-        };
-        let exp: u32 = parse_whole(b)?.try_into().map_err(|_| too_big())?;
-        if s.contains('^') {
-            base.checked_pow(exp).ok_or_else(too_big)?
-        } else {
-            10u64
-                .checked_pow(exp)
-                .and_then(|p| base.checked_mul(p))
-                .ok_or_else(too_big)?
-        }
+    let too_big = || "expected a modulus with 2 <= M < 2^63 (digits, A^B or AeB)".to_string();
+    parse_modulus_forms(s)
+        .ok()
+        .filter(|m| (2..fibtree::modular::MODULUS_LIMIT).contains(m))
+        .ok_or_else(too_big)
+}
+
+/// A number written as digits, `A^B` or `AeB` (A times ten to the B), if it fits in a `u64`.
+fn parse_modulus_forms(s: &str) -> Result<u64, String> {
+    let too_big = || "too large".to_string();
+    if let Some((base, exp)) = s.split_once('^') {
+        let exp = u32::try_from(parse_whole(exp)?).map_err(|_| too_big())?;
+        parse_whole(base)?.checked_pow(exp).ok_or_else(too_big)
+    } else if let Some((mantissa, exp)) = s.split_once(['e', 'E']) {
+        let exp = u32::try_from(parse_whole(exp)?).map_err(|_| too_big())?;
+        10u64
+            .checked_pow(exp)
+            .and_then(|p| parse_whole(mantissa).ok()?.checked_mul(p))
+            .ok_or_else(too_big)
     } else {
-        parse_whole(s).map_err(|_| too_big())?
-    };
-    if (2..fibtree::modular::MODULUS_LIMIT).contains(&value) {
-        Ok(value)
-    } else {
-        Err(too_big())
+        parse_whole(s)
     }
 }
 
-/// A thread count of at least 1.
+/// The most worker threads `--threads` accepts.
+const MAX_THREADS: u64 = 1024;
+
+/// A thread count from 1 to [`MAX_THREADS`].
 fn parse_threads(s: &str) -> Result<usize, String> {
     match parse_whole(s)? {
-        0 => Err("expected at least 1 thread".into()),
-        t => usize::try_from(t).map_err(|_| "expected a thread count".into()),
+        t @ 1..=MAX_THREADS => Ok(t as usize),
+        _ => Err(format!("expected a thread count from 1 to {MAX_THREADS}")),
     }
 }
 
@@ -122,6 +123,23 @@ pub fn exit_status(err: &anyhow::Error) -> u8 {
     }
 }
 
+/// clap's usage error folded into one line: its message lines without the usage and the pointer to
+/// `--help`.
+fn one_line(rendered: &str) -> String {
+    let parts: Vec<&str> = rendered
+        .lines()
+        .map(str::trim)
+        .take_while(|l| !l.starts_with("Usage:"))
+        .filter(|l| !l.is_empty() && !l.starts_with("For more information"))
+        .collect();
+    let line = parts.join(" ");
+    if line.starts_with("error:") {
+        line
+    } else {
+        "error: bad arguments (see --help)".into()
+    }
+}
+
 /// Parses the arguments and runs the command. Usage errors print one line and exit 2.
 pub fn run(args: impl IntoIterator<Item = OsString>) -> anyhow::Result<ExitCode> {
     let cli = match Cli::try_parse_from(args) {
@@ -130,10 +148,19 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> anyhow::Result<ExitCode>
             e.print()?;
             return Ok(ExitCode::SUCCESS);
         }
+        Err(e) if e.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            let names: Vec<String> = Cli::command()
+                .get_subcommands()
+                .map(|c| c.get_name().to_string())
+                .collect();
+            eprintln!(
+                "error: a command is required, one of: {} (see --help)",
+                names.join(", ")
+            );
+            return Ok(ExitCode::from(2));
+        }
         Err(e) => {
-            let rendered = e.render().to_string();
-            let line = rendered.lines().next().unwrap_or("error: bad arguments");
-            eprintln!("{line}");
+            eprintln!("{}", one_line(&e.render().to_string()));
             return Ok(ExitCode::from(2));
         }
     };
@@ -249,7 +276,16 @@ fn grundy(k: u64, json: bool) -> anyhow::Result<ExitCode> {
 }
 
 fn brute(k: u64, g: Option<u64>) -> anyhow::Result<ExitCode> {
-    let k32 = u32::try_from(k).unwrap_or(u32::MAX);
+    let too_large = || {
+        Error::invalid(
+            "K",
+            format!(
+                "at most {} for the explicit-tree oracle, got {k}",
+                brute::MAX_EXPLICIT_K
+            ),
+        )
+    };
+    let k32 = u32::try_from(k).map_err(|_| too_large())?;
     let explicit = brute::explicit_tree_counts(k32)?;
     let first = (k32 <= brute::MAX_FIRST_PRINCIPLES_K)
         .then(|| brute::first_principles_counts(k32))
@@ -271,7 +307,6 @@ fn brute(k: u64, g: Option<u64>) -> anyhow::Result<ExitCode> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::CommandFactory;
 
     #[test]
     fn clap_definition_is_valid() {

@@ -31,8 +31,9 @@ pub trait Numbers: Sync {
     fn combine(&self, k: usize, out: &mut [u64], left: Option<&[u64]>, right: Option<&[u64]>, direct: u64);
 }
 
-/// States per rayon task at least: enough work to amortise the scheduling.
-const MIN_GRAIN: usize = 16;
+/// Words of output per rayon task at least: enough work (tens of microseconds) to amortise the
+/// scheduling and the wait at the end of each layer. Smaller layers run on one thread.
+const MIN_TASK_WORDS: usize = 1 << 14;
 
 /// Runs the recurrence over `plan` and returns the words of c(n, g) for every target, in order
 /// (an empty vector for a target in layer 0 or 1, whose count is 0).
@@ -60,18 +61,24 @@ fn run_layers<N: Numbers>(plan: &Plan, numbers: &N, targets: &[(u64, u64)]) -> V
         let left_edge = plan.edge(k - 1) as u64;
         let (old, older) = (&*old, &*older);
         let width = cur.width;
-        let grain = (cur.states.len() / (4 * threads)).max(MIN_GRAIN);
-        cur.data
-            .par_chunks_mut(grain * width)
-            .zip(cur.states.par_chunks(grain))
-            .for_each(|(out, gs)| {
-                for (o, &g) in out.chunks_exact_mut(width).zip(gs) {
-                    let left = (g ^ right_edge).checked_sub(1).filter(|_| k >= 3).map(|a| old.get(a));
-                    let right = (g ^ left_edge).checked_sub(1).filter(|_| k >= 4).map(|b| older.get(b));
-                    let direct = (g == right_edge) as u64 + (k >= 3 && g == left_edge) as u64;
-                    numbers.combine(k, o, left, right, direct);
-                }
-            });
+        let task = |(out, gs): (&mut [u64], &[u64])| {
+            for (o, &g) in out.chunks_exact_mut(width).zip(gs) {
+                let left = (g ^ right_edge).checked_sub(1).filter(|_| k >= 3).map(|a| old.get(a));
+                let right = (g ^ left_edge).checked_sub(1).filter(|_| k >= 4).map(|b| older.get(b));
+                let direct = (g == right_edge) as u64 + (k >= 3 && g == left_edge) as u64;
+                numbers.combine(k, o, left, right, direct);
+            }
+        };
+        let states = cur.states.len();
+        let grain = (states / (4 * threads)).max(MIN_TASK_WORDS / width).max(1);
+        if grain >= states {
+            task((&mut cur.data, &cur.states));
+        } else {
+            cur.data
+                .par_chunks_mut(grain * width)
+                .zip(cur.states.par_chunks(grain))
+                .for_each(task);
+        }
         for (t, &(n, g)) in targets.iter().enumerate() {
             if n as usize == k {
                 found[t] = cur.get(g).to_vec();

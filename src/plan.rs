@@ -25,6 +25,36 @@ impl LayerSet {
         }
     }
 
+    /// Bounds `[lo, hi]` on `j xor e` over every `j` the window can hold, or `None` for an empty set:
+    /// the bits above the highest one in which the window's ends or `e` differ are kept. Cost O(1).
+    fn xor_bounds(&self, e: u64) -> Option<(u64, u64)> {
+        let (first, last) = (self.base, self.base + 64 * self.words.len() as u64 - 1);
+        if self.words.is_empty() {
+            return None;
+        }
+        let varying = (first ^ last) | e;
+        let low_bits = if varying == 0 { 0 } else { 64 - varying.leading_zeros() };
+        let mask = if low_bits == 64 {
+            u64::MAX
+        } else {
+            (1u64 << low_bits) - 1
+        };
+        Some((first & !mask, first | mask))
+    }
+
+    /// Drops empty words at both ends of the window.
+    fn trim(&mut self) {
+        let lead = self.words.iter().take_while(|&&w| w == 0).count();
+        if lead == self.words.len() {
+            *self = LayerSet::default();
+            return;
+        }
+        let trail = self.words.iter().rev().take_while(|&&w| w == 0).count();
+        self.words.truncate(self.words.len() - trail);
+        self.words.drain(..lead);
+        self.base += 64 * lead as u64;
+    }
+
     /// Whether `g` is in the set. Cost O(1).
     #[inline]
     pub fn contains(&self, g: u64) -> bool {
@@ -137,37 +167,91 @@ impl Plan {
     /// soon as the bitsets are projected to exceed `memory_limit` bytes.
     pub fn new(targets: &[(u64, u64)], memory_limit: u64) -> Result<Plan> {
         let top = targets.iter().map(|t| t.0).max().unwrap_or(0);
-        let grundy_bytes = 4 * (top + 1);
-        if grundy_bytes > memory_limit {
+        if top > crate::game::MAX_N {
+            return Err(Error::invalid(
+                "N",
+                format!("at most {}, got {top}", crate::game::MAX_N),
+            ));
+        }
+        // Before allocating anything: the Grundy values, one set per layer and at least one word in
+        // each are a floor under the plan's size.
+        let per_layer = 4 + std::mem::size_of::<LayerSet>() as u64;
+        let floor = (top + 1) * (per_layer + 8);
+        if floor > memory_limit {
             return Err(Error::OutOfMemory {
                 arg: "N",
-                estimate: grundy_bytes,
+                estimate: floor,
                 limit: memory_limit,
             });
         }
         let edge = crate::game::edge_values(top)?;
+        // Every g a layer needs differs from the nearest target's g in bits below the smallest power
+        // of two above every edge value, so a window is about that wide: that many bits a layer.
+        let window = (edge.iter().copied().max().unwrap_or(0) as u64 + 1)
+            .next_power_of_two()
+            .max(64);
+        let estimate = (top + 1).saturating_mul(per_layer + window / 8);
+        if estimate > memory_limit {
+            return Err(Error::OutOfMemory {
+                arg: "N",
+                estimate,
+                limit: memory_limit,
+            });
+        }
         let n = top as usize;
         let mut layers = vec![LayerSet::default(); n + 1];
-        let mut used = grundy_bytes;
+        let mut used = (top + 1) * per_layer;
         // Layer i's members come from the targets at i, layer i + 1 (through R of layer i + 1,
         // which is edge[i - 1]) and layer i + 2 (through L of layer i + 2, which is edge[i + 1]).
         for i in (2..=n).rev() {
-            let own = targets.iter().filter(|t| t.0 as usize == i).map(|t| t.1);
-            let from1 = layers.get(i + 1).map(|s| (s, edge[i - 1]));
-            let from2 = layers.get(i + 2).map(|s| (s, edge[i + 1]));
-            let members = || {
-                own.clone()
-                    .chain(from1.into_iter().flat_map(preds))
-                    .chain(from2.into_iter().flat_map(preds))
-            };
-            let (lo, hi) = members().fold((u64::MAX, 0), |(lo, hi), g| (lo.min(g), hi.max(g)));
-            if lo > hi {
-                continue;
+            let own = || targets.iter().filter(move |t| t.0 as usize == i).map(|t| t.1);
+            let sources = [(i + 1, i - 1), (i + 2, i + 1)]
+                .map(|(from, e)| layers.get(from).filter(|s| !s.is_empty()).map(|s| (s, edge[e] as u64)));
+            let mut bounds = own().fold(None, |b, g| Some(widen(b, g, g)));
+            for (set, e) in sources.iter().flatten() {
+                if let Some((lo, hi)) = set.xor_bounds(*e) {
+                    bounds = Some(widen(bounds, lo.saturating_sub(1), hi.saturating_sub(1)));
+                }
+            }
+            let Some((mut lo, mut hi)) = bounds else { continue };
+            let widest = sources
+                .iter()
+                .flatten()
+                .map(|(s, _)| s.window() as u64)
+                .max()
+                .unwrap_or(0);
+            if hi - lo > 2 * widest + 128 {
+                // The cheap bounds straddle a power of two: find the exact ones.
+                let members = own().chain(
+                    sources
+                        .iter()
+                        .flatten()
+                        .flat_map(|(s, e)| s.iter().filter_map(move |j| (j ^ e).checked_sub(1))),
+                );
+                (lo, hi) = members.fold((u64::MAX, 0), |(lo, hi), g| (lo.min(g), hi.max(g)));
+                if lo > hi {
+                    continue;
+                }
+            }
+            let window_bytes = ((hi - (lo & !63)) / 64 + 1).saturating_mul(8);
+            if used.saturating_add(window_bytes) > memory_limit {
+                let estimate = used.saturating_add(window_bytes.saturating_mul(i as u64 - 1));
+                return Err(Error::OutOfMemory {
+                    arg: "N",
+                    estimate,
+                    limit: memory_limit,
+                });
             }
             let mut set = LayerSet::with_range(lo, hi);
-            for g in members() {
-                set.insert(g);
+            own().for_each(|g| set.insert(g));
+            for (src, e) in sources.iter().flatten() {
+                for j in src.iter() {
+                    if let Some(g) = (j ^ e).checked_sub(1) {
+                        set.insert(g);
+                    }
+                }
             }
+            set.trim();
             used += set.bytes();
             let projected = used + set.bytes() * (i as u64 - 2);
             if projected > memory_limit {
@@ -241,9 +325,9 @@ pub fn support(n: u64) -> Result<LayerSet> {
     Ok(if n >= 2 { old } else { LayerSet::default() })
 }
 
-/// The states a member of `set` reads through the edge value `e`: `(j xor e) - 1` where non-negative.
-fn preds((set, e): (&LayerSet, u32)) -> impl Iterator<Item = u64> + '_ {
-    set.iter().filter_map(move |j| (j ^ e as u64).checked_sub(1))
+/// The smallest interval holding `bounds` and `[lo, hi]`.
+fn widen(bounds: Option<(u64, u64)>, lo: u64, hi: u64) -> (u64, u64) {
+    bounds.map_or((lo, hi), |(a, b)| (a.min(lo), b.max(hi)))
 }
 
 #[cfg(test)]

@@ -1,0 +1,404 @@
+//! Integration tests of the library's engines: the exact engine (`count`, `distribution`) against
+//! the brute-force oracles, against the modular engine (`count_mod`), against the sum invariant
+//! and the public values, across thread counts, and against `data/known.csv`.
+//!
+//! The public values are those of `docs/math.md` ("Known values (public)"): f(1..7) = 0, 1, 1, 1, 1,
+//! 3, 0; f(10) = 17; f(10000) mod 10^18 = 438505383468410633, f(10000) mod 998244353 = 163314502,
+//! and f(10000) has 2087 digits.
+
+use fibtree::brute::{explicit_tree_counts, first_principles_counts};
+use fibtree::{Error, Options, count, count_mod, count_report, distribution, grundy, tree_size};
+use num_bigint::BigUint;
+use num_traits::ToPrimitive;
+
+const LAST18: u64 = 1_000_000_000_000_000_000;
+const P998244353: u64 = 998_244_353;
+const MERSENNE61: u64 = (1 << 61) - 1;
+
+/// splitmix64 (Steele, Lea, Flood 2014): a tiny deterministic generator for the randomised tests.
+struct SplitMix64(u64);
+
+impl SplitMix64 {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform-ish in `lo..hi` (modulo bias is irrelevant here).
+    fn range(&mut self, lo: u64, hi: u64) -> u64 {
+        assert!(lo < hi);
+        lo + self.next() % (hi - lo)
+    }
+}
+
+/// The explicit-tree oracle's c(k, g), 0 beyond its vector.
+fn oracle_at(oracle: &[u64], g: u64) -> BigUint {
+    BigUint::from(
+        usize::try_from(g)
+            .ok()
+            .and_then(|i| oracle.get(i).copied())
+            .unwrap_or(0),
+    )
+}
+
+/// |T(k)| - 1, the number of moves of T(k) (0 for the empty tree).
+fn moves(k: u64) -> BigUint {
+    let size = tree_size(k);
+    if size == BigUint::ZERO { size } else { size - 1u32 }
+}
+
+fn residue(value: &BigUint, m: u64) -> u64 {
+    (value % m).to_u64().expect("a residue is below its modulus")
+}
+
+// ---------------------------------------------------------------------------------------------
+// Public values (docs/math.md, "Known values (public)").
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn public_small_values() {
+    let want = [0u32, 1, 1, 1, 1, 3, 0];
+    for (k, &w) in (1..=7u64).zip(want.iter()) {
+        assert_eq!(count(k, 0).unwrap(), BigUint::from(w), "f({k})");
+    }
+    assert_eq!(count(10, 0).unwrap(), BigUint::from(17u32), "f(10)");
+    assert_eq!(count(0, 0).unwrap(), BigUint::ZERO, "T(0) has no move");
+}
+
+#[test]
+fn public_f10000_projections() {
+    // docs/math.md: f(10000) mod 10^18 = 438505383468410633, mod 998244353 = 163314502, 2087 digits.
+    let report = count_report(10_000, 0, &Options::default()).unwrap();
+    assert!(report.ok(), "{:?}", report.projections);
+    assert_eq!(report.digits(), 2087);
+    assert_eq!(report.value.to_str_radix(10).len(), 2087);
+    assert_eq!(residue(&report.value, LAST18), 438_505_383_468_410_633);
+    assert_eq!(residue(&report.value, P998244353), 163_314_502);
+    let p18 = report.projection(LAST18).unwrap();
+    assert_eq!(
+        (p18.residue, p18.independent),
+        (438_505_383_468_410_633, 438_505_383_468_410_633)
+    );
+    let p998 = report.projection(P998244353).unwrap();
+    assert_eq!((p998.residue, p998.independent), (163_314_502, 163_314_502));
+    assert_eq!(report.projections.len(), 2);
+    // The modular engine alone, without the exact one.
+    assert_eq!(count_mod(10_000, 0, P998244353).unwrap(), 163_314_502);
+    assert_eq!(count_mod(10_000, 0, LAST18).unwrap(), 438_505_383_468_410_633);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The oracles.
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn exact_engine_matches_explicit_oracle_up_to_25() {
+    for k in 0..=25u32 {
+        let oracle = explicit_tree_counts(k).unwrap();
+        let want: Vec<(u64, BigUint)> = oracle
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| **c != 0)
+            .map(|(g, &c)| (g as u64, BigUint::from(c)))
+            .collect();
+        assert_eq!(distribution(u64::from(k)).unwrap(), want, "distribution({k})");
+        for g in 0..oracle.len() as u64 + 8 {
+            assert_eq!(count(u64::from(k), g).unwrap(), oracle_at(&oracle, g), "c({k}, {g})");
+        }
+    }
+}
+
+#[test]
+fn explicit_oracle_matches_first_principles_up_to_7() {
+    for k in 0..=7u32 {
+        let explicit = explicit_tree_counts(k).unwrap();
+        let principled = first_principles_counts(k).unwrap();
+        assert_eq!(explicit, principled, "c({k}, .)");
+    }
+}
+
+#[test]
+fn winning_moves_exist_iff_grundy_is_nonzero() {
+    // Sprague-Grundy: a position of value 0 has no move to 0, any other has at least one.
+    for k in 1..=300u64 {
+        let f = count(k, 0).unwrap();
+        let g = grundy(k).unwrap().unwrap();
+        assert_eq!(f == BigUint::ZERO, g == 0, "f({k}) = {f}, G({k}) = {g}");
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Invariants.
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn distribution_sums_to_the_number_of_moves() {
+    for k in (0..=25u64).chain([100, 500, 1000]) {
+        let dist = distribution(k).unwrap();
+        let total: BigUint = dist.iter().map(|(_, c)| c).sum();
+        assert_eq!(total, moves(k), "sum over g of c({k}, g)");
+        assert!(dist.windows(2).all(|w| w[0].0 < w[1].0), "ascending g at k = {k}");
+        assert!(
+            dist.iter().all(|(_, c)| *c != BigUint::ZERO),
+            "no zero entry at k = {k}"
+        );
+    }
+}
+
+#[test]
+fn support_at_2000_matches_math_md() {
+    // docs/math.md: at N = 2000 the support has 13,084 entries and its largest g is 22,526.
+    let dist = distribution(2000).unwrap();
+    assert_eq!(dist.len(), 13_084);
+    assert_eq!(dist.last().map(|e| e.0), Some(22_526));
+    let total: BigUint = dist.iter().map(|(_, c)| c).sum();
+    assert_eq!(total, moves(2000));
+}
+
+#[test]
+fn distribution_agrees_with_count_and_count_mod() {
+    let seed = 0x5EED_0D15_7000_0300u64;
+    println!("seed = {seed:#x}");
+    let mut rng = SplitMix64(seed);
+    let n = 300;
+    let dist = distribution(n).unwrap();
+    for _ in 0..30 {
+        let (g, c) = &dist[rng.range(0, dist.len() as u64) as usize];
+        assert_eq!(&count(n, *g).unwrap(), c, "c({n}, {g})");
+        assert_eq!(
+            count_mod(n, *g, P998244353).unwrap(),
+            residue(c, P998244353),
+            "c({n}, {g})"
+        );
+    }
+    // A g just past the support, and every gap below it, counts 0.
+    let top = dist.last().unwrap().0;
+    assert_eq!(count(n, top + 1).unwrap(), BigUint::ZERO);
+    let mut present = dist.iter().map(|e| e.0).peekable();
+    for g in 0..=top {
+        if present.peek() == Some(&g) {
+            present.next();
+        } else if g % 7 == 0 {
+            assert_eq!(count(n, g).unwrap(), BigUint::ZERO, "c({n}, {g}) off the support");
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Exact against modular.
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn exact_agrees_with_modular_on_random_cases() {
+    let seed = 0x00C0_FFEE_F1B7_4EE5u64;
+    println!("seed = {seed:#x}");
+    let mut rng = SplitMix64(seed);
+    let fixed_moduli = [2u64, 3, 10, LAST18, P998244353, MERSENNE61, (1 << 63) - 1];
+    let mut nonzero = 0;
+    for case in 0..32 {
+        let n = rng.range(0, 3001);
+        // The kind of g: 0, small, within the support of c(n, .), or far off.
+        let g = match case % 4 {
+            0 => 0,
+            1 => rng.range(0, 16),
+            2 => {
+                let support: Vec<u64> = fibtree::plan::support(n).unwrap().iter().collect();
+                if support.is_empty() {
+                    0
+                } else {
+                    support[rng.range(0, support.len() as u64) as usize]
+                }
+            }
+            _ => [1u64 << 40, rng.range(1 << 40, 1 << 62), u64::MAX][rng.range(0, 3) as usize],
+        };
+        let exact = count(n, g).unwrap();
+        if g >= 1 << 40 {
+            assert_eq!(exact, BigUint::ZERO, "c({n}, {g}) is far beyond the support");
+        }
+        if exact != BigUint::ZERO {
+            nonzero += 1;
+        }
+        let mut moduli = vec![fixed_moduli[case % fixed_moduli.len()], rng.range(2, 1 << 63)];
+        if case % 3 == 0 {
+            moduli.push(rng.range(2, 1000));
+        }
+        for m in moduli {
+            assert_eq!(count_mod(n, g, m).unwrap(), residue(&exact, m), "c({n}, {g}) mod {m}");
+        }
+    }
+    assert!(nonzero >= 12, "too few non-zero cases ({nonzero}) to mean anything");
+}
+
+#[test]
+fn report_projections_agree_for_extra_moduli() {
+    let options = Options {
+        moduli: vec![7, 1_000_000_007, P998244353, MERSENNE61, 7],
+        ..Default::default()
+    };
+    let report = count_report(2000, 3, &options).unwrap();
+    assert!(report.ok());
+    let moduli: Vec<u64> = report.projections.iter().map(|p| p.modulus).collect();
+    assert_eq!(
+        moduli,
+        vec![LAST18, P998244353, 7, 1_000_000_007, MERSENNE61],
+        "order kept, repeats removed"
+    );
+    for p in &report.projections {
+        assert_eq!(p.residue, residue(&report.value, p.modulus));
+        assert!(p.agrees());
+    }
+    assert_eq!(report.value, count(2000, 3).unwrap());
+    assert_eq!((report.n, report.g), (2000, 3));
+}
+
+#[test]
+fn perturbed_report_disagrees() {
+    let options = Options {
+        perturb: Some(P998244353),
+        ..Default::default()
+    };
+    let report = count_report(50, 0, &options).unwrap();
+    assert!(!report.ok());
+    assert!(report.projection(LAST18).unwrap().agrees());
+    assert!(!report.projection(P998244353).unwrap().agrees());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Threads.
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn same_answer_with_1_2_and_4_threads() {
+    let cases = [(3000u64, 0u64), (2500, 7), (1999, 5)];
+    let mut answers: Vec<Vec<(BigUint, u64)>> = Vec::new();
+    for threads in [1, 2, 4] {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        let got = cases
+            .iter()
+            .map(|&(n, g)| pool.install(|| (count(n, g).unwrap(), count_mod(n, g, MERSENNE61).unwrap())))
+            .collect();
+        answers.push(got);
+    }
+    for (i, &(n, g)) in cases.iter().enumerate() {
+        assert_eq!(answers[0][i], answers[1][i], "c({n}, {g}): 1 thread against 2");
+        assert_eq!(answers[0][i], answers[2][i], "c({n}, {g}): 1 thread against 4");
+        assert_eq!(answers[0][i].1, residue(&answers[0][i].0, MERSENNE61));
+    }
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(4).build().unwrap();
+    assert_eq!(pool.install(|| distribution(400).unwrap()), distribution(400).unwrap());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Errors.
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn bad_moduli_are_invalid_arguments() {
+    for m in [0u64, 1, 1 << 63, u64::MAX] {
+        match count_mod(10, 0, m) {
+            Err(Error::InvalidArgument { .. }) => {}
+            other => panic!("count_mod(10, 0, {m}) gave {other:?}"),
+        }
+        let options = Options {
+            moduli: vec![m],
+            ..Default::default()
+        };
+        assert!(
+            matches!(count_report(10, 0, &options), Err(Error::InvalidArgument { .. })),
+            "count_report with modulus {m}"
+        );
+    }
+    assert_eq!(count_mod(10, 0, 2).unwrap(), 1);
+    assert_eq!(count_mod(10, 0, (1 << 63) - 1).unwrap(), 17);
+}
+
+#[test]
+fn too_large_n_is_an_invalid_argument() {
+    let n = fibtree::game::MAX_N + 1;
+    assert!(matches!(count(n, 0), Err(Error::InvalidArgument { .. })));
+    assert!(matches!(count_mod(n, 0, 7), Err(Error::InvalidArgument { .. })));
+    assert!(matches!(distribution(n), Err(Error::InvalidArgument { .. })));
+    assert!(matches!(grundy(n), Err(Error::InvalidArgument { .. })));
+    assert!(matches!(
+        count_report(u64::MAX, 0, &Options::default()),
+        Err(Error::InvalidArgument { .. })
+    ));
+}
+
+#[test]
+fn memory_limit_gives_out_of_memory() {
+    let options = Options {
+        memory_limit: Some(1_000_000),
+        ..Default::default()
+    };
+    match count_report(10_000, 0, &options) {
+        Err(Error::OutOfMemory { estimate, limit, .. }) => {
+            assert_eq!(limit, 1_000_000);
+            assert!(estimate > limit, "estimate {estimate} should exceed the limit");
+        }
+        other => panic!("expected OutOfMemory, got {other:?}"),
+    }
+    // A limit that is ample for a small run.
+    let options = Options {
+        memory_limit: Some(100_000_000),
+        ..Default::default()
+    };
+    let report = count_report(100, 0, &options).unwrap();
+    assert!(report.memory_estimate_bytes <= 100_000_000);
+    assert_eq!(report.value, count(100, 0).unwrap());
+}
+
+// ---------------------------------------------------------------------------------------------
+// data/known.csv.
+// ---------------------------------------------------------------------------------------------
+
+/// The rows of `data/known.csv` as (k, f, source), after checking the header.
+fn known_rows() -> Vec<(u64, BigUint, String)> {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/data/known.csv");
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("reading {path}: {e}"));
+    let mut lines = text.lines();
+    assert_eq!(lines.next(), Some("k,f,source"), "header of {path}");
+    lines
+        .map(|line| {
+            let fields: Vec<&str> = line.split(',').collect();
+            assert_eq!(fields.len(), 3, "row {line:?}");
+            let k: u64 = fields[0].parse().unwrap_or_else(|e| panic!("k in {line:?}: {e}"));
+            assert!(
+                fields[1].bytes().all(|b| b.is_ascii_digit()) && !fields[1].is_empty(),
+                "f in {line:?}"
+            );
+            let f: BigUint = fields[1].parse().unwrap();
+            (k, f, fields[2].to_string())
+        })
+        .collect()
+}
+
+#[test]
+fn known_csv_covers_1_to_200() {
+    let rows = known_rows();
+    let ks: Vec<u64> = rows.iter().map(|r| r.0).collect();
+    assert_eq!(ks, (1..=200).collect::<Vec<_>>());
+    for (k, _, source) in &rows {
+        assert_eq!(source, &format!("fibtree count {k} --quiet"), "source of k = {k}");
+    }
+}
+
+#[test]
+fn known_csv_matches_oracle_and_modular_engine() {
+    let rows = known_rows();
+    assert!(!rows.is_empty());
+    for (k, f, _) in &rows {
+        if *k <= 25 {
+            let oracle = explicit_tree_counts(*k as u32).unwrap();
+            assert_eq!(f, &oracle_at(&oracle, 0), "f({k}) against the explicit tree");
+        }
+        for m in [P998244353, LAST18, MERSENNE61] {
+            assert_eq!(count_mod(*k, 0, m).unwrap(), residue(f, m), "f({k}) mod {m}");
+        }
+        // No count exceeds the number of moves.
+        assert!(f <= &moves(*k), "f({k}) is at most |T({k})| - 1");
+    }
+}
