@@ -1,6 +1,6 @@
 //! Brute-force oracles for the counts c(k, g), used only to check the fast engines on small k.
 //!
-//! Two oracles, each computing the whole distribution `c(k, .)` (see `docs/math.md`):
+//! Two oracles, each computing the whole distribution `c(k, .)` (see `docs/math.md` in this repository):
 //!
 //! * [`explicit_tree_counts`] builds T(k) node by node in flat arrays, gives every subtree its
 //!   Grundy value by the colon principle, and plays every first move on the actual tree,

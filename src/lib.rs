@@ -70,3 +70,8 @@ pub fn count_mod(n: u64, g: u64, m: u64) -> Result<u64> {
     let plan = plan::Plan::new(&[(n, g)], report::available_memory())?;
     Ok(modular::count_mod_with_plan(&plan, n, g, &[m])?[0])
 }
+
+/// The README's examples, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

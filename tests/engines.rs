@@ -2,7 +2,7 @@
 //! the brute-force oracles, against the modular engine (`count_mod`), against the sum invariant
 //! and the public values, across thread counts, and against `data/known.csv`.
 //!
-//! The public values are those of `docs/math.md` ("Known values (public)"): f(1..7) = 0, 1, 1, 1, 1,
+//! The public values are those of `docs/math.md` in this repository ("Known values (public)"): f(1..7) = 0, 1, 1, 1, 1,
 //! 3, 0; f(10) = 17; f(10000) mod 10^18 = 438505383468410633, f(10000) mod 998244353 = 163314502,
 //! and f(10000) has 2087 digits.
 
