@@ -17,12 +17,18 @@
 //! into contiguous chunks computed by rayon threads, each writing only its own slice, so the result is
 //! the same for every thread count.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use rayon::prelude::*;
 
 use crate::plan::{LayerSet, Plan};
+use crate::{Error, Result};
 
 /// A number system the recurrence can run in: each value is a fixed number of `u64` words per layer.
 pub trait Numbers: Sync {
+    /// A short name for progress reports.
+    const NAME: &'static str;
+
     /// Words per value in layer `k`; must not decrease with `k`.
     fn width(&self, k: usize) -> usize;
 
@@ -35,25 +41,97 @@ pub trait Numbers: Sync {
 /// scheduling and the wait at the end of each layer. Smaller layers run on one thread.
 const MIN_TASK_WORDS: usize = 1 << 14;
 
+/// A progress callback: the run's name, the work done, the run's total work.
+pub type ProgressFn<'a> = dyn Fn(&str, u64, u64) + Sync + 'a;
+
+/// What a run reports and obeys while it goes: a flag that stops it, and a callback told the work
+/// done so far after each layer.
+#[derive(Clone, Copy, Default)]
+pub struct Hooks<'a> {
+    /// When set, the run stops after the current layer with [`Error::Interrupted`].
+    pub cancel: Option<&'a AtomicBool>,
+    /// Called after each layer with the run's name (`N::NAME`), the work done and the run's total
+    /// work, in the units of [`work`] (states x words).
+    pub progress: Option<&'a ProgressFn<'a>>,
+}
+
+impl std::fmt::Debug for Hooks<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Hooks")
+            .field("cancel", &self.cancel)
+            .field("progress", &self.progress.map(|_| "callback"))
+            .finish()
+    }
+}
+
+/// The work of a run over `plan` in `numbers`: the sum over layers of states x words, the unit of
+/// [`Hooks::progress`]. Cost O(total window / 64).
+pub fn work<N: Numbers>(plan: &Plan, numbers: &N) -> u64 {
+    (2..=plan.top())
+        .map(|k| plan.layer(k).len() as u64 * numbers.width(k) as u64)
+        .sum()
+}
+
 /// Runs the recurrence over `plan` and returns the words of c(n, g) for every target, in order
 /// (an empty vector for a target in layer 0 or 1, whose count is 0).
 ///
-/// Cost: O(plan states x width) word operations, memory three layers of the widest size.
+/// Cost: O(plan states x width) word operations, memory three layers of the widest size plus the
+/// results.
+///
+/// # Errors
+/// [`Error::Interrupted`] when `hooks.cancel` is set.
 ///
 /// # Panics
 /// If a target is not marked in `plan`.
-pub fn run<N: Numbers>(plan: &Plan, numbers: &N, targets: &[(u64, u64)]) -> Vec<Vec<u64>> {
-    // The layer loop runs on a worker of the current pool, so that each layer's split is a cheap
-    // fork within the pool rather than a job sent in from outside.
-    rayon::scope(|_| run_layers(plan, numbers, targets))
+pub fn run<N: Numbers>(plan: &Plan, numbers: &N, targets: &[(u64, u64)], hooks: Hooks) -> Result<Vec<Vec<u64>>> {
+    let mut found: Vec<Vec<u64>> = vec![Vec::new(); targets.len()];
+    run_with(plan, numbers, targets, hooks, |t, words| found[t] = words.to_vec())?;
+    Ok(found)
 }
 
-fn run_layers<N: Numbers>(plan: &Plan, numbers: &N, targets: &[(u64, u64)]) -> Vec<Vec<u64>> {
-    let mut found: Vec<Vec<u64>> = vec![Vec::new(); targets.len()];
+/// Runs the recurrence over `plan` and hands each target's words to `sink(index, words)` as soon as
+/// its layer is done, in order of layer (targets of one layer in the order given). Targets in layers
+/// 0 and 1 (count 0) are handed an empty slice first.
+///
+/// Cost and errors as [`run`]; memory three layers, nothing per target.
+pub fn run_with<N: Numbers>(
+    plan: &Plan,
+    numbers: &N,
+    targets: &[(u64, u64)],
+    hooks: Hooks,
+    sink: impl FnMut(usize, &[u64]) + Send,
+) -> Result<()> {
+    // The layer loop runs on a worker of the current pool, so that each layer's split is a cheap
+    // fork within the pool rather than a job sent in from outside.
+    rayon::scope(|_| run_layers(plan, numbers, targets, hooks, sink))
+}
+
+fn run_layers<N: Numbers>(
+    plan: &Plan,
+    numbers: &N,
+    targets: &[(u64, u64)],
+    hooks: Hooks,
+    mut sink: impl FnMut(usize, &[u64]),
+) -> Result<()> {
+    let mut by_layer: Vec<usize> = (0..targets.len()).collect();
+    by_layer.sort_by_key(|&t| targets[t].0);
+    let mut next = by_layer.iter().peekable();
+    while let Some(&t) = next.next_if(|&&t| targets[t].0 < 2) {
+        sink(t, &[]);
+    }
     // layers k-2, k-1 and k; buffers are reused as they roll
     let mut live: [Live; 3] = Default::default();
     let threads = rayon::current_num_threads();
+    let total = if hooks.progress.is_some() {
+        work(plan, numbers)
+    } else {
+        0
+    };
+    let mut done = 0;
     for k in 2..=plan.top() {
+        if hooks.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
+            return Err(Error::Interrupted);
+        }
         live.rotate_left(1);
         let [older, old, cur] = &mut live;
         cur.fill(plan.layer(k), numbers.width(k));
@@ -79,13 +157,15 @@ fn run_layers<N: Numbers>(plan: &Plan, numbers: &N, targets: &[(u64, u64)]) -> V
                 .zip(cur.states.par_chunks(grain))
                 .for_each(task);
         }
-        for (t, &(n, g)) in targets.iter().enumerate() {
-            if n as usize == k {
-                found[t] = cur.get(g).to_vec();
-            }
+        while let Some(&t) = next.next_if(|&&t| targets[t].0 as usize == k) {
+            sink(t, cur.get(targets[t].1));
+        }
+        if let Some(progress) = hooks.progress {
+            done += (states * width) as u64;
+            progress(N::NAME, done, total);
         }
     }
-    found
+    Ok(())
 }
 
 /// One live layer: its states in ascending g, a slot map from g to position, and the packed values.

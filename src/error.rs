@@ -21,6 +21,22 @@ pub enum Error {
         /// The memory the run may use, in bytes.
         limit: u64,
     },
+    /// The exact value and the modular engine disagree: a bug, reported loudly.
+    #[error("CROSS-CHECK FAILED for {what}: the exact value gives {exact}, the modular engine gives {modular}")]
+    CrossCheck {
+        /// Which residue, e.g. `c(10000, 0) mod 998244353`.
+        what: String,
+        /// The exact value's residue.
+        exact: String,
+        /// The modular engine's residue.
+        modular: String,
+    },
+    /// Writing results failed.
+    #[error("writing the results: {0}")]
+    Io(#[from] std::io::Error),
+    /// The run was stopped by its cancel flag (Ctrl-C or a termination signal).
+    #[error("interrupted")]
+    Interrupted,
 }
 
 impl Error {

@@ -3,7 +3,8 @@
 
 use num_bigint::BigUint;
 
-use crate::engine::{self, Numbers};
+use crate::Result;
+use crate::engine::{self, Hooks, Numbers};
 use crate::game::count_bits_bound;
 use crate::plan::Plan;
 
@@ -85,6 +86,8 @@ fn add_run(out: &mut [u64], a: &[u64], b: &[u64], carry: u8) -> u8 {
 }
 
 impl Numbers for Limbs {
+    const NAME: &'static str = "exact";
+
     fn width(&self, k: usize) -> usize {
         1 + limbs(k)
     }
@@ -116,12 +119,15 @@ pub fn to_biguint(value: &[u64]) -> BigUint {
 /// The exact c(n, g) for every target of an existing plan, in order.
 ///
 /// Cost: O(plan states x limbs(n)) limb additions; memory three layers of
-/// `widest layer x limbs(n) x 8` bytes.
-pub fn count_with_plan(plan: &Plan, targets: &[(u64, u64)]) -> Vec<BigUint> {
-    engine::run(plan, &Limbs, targets)
+/// `widest layer x limbs(n) x 8` bytes plus the results.
+///
+/// # Errors
+/// [`crate::Error::Interrupted`] when `hooks.cancel` is set.
+pub fn count_with_plan(plan: &Plan, targets: &[(u64, u64)], hooks: Hooks) -> Result<Vec<BigUint>> {
+    Ok(engine::run(plan, &Limbs, targets, hooks)?
         .iter()
         .map(|w| to_biguint(w))
-        .collect()
+        .collect())
 }
 
 /// Bytes the exact engine's three layers need over `plan` for a top layer `n`.

@@ -11,7 +11,10 @@
 //! assert_eq!(fibtree::count_mod(10_000, 0, 998_244_353).unwrap(), 163_314_502);
 //! ```
 
+#![warn(missing_docs)]
+
 pub mod brute;
+pub mod dist;
 pub mod engine;
 pub mod error;
 pub mod exact;
@@ -19,10 +22,12 @@ pub mod game;
 pub mod modular;
 pub mod plan;
 pub mod report;
+pub mod verify;
 
+pub use engine::Hooks;
 pub use error::{Error, Result};
 pub use game::{grundy, tree_size};
-pub use report::{Options, Projection, Report, count_report};
+pub use report::{Options, Projection, Report, count_report, count_reports, for_each_report};
 
 use num_bigint::BigUint;
 
@@ -36,7 +41,7 @@ use num_bigint::BigUint;
 /// need more memory than is available.
 pub fn count(n: u64, g: u64) -> Result<BigUint> {
     let plan = plan::Plan::new(&[(n, g)], report::available_memory())?;
-    Ok(exact::count_with_plan(&plan, &[(n, g)]).remove(0))
+    Ok(exact::count_with_plan(&plan, &[(n, g)], Hooks::default())?.remove(0))
 }
 
 /// The whole distribution: `(g, c(n, g))` for every g with a non-zero count, ascending g.
@@ -47,15 +52,7 @@ pub fn count(n: u64, g: u64) -> Result<BigUint> {
 /// # Errors
 /// As [`count`].
 pub fn distribution(n: u64) -> Result<Vec<(u64, BigUint)>> {
-    let targets: Vec<(u64, u64)> = plan::support(n)?.iter().map(|g| (n, g)).collect();
-    let plan = plan::Plan::new(&targets, report::available_memory())?;
-    let values = exact::count_with_plan(&plan, &targets);
-    Ok(targets
-        .iter()
-        .zip(values)
-        .filter(|(_, v)| *v != BigUint::ZERO)
-        .map(|(t, v)| (t.1, v))
-        .collect())
+    dist::exact(n, Hooks::default(), report::available_memory())
 }
 
 /// c(n, g) modulo m, in machine arithmetic only.
@@ -68,7 +65,7 @@ pub fn distribution(n: u64) -> Result<Vec<(u64, BigUint)>> {
 pub fn count_mod(n: u64, g: u64, m: u64) -> Result<u64> {
     modular::check_modulus(m)?;
     let plan = plan::Plan::new(&[(n, g)], report::available_memory())?;
-    Ok(modular::count_mod_with_plan(&plan, n, g, &[m])?[0])
+    Ok(modular::count_mod_with_plan(&plan, &[(n, g)], &[m], Hooks::default())?[0][0])
 }
 
 /// The README's examples, compiled and run as doctests.

@@ -3,7 +3,7 @@
 //! Its arithmetic is its own (a conditional subtraction per addition, residues below m < 2^63), so
 //! that a slip in the big-integer engine's carries cannot hide in it.
 
-use crate::engine::{self, Numbers};
+use crate::engine::{self, Hooks, Numbers};
 use crate::plan::Plan;
 use crate::{Error, Result};
 
@@ -22,6 +22,8 @@ fn add_mod(a: u64, b: u64, m: u64) -> u64 {
 }
 
 impl Numbers for Residues<'_> {
+    const NAME: &'static str = "modular";
+
     fn width(&self, _k: usize) -> usize {
         self.moduli.len()
     }
@@ -55,16 +57,21 @@ pub fn check_modulus(m: u64) -> Result<()> {
     }
 }
 
-/// c(n, g) modulo each of `moduli`, over an existing plan that contains `(n, g)`.
+/// c(n, g) modulo each of `moduli` for every target of an existing plan: one vector of residues per
+/// target, in order, each in the order of `moduli`.
 ///
 /// Cost: O(plan states x moduli) word operations; memory three layers of 8 bytes per state and modulus.
 ///
 /// # Errors
-/// [`Error::InvalidArgument`] for a modulus outside 2..2^63.
-pub fn count_mod_with_plan(plan: &Plan, n: u64, g: u64, moduli: &[u64]) -> Result<Vec<u64>> {
+/// [`Error::InvalidArgument`] for a modulus outside 2..2^63; [`Error::Interrupted`] when
+/// `hooks.cancel` is set.
+pub fn count_mod_with_plan(plan: &Plan, targets: &[(u64, u64)], moduli: &[u64], hooks: Hooks) -> Result<Vec<Vec<u64>>> {
     for &m in moduli {
         check_modulus(m)?;
     }
-    let words = engine::run(plan, &Residues { moduli }, &[(n, g)]).remove(0);
-    Ok(if words.is_empty() { vec![0; moduli.len()] } else { words })
+    let words = engine::run(plan, &Residues { moduli }, targets, hooks)?;
+    Ok(words
+        .into_iter()
+        .map(|w| if w.is_empty() { vec![0; moduli.len()] } else { w })
+        .collect())
 }

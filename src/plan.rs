@@ -199,12 +199,18 @@ impl Plan {
             });
         }
         let n = top as usize;
+        let mut by_layer = targets.to_vec();
+        by_layer.sort_unstable();
+        // by_layer[first_at[i]..first_at[i + 1]] are the targets at layer i
+        let first_at: Vec<usize> = (0..=n + 1)
+            .map(|i| by_layer.partition_point(|t| (t.0 as usize) < i))
+            .collect();
         let mut layers = vec![LayerSet::default(); n + 1];
         let mut used = (top + 1) * per_layer;
         // Layer i's members come from the targets at i, layer i + 1 (through R of layer i + 1,
         // which is edge[i - 1]) and layer i + 2 (through L of layer i + 2, which is edge[i + 1]).
         for i in (2..=n).rev() {
-            let own = || targets.iter().filter(move |t| t.0 as usize == i).map(|t| t.1);
+            let own = || by_layer[first_at[i]..first_at[i + 1]].iter().map(|t| t.1);
             let sources = [(i + 1, i - 1), (i + 2, i + 1)]
                 .map(|(from, e)| layers.get(from).filter(|s| !s.is_empty()).map(|s| (s, edge[e] as u64)));
             let mut bounds = own().fold(None, |b, g| Some(widen(b, g, g)));

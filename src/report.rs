@@ -3,6 +3,7 @@
 use num_bigint::BigUint;
 use num_traits::ToPrimitive;
 
+use crate::engine::{self, Hooks};
 use crate::plan::Plan;
 use crate::{Error, Result};
 use crate::{exact, modular};
@@ -31,13 +32,15 @@ impl Projection {
     }
 }
 
-/// What [`count_report`] should do beyond the two default projections.
+/// What a counting run should do beyond the two default projections.
 #[derive(Clone, Debug, Default)]
-pub struct Options {
+pub struct Options<'a> {
     /// Further moduli to project onto and check (each 2 <= m < 2^63).
     pub moduli: Vec<u64>,
     /// The memory the run may use, in bytes; `None` for what the machine has available.
     pub memory_limit: Option<u64>,
+    /// A cancel flag and a progress callback for the engines.
+    pub hooks: Hooks<'a>,
     /// Testing only: adds 1 to the independent residue of this modulus, to exercise the
     /// disagreement path without a real bug.
     #[doc(hidden)]
@@ -98,8 +101,44 @@ pub fn available_memory() -> u64 {
 ///
 /// # Errors
 /// [`Error::InvalidArgument`] for n too large or a modulus outside 2..2^63;
-/// [`Error::OutOfMemory`] when the estimate exceeds the memory limit.
+/// [`Error::OutOfMemory`] when the estimate exceeds the memory limit; [`Error::Interrupted`] when
+/// the cancel flag is set.
 pub fn count_report(n: u64, g: u64, options: &Options) -> Result<Report> {
+    Ok(count_reports(&[(n, g)], options)?.remove(0))
+}
+
+/// [`count_report`] for many targets in one pass of each engine over one plan; reports in the order
+/// of `targets`.
+///
+/// Cost: as [`count_report`] for the union of the targets' states, plus the values kept.
+///
+/// # Errors
+/// As [`count_report`].
+pub fn count_reports(targets: &[(u64, u64)], options: &Options) -> Result<Vec<Report>> {
+    let mut reports: Vec<Option<Report>> = vec![None; targets.len()];
+    for_each_report(targets, options, |t, report| {
+        reports[t] = Some(report);
+        Ok(())
+    })?;
+    Ok(reports
+        .into_iter()
+        .map(|r| r.expect("every target is reported"))
+        .collect())
+}
+
+/// [`count_reports`] handing each report to `sink(index, report)` as soon as its value is known, in
+/// order of n (targets of one n in the order given), so that nothing is kept per target but its
+/// residues. The modular engine runs first; the exact engine streams.
+///
+/// Cost: as [`count_reports`], without the values kept.
+///
+/// # Errors
+/// As [`count_report`], and whatever `sink` returns.
+pub fn for_each_report(
+    targets: &[(u64, u64)],
+    options: &Options,
+    mut sink: impl FnMut(usize, Report) -> Result<()> + Send,
+) -> Result<()> {
     let mut moduli = vec![LAST18, P998244353];
     for &m in &options.moduli {
         modular::check_modulus(m)?;
@@ -108,8 +147,9 @@ pub fn count_report(n: u64, g: u64, options: &Options) -> Result<Report> {
         }
     }
     let limit = options.memory_limit.unwrap_or_else(available_memory);
-    let plan = Plan::new(&[(n, g)], limit)?;
-    let estimate = estimate_bytes(&plan, n, moduli.len());
+    let plan = Plan::new(targets, limit)?;
+    let top = targets.iter().map(|t| t.0).max().unwrap_or(0);
+    let estimate = estimate_bytes(&plan, top, moduli.len(), targets.len());
     if estimate > limit {
         return Err(Error::OutOfMemory {
             arg: "N",
@@ -117,29 +157,42 @@ pub fn count_report(n: u64, g: u64, options: &Options) -> Result<Report> {
             limit,
         });
     }
-    let value = exact::count_with_plan(&plan, &[(n, g)]).remove(0);
-    let independent = modular::count_mod_with_plan(&plan, n, g, &moduli)?;
-    let projections = moduli
-        .iter()
-        .zip(independent)
-        .map(|(&modulus, independent)| Projection {
-            modulus,
-            residue: (&value % modulus).to_u64().expect("a residue is below its modulus"),
-            independent: independent + (options.perturb == Some(modulus)) as u64,
-        })
-        .collect();
-    Ok(Report {
-        n,
-        g,
-        value,
-        projections,
-        memory_estimate_bytes: estimate,
-    })
+    let independent = modular::count_mod_with_plan(&plan, targets, &moduli, options.hooks)?;
+    let mut failed = None;
+    engine::run_with(&plan, &exact::Limbs, targets, options.hooks, |t, words| {
+        if failed.is_some() {
+            return;
+        }
+        let value = exact::to_biguint(words);
+        let projections = moduli
+            .iter()
+            .zip(&independent[t])
+            .map(|(&modulus, &independent)| Projection {
+                modulus,
+                residue: (&value % modulus).to_u64().expect("a residue is below its modulus"),
+                independent: independent + (options.perturb == Some(modulus)) as u64,
+            })
+            .collect();
+        let (n, g) = targets[t];
+        let report = Report {
+            n,
+            g,
+            value,
+            projections,
+            memory_estimate_bytes: estimate,
+        };
+        if let Err(e) = sink(t, report) {
+            failed = Some(e);
+        }
+    })?;
+    failed.map_or(Ok(()), Err)
 }
 
-/// The estimated peak memory of a counting run over `plan`, in bytes: the plan, the exact engine's
-/// three layers, the modular engine's three layers and the decimal string of the result.
-fn estimate_bytes(plan: &Plan, n: u64, moduli: usize) -> u64 {
+/// The estimated peak memory of a counting run over `plan` up to layer `n`, in bytes: the plan, the
+/// exact engine's three layers, the modular engine's three layers and its residues for each target,
+/// and the decimal string of one result.
+fn estimate_bytes(plan: &Plan, n: u64, moduli: usize, targets: usize) -> u64 {
     let widest = plan.widest_layer() as u64;
-    plan.bytes() + exact::layer_bytes(plan, n as usize) + 3 * widest * 8 * moduli as u64 + n
+    let modular = 8 * moduli as u64 * (3 * widest + targets as u64);
+    plan.bytes() + exact::layer_bytes(plan, n as usize) + modular + n
 }

@@ -1,0 +1,508 @@
+//! What each command computes and prints.
+
+use std::io::Write;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use anyhow::Context;
+use num_bigint::BigUint;
+use serde_json::json;
+
+use fibtree::report::{LAST18, P998244353, available_memory};
+use fibtree::verify::{Checked, Claim, Malformed, check_claims, parse_claims};
+use fibtree::{Error, Hooks, Options, Report, brute};
+
+use super::output::{Output, Progress, Signals};
+use super::{CountArgs, DistArgs, OutputArg, RunArgs, TableArgs, VerifyArgs};
+
+/// What a computing command runs with: its thread pool, the signal flags, the progress bar and the
+/// output, opened before any work so that a bad `--output` fails at once.
+struct Session {
+    pool: rayon::ThreadPool,
+    threads: usize,
+    signals: Signals,
+    progress: Progress,
+    out: Output,
+    start: Instant,
+}
+
+impl Session {
+    fn new(run: &RunArgs, show_progress: bool) -> anyhow::Result<Session> {
+        let out = Output::open(run.output.output.as_deref())?;
+        let threads = run
+            .threads
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .context("starting the thread pool")?;
+        let signals = Signals::install()?;
+        Ok(Session {
+            pool,
+            threads,
+            signals,
+            progress: Progress::new(show_progress),
+            out,
+            start: Instant::now(),
+        })
+    }
+
+    /// Runs `work` in the pool with the session's hooks; an interruption becomes the signal's exit
+    /// status (the unfinished output file is removed when the session is dropped).
+    fn compute<T: Send>(
+        &mut self,
+        work: impl FnOnce(Hooks, &mut Output) -> anyhow::Result<T> + Send,
+    ) -> anyhow::Result<Result<T, ExitCode>> {
+        let progress = &self.progress;
+        let update = |stage: &str, done: u64, total: u64| progress.update(stage, done, total);
+        let hooks = Hooks {
+            cancel: Some(&self.signals.cancel),
+            progress: Some(&update),
+        };
+        let out = &mut self.out;
+        let result = self.pool.install(|| work(hooks, out));
+        self.progress.finish();
+        match result {
+            Err(e) if matches!(e.downcast_ref::<Error>(), Some(Error::Interrupted)) => {
+                eprintln!("error: interrupted");
+                Ok(Err(ExitCode::from(self.signals.exit_status())))
+            }
+            other => other.map(Ok),
+        }
+    }
+
+    fn seconds(&self) -> f64 {
+        self.start.elapsed().as_secs_f64()
+    }
+}
+
+/// Prints the loud message for each projection that disagrees; true when all agree.
+fn all_agree(report: &Report) -> bool {
+    for p in report.projections.iter().filter(|p| !p.agrees()) {
+        eprintln!(
+            "error: CROSS-CHECK FAILED for c({}, {}) mod {}: the exact value gives {}, the modular engine gives {}",
+            report.n, report.g, p.modulus, p.residue, p.independent
+        );
+    }
+    report.ok()
+}
+
+pub fn count(args: CountArgs) -> anyhow::Result<ExitCode> {
+    let mut session = Session::new(&args.run, !args.quiet && !args.json)?;
+    let options = Options {
+        moduli: args.moduli.clone(),
+        perturb: args.test_perturb,
+        ..Options::default()
+    };
+    let report =
+        match session.compute(|hooks, _| Ok(fibtree::count_report(args.n, args.g, &Options { hooks, ..options })?))? {
+            Ok(report) => report,
+            Err(code) => return Ok(code),
+        };
+    let seconds = session.seconds();
+    let value = report.value.to_str_radix(10);
+    let out = &mut session.out;
+    if args.json {
+        writeln!(out, "{}", count_json(&report, &value, session.threads, seconds))?;
+    } else if args.quiet {
+        writeln!(out, "{value}")?;
+    } else {
+        write_count_human(out, &report, &value)?;
+    }
+    session.out.finish()?;
+    Ok(if all_agree(&report) {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+fn verdict(agrees: bool) -> &'static str {
+    if agrees {
+        "agrees with the modular engine"
+    } else {
+        "DISAGREES with the modular engine"
+    }
+}
+
+fn write_count_human(out: &mut impl Write, report: &Report, value: &str) -> std::io::Result<()> {
+    let (n, g) = (report.n, report.g);
+    if g == 0 {
+        writeln!(out, "c({n}, 0) = f({n}): the winning first moves of T({n})")?;
+    } else {
+        writeln!(
+            out,
+            "c({n}, {g}): the first moves of T({n}) that leave Grundy value {g}"
+        )?;
+    }
+    writeln!(out, "digits          {}", value.len())?;
+    for p in &report.projections {
+        let label = match p.modulus {
+            LAST18 => "last 18 digits".to_string(),
+            m => format!("mod {m}"),
+        };
+        let residue = if p.modulus == LAST18 {
+            format!("{:018}", p.residue)
+        } else {
+            p.residue.to_string()
+        };
+        writeln!(out, "{label:<15} {residue:<20} {}", verdict(p.agrees()))?;
+    }
+    writeln!(out, "value           {value}")
+}
+
+fn count_json(report: &Report, value: &str, threads: usize, seconds: f64) -> serde_json::Value {
+    let residue = |m: u64| report.projection(m).map(|p| p.residue.to_string());
+    json!({
+        "n": report.n,
+        "g": report.g,
+        "value": value,
+        "digits": value.len(),
+        "last18": residue(LAST18),
+        "mod_998244353": residue(P998244353),
+        "projections": report.projections.iter().map(|p| json!({
+            "modulus": p.modulus.to_string(),
+            "residue": p.residue.to_string(),
+            "independent": p.independent.to_string(),
+            "agrees": p.agrees(),
+        })).collect::<Vec<_>>(),
+        "ok": report.ok(),
+        "threads": threads,
+        "seconds": seconds,
+        "memory_estimate_bytes": report.memory_estimate_bytes,
+    })
+}
+
+pub fn verify(args: VerifyArgs) -> anyhow::Result<ExitCode> {
+    match &args.claims {
+        Some(path) => verify_claims(path, &args),
+        None => verify_one(&args),
+    }
+}
+
+fn verify_one(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
+    let (n, answer) = (
+        args.n.expect("clap requires N"),
+        args.answer.expect("clap requires --answer"),
+    );
+    let modulus = match (args.modulus, args.last_digits) {
+        (Some(m), _) => m,
+        (None, Some(d)) => 10u128.pow(d),
+        (None, None) => return Err(Error::invalid("--mod", "expected --mod M or --last-digits D").into()),
+    };
+    if answer >= modulus {
+        let what = format!("expected a residue below the modulus {modulus}, got {answer}");
+        return Err(Error::invalid("--answer", what).into());
+    }
+    let claim = Claim {
+        line: 0,
+        n,
+        g: args.g,
+        modulus,
+        answer,
+    };
+    let mut session = Session::new(&args.run, !args.json)?;
+    let checked = match session.compute(|hooks, _| {
+        Ok(check_claims(
+            &[claim],
+            &Options {
+                hooks,
+                ..Options::default()
+            },
+        )?)
+    })? {
+        Ok(mut checked) => checked.remove(0),
+        Err(code) => return Ok(code),
+    };
+    if !checked.engines_agree() {
+        return Err(cross_check_failed(&checked).into());
+    }
+    let word = if checked.ok() { "OK" } else { "MISMATCH" };
+    let true_digits = args
+        .last_digits
+        .map(|d| format!("{:0width$}", checked.expected, width = d as usize));
+    let out = &mut session.out;
+    if args.json {
+        let line = json!({
+            "n": n, "g": args.g, "modulus": modulus.to_string(), "answer": answer.to_string(),
+            "expected": checked.expected.to_string(), "verdict": word,
+            "last_digits": args.last_digits, "true_last_digits": true_digits,
+            "independent": checked.independent.map(|r| r.to_string()),
+        });
+        writeln!(out, "{line}")?;
+    } else {
+        writeln!(
+            out,
+            "{word}: c({n}, {}) mod {modulus}: claimed {answer}, true {}",
+            args.g, checked.expected
+        )?;
+        if let (Some(d), Some(digits)) = (args.last_digits, &true_digits) {
+            writeln!(out, "the true last {d} digits: {digits}")?;
+        }
+    }
+    session.out.finish()?;
+    Ok(if checked.ok() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+fn cross_check_failed(c: &Checked) -> Error {
+    Error::CrossCheck {
+        what: format!("c({}, {}) mod {}", c.claim.n, c.claim.g, c.claim.modulus),
+        exact: c.expected.to_string(),
+        modular: c.independent.map_or("-".into(), |r| r.to_string()),
+    }
+}
+
+fn verify_claims(path: &std::path::Path, args: &VerifyArgs) -> anyhow::Result<ExitCode> {
+    let text = if path.as_os_str() == "-" {
+        let mut buf = Vec::new();
+        std::io::Read::read_to_end(&mut std::io::stdin(), &mut buf)
+            .context("reading the claims from standard input")?;
+        buf
+    } else {
+        std::fs::read(path).map_err(|e| Error::invalid("--claims", format!("cannot read '{}': {e}", path.display())))?
+    };
+    if text.iter().all(u8::is_ascii_whitespace) {
+        let what = format!(
+            "the file is empty; expected the header '{}' and claims",
+            fibtree::verify::CLAIMS_HEADER
+        );
+        return Err(Error::invalid("--claims", what).into());
+    }
+    let (claims, malformed) = parse_claims(&text);
+    let mut session = Session::new(&args.run, !args.json)?;
+    let checked = if claims.is_empty() {
+        Vec::new()
+    } else {
+        match session.compute(|hooks, _| {
+            Ok(check_claims(
+                &claims,
+                &Options {
+                    hooks,
+                    ..Options::default()
+                },
+            )?)
+        })? {
+            Ok(checked) => checked,
+            Err(code) => return Ok(code),
+        }
+    };
+    if let Some(bad) = checked.iter().find(|c| !c.engines_agree()) {
+        return Err(cross_check_failed(bad).into());
+    }
+    let ok = checked.iter().filter(|c| c.ok()).count();
+    let mismatch = checked.len() - ok;
+    write_claims(&mut session.out, args.json, &checked, &malformed, ok, mismatch)?;
+    session.out.finish()?;
+    Ok(ExitCode::from(if !malformed.is_empty() {
+        2
+    } else {
+        u8::from(mismatch > 0)
+    }))
+}
+
+fn write_claims(
+    out: &mut Output,
+    json: bool,
+    checked: &[Checked],
+    malformed: &[Malformed],
+    ok: usize,
+    mismatch: usize,
+) -> anyhow::Result<()> {
+    let verdict = |c: &Checked| if c.ok() { "OK" } else { "MISMATCH" };
+    if json {
+        let object = json!({
+            "verdicts": checked.iter().map(|c| json!({
+                "line": c.claim.line, "n": c.claim.n, "g": c.claim.g, "modulus": c.claim.modulus.to_string(),
+                "answer": c.claim.answer.to_string(), "expected": c.expected.to_string(), "verdict": verdict(c),
+            })).collect::<Vec<_>>(),
+            "malformed": malformed.iter().map(|m| json!({"line": m.line, "error": m.error})).collect::<Vec<_>>(),
+            "counts": {"ok": ok, "mismatch": mismatch, "malformed": malformed.len()},
+        });
+        writeln!(out, "{object}")?;
+        return Ok(());
+    }
+    // every line in file order, claims and malformed lines together
+    let mut lines: Vec<(usize, String)> = checked
+        .iter()
+        .map(|c| {
+            let Claim {
+                line,
+                n,
+                g,
+                modulus,
+                answer,
+            } = &c.claim;
+            (
+                *line,
+                format!(
+                    "line {line}: c({n}, {g}) mod {modulus}: claimed {answer}, true {}: {}",
+                    c.expected,
+                    verdict(c)
+                ),
+            )
+        })
+        .chain(
+            malformed
+                .iter()
+                .map(|m| (m.line, format!("line {}: malformed: {}", m.line, m.error))),
+        )
+        .collect();
+    lines.sort_by_key(|l| l.0);
+    for (_, line) in lines {
+        writeln!(out, "{line}")?;
+    }
+    writeln!(out, "{ok} OK, {mismatch} MISMATCH, {} malformed", malformed.len())?;
+    Ok(())
+}
+
+pub fn dist(args: DistArgs) -> anyhow::Result<ExitCode> {
+    let mut session = Session::new(&args.run, !args.json)?;
+    let n = args.n;
+    let limit = available_memory();
+    let moves = fibtree::tree_size(n).max(BigUint::from(1u32)) - 1u32; // |T(0)| = 0 has no moves either
+    let entries: Vec<(u64, BigUint)> = match session.compute(|hooks, _| {
+        Ok(match args.modulus {
+            None => fibtree::dist::exact(n, hooks, limit)?,
+            Some(m) => fibtree::dist::modular(n, m, hooks, limit)?
+                .into_iter()
+                .map(|(g, r)| (g, r.into()))
+                .collect(),
+        })
+    })? {
+        Ok(entries) => entries,
+        Err(code) => return Ok(code),
+    };
+    let sum: BigUint = entries.iter().map(|e| &e.1).sum();
+    let (sum, moves) = match args.modulus {
+        Some(m) => (sum % m, moves % m),
+        None => (sum, moves),
+    };
+    let sum_ok = sum == moves;
+    let out = &mut session.out;
+    if args.json {
+        let object = json!({
+            "n": n,
+            "modulus": args.modulus.map(|m| m.to_string()),
+            "entries": entries.iter().map(|(g, c)| json!({"g": g, "count": c.to_string()})).collect::<Vec<_>>(),
+            "support": entries.len(),
+            "sum": sum.to_string(),
+            "moves": moves.to_string(),
+            "sum_ok": sum_ok,
+        });
+        writeln!(out, "{object}")?;
+    } else {
+        writeln!(out, "g,count")?;
+        for (g, c) in &entries {
+            writeln!(out, "{g},{c}")?;
+        }
+    }
+    session.out.finish()?;
+    let what = match args.modulus {
+        Some(m) => format!("sum over g of c({n}, g) mod {m} = {sum}, |T({n})| - 1 mod {m} = {moves}"),
+        None => format!("sum over g of c({n}, g) = {sum}, |T({n})| - 1 = {moves}"),
+    };
+    if sum_ok {
+        if !args.json {
+            eprintln!("{} g with c({n}, g) > 0; {what}: OK", entries.len());
+        }
+        Ok(ExitCode::SUCCESS)
+    } else {
+        eprintln!("error: SUM CHECK FAILED: {what}");
+        Ok(ExitCode::from(1))
+    }
+}
+
+pub fn table(args: TableArgs) -> anyhow::Result<ExitCode> {
+    if args.from > args.to {
+        let what = format!("expected FROM <= TO, got {} > {}", args.from, args.to);
+        return Err(Error::invalid("FROM", what).into());
+    }
+    let mut session = Session::new(&args.run, !args.json)?;
+    let targets: Vec<(u64, u64)> = (args.from..=args.to).map(|k| (k, 0)).collect();
+    let json = args.json;
+    let result = session.compute(|hooks, out| {
+        if json {
+            write!(out, "{{\"from\":{},\"to\":{},\"rows\":[", args.from, args.to)?;
+        } else {
+            writeln!(out, "k,digits,last18,mod_998244353,value")?;
+        }
+        let mut all_ok = true;
+        fibtree::for_each_report(
+            &targets,
+            &Options {
+                hooks,
+                ..Options::default()
+            },
+            |i, report| {
+                all_ok &= all_agree(&report);
+                let value = report.value.to_str_radix(10);
+                let residue = |m: u64| report.projection(m).map_or(0, |p| p.residue);
+                let (last18, p) = (residue(LAST18), residue(P998244353));
+                if json {
+                    let row = json!({"k": report.n, "digits": value.len(), "last18": last18.to_string(),
+                    "mod_998244353": p.to_string(), "value": value, "ok": report.ok()});
+                    write!(out, "{}{row}", if i == 0 { "" } else { "," })?;
+                } else {
+                    writeln!(out, "{},{},{last18},{p},{value}", report.n, value.len())?;
+                }
+                Ok(())
+            },
+        )?;
+        if json {
+            writeln!(out, "],\"ok\":{all_ok}}}")?;
+        }
+        Ok(all_ok)
+    })?;
+    let all_ok = match result {
+        Ok(all_ok) => all_ok,
+        Err(code) => return Ok(code),
+    };
+    session.out.finish()?;
+    Ok(if all_ok { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}
+
+pub fn grundy(k: u64, json: bool, output: OutputArg) -> anyhow::Result<ExitCode> {
+    let value = fibtree::grundy(k)?.map_or(-1, |g| g as i128);
+    let mut out = Output::open(output.output.as_deref())?;
+    if json {
+        writeln!(out, "{}", json!({ "k": k, "grundy": value }))?;
+    } else {
+        writeln!(out, "{value}")?;
+    }
+    out.finish()?;
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn brute(k: u64, g: Option<u64>, output: OutputArg) -> anyhow::Result<ExitCode> {
+    let too_large = || {
+        Error::invalid(
+            "K",
+            format!(
+                "at most {} for the explicit-tree oracle, got {k}",
+                brute::MAX_EXPLICIT_K
+            ),
+        )
+    };
+    let k32 = u32::try_from(k).map_err(|_| too_large())?;
+    let explicit = brute::explicit_tree_counts(k32)?;
+    let first = (k32 <= brute::MAX_FIRST_PRINCIPLES_K)
+        .then(|| brute::first_principles_counts(k32))
+        .transpose()?;
+    let mut out = Output::open(output.output.as_deref())?;
+    writeln!(out, "g,explicit_tree,first_principles")?;
+    let rows = match g {
+        Some(g) => vec![g],
+        None => (0..explicit.len().max(first.as_ref().map_or(0, Vec::len)) as u64).collect(),
+    };
+    for g in rows {
+        let at = |v: &Vec<u64>| v.get(g as usize).copied().unwrap_or(0);
+        let fp = first.as_ref().map_or(String::new(), |f| at(f).to_string());
+        writeln!(out, "{g},{},{fp}", at(&explicit))?;
+    }
+    out.finish()?;
+    Ok(ExitCode::SUCCESS)
+}

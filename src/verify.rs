@@ -1,0 +1,357 @@
+//! Checking claimed residues against the exact value: one claim, or a CSV file of them.
+//!
+//! A claim says "c(n, g) mod m = answer". Its truth is the exact value reduced modulo m (any m from 2
+//! to 2^128 - 1); where m < 2^63 the modular engine computes the same residue independently, and the
+//! two must agree before a verdict is given.
+
+use num_bigint::BigUint;
+use num_traits::ToPrimitive;
+
+use crate::modular::MODULUS_LIMIT;
+use crate::report::{Options, for_each_report};
+use crate::{Error, Result};
+
+/// The header a claims file must start with.
+pub const CLAIMS_HEADER: &str = "n,g,modulus,answer";
+
+/// The longest line a claims file may have, in bytes.
+pub const MAX_LINE: usize = 4096;
+
+/// Parses a whole number written as decimal digits, `A^B` (A to the power B) or `AeB` (A times ten to
+/// the B), if it fits in 128 bits. Cost O(length).
+///
+/// # Errors
+/// A message saying what was expected.
+pub fn parse_number(s: &str) -> std::result::Result<u128, String> {
+    let digits = |t: &str| -> std::result::Result<u128, String> {
+        if t.is_empty() || !t.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(format!("expected a whole number (digits, A^B or AeB), got '{s}'"));
+        }
+        t.parse().map_err(|_| format!("'{s}' does not fit in 128 bits"))
+    };
+    let too_big = || format!("'{s}' does not fit in 128 bits");
+    if let Some((base, exp)) = s.split_once('^') {
+        let exp = u32::try_from(digits(exp)?).map_err(|_| too_big())?;
+        digits(base)?.checked_pow(exp).ok_or_else(too_big)
+    } else if let Some((mantissa, exp)) = s.split_once(['e', 'E']) {
+        let exp = u32::try_from(digits(exp)?).map_err(|_| too_big())?;
+        10u128
+            .checked_pow(exp)
+            .and_then(|p| p.checked_mul(digits(mantissa).ok()?))
+            .ok_or_else(too_big)
+    } else {
+        digits(s)
+    }
+}
+
+/// Parses a modulus: a number as [`parse_number`] reads it, at least 2.
+///
+/// # Errors
+/// A message saying what was expected.
+pub fn parse_modulus(s: &str) -> std::result::Result<u128, String> {
+    match parse_number(s) {
+        Ok(m) if m >= 2 => Ok(m),
+        Ok(m) => Err(format!("expected a modulus of at least 2, got {m}")),
+        Err(e) => Err(e),
+    }
+}
+
+/// One claim: c(n, g) mod `modulus` = `answer`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Claim {
+    /// The 1-based line of the claims file it came from (0 for a claim not from a file).
+    pub line: usize,
+    /// The tree T(n).
+    pub n: u64,
+    /// The Grundy value.
+    pub g: u64,
+    /// The modulus, at least 2.
+    pub modulus: u128,
+    /// The claimed residue.
+    pub answer: u128,
+}
+
+/// A line of a claims file that is not a claim, with what is wrong with it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Malformed {
+    /// The 1-based line number.
+    pub line: usize,
+    /// What is wrong, in one line.
+    pub error: String,
+}
+
+/// A claim with its verdict.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Checked {
+    /// The claim.
+    pub claim: Claim,
+    /// The exact value of c(n, g) reduced modulo the claim's modulus.
+    pub expected: u128,
+    /// The modular engine's residue, where the modulus is below 2^63.
+    pub independent: Option<u64>,
+}
+
+impl Checked {
+    /// Whether the claim is right.
+    pub fn ok(&self) -> bool {
+        self.claim.answer == self.expected
+    }
+
+    /// Whether the exact and the modular engine agree (true where the modular engine did not run).
+    pub fn engines_agree(&self) -> bool {
+        self.independent.is_none_or(|r| r as u128 == self.expected)
+    }
+}
+
+/// Reads a claims file: the header `n,g,modulus,answer`, then one claim a line (`g` may be empty,
+/// meaning 0); blank lines and lines starting with `#` are skipped. Every line that is not a claim is
+/// reported with its number; a missing header is reported at the first line that should hold it
+/// (and that line is still read as a claim if it is one).
+///
+/// Cost O(bytes).
+pub fn parse_claims(text: &[u8]) -> (Vec<Claim>, Vec<Malformed>) {
+    let (mut claims, mut malformed) = (Vec::new(), Vec::new());
+    let mut header_seen = false;
+    for (i, raw) in text.split(|&b| b == b'\n').enumerate() {
+        let line = i + 1;
+        let mut bad = |error: String| malformed.push(Malformed { line, error });
+        if raw.len() > MAX_LINE {
+            bad(format!("longer than {MAX_LINE} bytes"));
+            continue;
+        }
+        let Ok(s) = std::str::from_utf8(raw) else {
+            bad("not text (invalid UTF-8)".into());
+            continue;
+        };
+        let s = s.trim();
+        if s.is_empty() || s.starts_with('#') {
+            continue;
+        }
+        if !header_seen {
+            header_seen = true;
+            let fields: Vec<&str> = s.split(',').map(str::trim).collect();
+            if fields.join(",") == CLAIMS_HEADER {
+                continue;
+            }
+            bad(format!("header missing: expected '{CLAIMS_HEADER}' first"));
+        }
+        match parse_claim(s, line) {
+            Ok(claim) => claims.push(claim),
+            Err(error) => malformed.push(Malformed { line, error }),
+        }
+    }
+    if !header_seen {
+        malformed.push(Malformed {
+            line: 1,
+            error: format!("header missing: expected '{CLAIMS_HEADER}' first"),
+        });
+    }
+    (claims, malformed)
+}
+
+fn parse_claim(s: &str, line: usize) -> std::result::Result<Claim, String> {
+    let fields: Vec<&str> = s.split(',').map(str::trim).collect();
+    let [n, g, modulus, answer] = fields[..] else {
+        return Err(format!(
+            "expected 4 fields (n,g,modulus,answer), found {}",
+            fields.len()
+        ));
+    };
+    let whole = |name: &str, t: &str| -> std::result::Result<u64, String> {
+        if t.is_empty() || !t.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(format!("{name}: expected a whole number, got '{t}'"));
+        }
+        t.parse().map_err(|_| format!("{name}: '{t}' is larger than 2^64 - 1"))
+    };
+    let n = whole("n", n)?;
+    let g = if g.is_empty() { 0 } else { whole("g", g)? };
+    let modulus = parse_modulus(modulus).map_err(|e| format!("modulus: {e}"))?;
+    if answer.is_empty() || !answer.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(format!("answer: expected a whole number, got '{answer}'"));
+    }
+    let answer: u128 = answer
+        .parse()
+        .map_err(|_| format!("answer: '{answer}' is not below the modulus {modulus}"))?;
+    if answer >= modulus {
+        return Err(format!("answer: {answer} is not below the modulus {modulus}"));
+    }
+    Ok(Claim {
+        line,
+        n,
+        g,
+        modulus,
+        answer,
+    })
+}
+
+/// Checks every claim: each distinct (n, g) is counted once, all of them in one pass of the exact
+/// engine over one plan; moduli below 2^63 are also computed by the modular engine.
+/// Verdicts come in the order of `claims`.
+///
+/// Cost: one exact run over the union of the targets' states (up to the largest n), one modular run
+/// with every distinct modulus below 2^63 (and the two defaults); memory as for that one run.
+///
+/// # Errors
+/// As [`crate::count_report`], for the largest n.
+pub fn check_claims(claims: &[Claim], options: &Options) -> Result<Vec<Checked>> {
+    let mut targets: Vec<(u64, u64)> = claims.iter().map(|c| (c.n, c.g)).collect();
+    targets.sort_unstable();
+    targets.dedup();
+    let mut options = options.clone();
+    for c in claims {
+        if let Ok(m) = u64::try_from(c.modulus)
+            && m < MODULUS_LIMIT
+            && !options.moduli.contains(&m)
+        {
+            options.moduli.push(m);
+        }
+    }
+    let mut checked: Vec<Option<Checked>> = vec![None; claims.len()];
+    let mut failures = Vec::new();
+    for_each_report(&targets, &options, |_, report| {
+        if !report.ok() {
+            failures.extend(
+                report
+                    .projections
+                    .iter()
+                    .filter(|p| !p.agrees())
+                    .map(|p| (report.n, report.g, p.clone())),
+            );
+        }
+        for (i, c) in claims
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| (c.n, c.g) == (report.n, report.g))
+        {
+            let expected = residue(&report.value, c.modulus);
+            let independent = u64::try_from(c.modulus)
+                .ok()
+                .and_then(|m| report.projection(m))
+                .map(|p| p.independent);
+            checked[i] = Some(Checked {
+                claim: c.clone(),
+                expected,
+                independent,
+            });
+        }
+        Ok(())
+    })?;
+    if let Some((n, g, p)) = failures.first() {
+        return Err(Error::CrossCheck {
+            what: format!("c({n}, {g}) mod {}", p.modulus),
+            exact: p.residue.to_string(),
+            modular: p.independent.to_string(),
+        });
+    }
+    Ok(checked
+        .into_iter()
+        .map(|c| c.expect("every claim's target is reported"))
+        .collect())
+}
+
+/// `value` mod `m`. Cost O(value's limbs).
+pub fn residue(value: &BigUint, m: u128) -> u128 {
+    (value % BigUint::from(m))
+        .to_u128()
+        .expect("a residue is below its modulus")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_in_every_form() {
+        assert_eq!(parse_number("1000000007"), Ok(1_000_000_007));
+        assert_eq!(parse_number("10^18"), Ok(10u128.pow(18)));
+        assert_eq!(parse_number("1e18"), Ok(10u128.pow(18)));
+        assert_eq!(parse_number("3e2"), Ok(300));
+        assert_eq!(parse_number("2^127"), Ok(1u128 << 127));
+        assert_eq!(parse_number("340282366920938463463374607431768211455"), Ok(u128::MAX));
+        for bad in [
+            "2^128",
+            "1e39",
+            "340282366920938463463374607431768211456",
+            "",
+            "-3",
+            "1.5",
+            "x^2",
+            "10^",
+            "e5",
+        ] {
+            assert!(parse_number(bad).is_err(), "{bad}");
+        }
+        assert!(parse_modulus("1").is_err());
+        assert!(parse_modulus("0").is_err());
+        assert_eq!(parse_modulus("2"), Ok(2));
+    }
+
+    #[test]
+    fn claims_file_lines_and_errors() {
+        let text = b"# a comment\n\nn,g,modulus,answer\n10,,1000,17\n10,0,10^18,17\n10,1,7\n\nx,0,7,1\n10,0,1,0\n10,0,7,9\n10,0,7,3";
+        let (claims, malformed) = parse_claims(text);
+        assert_eq!(claims.iter().map(|c| c.line).collect::<Vec<_>>(), vec![4, 5, 11]);
+        assert_eq!(
+            claims[0],
+            Claim {
+                line: 4,
+                n: 10,
+                g: 0,
+                modulus: 1000,
+                answer: 17
+            }
+        );
+        assert_eq!(malformed.iter().map(|m| m.line).collect::<Vec<_>>(), vec![6, 8, 9, 10]);
+        assert!(malformed[0].error.contains("4 fields"));
+        assert!(malformed[1].error.starts_with("n:"));
+        assert!(malformed[2].error.starts_with("modulus:"));
+        assert!(malformed[3].error.contains("not below the modulus"));
+    }
+
+    #[test]
+    fn header_missing_binary_and_long_lines() {
+        let (claims, malformed) = parse_claims(b"10,0,7,3\n");
+        assert_eq!(claims.len(), 1);
+        assert_eq!(
+            malformed,
+            vec![Malformed {
+                line: 1,
+                error: "header missing: expected 'n,g,modulus,answer' first".into()
+            }]
+        );
+        let (claims, malformed) = parse_claims(b"");
+        assert!(claims.is_empty());
+        assert_eq!(malformed.len(), 1);
+        let mut text = b"n,g,modulus,answer\n\xff\xfe,1\n".to_vec();
+        text.extend(std::iter::repeat_n(b'1', MAX_LINE + 1));
+        let (_, malformed) = parse_claims(&text);
+        assert_eq!(malformed.iter().map(|m| m.line).collect::<Vec<_>>(), vec![2, 3]);
+    }
+
+    #[test]
+    fn check_claims_gives_verdicts_in_order() {
+        let claim = |line, n, g, modulus, answer| Claim {
+            line,
+            n,
+            g,
+            modulus,
+            answer,
+        };
+        let claims = [
+            claim(1, 10, 0, 1000, 17),
+            claim(2, 10, 0, 1000, 18),
+            claim(3, 10_000, 0, 998_244_353, 163_314_502),
+            claim(4, 10, 0, 1u128 << 100, 17),
+            claim(5, 10, 0, 5, 2),
+        ];
+        let checked = check_claims(&claims, &Options::default()).unwrap();
+        assert_eq!(
+            checked.iter().map(Checked::ok).collect::<Vec<_>>(),
+            vec![true, false, true, true, true]
+        );
+        assert_eq!(checked[1].expected, 17);
+        assert_eq!(checked[3].independent, None);
+        assert_eq!(checked[0].independent, Some(17));
+        assert!(checked.iter().all(Checked::engines_agree));
+    }
+}
