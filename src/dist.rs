@@ -6,13 +6,24 @@
 use num_bigint::BigUint;
 
 use crate::engine::Hooks;
-use crate::plan::{Plan, support};
+use crate::plan::{Plan, support_until};
 use crate::{Error, Result, exact, modular};
 
 /// The targets of the whole distribution and the plan that computes them, after checking the
 /// memory estimate (plan, three layers of `words(n)` words a state, and the results) against `limit`.
-fn planned(n: u64, limit: u64, words: impl Fn(usize) -> u64) -> Result<(Vec<(u64, u64)>, Plan)> {
-    let targets: Vec<(u64, u64)> = support(n)?.iter().map(|g| (n, g)).collect();
+fn planned(n: u64, limit: u64, hooks: Hooks, words: impl Fn(usize) -> u64) -> Result<(Vec<(u64, u64)>, Plan)> {
+    // Before the support's forward pass: the plan of the whole distribution holds nearly every g
+    // below about 11 k in each layer k, so about 11 n^2 / 16 bytes of bitsets.
+    crate::game::check_n(n)?;
+    let floor = (n as u128 * n as u128 * 11 / 16).min(u64::MAX as u128) as u64;
+    if floor > limit {
+        return Err(Error::OutOfMemory {
+            arg: "N",
+            estimate: floor,
+            limit,
+        });
+    }
+    let targets: Vec<(u64, u64)> = support_until(n, hooks.cancel)?.iter().map(|g| (n, g)).collect();
     let plan = Plan::new(&targets, limit)?;
     let estimate = plan.bytes() + 8 * words(n as usize) * (3 * plan.widest_layer() as u64 + targets.len() as u64);
     if estimate > limit {
@@ -34,7 +45,7 @@ fn planned(n: u64, limit: u64, words: impl Fn(usize) -> u64) -> Result<(Vec<(u64
 /// [`Error::InvalidArgument`] for n too large, [`Error::OutOfMemory`] past the limit,
 /// [`Error::Interrupted`] when cancelled.
 pub fn exact(n: u64, hooks: Hooks, memory_limit: u64) -> Result<Vec<(u64, BigUint)>> {
-    let (targets, plan) = planned(n, memory_limit, |k| 1 + exact::limbs(k) as u64)?;
+    let (targets, plan) = planned(n, memory_limit, hooks, |k| 1 + exact::limbs(k) as u64)?;
     let values = exact::count_with_plan(&plan, &targets, hooks)?;
     Ok(targets.iter().map(|t| t.1).zip(values).collect())
 }
@@ -47,7 +58,7 @@ pub fn exact(n: u64, hooks: Hooks, memory_limit: u64) -> Result<Vec<(u64, BigUin
 /// As [`exact`], and [`Error::InvalidArgument`] for m outside 2..2^63.
 pub fn modular(n: u64, m: u64, hooks: Hooks, memory_limit: u64) -> Result<Vec<(u64, u64)>> {
     modular::check_modulus(m)?;
-    let (targets, plan) = planned(n, memory_limit, |_| 1)?;
+    let (targets, plan) = planned(n, memory_limit, hooks, |_| 1)?;
     let residues = modular::count_mod_with_plan(&plan, &targets, &[m], hooks)?;
     Ok(targets
         .iter()

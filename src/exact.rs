@@ -17,44 +17,49 @@ pub fn limbs(k: usize) -> usize {
     count_bits_bound(k as u64).div_ceil(64) as usize
 }
 
-/// `out[..] = a + b + carry_in` over the limbs, where `a.len() >= b.len()`, `out` is
-/// long enough for the sum, and `carry_in <= 2`; returns the number of significant limbs written.
+/// `out[..] = a + b + increment` over the limbs, where `a.len() >= b.len()`, `out` is long enough
+/// for the sum, and `increment <= 2`; returns the number of significant limbs written.
 #[inline]
-fn add_into(out: &mut [u64], a: &[u64], b: &[u64], carry_in: u64) -> usize {
+fn add_into(out: &mut [u64], a: &[u64], b: &[u64], increment: u64) -> usize {
     let n = b.len();
     assert!(a.len() >= n && out.len() >= a.len());
-    // The first limb takes the whole carry-in (up to 2), the rest a carry of 0 or 1.
-    let mut carry = 0u8;
-    let (mut i, mut rest_carry) = (0, carry_in);
-    if n > 0 {
-        let (s, c1) = a[0].overflowing_add(b[0]);
-        let (s, c2) = s.overflowing_add(carry_in);
-        out[0] = s;
-        carry = c1 as u8 + c2 as u8;
-        i = 1;
-        rest_carry = 0;
-    }
-    // carry is 0 or 1 from here on: a + b + 2 < 2^65 overflows by at most one.
-    carry = add_run(&mut out[i..n], &a[i..n], &b[i..n], carry);
-    let mut carry = carry as u64 + rest_carry;
+    let mut carry = add_run(&mut out[..n], &a[..n], b, 0) as u64;
     for (o, &x) in out[n..a.len()].iter_mut().zip(&a[n..]) {
-        let (s, c) = x.overflowing_add(carry);
-        *o = s;
-        carry = c as u64;
+        (*o, carry) = (x.wrapping_add(carry), u64::from(x == u64::MAX && carry == 1));
     }
-    let len = a.len();
+    let mut len = a.len();
     if carry != 0 {
         out[len] = carry;
-        len + 1
-    } else {
-        len
+        len += 1;
     }
+    add_small(out, len, increment)
+}
+
+/// Adds `increment` to the `len` significant limbs of `out` (which has room for one more) and
+/// returns the new number of significant limbs.
+#[inline]
+fn add_small(out: &mut [u64], len: usize, mut increment: u64) -> usize {
+    for (i, o) in out.iter_mut().enumerate() {
+        if increment == 0 {
+            return len;
+        }
+        if i == len {
+            *o = increment;
+            return len + 1;
+        }
+        let (s, overflow) = o.overflowing_add(increment);
+        *o = s;
+        increment = u64::from(overflow);
+    }
+    assert_eq!(increment, 0, "a count outgrew its limbs");
+    len
 }
 
 /// `out = a + b + carry` over equal-length slices with a one-bit carry; returns the carry out.
+/// The kernel of both exact engines: an add-with-carry chain, unrolled by four.
 #[cfg(target_arch = "x86_64")]
 #[inline]
-fn add_run(out: &mut [u64], a: &[u64], b: &[u64], mut carry: u8) -> u8 {
+pub(crate) fn add_run(out: &mut [u64], a: &[u64], b: &[u64], mut carry: u8) -> u8 {
     use core::arch::x86_64::_addcarry_u64;
     let n = out.len().min(a.len()).min(b.len());
     let (out, a, b) = (&mut out[..n], &a[..n], &b[..n]);
@@ -75,7 +80,7 @@ fn add_run(out: &mut [u64], a: &[u64], b: &[u64], mut carry: u8) -> u8 {
 /// `out = a + b + carry` over equal-length slices with a one-bit carry; returns the carry out.
 #[cfg(not(target_arch = "x86_64"))]
 #[inline]
-fn add_run(out: &mut [u64], a: &[u64], b: &[u64], carry: u8) -> u8 {
+pub(crate) fn add_run(out: &mut [u64], a: &[u64], b: &[u64], carry: u8) -> u8 {
     let mut carry = carry as u64;
     for ((o, &x), &y) in out.iter_mut().zip(a).zip(b) {
         let s = x as u128 + y as u128 + carry as u128;
@@ -116,18 +121,59 @@ pub fn to_biguint(value: &[u64]) -> BigUint {
     BigUint::new(digits)
 }
 
-/// The exact c(n, g) for every target of an existing plan, in order.
+/// Which exact engine runs the recurrence.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Engine {
+    /// [`crate::blocked`]: blocks of layers computed one limb chunk at a time, in cache.
+    #[default]
+    Blocked,
+    /// The straightforward engine: whole values layer by layer ([`Limbs`] in [`engine::run`]),
+    /// kept as the reference the fast one is tested against.
+    Reference,
+}
+
+/// Runs `engine` over `plan`, handing each target's words (a length word, then limbs; see
+/// [`to_biguint`]) to `sink` in order of layer.
 ///
-/// Cost: O(plan states x limbs(n)) limb additions; memory three layers of
-/// `widest layer x limbs(n) x 8` bytes plus the results.
+/// Cost: O(plan states x limbs(n)) limb additions; memory of the engine (three layers for the
+/// reference, see [`crate::blocked`] for the other).
+///
+/// # Errors
+/// [`crate::Error::Interrupted`] when `hooks.cancel` is set.
+pub fn run_with(
+    engine: Engine,
+    plan: &Plan,
+    targets: &[(u64, u64)],
+    hooks: Hooks,
+    sink: impl FnMut(usize, &[u64]) + Send,
+) -> Result<()> {
+    match engine {
+        Engine::Blocked => {
+            let tuning = crate::blocked::Tuning::for_width(plan.widest_layer());
+            crate::blocked::run_with(plan, targets, hooks, tuning, sink)
+        }
+        Engine::Reference => engine::run_with(plan, &Limbs, targets, hooks, sink),
+    }
+}
+
+/// The exact c(n, g) for every target of an existing plan, in order, by the fast engine.
+///
+/// Cost: O(plan states x limbs(n)) limb additions; memory as [`run_with`] plus the results.
 ///
 /// # Errors
 /// [`crate::Error::Interrupted`] when `hooks.cancel` is set.
 pub fn count_with_plan(plan: &Plan, targets: &[(u64, u64)], hooks: Hooks) -> Result<Vec<BigUint>> {
-    Ok(engine::run(plan, &Limbs, targets, hooks)?
-        .iter()
-        .map(|w| to_biguint(w))
-        .collect())
+    count_with_engine(Engine::Blocked, plan, targets, hooks)
+}
+
+/// [`count_with_plan`] by the engine of your choice.
+///
+/// # Errors
+/// As [`count_with_plan`].
+pub fn count_with_engine(engine: Engine, plan: &Plan, targets: &[(u64, u64)], hooks: Hooks) -> Result<Vec<BigUint>> {
+    let mut values = vec![BigUint::ZERO; targets.len()];
+    run_with(engine, plan, targets, hooks, |t, words| values[t] = to_biguint(words))?;
+    Ok(values)
 }
 
 /// Bytes the exact engine's three layers need over `plan` for a top layer `n`.
@@ -151,6 +197,13 @@ mod tests {
         let mut out = [7u64; 3];
         assert_eq!(add_into(&mut out, &[u64::MAX, 3], &[u64::MAX], 2), 2);
         assert_eq!(out[..2], [0, 5]);
+        // the one case where the low limb carries 2: MAX + MAX + 2 = 2^65
+        let mut out = [7u64; 3];
+        assert_eq!(add_into(&mut out, &[u64::MAX, u64::MAX], &[u64::MAX, u64::MAX], 2), 3);
+        assert_eq!(out, [0, 0, 2]);
+        let mut out = [7u64; 2];
+        assert_eq!(add_into(&mut out, &[u64::MAX], &[u64::MAX], 2), 2);
+        assert_eq!(out, [0, 2]);
     }
 
     #[test]

@@ -18,9 +18,7 @@ pub const MAX_N: u64 = (u32::MAX >> 1) as u64;
 /// # Errors
 /// [`Error::InvalidArgument`] when `n` exceeds [`MAX_N`].
 pub fn edge_values(n: u64) -> Result<Vec<u32>> {
-    if n > MAX_N {
-        return Err(Error::invalid("N", format!("at most {MAX_N}, got {n}")));
-    }
+    check_n(n)?;
     let n = n as usize;
     let mut e = vec![0u32; n + 1];
     if n >= 1 {
@@ -30,6 +28,18 @@ pub fn edge_values(n: u64) -> Result<Vec<u32>> {
         e[k] = (e[k - 1] ^ e[k - 2]) + 1;
     }
     Ok(e)
+}
+
+/// Checks that the engines accept `n`: at most [`MAX_N`].
+///
+/// # Errors
+/// [`Error::InvalidArgument`] naming `N`.
+pub fn check_n(n: u64) -> Result<()> {
+    if n > MAX_N {
+        Err(Error::invalid("N", format!("at most {MAX_N}, got {n}")))
+    } else {
+        Ok(())
+    }
 }
 
 /// The Grundy value G(k) of T(k), or `None` for the empty tree T(0) (whose value the recurrence treats

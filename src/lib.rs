@@ -13,6 +13,7 @@
 
 #![warn(missing_docs)]
 
+pub mod blocked;
 pub mod brute;
 pub mod dist;
 pub mod engine;

@@ -167,12 +167,7 @@ impl Plan {
     /// soon as the bitsets are projected to exceed `memory_limit` bytes.
     pub fn new(targets: &[(u64, u64)], memory_limit: u64) -> Result<Plan> {
         let top = targets.iter().map(|t| t.0).max().unwrap_or(0);
-        if top > crate::game::MAX_N {
-            return Err(Error::invalid(
-                "N",
-                format!("at most {}, got {top}", crate::game::MAX_N),
-            ));
-        }
+        crate::game::check_n(top)?;
         // Before allocating anything: the Grundy values, one set per layer and at least one word in
         // each are a floor under the plan's size.
         let per_layer = 4 + std::mem::size_of::<LayerSet>() as u64;
@@ -314,9 +309,20 @@ impl Plan {
 /// # Errors
 /// [`Error::InvalidArgument`] for an n above [`crate::game::MAX_N`].
 pub fn support(n: u64) -> Result<LayerSet> {
+    support_until(n, None)
+}
+
+/// [`support`], checking `cancel` after each layer.
+///
+/// # Errors
+/// As [`support`], and [`Error::Interrupted`] once `cancel` is set.
+pub fn support_until(n: u64, cancel: Option<&std::sync::atomic::AtomicBool>) -> Result<LayerSet> {
     let edge = crate::game::edge_values(n)?;
     let (mut older, mut old) = (LayerSet::default(), LayerSet::default());
     for k in 2..=n as usize {
+        if cancel.is_some_and(|c| c.load(std::sync::atomic::Ordering::Relaxed)) {
+            return Err(Error::Interrupted);
+        }
         let (l, r) = (edge[k - 1] as u64, edge[k - 2] as u64);
         let direct = std::iter::once(r).chain((k >= 3).then_some(l));
         let from = |s: &LayerSet, e: u64| s.iter().map(move |t| (t + 1) ^ e).collect::<Vec<_>>();

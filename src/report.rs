@@ -3,7 +3,7 @@
 use num_bigint::BigUint;
 use num_traits::ToPrimitive;
 
-use crate::engine::{self, Hooks};
+use crate::engine::Hooks;
 use crate::plan::Plan;
 use crate::{Error, Result};
 use crate::{exact, modular};
@@ -41,6 +41,8 @@ pub struct Options<'a> {
     pub memory_limit: Option<u64>,
     /// A cancel flag and a progress callback for the engines.
     pub hooks: Hooks<'a>,
+    /// The exact engine.
+    pub engine: exact::Engine,
     /// Testing only: adds 1 to the independent residue of this modulus, to exercise the
     /// disagreement path without a real bug.
     #[doc(hidden)]
@@ -159,7 +161,7 @@ pub fn for_each_report(
     }
     let independent = modular::count_mod_with_plan(&plan, targets, &moduli, options.hooks)?;
     let mut failed = None;
-    engine::run_with(&plan, &exact::Limbs, targets, options.hooks, |t, words| {
+    exact::run_with(options.engine, &plan, targets, options.hooks, |t, words| {
         if failed.is_some() {
             return;
         }

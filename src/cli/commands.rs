@@ -363,7 +363,6 @@ pub fn dist(args: DistArgs) -> anyhow::Result<ExitCode> {
     let mut session = Session::new(&args.run, !args.json)?;
     let n = args.n;
     let limit = available_memory();
-    let moves = fibtree::tree_size(n).max(BigUint::from(1u32)) - 1u32; // |T(0)| = 0 has no moves either
     let entries: Vec<(u64, BigUint)> = match session.compute(|hooks, _| {
         Ok(match args.modulus {
             None => fibtree::dist::exact(n, hooks, limit)?,
@@ -377,6 +376,7 @@ pub fn dist(args: DistArgs) -> anyhow::Result<ExitCode> {
         Err(code) => return Ok(code),
     };
     let sum: BigUint = entries.iter().map(|e| &e.1).sum();
+    let moves = fibtree::tree_size(n).max(BigUint::from(1u32)) - 1u32; // |T(0)| = 0 has no moves either
     let (sum, moves) = match args.modulus {
         Some(m) => (sum % m, moves % m),
         None => (sum, moves),

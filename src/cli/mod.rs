@@ -83,6 +83,9 @@ struct CountArgs {
     /// Also project onto modulus M and check it (2 <= M < 2^63; 10^18 and 1e18 forms accepted); repeatable.
     #[arg(long = "mod", value_name = "M", value_parser = parse_modulus, allow_negative_numbers = true)]
     moduli: Vec<u64>,
+    /// The exact engine: `blocked` (fast, in cache) or `reference` (whole values layer by layer).
+    #[arg(long, value_enum, default_value_t = EngineArg::Blocked)]
+    engine: EngineArg,
     /// Print one JSON object.
     #[arg(long, conflicts_with = "quiet")]
     json: bool,
@@ -94,6 +97,24 @@ struct CountArgs {
     /// Testing only: perturb the independent residue for this modulus.
     #[arg(long, hide = true, value_name = "M", value_parser = parse_whole)]
     test_perturb: Option<u64>,
+}
+
+/// The exact engines, as `--engine` names them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum EngineArg {
+    /// Blocks of layers one limb chunk at a time.
+    Blocked,
+    /// Whole values, layer by layer.
+    Reference,
+}
+
+impl From<EngineArg> for fibtree::exact::Engine {
+    fn from(e: EngineArg) -> Self {
+        match e {
+            EngineArg::Blocked => fibtree::exact::Engine::Blocked,
+            EngineArg::Reference => fibtree::exact::Engine::Reference,
+        }
+    }
 }
 
 #[derive(Debug, Args)]

@@ -1,0 +1,444 @@
+//! The fast exact engine: the recurrence over blocks of layers, one limb chunk at a time.
+//!
+//! Chunk j (limbs `jC .. (j+1)C`) of c(k, g) depends only on chunk j of its two sources and the carry
+//! (0, 1 or 2) out of chunk j - 1 of the same value. So a block of B layers is computed as a
+//! sequence of passes, pass j computing chunk j of every value of every layer in the block while
+//! only three layers of chunk j (a few hundred KiB) are live: the working set stays in cache however
+//! long the numbers grow, and only the carries (one byte a state) go from one pass to the next.
+//!
+//! Invariants:
+//! - pass j reaches layer k of the block only after pass j - 1 has finished it (the carries it
+//!   reads are then final; it overwrites them with its own for pass j + 1); passes are claimed in
+//!   increasing order by the pool's threads, so the pass each one waits for is always running;
+//! - a state whose count is zero is known before any pass (no move leads to it: no direct move and
+//!   no non-zero source) and is skipped by every pass; readers treat it as absent;
+//! - pass j keeps chunk j of the block's last two layers: they are the first two layers of pass j
+//!   of the next block. Chunks above a layer's limb count are zero.
+//!
+//! Memory: the two layers at a block's edge in full, plus per thread three layers of one chunk,
+//! plus per block one index pair, one direct count, a zero flag and a carry byte per state.
+
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
+
+use crate::engine::Hooks;
+use crate::exact::{add_run, limbs};
+use crate::plan::Plan;
+use crate::{Error, Result};
+
+/// An index meaning "no source" (or a source whose count is zero).
+const NONE: u32 = u32::MAX;
+
+/// Bytes of per-state bookkeeping in a block (two source indices, direct, carry).
+const META_BYTES: usize = 10;
+
+/// How a run is cut into blocks and chunks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Tuning {
+    /// Layers per block.
+    pub block_layers: usize,
+    /// Limbs per chunk: 4, 8 or 16.
+    pub chunk_limbs: usize,
+}
+
+impl Tuning {
+    /// A tuning for layers of at most `widest` states: three layers of a chunk in at most about 4 MiB
+    /// per thread, a block's bookkeeping in about 4 MiB.
+    pub fn for_width(widest: usize) -> Tuning {
+        let widest = widest.max(1);
+        let chunk_limbs = match (4 << 20) / (24 * widest) {
+            0..8 => 4,
+            8..16 => 8,
+            _ => 16,
+        };
+        let block_layers = ((4 << 20) / (META_BYTES * widest)).clamp(4, 512);
+        Tuning {
+            block_layers,
+            chunk_limbs,
+        }
+    }
+}
+
+/// A layer before a block, as the block reads it: the position of each g among the layer's non-zero
+/// counts, [`NONE`] where the count is zero.
+#[derive(Default)]
+struct Edge {
+    base: u64,
+    slot: Vec<u32>,
+}
+
+impl Edge {
+    #[inline]
+    fn index(&self, g: u64) -> u32 {
+        self.slot[(g - self.base) as usize]
+    }
+}
+
+/// The non-zero counts of one layer of a block (a count is zero when no move leads to its g, which
+/// the plan alone tells): where each reads from, its direct moves, and its place among the block's
+/// carries.
+struct Layer {
+    left: Vec<u32>,
+    right: Vec<u32>,
+    direct: Vec<u8>,
+    carry_at: usize,
+    /// (target index, position among the non-zero counts or [`NONE`]) of the targets in this layer.
+    targets: Vec<(usize, u32)>,
+}
+
+impl Layer {
+    fn len(&self) -> usize {
+        self.left.len()
+    }
+}
+
+/// Chunk j of the two layers before a block (the older first), `states x C` limbs each.
+type Chunk = [Vec<u64>; 2];
+
+/// What pass j leaves: chunk j of the block's last two layers, and of its targets' values in order.
+type PassResult = (Chunk, Vec<u64>);
+
+/// Runs the exact recurrence over `plan`, handing each target's value to `sink` in the words format
+/// of [`crate::exact::Limbs`] (a length word, then limbs), in order of layer.
+///
+/// Cost: O(plan states x limbs(n)) limb additions, in cache; memory as the module says.
+///
+/// # Errors
+/// [`Error::Interrupted`] when `hooks.cancel` is set.
+pub fn run_with(
+    plan: &Plan,
+    targets: &[(u64, u64)],
+    hooks: Hooks,
+    tuning: Tuning,
+    mut sink: impl FnMut(usize, &[u64]) + Send,
+) -> Result<()> {
+    let mut by_layer: Vec<usize> = (0..targets.len()).collect();
+    by_layer.sort_by_key(|&t| targets[t].0);
+    let mut next = by_layer.iter().peekable();
+    while let Some(&t) = next.next_if(|&&t| targets[t].0 < 2) {
+        sink(t, &[]);
+    }
+    let c = tuning.chunk_limbs;
+    let total: u64 = (2..=plan.top())
+        .map(|k| plan.layer(k).len() as u64 * limbs(k) as u64)
+        .sum();
+    let mut done = 0;
+    let mut edges: [Edge; 2] = Default::default(); // layers k0 - 2 and k0 - 1
+    let mut chunks: Vec<Chunk> = Vec::new();
+    let mut last_widths = [0usize; 2]; // non-zero counts of the layers before the block
+    let mut k0 = 2;
+    while k0 <= plan.top() {
+        if hooks.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
+            return Err(Error::Interrupted);
+        }
+        let k1 = (k0 + tuning.block_layers - 1).min(plan.top());
+        let edge_widths = last_widths;
+        let mut layers: Vec<Layer> = Vec::with_capacity(k1 - k0 + 1);
+        for k in k0..=k1 {
+            let carry_at = layers.last().map_or(0, |l| l.carry_at + l.len());
+            let (mut layer, edge) = describe(plan, k, &edges, carry_at);
+            while let Some(&t) = next.next_if(|&&t| targets[t].0 as usize == k) {
+                layer.targets.push((t, edge.index(targets[t].1)));
+            }
+            edges.rotate_left(1);
+            edges[1] = edge;
+            layers.push(layer);
+        }
+        let carry_count = layers.last().map_or(0, |l| l.carry_at + l.len());
+        last_widths = [
+            layers.len().checked_sub(2).map_or(edge_widths[1], |i| layers[i].len()),
+            layers[layers.len() - 1].len(),
+        ];
+        // Chunks of the edge layers beyond what the previous block computed are zero.
+        let passes = limbs(k1).div_ceil(c);
+        let widths = [edge_widths[0] * c, edge_widths[1] * c];
+        chunks.resize_with(passes, || [vec![0; widths[0]], vec![0; widths[1]]]);
+        let carries: Vec<AtomicU8> = (0..carry_count).map(|_| AtomicU8::new(0)).collect();
+        let block = Block {
+            layers: &layers,
+            carries: &carries,
+            progress: (0..passes).map(|_| Padded(AtomicUsize::new(0))).collect(),
+        };
+        let results = block.run(std::mem::take(&mut chunks), c);
+        let mut values: Vec<(usize, Vec<u64>)> = layers
+            .iter()
+            .flat_map(|l| &l.targets)
+            .map(|&(t, _)| (t, vec![0; 1 + passes * c]))
+            .collect();
+        for (j, (chunk, target_chunks)) in results.into_iter().enumerate() {
+            for (value, limbs) in values.iter_mut().zip(target_chunks.chunks_exact(c)) {
+                value.1[1 + j * c..1 + (j + 1) * c].copy_from_slice(limbs);
+            }
+            chunks.push(chunk);
+        }
+        for (t, mut words) in values {
+            words[0] = (words.len() - 1) as u64;
+            sink(t, &words);
+        }
+        if let Some(progress) = hooks.progress {
+            done += (k0..=k1)
+                .map(|k| plan.layer(k).len() as u64 * limbs(k) as u64)
+                .sum::<u64>();
+            progress("exact", done, total);
+        }
+        k0 = k1 + 1;
+    }
+    Ok(())
+}
+
+/// The non-zero counts of layer `k` and where each reads from, given the two layers before it, and
+/// the layer as the next layers read it.
+fn describe(plan: &Plan, k: usize, edges: &[Edge; 2], carry_at: usize) -> (Layer, Edge) {
+    let right_edge = plan.edge(k - 2) as u64;
+    let left_edge = plan.edge(k - 1) as u64;
+    let set = plan.layer(k);
+    let mut layer = Layer {
+        left: Vec::new(),
+        right: Vec::new(),
+        direct: Vec::new(),
+        carry_at,
+        targets: Vec::new(),
+    };
+    let mut slot = vec![NONE; set.window()];
+    for g in set.iter() {
+        let left = (g ^ right_edge)
+            .checked_sub(1)
+            .filter(|_| k >= 3)
+            .map_or(NONE, |a| edges[1].index(a));
+        let right = (g ^ left_edge)
+            .checked_sub(1)
+            .filter(|_| k >= 4)
+            .map_or(NONE, |b| edges[0].index(b));
+        let direct = (g == right_edge) as u8 + (k >= 3 && g == left_edge) as u8;
+        if direct == 0 && left == NONE && right == NONE {
+            continue; // no move leads to g: the count is zero
+        }
+        slot[(g - set.base()) as usize] = layer.len() as u32;
+        layer.left.push(left);
+        layer.right.push(right);
+        layer.direct.push(direct);
+    }
+    (layer, Edge { base: set.base(), slot })
+}
+
+/// One block's shared state while its passes run.
+struct Block<'a> {
+    layers: &'a [Layer],
+    carries: &'a [AtomicU8],
+    /// progress[j]: the number of the block's layers pass j has finished.
+    progress: Vec<Padded>,
+}
+
+/// A counter alone on its cache lines, so that neighbouring passes do not contend for one line.
+#[repr(align(128))]
+struct Padded(AtomicUsize);
+
+impl Block<'_> {
+    /// Runs every pass on the current pool's threads and returns, per pass, chunk j of the block's
+    /// last two layers and of its targets' values.
+    fn run(&self, chunks: Vec<Chunk>, c: usize) -> Vec<PassResult> {
+        let passes = chunks.len();
+        let inputs: Vec<Mutex<Option<Chunk>>> = chunks.into_iter().map(|c| Mutex::new(Some(c))).collect();
+        let outputs: Vec<Mutex<Option<PassResult>>> = (0..passes).map(|_| Mutex::new(None)).collect();
+        let next = AtomicUsize::new(0);
+        let work = || {
+            loop {
+                let j = next.fetch_add(1, Ordering::Relaxed);
+                if j >= passes {
+                    break;
+                }
+                let input = inputs[j]
+                    .lock()
+                    .expect("not poisoned")
+                    .take()
+                    .expect("each pass is claimed once");
+                let output = match c {
+                    4 => self.pass::<4>(j, input),
+                    8 => self.pass::<8>(j, input),
+                    _ => self.pass::<16>(j, input),
+                };
+                *outputs[j].lock().expect("not poisoned") = Some(output);
+            }
+        };
+        if passes > 1 && rayon::current_num_threads() > 1 {
+            rayon::broadcast(|_| work());
+        } else {
+            work();
+        }
+        outputs
+            .into_iter()
+            .map(|o| o.into_inner().expect("not poisoned").expect("every pass ran"))
+            .collect()
+    }
+
+    /// Pass j: chunk j of every layer of the block, from chunk j of the two layers before it.
+    fn pass<const C: usize>(&self, j: usize, [mut older, mut old]: Chunk) -> PassResult {
+        let mut cur: Vec<u64> = Vec::new();
+        let mut target_chunks = Vec::new();
+        for (i, layer) in self.layers.iter().enumerate() {
+            if j > 0 {
+                self.wait(j - 1, i);
+            }
+            let len = layer.len() * C;
+            if cur.len() < len {
+                cur.resize(len, 0); // every chunk is rewritten below: stale contents are harmless
+            }
+            let carries = &self.carries[layer.carry_at..layer.carry_at + layer.len()];
+            for (s, out) in cur[..len].chunks_exact_mut(C).enumerate() {
+                let carry_in = if j == 0 {
+                    layer.direct[s]
+                } else {
+                    carries[s].load(Ordering::Relaxed)
+                };
+                let left = chunk_at::<C>(&old, layer.left[s]);
+                let carry_out = add_chunk::<C>(out, left, chunk_at::<C>(&older, layer.right[s]), carry_in);
+                carries[s].store(carry_out, Ordering::Relaxed);
+            }
+            for &(_, s) in &layer.targets {
+                match chunk_at::<C>(&cur, s) {
+                    Some(chunk) => target_chunks.extend_from_slice(chunk),
+                    None => target_chunks.extend_from_slice(&[0; C]),
+                }
+            }
+            self.progress[j].0.store(i + 1, Ordering::Release);
+            // roll: older <- old <- cur, and the oldest buffer is reused
+            cur.truncate(len);
+            std::mem::swap(&mut older, &mut old);
+            std::mem::swap(&mut old, &mut cur);
+        }
+        ([older, old], target_chunks)
+    }
+
+    /// Waits until pass `j` has finished the block's layer `i`: that pass is running (passes are
+    /// claimed in order), so it will.
+    fn wait(&self, j: usize, i: usize) {
+        let mut spins = 0u32;
+        while self.progress[j].0.load(Ordering::Acquire) <= i {
+            if spins < 64 {
+                spins += 1;
+                std::hint::spin_loop();
+            } else {
+                std::thread::yield_now();
+            }
+        }
+    }
+}
+
+/// The chunk of state `at` in a layer's chunk buffer, or `None` for [`NONE`].
+#[inline(always)]
+fn chunk_at<const C: usize>(layer: &[u64], at: u32) -> Option<&[u64]> {
+    (at != NONE).then(|| &layer[at as usize * C..(at as usize + 1) * C])
+}
+
+/// `out = a + b + carry_in` over one chunk (absent operands are zero); returns the carry out, 0..=2.
+#[inline(always)]
+fn add_chunk<const C: usize>(out: &mut [u64], a: Option<&[u64]>, b: Option<&[u64]>, carry_in: u8) -> u8 {
+    let out: &mut [u64; C] = out.try_into().expect("a chunk is C limbs");
+    let mut carry = match (a, b) {
+        (Some(a), Some(b)) => add_run(out, a, b, 0),
+        (Some(x), None) | (None, Some(x)) => {
+            out.copy_from_slice(x);
+            0
+        }
+        (None, None) => {
+            out.fill(0);
+            0
+        }
+    };
+    let mut increment = carry_in as u64;
+    for o in out.iter_mut() {
+        if increment == 0 {
+            break;
+        }
+        let (s, overflow) = o.overflowing_add(increment);
+        *o = s;
+        increment = u64::from(overflow);
+    }
+    carry += increment as u8;
+    carry
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn add_chunk_carries() {
+        let mut out = [9u64; 4];
+        let m = u64::MAX;
+        assert_eq!(add_chunk::<4>(&mut out, Some(&[m, m, m, m]), Some(&[m, m, m, m]), 2), 2);
+        assert_eq!(out, [0, 0, 0, 0]);
+        assert_eq!(add_chunk::<4>(&mut out, Some(&[m, m, m, m]), None, 1), 1);
+        assert_eq!(out, [0, 0, 0, 0]);
+        assert_eq!(add_chunk::<4>(&mut out, None, None, 2), 0);
+        assert_eq!(out, [2, 0, 0, 0]);
+        assert_eq!(add_chunk::<4>(&mut out, Some(&[m, 1, 0, 0]), Some(&[1, 2, 0, 0]), 0), 0);
+        assert_eq!(out, [0, 4, 0, 0]);
+    }
+
+    /// Every tuning of the blocked engine gives the reference engine's values, for single targets,
+    /// many targets across layers (as `table` asks) and whole distributions (as `dist` asks).
+    #[test]
+    fn blocked_equals_reference() {
+        use crate::exact::{Engine, count_with_engine, to_biguint};
+        let cases: Vec<Vec<(u64, u64)>> = vec![
+            vec![(700, 0)],
+            vec![(1200, 5)],
+            vec![(333, 1 << 40)],
+            (0..=150).map(|k| (k, 0)).chain([(150, 3), (149, 0)]).collect(),
+            crate::plan::support(260).unwrap().iter().map(|g| (260, g)).collect(),
+        ];
+        for targets in &cases {
+            let plan = Plan::new(targets, u64::MAX).unwrap();
+            let want = count_with_engine(Engine::Reference, &plan, targets, Hooks::default()).unwrap();
+            let widest = plan.widest_layer();
+            for tuning in [
+                Tuning {
+                    block_layers: 4,
+                    chunk_limbs: 4,
+                },
+                Tuning {
+                    block_layers: 7,
+                    chunk_limbs: 8,
+                },
+                Tuning {
+                    block_layers: 64,
+                    chunk_limbs: 16,
+                },
+                Tuning {
+                    block_layers: 1000,
+                    chunk_limbs: 4,
+                },
+                Tuning::for_width(widest),
+            ] {
+                for threads in [1, 2, 3] {
+                    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+                    let mut got = vec![None; targets.len()];
+                    pool.install(|| {
+                        run_with(&plan, targets, Hooks::default(), tuning, |t, w| {
+                            got[t] = Some(to_biguint(w))
+                        })
+                    })
+                    .unwrap();
+                    let got: Vec<_> = got.into_iter().map(|v| v.expect("every target reported")).collect();
+                    assert_eq!(
+                        got,
+                        want,
+                        "{tuning:?}, {threads} threads, {} targets up to {:?}",
+                        targets.len(),
+                        targets.last()
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn tuning_stays_in_range() {
+        for widest in [0, 1, 100, 2048, 8192, 40_000, 1 << 20] {
+            let t = Tuning::for_width(widest);
+            assert!([4, 8, 16].contains(&t.chunk_limbs));
+            assert!((4..=512).contains(&t.block_layers));
+        }
+    }
+}
