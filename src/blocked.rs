@@ -19,7 +19,7 @@
 //! plus per block one index pair, one direct count, a zero flag and a carry byte per state.
 
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering};
 
 use crate::engine::Hooks;
 use crate::exact::{add_run, limbs};
@@ -52,10 +52,7 @@ impl Tuning {
             _ => 16,
         };
         let block_layers = ((4 << 20) / (META_BYTES * widest)).clamp(4, 512);
-        Tuning {
-            block_layers,
-            chunk_limbs,
-        }
+        Tuning { block_layers, chunk_limbs }
     }
 }
 
@@ -119,9 +116,7 @@ pub fn run_with(
         sink(t, &[]);
     }
     let c = tuning.chunk_limbs;
-    let total: u64 = (2..=plan.top())
-        .map(|k| plan.layer(k).len() as u64 * limbs(k) as u64)
-        .sum();
+    let total: u64 = (2..=plan.top()).map(|k| plan.layer(k).len() as u64 * limbs(k) as u64).sum();
     let mut done = 0;
     let mut edges: [Edge; 2] = Default::default(); // layers k0 - 2 and k0 - 1
     let mut chunks: Vec<Chunk> = Vec::new();
@@ -145,10 +140,8 @@ pub fn run_with(
             layers.push(layer);
         }
         let carry_count = layers.last().map_or(0, |l| l.carry_at + l.len());
-        last_widths = [
-            layers.len().checked_sub(2).map_or(edge_widths[1], |i| layers[i].len()),
-            layers[layers.len() - 1].len(),
-        ];
+        last_widths =
+            [layers.len().checked_sub(2).map_or(edge_widths[1], |i| layers[i].len()), layers[layers.len() - 1].len()];
         // Chunks of the edge layers beyond what the previous block computed are zero.
         let passes = limbs(k1).div_ceil(c);
         let widths = [edge_widths[0] * c, edge_widths[1] * c];
@@ -157,14 +150,15 @@ pub fn run_with(
         let block = Block {
             layers: &layers,
             carries: &carries,
+            cancel: hooks.cancel,
             progress: (0..passes).map(|_| Padded(AtomicUsize::new(0))).collect(),
         };
         let results = block.run(std::mem::take(&mut chunks), c);
-        let mut values: Vec<(usize, Vec<u64>)> = layers
-            .iter()
-            .flat_map(|l| &l.targets)
-            .map(|&(t, _)| (t, vec![0; 1 + passes * c]))
-            .collect();
+        if hooks.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
+            return Err(Error::Interrupted);
+        }
+        let mut values: Vec<(usize, Vec<u64>)> =
+            layers.iter().flat_map(|l| &l.targets).map(|&(t, _)| (t, vec![0; 1 + passes * c])).collect();
         for (j, (chunk, target_chunks)) in results.into_iter().enumerate() {
             for (value, limbs) in values.iter_mut().zip(target_chunks.chunks_exact(c)) {
                 value.1[1 + j * c..1 + (j + 1) * c].copy_from_slice(limbs);
@@ -176,9 +170,7 @@ pub fn run_with(
             sink(t, &words);
         }
         if let Some(progress) = hooks.progress {
-            done += (k0..=k1)
-                .map(|k| plan.layer(k).len() as u64 * limbs(k) as u64)
-                .sum::<u64>();
+            done += (k0..=k1).map(|k| plan.layer(k).len() as u64 * limbs(k) as u64).sum::<u64>();
             progress("exact", done, total);
         }
         k0 = k1 + 1;
@@ -192,23 +184,11 @@ fn describe(plan: &Plan, k: usize, edges: &[Edge; 2], carry_at: usize) -> (Layer
     let right_edge = plan.edge(k - 2) as u64;
     let left_edge = plan.edge(k - 1) as u64;
     let set = plan.layer(k);
-    let mut layer = Layer {
-        left: Vec::new(),
-        right: Vec::new(),
-        direct: Vec::new(),
-        carry_at,
-        targets: Vec::new(),
-    };
+    let mut layer = Layer { left: Vec::new(), right: Vec::new(), direct: Vec::new(), carry_at, targets: Vec::new() };
     let mut slot = vec![NONE; set.window()];
     for g in set.iter() {
-        let left = (g ^ right_edge)
-            .checked_sub(1)
-            .filter(|_| k >= 3)
-            .map_or(NONE, |a| edges[1].index(a));
-        let right = (g ^ left_edge)
-            .checked_sub(1)
-            .filter(|_| k >= 4)
-            .map_or(NONE, |b| edges[0].index(b));
+        let left = (g ^ right_edge).checked_sub(1).filter(|_| k >= 3).map_or(NONE, |a| edges[1].index(a));
+        let right = (g ^ left_edge).checked_sub(1).filter(|_| k >= 4).map_or(NONE, |b| edges[0].index(b));
         let direct = (g == right_edge) as u8 + (k >= 3 && g == left_edge) as u8;
         if direct == 0 && left == NONE && right == NONE {
             continue; // no move leads to g: the count is zero
@@ -225,6 +205,7 @@ fn describe(plan: &Plan, k: usize, edges: &[Edge; 2], carry_at: usize) -> (Layer
 struct Block<'a> {
     layers: &'a [Layer],
     carries: &'a [AtomicU8],
+    cancel: Option<&'a AtomicBool>,
     /// progress[j]: the number of the block's layers pass j has finished.
     progress: Vec<Padded>,
 }
@@ -247,11 +228,7 @@ impl Block<'_> {
                 if j >= passes {
                     break;
                 }
-                let input = inputs[j]
-                    .lock()
-                    .expect("not poisoned")
-                    .take()
-                    .expect("each pass is claimed once");
+                let input = inputs[j].lock().expect("not poisoned").take().expect("each pass is claimed once");
                 let output = match c {
                     4 => self.pass::<4>(j, input),
                     8 => self.pass::<8>(j, input),
@@ -265,10 +242,7 @@ impl Block<'_> {
         } else {
             work();
         }
-        outputs
-            .into_iter()
-            .map(|o| o.into_inner().expect("not poisoned").expect("every pass ran"))
-            .collect()
+        outputs.into_iter().map(|o| o.into_inner().expect("not poisoned").expect("every pass ran")).collect()
     }
 
     /// Pass j: chunk j of every layer of the block, from chunk j of the two layers before it.
@@ -276,6 +250,11 @@ impl Block<'_> {
         let mut cur: Vec<u64> = Vec::new();
         let mut target_chunks = Vec::new();
         for (i, layer) in self.layers.iter().enumerate() {
+            if self.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
+                // Let every later pass run through (their results are discarded with this one's).
+                self.progress[j].0.store(usize::MAX, Ordering::Release);
+                break;
+            }
             if j > 0 {
                 self.wait(j - 1, i);
             }
@@ -285,11 +264,7 @@ impl Block<'_> {
             }
             let carries = &self.carries[layer.carry_at..layer.carry_at + layer.len()];
             for (s, out) in cur[..len].chunks_exact_mut(C).enumerate() {
-                let carry_in = if j == 0 {
-                    layer.direct[s]
-                } else {
-                    carries[s].load(Ordering::Relaxed)
-                };
+                let carry_in = if j == 0 { layer.direct[s] } else { carries[s].load(Ordering::Relaxed) };
                 let left = chunk_at::<C>(&old, layer.left[s]);
                 let carry_out = add_chunk::<C>(out, left, chunk_at::<C>(&older, layer.right[s]), carry_in);
                 carries[s].store(carry_out, Ordering::Relaxed);
@@ -393,31 +368,17 @@ mod tests {
             let want = count_with_engine(Engine::Reference, &plan, targets, Hooks::default()).unwrap();
             let widest = plan.widest_layer();
             for tuning in [
-                Tuning {
-                    block_layers: 4,
-                    chunk_limbs: 4,
-                },
-                Tuning {
-                    block_layers: 7,
-                    chunk_limbs: 8,
-                },
-                Tuning {
-                    block_layers: 64,
-                    chunk_limbs: 16,
-                },
-                Tuning {
-                    block_layers: 1000,
-                    chunk_limbs: 4,
-                },
+                Tuning { block_layers: 4, chunk_limbs: 4 },
+                Tuning { block_layers: 7, chunk_limbs: 8 },
+                Tuning { block_layers: 64, chunk_limbs: 16 },
+                Tuning { block_layers: 1000, chunk_limbs: 4 },
                 Tuning::for_width(widest),
             ] {
                 for threads in [1, 2, 3] {
                     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
                     let mut got = vec![None; targets.len()];
                     pool.install(|| {
-                        run_with(&plan, targets, Hooks::default(), tuning, |t, w| {
-                            got[t] = Some(to_biguint(w))
-                        })
+                        run_with(&plan, targets, Hooks::default(), tuning, |t, w| got[t] = Some(to_biguint(w)))
                     })
                     .unwrap();
                     let got: Vec<_> = got.into_iter().map(|v| v.expect("every target reported")).collect();

@@ -38,10 +38,7 @@ pub const MAX_FIRST_PRINCIPLES_K: u32 = 7;
 /// The error for a `k` above an oracle's limit.
 fn check_k(k: u32, max: u32, oracle: &str) -> Result<()> {
     if k > max {
-        return Err(Error::invalid(
-            "K",
-            format!("at most {max} for the {oracle} oracle, got {k}"),
-        ));
+        return Err(Error::invalid("K", format!("at most {max} for the {oracle} oracle, got {k}")));
     }
     Ok(())
 }
@@ -188,10 +185,7 @@ pub fn explicit_tree_counts(k: u32) -> Result<Vec<u64>> {
 pub fn explicit_tree_grundy(k: u32) -> Result<u64> {
     check_k(k, MAX_EXPLICIT_K, "explicit-tree")?;
     if k == 0 {
-        return Err(Error::invalid(
-            "K",
-            "at least 1 for the explicit-tree Grundy value (T(0) is empty), got 0",
-        ));
+        return Err(Error::invalid("K", "at least 1 for the explicit-tree Grundy value (T(0) is empty), got 0"));
     }
     Ok(ExplicitTree::build(k).subtree_grundy()[0])
 }

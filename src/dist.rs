@@ -17,26 +17,18 @@ fn planned(n: u64, limit: u64, hooks: Hooks, words: impl Fn(usize) -> u64) -> Re
     crate::game::check_n(n)?;
     let floor = (n as u128 * n as u128 * 11 / 16).min(u64::MAX as u128) as u64;
     if floor > limit {
-        return Err(Error::OutOfMemory {
-            arg: "N",
-            estimate: floor,
-            limit,
-        });
+        return Err(Error::OutOfMemory { arg: "N", estimate: floor, limit });
     }
     let targets: Vec<(u64, u64)> = support_until(n, hooks.cancel)?.iter().map(|g| (n, g)).collect();
-    let plan = Plan::new(&targets, limit)?;
+    let plan = Plan::new_until(&targets, limit, hooks.cancel)?;
     let estimate = plan.bytes() + 8 * words(n as usize) * (3 * plan.widest_layer() as u64 + targets.len() as u64);
     if estimate > limit {
-        return Err(Error::OutOfMemory {
-            arg: "N",
-            estimate,
-            limit,
-        });
+        return Err(Error::OutOfMemory { arg: "N", estimate, limit });
     }
     Ok((targets, plan))
 }
 
-/// `(g, c(n, g))` for every g with c(n, g) > 0, ascending g.
+/// `(g, c(n, g))` for every g with c(n, g) > 0, ascending g, by the exact engine `engine`.
 ///
 /// Cost: the exact engine over about 6.5 n targets' states (about 12 x the work of c(n, 0) at
 /// n = 5000); memory the plan, three layers and the results, checked against `memory_limit` first.
@@ -44,9 +36,9 @@ fn planned(n: u64, limit: u64, hooks: Hooks, words: impl Fn(usize) -> u64) -> Re
 /// # Errors
 /// [`Error::InvalidArgument`] for n too large, [`Error::OutOfMemory`] past the limit,
 /// [`Error::Interrupted`] when cancelled.
-pub fn exact(n: u64, hooks: Hooks, memory_limit: u64) -> Result<Vec<(u64, BigUint)>> {
+pub fn exact(n: u64, engine: exact::Engine, hooks: Hooks, memory_limit: u64) -> Result<Vec<(u64, BigUint)>> {
     let (targets, plan) = planned(n, memory_limit, hooks, |k| 1 + exact::limbs(k) as u64)?;
-    let values = exact::count_with_plan(&plan, &targets, hooks)?;
+    let values = exact::count_with_engine(engine, &plan, &targets, hooks)?;
     Ok(targets.iter().map(|t| t.1).zip(values).collect())
 }
 
@@ -60,11 +52,7 @@ pub fn modular(n: u64, m: u64, hooks: Hooks, memory_limit: u64) -> Result<Vec<(u
     modular::check_modulus(m)?;
     let (targets, plan) = planned(n, memory_limit, hooks, |_| 1)?;
     let residues = modular::count_mod_with_plan(&plan, &targets, &[m], hooks)?;
-    Ok(targets
-        .iter()
-        .map(|t| t.1)
-        .zip(residues.into_iter().map(|r| r[0]))
-        .collect())
+    Ok(targets.iter().map(|t| t.1).zip(residues.into_iter().map(|r| r[0])).collect())
 }
 
 #[cfg(test)]
@@ -74,7 +62,7 @@ mod tests {
     #[test]
     fn modular_distribution_is_the_exact_one_reduced() {
         let m = 1_000_003;
-        let exact = exact(300, Hooks::default(), u64::MAX).unwrap();
+        let exact = exact(300, exact::Engine::Blocked, Hooks::default(), u64::MAX).unwrap();
         let modular = modular(300, m, Hooks::default(), u64::MAX).unwrap();
         assert_eq!(exact.len(), modular.len());
         for ((g, v), (h, r)) in exact.iter().zip(&modular) {

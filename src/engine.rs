@@ -67,9 +67,7 @@ impl std::fmt::Debug for Hooks<'_> {
 /// The work of a run over `plan` in `numbers`: the sum over layers of states x words, the unit of
 /// [`Hooks::progress`]. Cost O(total window / 64).
 pub fn work<N: Numbers>(plan: &Plan, numbers: &N) -> u64 {
-    (2..=plan.top())
-        .map(|k| plan.layer(k).len() as u64 * numbers.width(k) as u64)
-        .sum()
+    (2..=plan.top()).map(|k| plan.layer(k).len() as u64 * numbers.width(k) as u64).sum()
 }
 
 /// Runs the recurrence over `plan` and returns the words of c(n, g) for every target, in order
@@ -122,11 +120,7 @@ fn run_layers<N: Numbers>(
     // layers k-2, k-1 and k; buffers are reused as they roll
     let mut live: [Live; 3] = Default::default();
     let threads = rayon::current_num_threads();
-    let total = if hooks.progress.is_some() {
-        work(plan, numbers)
-    } else {
-        0
-    };
+    let total = if hooks.progress.is_some() { work(plan, numbers) } else { 0 };
     let mut done = 0;
     for k in 2..=plan.top() {
         if hooks.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
@@ -152,10 +146,7 @@ fn run_layers<N: Numbers>(
         if grain >= states {
             task((&mut cur.data, &cur.states));
         } else {
-            cur.data
-                .par_chunks_mut(grain * width)
-                .zip(cur.states.par_chunks(grain))
-                .for_each(task);
+            cur.data.par_chunks_mut(grain * width).zip(cur.states.par_chunks(grain)).for_each(task);
         }
         while let Some(&t) = next.next_if(|&&t| targets[t].0 as usize == k) {
             sink(t, cur.get(targets[t].1));

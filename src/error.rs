@@ -42,10 +42,7 @@ pub enum Error {
 impl Error {
     /// Shorthand for [`Error::InvalidArgument`].
     pub fn invalid(arg: &'static str, expected: impl Into<String>) -> Self {
-        Error::InvalidArgument {
-            arg,
-            expected: expected.into(),
-        }
+        Error::InvalidArgument { arg, expected: expected.into() }
     }
 }
 
@@ -58,11 +55,7 @@ pub fn human_bytes(bytes: u64) -> String {
         value /= 1024.0;
         unit += 1;
     }
-    if unit == 0 {
-        format!("{bytes} B")
-    } else {
-        format!("{value:.1} {}", UNITS[unit])
-    }
+    if unit == 0 { format!("{bytes} B") } else { format!("{value:.1} {}", UNITS[unit]) }
 }
 
 /// The library's result type.

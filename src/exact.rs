@@ -114,9 +114,7 @@ fn significant(value: Option<&[u64]>) -> &[u64] {
 
 /// A value of [`Limbs`] (length word, then limbs) as a [`BigUint`]. Cost O(limbs).
 pub fn to_biguint(value: &[u64]) -> BigUint {
-    let limbs = value
-        .split_first()
-        .map_or(&[][..], |(&len, rest)| &rest[..len as usize]);
+    let limbs = value.split_first().map_or(&[][..], |(&len, rest)| &rest[..len as usize]);
     let digits: Vec<u32> = limbs.iter().flat_map(|&l| [l as u32, (l >> 32) as u32]).collect();
     BigUint::new(digits)
 }

@@ -35,11 +35,7 @@ pub fn edge_values(n: u64) -> Result<Vec<u32>> {
 /// # Errors
 /// [`Error::InvalidArgument`] naming `N`.
 pub fn check_n(n: u64) -> Result<()> {
-    if n > MAX_N {
-        Err(Error::invalid("N", format!("at most {MAX_N}, got {n}")))
-    } else {
-        Ok(())
-    }
+    if n > MAX_N { Err(Error::invalid("N", format!("at most {MAX_N}, got {n}"))) } else { Ok(()) }
 }
 
 /// The Grundy value G(k) of T(k), or `None` for the empty tree T(0) (whose value the recurrence treats

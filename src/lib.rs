@@ -28,7 +28,7 @@ pub mod verify;
 pub use engine::Hooks;
 pub use error::{Error, Result};
 pub use game::{grundy, tree_size};
-pub use report::{Options, Projection, Report, count_report, count_reports, for_each_report};
+pub use report::{Counting, Options, Projection, Report, count_report, count_reports, for_each_report};
 
 use num_bigint::BigUint;
 
@@ -53,7 +53,7 @@ pub fn count(n: u64, g: u64) -> Result<BigUint> {
 /// # Errors
 /// As [`count`].
 pub fn distribution(n: u64) -> Result<Vec<(u64, BigUint)>> {
-    dist::exact(n, Hooks::default(), report::available_memory())
+    dist::exact(n, exact::Engine::Blocked, Hooks::default(), report::available_memory())
 }
 
 /// c(n, g) modulo m, in machine arithmetic only.

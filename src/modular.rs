@@ -18,7 +18,8 @@ pub struct Residues<'a> {
 #[inline]
 fn add_mod(a: u64, b: u64, m: u64) -> u64 {
     let s = a + b; // a, b < m < 2^63: no overflow
-    if s >= m { s - m } else { s }
+    // Branch-free: below m, s - m wraps above s and the minimum is s.
+    s.min(s.wrapping_sub(m))
 }
 
 impl Numbers for Residues<'_> {
@@ -30,7 +31,7 @@ impl Numbers for Residues<'_> {
 
     fn combine(&self, _k: usize, out: &mut [u64], left: Option<&[u64]>, right: Option<&[u64]>, direct: u64) {
         for (t, (o, &m)) in out.iter_mut().zip(self.moduli).enumerate() {
-            let mut r = if direct < m { direct } else { direct - m }; // direct <= 2 <= m
+            let mut r = direct.min(direct.wrapping_sub(m)); // direct <= 2 <= m, so this is direct mod m
             if let Some(l) = left {
                 r = add_mod(r, l[t], m);
             }
@@ -50,10 +51,7 @@ pub fn check_modulus(m: u64) -> Result<()> {
     if (2..MODULUS_LIMIT).contains(&m) {
         Ok(())
     } else {
-        Err(Error::invalid(
-            "--mod",
-            format!("a modulus with 2 <= M < 2^63, got {m}"),
-        ))
+        Err(Error::invalid("--mod", format!("a modulus with 2 <= M < 2^63, got {m}")))
     }
 }
 
@@ -70,8 +68,5 @@ pub fn count_mod_with_plan(plan: &Plan, targets: &[(u64, u64)], moduli: &[u64], 
         check_modulus(m)?;
     }
     let words = engine::run(plan, &Residues { moduli }, targets, hooks)?;
-    Ok(words
-        .into_iter()
-        .map(|w| if w.is_empty() { vec![0; moduli.len()] } else { w })
-        .collect())
+    Ok(words.into_iter().map(|w| if w.is_empty() { vec![0; moduli.len()] } else { w }).collect())
 }

@@ -5,6 +5,8 @@
 //! Layers 0 and 1 hold no moves and are never marked. Each layer is a bitset over a window of g (a
 //! multiple of 64 wide), so a target g far above every Grundy value costs no more than g = 0.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use crate::{Error, Result};
 
 /// A set of g values of one layer: a bitset over `[base, base + 64 * words.len())`.
@@ -19,10 +21,7 @@ impl LayerSet {
     fn with_range(lo: u64, hi: u64) -> Self {
         let base = lo & !63;
         let words = ((hi - base) / 64 + 1) as usize;
-        LayerSet {
-            base,
-            words: vec![0; words],
-        }
+        LayerSet { base, words: vec![0; words] }
     }
 
     /// Bounds `[lo, hi]` on `j xor e` over every `j` the window can hold, or `None` for an empty set:
@@ -34,11 +33,7 @@ impl LayerSet {
         }
         let varying = (first ^ last) | e;
         let low_bits = if varying == 0 { 0 } else { 64 - varying.leading_zeros() };
-        let mask = if low_bits == 64 {
-            u64::MAX
-        } else {
-            (1u64 << low_bits) - 1
-        };
+        let mask = if low_bits == 64 { u64::MAX } else { (1u64 << low_bits) - 1 };
         Some((first & !mask, first | mask))
     }
 
@@ -59,10 +54,7 @@ impl LayerSet {
     #[inline]
     pub fn contains(&self, g: u64) -> bool {
         match g.checked_sub(self.base) {
-            Some(off) => self
-                .words
-                .get((off / 64) as usize)
-                .is_some_and(|w| (w >> (off % 64)) & 1 == 1),
+            Some(off) => self.words.get((off / 64) as usize).is_some_and(|w| (w >> (off % 64)) & 1 == 1),
             None => false,
         }
     }
@@ -166,6 +158,14 @@ impl Plan {
     /// [`Error::InvalidArgument`] for an n above [`crate::game::MAX_N`]; [`Error::OutOfMemory`] as
     /// soon as the bitsets are projected to exceed `memory_limit` bytes.
     pub fn new(targets: &[(u64, u64)], memory_limit: u64) -> Result<Plan> {
+        Plan::new_until(targets, memory_limit, None)
+    }
+
+    /// [`Plan::new`], checking `cancel` every layer.
+    ///
+    /// # Errors
+    /// As [`Plan::new`], and [`Error::Interrupted`] once `cancel` is set.
+    pub fn new_until(targets: &[(u64, u64)], memory_limit: u64, cancel: Option<&AtomicBool>) -> Result<Plan> {
         let top = targets.iter().map(|t| t.0).max().unwrap_or(0);
         crate::game::check_n(top)?;
         // Before allocating anything: the Grundy values, one set per layer and at least one word in
@@ -173,38 +173,29 @@ impl Plan {
         let per_layer = 4 + std::mem::size_of::<LayerSet>() as u64;
         let floor = (top + 1) * (per_layer + 8);
         if floor > memory_limit {
-            return Err(Error::OutOfMemory {
-                arg: "N",
-                estimate: floor,
-                limit: memory_limit,
-            });
+            return Err(Error::OutOfMemory { arg: "N", estimate: floor, limit: memory_limit });
         }
         let edge = crate::game::edge_values(top)?;
         // Every g a layer needs differs from the nearest target's g in bits below the smallest power
         // of two above every edge value, so a window is about that wide: that many bits a layer.
-        let window = (edge.iter().copied().max().unwrap_or(0) as u64 + 1)
-            .next_power_of_two()
-            .max(64);
+        let window = (edge.iter().copied().max().unwrap_or(0) as u64 + 1).next_power_of_two().max(64);
         let estimate = (top + 1).saturating_mul(per_layer + window / 8);
         if estimate > memory_limit {
-            return Err(Error::OutOfMemory {
-                arg: "N",
-                estimate,
-                limit: memory_limit,
-            });
+            return Err(Error::OutOfMemory { arg: "N", estimate, limit: memory_limit });
         }
         let n = top as usize;
         let mut by_layer = targets.to_vec();
         by_layer.sort_unstable();
         // by_layer[first_at[i]..first_at[i + 1]] are the targets at layer i
-        let first_at: Vec<usize> = (0..=n + 1)
-            .map(|i| by_layer.partition_point(|t| (t.0 as usize) < i))
-            .collect();
+        let first_at: Vec<usize> = (0..=n + 1).map(|i| by_layer.partition_point(|t| (t.0 as usize) < i)).collect();
         let mut layers = vec![LayerSet::default(); n + 1];
         let mut used = (top + 1) * per_layer;
         // Layer i's members come from the targets at i, layer i + 1 (through R of layer i + 1,
         // which is edge[i - 1]) and layer i + 2 (through L of layer i + 2, which is edge[i + 1]).
         for i in (2..=n).rev() {
+            if cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
+                return Err(Error::Interrupted);
+            }
             let own = || by_layer[first_at[i]..first_at[i + 1]].iter().map(|t| t.1);
             let sources = [(i + 1, i - 1), (i + 2, i + 1)]
                 .map(|(from, e)| layers.get(from).filter(|s| !s.is_empty()).map(|s| (s, edge[e] as u64)));
@@ -215,19 +206,11 @@ impl Plan {
                 }
             }
             let Some((mut lo, mut hi)) = bounds else { continue };
-            let widest = sources
-                .iter()
-                .flatten()
-                .map(|(s, _)| s.window() as u64)
-                .max()
-                .unwrap_or(0);
+            let widest = sources.iter().flatten().map(|(s, _)| s.window() as u64).max().unwrap_or(0);
             if hi - lo > 2 * widest + 128 {
                 // The cheap bounds straddle a power of two: find the exact ones.
                 let members = own().chain(
-                    sources
-                        .iter()
-                        .flatten()
-                        .flat_map(|(s, e)| s.iter().filter_map(move |j| (j ^ e).checked_sub(1))),
+                    sources.iter().flatten().flat_map(|(s, e)| s.iter().filter_map(move |j| (j ^ e).checked_sub(1))),
                 );
                 (lo, hi) = members.fold((u64::MAX, 0), |(lo, hi), g| (lo.min(g), hi.max(g)));
                 if lo > hi {
@@ -237,11 +220,7 @@ impl Plan {
             let window_bytes = ((hi - (lo & !63)) / 64 + 1).saturating_mul(8);
             if used.saturating_add(window_bytes) > memory_limit {
                 let estimate = used.saturating_add(window_bytes.saturating_mul(i as u64 - 1));
-                return Err(Error::OutOfMemory {
-                    arg: "N",
-                    estimate,
-                    limit: memory_limit,
-                });
+                return Err(Error::OutOfMemory { arg: "N", estimate, limit: memory_limit });
             }
             let mut set = LayerSet::with_range(lo, hi);
             own().for_each(|g| set.insert(g));
@@ -256,11 +235,7 @@ impl Plan {
             used += set.bytes();
             let projected = used + set.bytes() * (i as u64 - 2);
             if projected > memory_limit {
-                return Err(Error::OutOfMemory {
-                    arg: "N",
-                    estimate: projected,
-                    limit: memory_limit,
-                });
+                return Err(Error::OutOfMemory { arg: "N", estimate: projected, limit: memory_limit });
             }
             layers[i] = set;
         }
@@ -316,11 +291,11 @@ pub fn support(n: u64) -> Result<LayerSet> {
 ///
 /// # Errors
 /// As [`support`], and [`Error::Interrupted`] once `cancel` is set.
-pub fn support_until(n: u64, cancel: Option<&std::sync::atomic::AtomicBool>) -> Result<LayerSet> {
+pub fn support_until(n: u64, cancel: Option<&AtomicBool>) -> Result<LayerSet> {
     let edge = crate::game::edge_values(n)?;
     let (mut older, mut old) = (LayerSet::default(), LayerSet::default());
     for k in 2..=n as usize {
-        if cancel.is_some_and(|c| c.load(std::sync::atomic::Ordering::Relaxed)) {
+        if cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
             return Err(Error::Interrupted);
         }
         let (l, r) = (edge[k - 1] as u64, edge[k - 2] as u64);
@@ -405,9 +380,6 @@ mod tests {
 
     #[test]
     fn memory_limit_is_enforced() {
-        assert!(matches!(
-            Plan::new(&[(5_000, 0)], 100_000),
-            Err(Error::OutOfMemory { .. })
-        ));
+        assert!(matches!(Plan::new(&[(5_000, 0)], 100_000), Err(Error::OutOfMemory { .. })));
     }
 }

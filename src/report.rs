@@ -122,10 +122,7 @@ pub fn count_reports(targets: &[(u64, u64)], options: &Options) -> Result<Vec<Re
         reports[t] = Some(report);
         Ok(())
     })?;
-    Ok(reports
-        .into_iter()
-        .map(|r| r.expect("every target is reported"))
-        .collect())
+    Ok(reports.into_iter().map(|r| r.expect("every target is reported")).collect())
 }
 
 /// [`count_reports`] handing each report to `sink(index, report)` as soon as its value is known, in
@@ -139,55 +136,81 @@ pub fn count_reports(targets: &[(u64, u64)], options: &Options) -> Result<Vec<Re
 pub fn for_each_report(
     targets: &[(u64, u64)],
     options: &Options,
-    mut sink: impl FnMut(usize, Report) -> Result<()> + Send,
+    sink: impl FnMut(usize, Report) -> Result<()> + Send,
 ) -> Result<()> {
-    let mut moduli = vec![LAST18, P998244353];
-    for &m in &options.moduli {
-        modular::check_modulus(m)?;
-        if !moduli.contains(&m) {
-            moduli.push(m);
+    Counting::new(targets, options)?.for_each(sink)
+}
+
+/// A counting run that is planned and fits in memory, ready to run: what [`for_each_report`] does in
+/// two steps, so that a caller can refuse a run (or print its estimate) before it writes anything.
+pub struct Counting<'a> {
+    targets: &'a [(u64, u64)],
+    options: &'a Options<'a>,
+    moduli: Vec<u64>,
+    plan: Plan,
+    estimate: u64,
+}
+
+impl<'a> Counting<'a> {
+    /// Plans the run and checks its estimated peak memory against the limit.
+    ///
+    /// Cost: the plan's backward pass (see [`Plan::new`]).
+    ///
+    /// # Errors
+    /// As [`count_report`], apart from [`Error::Interrupted`].
+    pub fn new(targets: &'a [(u64, u64)], options: &'a Options<'a>) -> Result<Counting<'a>> {
+        let mut moduli = vec![LAST18, P998244353];
+        for &m in &options.moduli {
+            modular::check_modulus(m)?;
+            if !moduli.contains(&m) {
+                moduli.push(m);
+            }
         }
+        let limit = options.memory_limit.unwrap_or_else(available_memory);
+        let plan = Plan::new_until(targets, limit, options.hooks.cancel)?;
+        let top = targets.iter().map(|t| t.0).max().unwrap_or(0);
+        let estimate = estimate_bytes(&plan, top, moduli.len(), targets.len());
+        if estimate > limit {
+            return Err(Error::OutOfMemory { arg: "N", estimate, limit });
+        }
+        Ok(Counting { targets, options, moduli, plan, estimate })
     }
-    let limit = options.memory_limit.unwrap_or_else(available_memory);
-    let plan = Plan::new(targets, limit)?;
-    let top = targets.iter().map(|t| t.0).max().unwrap_or(0);
-    let estimate = estimate_bytes(&plan, top, moduli.len(), targets.len());
-    if estimate > limit {
-        return Err(Error::OutOfMemory {
-            arg: "N",
-            estimate,
-            limit,
-        });
+
+    /// The estimated peak memory of the run, in bytes.
+    pub fn memory_estimate_bytes(&self) -> u64 {
+        self.estimate
     }
-    let independent = modular::count_mod_with_plan(&plan, targets, &moduli, options.hooks)?;
-    let mut failed = None;
-    exact::run_with(options.engine, &plan, targets, options.hooks, |t, words| {
-        if failed.is_some() {
-            return;
-        }
-        let value = exact::to_biguint(words);
-        let projections = moduli
-            .iter()
-            .zip(&independent[t])
-            .map(|(&modulus, &independent)| Projection {
-                modulus,
-                residue: (&value % modulus).to_u64().expect("a residue is below its modulus"),
-                independent: independent + (options.perturb == Some(modulus)) as u64,
-            })
-            .collect();
-        let (n, g) = targets[t];
-        let report = Report {
-            n,
-            g,
-            value,
-            projections,
-            memory_estimate_bytes: estimate,
-        };
-        if let Err(e) = sink(t, report) {
-            failed = Some(e);
-        }
-    })?;
-    failed.map_or(Ok(()), Err)
+
+    /// Runs both engines and hands each report to `sink`, as [`for_each_report`] says.
+    ///
+    /// # Errors
+    /// [`Error::Interrupted`] when cancelled, and whatever `sink` returns.
+    pub fn for_each(self, mut sink: impl FnMut(usize, Report) -> Result<()> + Send) -> Result<()> {
+        let Counting { targets, options, moduli, plan, estimate } = self;
+        let independent = modular::count_mod_with_plan(&plan, targets, &moduli, options.hooks)?;
+        let mut failed = None;
+        exact::run_with(options.engine, &plan, targets, options.hooks, |t, words| {
+            if failed.is_some() {
+                return;
+            }
+            let value = exact::to_biguint(words);
+            let projections = moduli
+                .iter()
+                .zip(&independent[t])
+                .map(|(&modulus, &independent)| Projection {
+                    modulus,
+                    residue: (&value % modulus).to_u64().expect("a residue is below its modulus"),
+                    independent: independent + (options.perturb == Some(modulus)) as u64,
+                })
+                .collect();
+            let (n, g) = targets[t];
+            let report = Report { n, g, value, projections, memory_estimate_bytes: estimate };
+            if let Err(e) = sink(t, report) {
+                failed = Some(e);
+            }
+        })?;
+        failed.map_or(Ok(()), Err)
+    }
 }
 
 /// The estimated peak memory of a counting run over `plan` up to layer `n`, in bytes: the plan, the

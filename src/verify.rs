@@ -35,10 +35,7 @@ pub fn parse_number(s: &str) -> std::result::Result<u128, String> {
         digits(base)?.checked_pow(exp).ok_or_else(too_big)
     } else if let Some((mantissa, exp)) = s.split_once(['e', 'E']) {
         let exp = u32::try_from(digits(exp)?).map_err(|_| too_big())?;
-        10u128
-            .checked_pow(exp)
-            .and_then(|p| p.checked_mul(digits(mantissa).ok()?))
-            .ok_or_else(too_big)
+        10u128.checked_pow(exp).and_then(|p| p.checked_mul(digits(mantissa).ok()?)).ok_or_else(too_big)
     } else {
         digits(s)
     }
@@ -141,10 +138,7 @@ pub fn parse_claims(text: &[u8]) -> (Vec<Claim>, Vec<Malformed>) {
         }
     }
     if !header_seen {
-        malformed.push(Malformed {
-            line: 1,
-            error: format!("header missing: expected '{CLAIMS_HEADER}' first"),
-        });
+        malformed.push(Malformed { line: 1, error: format!("header missing: expected '{CLAIMS_HEADER}' first") });
     }
     (claims, malformed)
 }
@@ -152,10 +146,7 @@ pub fn parse_claims(text: &[u8]) -> (Vec<Claim>, Vec<Malformed>) {
 fn parse_claim(s: &str, line: usize) -> std::result::Result<Claim, String> {
     let fields: Vec<&str> = s.split(',').map(str::trim).collect();
     let [n, g, modulus, answer] = fields[..] else {
-        return Err(format!(
-            "expected 4 fields (n,g,modulus,answer), found {}",
-            fields.len()
-        ));
+        return Err(format!("expected 4 fields (n,g,modulus,answer), found {}", fields.len()));
     };
     let whole = |name: &str, t: &str| -> std::result::Result<u64, String> {
         if t.is_empty() || !t.bytes().all(|b| b.is_ascii_digit()) {
@@ -164,24 +155,17 @@ fn parse_claim(s: &str, line: usize) -> std::result::Result<Claim, String> {
         t.parse().map_err(|_| format!("{name}: '{t}' is larger than 2^64 - 1"))
     };
     let n = whole("n", n)?;
+    crate::game::check_n(n).map_err(|_| format!("n: at most {}, got {n}", crate::game::MAX_N))?;
     let g = if g.is_empty() { 0 } else { whole("g", g)? };
     let modulus = parse_modulus(modulus).map_err(|e| format!("modulus: {e}"))?;
     if answer.is_empty() || !answer.bytes().all(|b| b.is_ascii_digit()) {
         return Err(format!("answer: expected a whole number, got '{answer}'"));
     }
-    let answer: u128 = answer
-        .parse()
-        .map_err(|_| format!("answer: '{answer}' is not below the modulus {modulus}"))?;
+    let answer: u128 = answer.parse().map_err(|_| format!("answer: '{answer}' is not below the modulus {modulus}"))?;
     if answer >= modulus {
         return Err(format!("answer: {answer} is not below the modulus {modulus}"));
     }
-    Ok(Claim {
-        line,
-        n,
-        g,
-        modulus,
-        answer,
-    })
+    Ok(Claim { line, n, g, modulus, answer })
 }
 
 /// Checks every claim: each distinct (n, g) is counted once, all of them in one pass of the exact
@@ -210,29 +194,12 @@ pub fn check_claims(claims: &[Claim], options: &Options) -> Result<Vec<Checked>>
     let mut failures = Vec::new();
     for_each_report(&targets, &options, |_, report| {
         if !report.ok() {
-            failures.extend(
-                report
-                    .projections
-                    .iter()
-                    .filter(|p| !p.agrees())
-                    .map(|p| (report.n, report.g, p.clone())),
-            );
+            failures.extend(report.projections.iter().filter(|p| !p.agrees()).map(|p| (report.n, report.g, p.clone())));
         }
-        for (i, c) in claims
-            .iter()
-            .enumerate()
-            .filter(|(_, c)| (c.n, c.g) == (report.n, report.g))
-        {
+        for (i, c) in claims.iter().enumerate().filter(|(_, c)| (c.n, c.g) == (report.n, report.g)) {
             let expected = residue(&report.value, c.modulus);
-            let independent = u64::try_from(c.modulus)
-                .ok()
-                .and_then(|m| report.projection(m))
-                .map(|p| p.independent);
-            checked[i] = Some(Checked {
-                claim: c.clone(),
-                expected,
-                independent,
-            });
+            let independent = u64::try_from(c.modulus).ok().and_then(|m| report.projection(m)).map(|p| p.independent);
+            checked[i] = Some(Checked { claim: c.clone(), expected, independent });
         }
         Ok(())
     })?;
@@ -243,17 +210,12 @@ pub fn check_claims(claims: &[Claim], options: &Options) -> Result<Vec<Checked>>
             modular: p.independent.to_string(),
         });
     }
-    Ok(checked
-        .into_iter()
-        .map(|c| c.expect("every claim's target is reported"))
-        .collect())
+    Ok(checked.into_iter().map(|c| c.expect("every claim's target is reported")).collect())
 }
 
 /// `value` mod `m`. Cost O(value's limbs).
 pub fn residue(value: &BigUint, m: u128) -> u128 {
-    (value % BigUint::from(m))
-        .to_u128()
-        .expect("a residue is below its modulus")
+    (value % BigUint::from(m)).to_u128().expect("a residue is below its modulus")
 }
 
 #[cfg(test)]
@@ -268,17 +230,7 @@ mod tests {
         assert_eq!(parse_number("3e2"), Ok(300));
         assert_eq!(parse_number("2^127"), Ok(1u128 << 127));
         assert_eq!(parse_number("340282366920938463463374607431768211455"), Ok(u128::MAX));
-        for bad in [
-            "2^128",
-            "1e39",
-            "340282366920938463463374607431768211456",
-            "",
-            "-3",
-            "1.5",
-            "x^2",
-            "10^",
-            "e5",
-        ] {
+        for bad in ["2^128", "1e39", "340282366920938463463374607431768211456", "", "-3", "1.5", "x^2", "10^", "e5"] {
             assert!(parse_number(bad).is_err(), "{bad}");
         }
         assert!(parse_modulus("1").is_err());
@@ -291,16 +243,7 @@ mod tests {
         let text = b"# a comment\n\nn,g,modulus,answer\n10,,1000,17\n10,0,10^18,17\n10,1,7\n\nx,0,7,1\n10,0,1,0\n10,0,7,9\n10,0,7,3";
         let (claims, malformed) = parse_claims(text);
         assert_eq!(claims.iter().map(|c| c.line).collect::<Vec<_>>(), vec![4, 5, 11]);
-        assert_eq!(
-            claims[0],
-            Claim {
-                line: 4,
-                n: 10,
-                g: 0,
-                modulus: 1000,
-                answer: 17
-            }
-        );
+        assert_eq!(claims[0], Claim { line: 4, n: 10, g: 0, modulus: 1000, answer: 17 });
         assert_eq!(malformed.iter().map(|m| m.line).collect::<Vec<_>>(), vec![6, 8, 9, 10]);
         assert!(malformed[0].error.contains("4 fields"));
         assert!(malformed[1].error.starts_with("n:"));
@@ -314,10 +257,7 @@ mod tests {
         assert_eq!(claims.len(), 1);
         assert_eq!(
             malformed,
-            vec![Malformed {
-                line: 1,
-                error: "header missing: expected 'n,g,modulus,answer' first".into()
-            }]
+            vec![Malformed { line: 1, error: "header missing: expected 'n,g,modulus,answer' first".into() }]
         );
         let (claims, malformed) = parse_claims(b"");
         assert!(claims.is_empty());
@@ -330,13 +270,7 @@ mod tests {
 
     #[test]
     fn check_claims_gives_verdicts_in_order() {
-        let claim = |line, n, g, modulus, answer| Claim {
-            line,
-            n,
-            g,
-            modulus,
-            answer,
-        };
+        let claim = |line, n, g, modulus, answer| Claim { line, n, g, modulus, answer };
         let claims = [
             claim(1, 10, 0, 1000, 17),
             claim(2, 10, 0, 1000, 18),
@@ -345,10 +279,7 @@ mod tests {
             claim(5, 10, 0, 5, 2),
         ];
         let checked = check_claims(&claims, &Options::default()).unwrap();
-        assert_eq!(
-            checked.iter().map(Checked::ok).collect::<Vec<_>>(),
-            vec![true, false, true, true, true]
-        );
+        assert_eq!(checked.iter().map(Checked::ok).collect::<Vec<_>>(), vec![true, false, true, true, true]);
         assert_eq!(checked[1].expected, 17);
         assert_eq!(checked[3].independent, None);
         assert_eq!(checked[0].independent, Some(17));

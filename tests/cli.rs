@@ -40,11 +40,7 @@ fn success(args: &[&str]) -> String {
 /// Runs a successful command and parses its stdout as one JSON object.
 fn success_json(args: &[&str]) -> Value {
     let out = success(args);
-    assert_eq!(
-        out.lines().count(),
-        1,
-        "fibtree {args:?} prints one line of JSON: {out}"
-    );
+    assert_eq!(out.lines().count(), 1, "fibtree {args:?} prints one line of JSON: {out}");
     serde_json::from_str(&out).unwrap_or_else(|e| panic!("fibtree {args:?}: {e}: {out}"))
 }
 
@@ -53,25 +49,11 @@ fn success_json(args: &[&str]) -> Value {
 fn usage_error(args: &[&str], names: &str) -> String {
     let output = fibtree(args);
     let err = stderr(&output);
-    assert_eq!(
-        output.status.code(),
-        Some(2),
-        "fibtree {args:?}: exit status; stderr: {err}"
-    );
-    assert!(
-        output.stdout.is_empty(),
-        "fibtree {args:?}: stdout should be empty: {:?}",
-        stdout(&output)
-    );
-    assert!(
-        err.ends_with('\n') && err.lines().count() == 1,
-        "fibtree {args:?}: one line on stderr, got {err:?}"
-    );
+    assert_eq!(output.status.code(), Some(2), "fibtree {args:?}: exit status; stderr: {err}");
+    assert!(output.stdout.is_empty(), "fibtree {args:?}: stdout should be empty: {:?}", stdout(&output));
+    assert!(err.ends_with('\n') && err.lines().count() == 1, "fibtree {args:?}: one line on stderr, got {err:?}");
     assert!(err.starts_with("error:"), "fibtree {args:?}: {err:?}");
-    assert!(
-        err.contains(names),
-        "fibtree {args:?}: the message should name {names:?}: {err:?}"
-    );
+    assert!(err.contains(names), "fibtree {args:?}: the message should name {names:?}: {err:?}");
     err
 }
 
@@ -97,16 +79,8 @@ fn count_json_fields() {
     assert_eq!(json["last18"], "17");
     assert_eq!(json["mod_998244353"], "17");
     assert_eq!(json["ok"], true);
-    assert!(
-        json["threads"].as_u64().is_some_and(|t| t >= 1),
-        "threads: {}",
-        json["threads"]
-    );
-    assert!(
-        json["seconds"].as_f64().is_some_and(|s| s >= 0.0),
-        "seconds: {}",
-        json["seconds"]
-    );
+    assert!(json["threads"].as_u64().is_some_and(|t| t >= 1), "threads: {}", json["threads"]);
+    assert!(json["seconds"].as_f64().is_some_and(|s| s >= 0.0), "seconds: {}", json["seconds"]);
     let projections = json["projections"].as_array().expect("projections is a list");
     assert_eq!(projections.len(), 2);
     let moduli: Vec<&str> = projections.iter().map(|p| p["modulus"].as_str().unwrap()).collect();
@@ -165,10 +139,7 @@ fn count_quiet() {
 fn count_human_output() {
     let value = success(&["count", "100", "-q"]);
     let value = value.trim_end();
-    assert!(
-        !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()),
-        "{value:?}"
-    );
+    assert!(!value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()), "{value:?}");
     let human = success(&["count", "100"]);
     for needle in ["digits", "last 18 digits", "mod 998244353", "agrees", value] {
         assert!(human.contains(needle), "count 100 should print {needle:?}:\n{human}");
@@ -193,11 +164,7 @@ fn count_same_answer_for_any_thread_count() {
 fn count_modulus_forms() {
     for form in ["10^18", "1e18", "1000000000000000000"] {
         let json = success_json(&["count", "10", "--json", "--mod", form]);
-        assert_eq!(
-            json["projections"].as_array().unwrap().len(),
-            2,
-            "--mod {form} repeats 10^18"
-        );
+        assert_eq!(json["projections"].as_array().unwrap().len(), 2, "--mod {form} repeats 10^18");
     }
     let json = success_json(&["count", "10", "--json", "--mod", "2^62"]);
     assert_eq!(json["projections"][2]["modulus"], (1u64 << 62).to_string());
@@ -269,10 +236,7 @@ fn n_too_large_for_memory_exits_2() {
     match available_memory() {
         Some(bytes) if bytes < 80 << 30 => {
             let err = usage_error(&["count", "2147483647"], "N");
-            assert!(
-                err.contains("memory") || err.contains("available") || err.contains("at most"),
-                "{err:?}"
-            );
+            assert!(err.contains("memory") || err.contains("available") || err.contains("at most"), "{err:?}");
         }
         other => println!("skipped: MemAvailable = {other:?} bytes is too large for this check"),
     }
@@ -323,10 +287,7 @@ fn brute_csv() {
     }
     assert_eq!(total, 32, "|T(7)| - 1 = 33 - 1 moves");
 
-    assert_eq!(
-        success(&["brute", "10", "--g", "0"]),
-        "g,explicit_tree,first_principles\n0,17,\n"
-    );
+    assert_eq!(success(&["brute", "10", "--g", "0"]), "g,explicit_tree,first_principles\n0,17,\n");
 
     // Above k = 7 only the explicit tree runs.
     let out = success(&["brute", "8"]);

@@ -36,12 +36,7 @@ impl SplitMix64 {
 
 /// The explicit-tree oracle's c(k, g), 0 beyond its vector.
 fn oracle_at(oracle: &[u64], g: u64) -> BigUint {
-    BigUint::from(
-        usize::try_from(g)
-            .ok()
-            .and_then(|i| oracle.get(i).copied())
-            .unwrap_or(0),
-    )
+    BigUint::from(usize::try_from(g).ok().and_then(|i| oracle.get(i).copied()).unwrap_or(0))
 }
 
 /// |T(k)| - 1, the number of moves of T(k) (0 for the empty tree).
@@ -78,10 +73,7 @@ fn public_f10000_projections() {
     assert_eq!(residue(&report.value, LAST18), 438_505_383_468_410_633);
     assert_eq!(residue(&report.value, P998244353), 163_314_502);
     let p18 = report.projection(LAST18).unwrap();
-    assert_eq!(
-        (p18.residue, p18.independent),
-        (438_505_383_468_410_633, 438_505_383_468_410_633)
-    );
+    assert_eq!((p18.residue, p18.independent), (438_505_383_468_410_633, 438_505_383_468_410_633));
     let p998 = report.projection(P998244353).unwrap();
     assert_eq!((p998.residue, p998.independent), (163_314_502, 163_314_502));
     assert_eq!(report.projections.len(), 2);
@@ -98,12 +90,8 @@ fn public_f10000_projections() {
 fn exact_engine_matches_explicit_oracle_up_to_25() {
     for k in 0..=25u32 {
         let oracle = explicit_tree_counts(k).unwrap();
-        let want: Vec<(u64, BigUint)> = oracle
-            .iter()
-            .enumerate()
-            .filter(|(_, c)| **c != 0)
-            .map(|(g, &c)| (g as u64, BigUint::from(c)))
-            .collect();
+        let want: Vec<(u64, BigUint)> =
+            oracle.iter().enumerate().filter(|(_, c)| **c != 0).map(|(g, &c)| (g as u64, BigUint::from(c))).collect();
         assert_eq!(distribution(u64::from(k)).unwrap(), want, "distribution({k})");
         for g in 0..oracle.len() as u64 + 8 {
             assert_eq!(count(u64::from(k), g).unwrap(), oracle_at(&oracle, g), "c({k}, {g})");
@@ -141,10 +129,7 @@ fn distribution_sums_to_the_number_of_moves() {
         let total: BigUint = dist.iter().map(|(_, c)| c).sum();
         assert_eq!(total, moves(k), "sum over g of c({k}, g)");
         assert!(dist.windows(2).all(|w| w[0].0 < w[1].0), "ascending g at k = {k}");
-        assert!(
-            dist.iter().all(|(_, c)| *c != BigUint::ZERO),
-            "no zero entry at k = {k}"
-        );
+        assert!(dist.iter().all(|(_, c)| *c != BigUint::ZERO), "no zero entry at k = {k}");
     }
 }
 
@@ -168,11 +153,7 @@ fn distribution_agrees_with_count_and_count_mod() {
     for _ in 0..30 {
         let (g, c) = &dist[rng.range(0, dist.len() as u64) as usize];
         assert_eq!(&count(n, *g).unwrap(), c, "c({n}, {g})");
-        assert_eq!(
-            count_mod(n, *g, P998244353).unwrap(),
-            residue(c, P998244353),
-            "c({n}, {g})"
-        );
+        assert_eq!(count_mod(n, *g, P998244353).unwrap(), residue(c, P998244353), "c({n}, {g})");
     }
     // A g just past the support, and every gap below it, counts 0.
     let top = dist.last().unwrap().0;
@@ -206,11 +187,7 @@ fn exact_agrees_with_modular_on_random_cases() {
             1 => rng.range(0, 16),
             2 => {
                 let support: Vec<u64> = fibtree::plan::support(n).unwrap().iter().collect();
-                if support.is_empty() {
-                    0
-                } else {
-                    support[rng.range(0, support.len() as u64) as usize]
-                }
+                if support.is_empty() { 0 } else { support[rng.range(0, support.len() as u64) as usize] }
             }
             _ => [1u64 << 40, rng.range(1 << 40, 1 << 62), u64::MAX][rng.range(0, 3) as usize],
         };
@@ -234,18 +211,11 @@ fn exact_agrees_with_modular_on_random_cases() {
 
 #[test]
 fn report_projections_agree_for_extra_moduli() {
-    let options = Options {
-        moduli: vec![7, 1_000_000_007, P998244353, MERSENNE61, 7],
-        ..Default::default()
-    };
+    let options = Options { moduli: vec![7, 1_000_000_007, P998244353, MERSENNE61, 7], ..Default::default() };
     let report = count_report(2000, 3, &options).unwrap();
     assert!(report.ok());
     let moduli: Vec<u64> = report.projections.iter().map(|p| p.modulus).collect();
-    assert_eq!(
-        moduli,
-        vec![LAST18, P998244353, 7, 1_000_000_007, MERSENNE61],
-        "order kept, repeats removed"
-    );
+    assert_eq!(moduli, vec![LAST18, P998244353, 7, 1_000_000_007, MERSENNE61], "order kept, repeats removed");
     for p in &report.projections {
         assert_eq!(p.residue, residue(&report.value, p.modulus));
         assert!(p.agrees());
@@ -256,10 +226,7 @@ fn report_projections_agree_for_extra_moduli() {
 
 #[test]
 fn perturbed_report_disagrees() {
-    let options = Options {
-        perturb: Some(P998244353),
-        ..Default::default()
-    };
+    let options = Options { perturb: Some(P998244353), ..Default::default() };
     let report = count_report(50, 0, &options).unwrap();
     assert!(!report.ok());
     assert!(report.projection(LAST18).unwrap().agrees());
@@ -302,10 +269,7 @@ fn bad_moduli_are_invalid_arguments() {
             Err(Error::InvalidArgument { .. }) => {}
             other => panic!("count_mod(10, 0, {m}) gave {other:?}"),
         }
-        let options = Options {
-            moduli: vec![m],
-            ..Default::default()
-        };
+        let options = Options { moduli: vec![m], ..Default::default() };
         assert!(
             matches!(count_report(10, 0, &options), Err(Error::InvalidArgument { .. })),
             "count_report with modulus {m}"
@@ -322,18 +286,12 @@ fn too_large_n_is_an_invalid_argument() {
     assert!(matches!(count_mod(n, 0, 7), Err(Error::InvalidArgument { .. })));
     assert!(matches!(distribution(n), Err(Error::InvalidArgument { .. })));
     assert!(matches!(grundy(n), Err(Error::InvalidArgument { .. })));
-    assert!(matches!(
-        count_report(u64::MAX, 0, &Options::default()),
-        Err(Error::InvalidArgument { .. })
-    ));
+    assert!(matches!(count_report(u64::MAX, 0, &Options::default()), Err(Error::InvalidArgument { .. })));
 }
 
 #[test]
 fn memory_limit_gives_out_of_memory() {
-    let options = Options {
-        memory_limit: Some(1_000_000),
-        ..Default::default()
-    };
+    let options = Options { memory_limit: Some(1_000_000), ..Default::default() };
     match count_report(10_000, 0, &options) {
         Err(Error::OutOfMemory { estimate, limit, .. }) => {
             assert_eq!(limit, 1_000_000);
@@ -342,10 +300,7 @@ fn memory_limit_gives_out_of_memory() {
         other => panic!("expected OutOfMemory, got {other:?}"),
     }
     // A limit that is ample for a small run.
-    let options = Options {
-        memory_limit: Some(100_000_000),
-        ..Default::default()
-    };
+    let options = Options { memory_limit: Some(100_000_000), ..Default::default() };
     let report = count_report(100, 0, &options).unwrap();
     assert!(report.memory_estimate_bytes <= 100_000_000);
     assert_eq!(report.value, count(100, 0).unwrap());
@@ -366,10 +321,7 @@ fn known_rows() -> Vec<(u64, BigUint, String)> {
             let fields: Vec<&str> = line.split(',').collect();
             assert_eq!(fields.len(), 3, "row {line:?}");
             let k: u64 = fields[0].parse().unwrap_or_else(|e| panic!("k in {line:?}: {e}"));
-            assert!(
-                fields[1].bytes().all(|b| b.is_ascii_digit()) && !fields[1].is_empty(),
-                "f in {line:?}"
-            );
+            assert!(fields[1].bytes().all(|b| b.is_ascii_digit()) && !fields[1].is_empty(), "f in {line:?}");
             let f: BigUint = fields[1].parse().unwrap();
             (k, f, fields[2].to_string())
         })

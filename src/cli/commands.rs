@@ -29,22 +29,10 @@ struct Session {
 impl Session {
     fn new(run: &RunArgs, show_progress: bool) -> anyhow::Result<Session> {
         let out = Output::open(run.output.output.as_deref())?;
-        let threads = run
-            .threads
-            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .context("starting the thread pool")?;
+        let threads = run.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().context("starting the thread pool")?;
         let signals = Signals::install()?;
-        Ok(Session {
-            pool,
-            threads,
-            signals,
-            progress: Progress::new(show_progress),
-            out,
-            start: Instant::now(),
-        })
+        Ok(Session { pool, threads, signals, progress: Progress::new(show_progress), out, start: Instant::now() })
     }
 
     /// Runs `work` in the pool with the session's hooks; an interruption becomes the signal's exit
@@ -55,17 +43,15 @@ impl Session {
     ) -> anyhow::Result<Result<T, ExitCode>> {
         let progress = &self.progress;
         let update = |stage: &str, done: u64, total: u64| progress.update(stage, done, total);
-        let hooks = Hooks {
-            cancel: Some(&self.signals.cancel),
-            progress: Some(&update),
-        };
+        let hooks = Hooks { cancel: Some(&self.signals.cancel), progress: Some(&update) };
         let out = &mut self.out;
         let result = self.pool.install(|| work(hooks, out));
         self.progress.finish();
         match result {
             Err(e) if matches!(e.downcast_ref::<Error>(), Some(Error::Interrupted)) => {
-                eprintln!("error: interrupted");
-                Ok(Err(ExitCode::from(self.signals.exit_status())))
+                let (status, signal) = self.signals.stopped_by();
+                eprintln!("error: interrupted by {signal}; nothing was written");
+                Ok(Err(ExitCode::from(status)))
             }
             other => other.map(Ok),
         }
@@ -89,11 +75,7 @@ fn all_agree(report: &Report) -> bool {
 
 pub fn count(args: CountArgs) -> anyhow::Result<ExitCode> {
     let mut session = Session::new(&args.run, !args.quiet && !args.json)?;
-    let options = Options {
-        moduli: args.moduli.clone(),
-        perturb: args.test_perturb,
-        ..Options::default()
-    };
+    let options = Options { moduli: args.moduli.clone(), perturb: args.test_perturb, ..Options::default() };
     let report =
         match session.compute(|hooks, _| Ok(fibtree::count_report(args.n, args.g, &Options { hooks, ..options })?))? {
             Ok(report) => report,
@@ -110,19 +92,11 @@ pub fn count(args: CountArgs) -> anyhow::Result<ExitCode> {
         write_count_human(out, &report, &value)?;
     }
     session.out.finish()?;
-    Ok(if all_agree(&report) {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    })
+    Ok(if all_agree(&report) { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }
 
 fn verdict(agrees: bool) -> &'static str {
-    if agrees {
-        "agrees with the modular engine"
-    } else {
-        "DISAGREES with the modular engine"
-    }
+    if agrees { "agrees with the modular engine" } else { "DISAGREES with the modular engine" }
 }
 
 fn write_count_human(out: &mut impl Write, report: &Report, value: &str) -> std::io::Result<()> {
@@ -130,10 +104,7 @@ fn write_count_human(out: &mut impl Write, report: &Report, value: &str) -> std:
     if g == 0 {
         writeln!(out, "c({n}, 0) = f({n}): the winning first moves of T({n})")?;
     } else {
-        writeln!(
-            out,
-            "c({n}, {g}): the first moves of T({n}) that leave Grundy value {g}"
-        )?;
+        writeln!(out, "c({n}, {g}): the first moves of T({n}) that leave Grundy value {g}")?;
     }
     writeln!(out, "digits          {}", value.len())?;
     for p in &report.projections {
@@ -141,11 +112,7 @@ fn write_count_human(out: &mut impl Write, report: &Report, value: &str) -> std:
             LAST18 => "last 18 digits".to_string(),
             m => format!("mod {m}"),
         };
-        let residue = if p.modulus == LAST18 {
-            format!("{:018}", p.residue)
-        } else {
-            p.residue.to_string()
-        };
+        let residue = if p.modulus == LAST18 { format!("{:018}", p.residue) } else { p.residue.to_string() };
         writeln!(out, "{label:<15} {residue:<20} {}", verdict(p.agrees()))?;
     }
     writeln!(out, "value           {value}")
@@ -181,10 +148,7 @@ pub fn verify(args: VerifyArgs) -> anyhow::Result<ExitCode> {
 }
 
 fn verify_one(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
-    let (n, answer) = (
-        args.n.expect("clap requires N"),
-        args.answer.expect("clap requires --answer"),
-    );
+    let (n, answer) = (args.n.expect("clap requires N"), args.answer.expect("clap requires --answer"));
     let modulus = match (args.modulus, args.last_digits) {
         (Some(m), _) => m,
         (None, Some(d)) => 10u128.pow(d),
@@ -194,22 +158,10 @@ fn verify_one(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
         let what = format!("expected a residue below the modulus {modulus}, got {answer}");
         return Err(Error::invalid("--answer", what).into());
     }
-    let claim = Claim {
-        line: 0,
-        n,
-        g: args.g,
-        modulus,
-        answer,
-    };
+    let claim = Claim { line: 0, n, g: args.g, modulus, answer };
     let mut session = Session::new(&args.run, !args.json)?;
     let checked = match session.compute(|hooks, _| {
-        Ok(check_claims(
-            &[claim],
-            &Options {
-                hooks,
-                ..Options::default()
-            },
-        )?)
+        Ok(check_claims(&[claim], &Options { hooks, engine: args.run.engine.into(), ..Options::default() })?)
     })? {
         Ok(mut checked) => checked.remove(0),
         Err(code) => return Ok(code),
@@ -218,9 +170,7 @@ fn verify_one(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
         return Err(cross_check_failed(&checked).into());
     }
     let word = if checked.ok() { "OK" } else { "MISMATCH" };
-    let true_digits = args
-        .last_digits
-        .map(|d| format!("{:0width$}", checked.expected, width = d as usize));
+    let true_digits = args.last_digits.map(|d| format!("{:0width$}", checked.expected, width = d as usize));
     let out = &mut session.out;
     if args.json {
         let line = json!({
@@ -231,21 +181,14 @@ fn verify_one(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
         });
         writeln!(out, "{line}")?;
     } else {
-        writeln!(
-            out,
-            "{word}: c({n}, {}) mod {modulus}: claimed {answer}, true {}",
-            args.g, checked.expected
-        )?;
+        writeln!(out, "{word}: c({n}, {}) mod {modulus}: claimed {answer}, true {}", args.g, checked.expected)?;
         if let (Some(d), Some(digits)) = (args.last_digits, &true_digits) {
-            writeln!(out, "the true last {d} digits: {digits}")?;
+            let noun = if d == 1 { "digit" } else { "digits" };
+            writeln!(out, "the true last {d} {noun}: {digits}")?;
         }
     }
     session.out.finish()?;
-    Ok(if checked.ok() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    })
+    Ok(if checked.ok() { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }
 
 fn cross_check_failed(c: &Checked) -> Error {
@@ -265,27 +208,30 @@ fn verify_claims(path: &std::path::Path, args: &VerifyArgs) -> anyhow::Result<Ex
     } else {
         std::fs::read(path).map_err(|e| Error::invalid("--claims", format!("cannot read '{}': {e}", path.display())))?
     };
+    let source = if path.as_os_str() == "-" { "standard input" } else { "the file" };
     if text.iter().all(u8::is_ascii_whitespace) {
-        let what = format!(
-            "the file is empty; expected the header '{}' and claims",
-            fibtree::verify::CLAIMS_HEADER
-        );
+        let what = format!("{source} is empty; expected the header '{}' and claims", fibtree::verify::CLAIMS_HEADER);
         return Err(Error::invalid("--claims", what).into());
     }
     let (claims, malformed) = parse_claims(&text);
+    if claims.is_empty() && malformed.is_empty() {
+        return Err(Error::invalid("--claims", format!("{source} has no claims, only its header")).into());
+    }
     let mut session = Session::new(&args.run, !args.json)?;
     let checked = if claims.is_empty() {
         Vec::new()
     } else {
-        match session.compute(|hooks, _| {
-            Ok(check_claims(
-                &claims,
-                &Options {
-                    hooks,
-                    ..Options::default()
-                },
-            )?)
-        })? {
+        let engine = args.run.engine.into();
+        let run = session.compute(|hooks, _| {
+            match check_claims(&claims, &Options { hooks, engine, ..Options::default() }) {
+                // A claim too large for memory: the file is what asks for it.
+                Err(Error::OutOfMemory { estimate, limit, .. }) => {
+                    Err(Error::OutOfMemory { arg: "--claims", estimate, limit }.into())
+                }
+                other => Ok(other?),
+            }
+        })?;
+        match run {
             Ok(checked) => checked,
             Err(code) => return Ok(code),
         }
@@ -297,11 +243,7 @@ fn verify_claims(path: &std::path::Path, args: &VerifyArgs) -> anyhow::Result<Ex
     let mismatch = checked.len() - ok;
     write_claims(&mut session.out, args.json, &checked, &malformed, ok, mismatch)?;
     session.out.finish()?;
-    Ok(ExitCode::from(if !malformed.is_empty() {
-        2
-    } else {
-        u8::from(mismatch > 0)
-    }))
+    Ok(ExitCode::from(if !malformed.is_empty() { 2 } else { u8::from(mismatch > 0) }))
 }
 
 fn write_claims(
@@ -329,13 +271,7 @@ fn write_claims(
     let mut lines: Vec<(usize, String)> = checked
         .iter()
         .map(|c| {
-            let Claim {
-                line,
-                n,
-                g,
-                modulus,
-                answer,
-            } = &c.claim;
+            let Claim { line, n, g, modulus, answer } = &c.claim;
             (
                 *line,
                 format!(
@@ -345,11 +281,7 @@ fn write_claims(
                 ),
             )
         })
-        .chain(
-            malformed
-                .iter()
-                .map(|m| (m.line, format!("line {}: malformed: {}", m.line, m.error))),
-        )
+        .chain(malformed.iter().map(|m| (m.line, format!("line {}: malformed: {}", m.line, m.error))))
         .collect();
     lines.sort_by_key(|l| l.0);
     for (_, line) in lines {
@@ -365,11 +297,8 @@ pub fn dist(args: DistArgs) -> anyhow::Result<ExitCode> {
     let limit = available_memory();
     let entries: Vec<(u64, BigUint)> = match session.compute(|hooks, _| {
         Ok(match args.modulus {
-            None => fibtree::dist::exact(n, hooks, limit)?,
-            Some(m) => fibtree::dist::modular(n, m, hooks, limit)?
-                .into_iter()
-                .map(|(g, r)| (g, r.into()))
-                .collect(),
+            None => fibtree::dist::exact(n, args.run.engine.into(), hooks, limit)?,
+            Some(m) => fibtree::dist::modular(n, m, hooks, limit)?.into_iter().map(|(g, r)| (g, r.into())).collect(),
         })
     })? {
         Ok(entries) => entries,
@@ -395,15 +324,18 @@ pub fn dist(args: DistArgs) -> anyhow::Result<ExitCode> {
         });
         writeln!(out, "{object}")?;
     } else {
-        writeln!(out, "g,count")?;
+        writeln!(out, "{}", if args.modulus.is_some() { "g,residue" } else { "g,count" })?;
         for (g, c) in &entries {
             writeln!(out, "{g},{c}")?;
         }
     }
     session.out.finish()?;
     let what = match args.modulus {
-        Some(m) => format!("sum over g of c({n}, g) mod {m} = {sum}, |T({n})| - 1 mod {m} = {moves}"),
-        None => format!("sum over g of c({n}, g) = {sum}, |T({n})| - 1 = {moves}"),
+        Some(m) => format!("sum over g of c({n}, g) mod {m} = {sum}; the moves of T({n}) mod {m} = {moves}"),
+        None if sum_ok => {
+            format!("sum over g of c({n}, g) = the number of moves of T({n}) ({} digits)", digits(&moves))
+        }
+        None => format!("sum over g of c({n}, g) = {sum}, but T({n}) has {moves} moves"),
     };
     if sum_ok {
         if !args.json {
@@ -416,42 +348,51 @@ pub fn dist(args: DistArgs) -> anyhow::Result<ExitCode> {
     }
 }
 
+/// The number of decimal digits of `v` (1 for 0).
+fn digits(v: &BigUint) -> usize {
+    v.to_str_radix(10).len()
+}
+
 pub fn table(args: TableArgs) -> anyhow::Result<ExitCode> {
     if args.from > args.to {
         let what = format!("expected FROM <= TO, got {} > {}", args.from, args.to);
         return Err(Error::invalid("FROM", what).into());
     }
+    fibtree::game::check_n(args.to)
+        .map_err(|_| Error::invalid("TO", format!("at most {}, got {}", fibtree::game::MAX_N, args.to)))?;
+    // Before the target list: 16 bytes a row, and more than that in the plan.
+    let (rows, limit) = (args.to - args.from + 1, available_memory());
+    if rows.saturating_mul(64) > limit {
+        return Err(Error::OutOfMemory { arg: "TO", estimate: rows.saturating_mul(64), limit }.into());
+    }
     let mut session = Session::new(&args.run, !args.json)?;
     let targets: Vec<(u64, u64)> = (args.from..=args.to).map(|k| (k, 0)).collect();
     let json = args.json;
+    let engine = args.run.engine.into();
     let result = session.compute(|hooks, out| {
+        let options = Options { hooks, engine, ..Options::default() };
+        // Planned and checked against memory before anything is written.
+        let counting = fibtree::Counting::new(&targets, &options)?;
         if json {
             write!(out, "{{\"from\":{},\"to\":{},\"rows\":[", args.from, args.to)?;
         } else {
             writeln!(out, "k,digits,last18,mod_998244353,value")?;
         }
         let mut all_ok = true;
-        fibtree::for_each_report(
-            &targets,
-            &Options {
-                hooks,
-                ..Options::default()
-            },
-            |i, report| {
-                all_ok &= all_agree(&report);
-                let value = report.value.to_str_radix(10);
-                let residue = |m: u64| report.projection(m).map_or(0, |p| p.residue);
-                let (last18, p) = (residue(LAST18), residue(P998244353));
-                if json {
-                    let row = json!({"k": report.n, "digits": value.len(), "last18": last18.to_string(),
+        counting.for_each(|i, report| {
+            all_ok &= all_agree(&report);
+            let value = report.value.to_str_radix(10);
+            let residue = |m: u64| report.projection(m).map_or(0, |p| p.residue);
+            let (last18, p) = (residue(LAST18), residue(P998244353));
+            if json {
+                let row = json!({"k": report.n, "digits": value.len(), "last18": last18.to_string(),
                     "mod_998244353": p.to_string(), "value": value, "ok": report.ok()});
-                    write!(out, "{}{row}", if i == 0 { "" } else { "," })?;
-                } else {
-                    writeln!(out, "{},{},{last18},{p},{value}", report.n, value.len())?;
-                }
-                Ok(())
-            },
-        )?;
+                write!(out, "{}{row}", if i == 0 { "" } else { "," })?;
+            } else {
+                writeln!(out, "{},{},{last18},{p},{value}", report.n, value.len())?;
+            }
+            Ok(())
+        })?;
         if json {
             writeln!(out, "],\"ok\":{all_ok}}}")?;
         }
@@ -478,20 +419,11 @@ pub fn grundy(k: u64, json: bool, output: OutputArg) -> anyhow::Result<ExitCode>
 }
 
 pub fn brute(k: u64, g: Option<u64>, output: OutputArg) -> anyhow::Result<ExitCode> {
-    let too_large = || {
-        Error::invalid(
-            "K",
-            format!(
-                "at most {} for the explicit-tree oracle, got {k}",
-                brute::MAX_EXPLICIT_K
-            ),
-        )
-    };
+    let too_large =
+        || Error::invalid("K", format!("at most {} for the explicit-tree oracle, got {k}", brute::MAX_EXPLICIT_K));
     let k32 = u32::try_from(k).map_err(|_| too_large())?;
     let explicit = brute::explicit_tree_counts(k32)?;
-    let first = (k32 <= brute::MAX_FIRST_PRINCIPLES_K)
-        .then(|| brute::first_principles_counts(k32))
-        .transpose()?;
+    let first = (k32 <= brute::MAX_FIRST_PRINCIPLES_K).then(|| brute::first_principles_counts(k32)).transpose()?;
     let mut out = Output::open(output.output.as_deref())?;
     writeln!(out, "g,explicit_tree,first_principles")?;
     let rows = match g {

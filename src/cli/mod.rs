@@ -68,6 +68,9 @@ struct RunArgs {
     /// Worker threads (default: all cores). The answer is the same for every count.
     #[arg(long, value_name = "T", value_parser = parse_threads)]
     threads: Option<usize>,
+    /// The exact engine: `blocked` (fast, in cache) or `reference` (whole values layer by layer).
+    #[arg(long, value_enum, default_value_t = EngineArg::Blocked)]
+    engine: EngineArg,
     #[command(flatten)]
     output: OutputArg,
 }
@@ -83,9 +86,6 @@ struct CountArgs {
     /// Also project onto modulus M and check it (2 <= M < 2^63; 10^18 and 1e18 forms accepted); repeatable.
     #[arg(long = "mod", value_name = "M", value_parser = parse_modulus, allow_negative_numbers = true)]
     moduli: Vec<u64>,
-    /// The exact engine: `blocked` (fast, in cache) or `reference` (whole values layer by layer).
-    #[arg(long, value_enum, default_value_t = EngineArg::Blocked)]
-    engine: EngineArg,
     /// Print one JSON object.
     #[arg(long, conflicts_with = "quiet")]
     json: bool,
@@ -129,10 +129,11 @@ struct VerifyArgs {
     answer: Option<u128>,
     /// The claim's modulus, 2 <= M < 2^128 (digits, 10^18 or 1e18 forms).
     #[arg(long = "mod", value_name = "M", value_parser = parse_wide_modulus, allow_negative_numbers = true,
-          conflicts_with = "last_digits")]
+          conflicts_with_all = ["last_digits", "claims"])]
     modulus: Option<u128>,
     /// The claim is the last D digits (modulus 10^D, 1 <= D <= 38).
-    #[arg(long, value_name = "D", value_parser = parse_last_digits, allow_negative_numbers = true)]
+    #[arg(long, value_name = "D", value_parser = parse_last_digits, allow_negative_numbers = true,
+          conflicts_with = "claims")]
     last_digits: Option<u32>,
     /// The Grundy value of the claim.
     #[arg(long, value_name = "G", default_value_t = 0, value_parser = parse_whole, allow_negative_numbers = true,
@@ -245,11 +246,7 @@ fn one_line(rendered: &str) -> String {
         .filter(|l| !l.is_empty() && !l.starts_with("For more information"))
         .collect();
     let line = parts.join(" ");
-    if line.starts_with("error:") {
-        line
-    } else {
-        "error: bad arguments (see --help)".into()
-    }
+    if line.starts_with("error:") { line } else { "error: bad arguments (see --help)".into() }
 }
 
 /// Parses the arguments and runs the command. Usage errors print one line and exit 2.
@@ -261,14 +258,8 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> anyhow::Result<ExitCode>
             return Ok(ExitCode::SUCCESS);
         }
         Err(e) if e.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
-            let names: Vec<String> = Cli::command()
-                .get_subcommands()
-                .map(|c| c.get_name().to_string())
-                .collect();
-            eprintln!(
-                "error: a command is required, one of: {} (see --help)",
-                names.join(", ")
-            );
+            let names: Vec<String> = Cli::command().get_subcommands().map(|c| c.get_name().to_string()).collect();
+            eprintln!("error: a command is required, one of: {} (see --help)", names.join(", "));
             return Ok(ExitCode::from(2));
         }
         Err(e) => {
@@ -307,18 +298,7 @@ mod tests {
         assert!(parse_last_digits("39").is_err() && parse_last_digits("0").is_err());
         assert_eq!(parse_answer("0017"), Ok(17));
         assert!(parse_answer("1e3").is_err());
-        for bad in [
-            "0",
-            "1",
-            "2^63",
-            "1e19",
-            "-7",
-            "x",
-            "",
-            "10^",
-            "^3",
-            "9223372036854775808",
-        ] {
+        for bad in ["0", "1", "2^63", "1e19", "-7", "x", "", "10^", "^3", "9223372036854775808"] {
             assert!(parse_modulus(bad).is_err(), "{bad}");
         }
     }

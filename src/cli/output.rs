@@ -38,9 +38,11 @@ impl Output {
         let Some(path) = path else {
             return Ok(Output::Stdout(std::io::stdout()));
         };
-        let name = path
-            .file_name()
-            .ok_or_else(|| Error::invalid("--output", "expected a file name"))?;
+        if path.is_dir() {
+            let what = format!("'{}' is a folder; expected a file name", path.display());
+            return Err(Error::invalid("--output", what).into());
+        }
+        let name = path.file_name().ok_or_else(|| Error::invalid("--output", "expected a file name"))?;
         let folder = match path.parent() {
             Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
             _ => PathBuf::from("."),
@@ -50,16 +52,9 @@ impl Output {
         }
         let temp = folder.join(format!(".{}.{}.tmp", name.to_string_lossy(), std::process::id()));
         let file = File::create(&temp).map_err(|e| {
-            Error::invalid(
-                "--output",
-                format!("cannot write in the folder '{}': {e}", folder.display()),
-            )
+            Error::invalid("--output", format!("cannot write in the folder '{}': {e}", folder.display()))
         })?;
-        Ok(Output::File(AtomicFile {
-            temp,
-            path: path.to_path_buf(),
-            file: Some(BufWriter::new(file)),
-        }))
+        Ok(Output::File(AtomicFile { temp, path: path.to_path_buf(), file: Some(BufWriter::new(file)) }))
     }
 
     /// Flushes standard output, or flushes, syncs and renames the file into place.
@@ -71,10 +66,7 @@ impl Output {
             Output::Stdout(out) => Ok(out.flush()?),
             Output::File(f) => {
                 let Some(file) = f.file.take() else { return Ok(()) };
-                let file = file
-                    .into_inner()
-                    .map_err(|e| e.into_error())
-                    .context("writing the output file")?;
+                let file = file.into_inner().map_err(|e| e.into_error()).context("writing the output file")?;
                 file.sync_all().context("syncing the output file")?;
                 std::fs::rename(&f.temp, &f.path)
                     .with_context(|| format!("renaming the output to {}", f.path.display()))
@@ -131,9 +123,9 @@ impl Signals {
         Ok(Signals { cancel, term })
     }
 
-    /// The exit status for a run the signals stopped: 143 for SIGTERM, else 130.
-    pub fn exit_status(&self) -> u8 {
-        if self.term.load(Ordering::Relaxed) { 143 } else { 130 }
+    /// The exit status for a run the signals stopped (143 for SIGTERM, else 130) and the signal's name.
+    pub fn stopped_by(&self) -> (u8, &'static str) {
+        if self.term.load(Ordering::Relaxed) { (143, "SIGTERM") } else { (130, "SIGINT") }
     }
 }
 
@@ -156,11 +148,7 @@ impl Progress {
             bar.set_style(style);
             bar
         });
-        Progress {
-            bar,
-            start: Instant::now(),
-            stage: std::sync::Mutex::new(String::new()),
-        }
+        Progress { bar, start: Instant::now(), stage: std::sync::Mutex::new(String::new()) }
     }
 
     /// Records that `stage` has done `done` of `total` units of work.

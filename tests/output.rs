@@ -1,0 +1,284 @@
+//! Integration tests of `--output FILE` / `-o FILE` (written to a hidden temporary file `.NAME.PID.tmp`
+//! in the same folder and renamed when complete) on every command, and of stopping a run with SIGINT
+//! (exit 130) and SIGTERM (exit 143), which must leave neither the file nor its temporary behind.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Output, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use assert_cmd::Command;
+
+/// Runs `fibtree args` (in `cwd` if given), checking that it did not panic.
+fn fibtree_in(cwd: Option<&Path>, args: &[&str]) -> Output {
+    let mut cmd = Command::cargo_bin("fibtree").unwrap();
+    cmd.args(args).timeout(Duration::from_secs(120));
+    if let Some(dir) = cwd {
+        cmd.current_dir(dir);
+    }
+    let output = cmd.output().unwrap_or_else(|e| panic!("running fibtree {args:?}: {e}"));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!stderr.contains("panicked"), "fibtree {args:?} panicked:\n{stderr}");
+    output
+}
+
+fn fibtree(args: &[&str]) -> Output {
+    fibtree_in(None, args)
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// A fresh folder under the system's temporary folder, removed when dropped.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(tag: &str) -> TempDir {
+        static NEXT: AtomicUsize = AtomicUsize::new(0);
+        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos();
+        let name =
+            format!("fibtree-output-{tag}-{}-{}-{nanos}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
+        let path = std::env::temp_dir().join(name);
+        std::fs::create_dir(&path).unwrap();
+        TempDir(path)
+    }
+
+    fn path(&self) -> &Path {
+        &self.0
+    }
+
+    /// `name` in the folder, as a string.
+    fn join(&self, name: &str) -> String {
+        self.0.join(name).to_str().unwrap().to_string()
+    }
+
+    /// The names in the folder, sorted (hidden ones included).
+    fn names(&self) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(&self.0)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Runs `args` to stdout, then with `-o FILE` (and with `--output FILE`) in a fresh folder: the same
+/// exit status and stderr, nothing on stdout, the file holds exactly the bytes stdout had, and the
+/// folder holds nothing else (no temporary file).
+fn check_output_file(args: &[&str]) {
+    let plain = fibtree(args);
+    assert!(!plain.stdout.is_empty(), "fibtree {args:?} prints something: {}", stderr(&plain));
+    for flag in ["-o", "--output"] {
+        let dir = TempDir::new("same");
+        let file = dir.join("out.txt");
+        let with: Vec<&str> = args.iter().copied().chain([flag, file.as_str()]).collect();
+        let output = fibtree(&with);
+        assert_eq!(output.status.code(), plain.status.code(), "fibtree {with:?}: {}", stderr(&output));
+        assert_eq!(stdout(&output), "", "fibtree {with:?}: stdout");
+        assert_eq!(stderr(&output), stderr(&plain), "fibtree {with:?}: stderr");
+        let written = std::fs::read(&file).unwrap_or_else(|e| panic!("fibtree {with:?}: reading {file}: {e}"));
+        assert!(written == plain.stdout, "fibtree {with:?}: the file differs from stdout");
+        assert_eq!(dir.names(), ["out.txt"], "fibtree {with:?}: the folder");
+    }
+}
+
+#[test]
+fn output_file_has_the_bytes_of_stdout() {
+    let claims = TempDir::new("claims");
+    let right_wrong = claims.join("right-wrong.csv");
+    std::fs::write(&right_wrong, "n,g,modulus,answer\n10,0,7,3\n10,0,1000,18\n").unwrap();
+    let malformed = claims.join("malformed.csv");
+    std::fs::write(&malformed, "n,g,modulus,answer\n10,0,7,3\nx,0,7,1\n").unwrap();
+    let cases: &[(&[&str], i32)] = &[
+        (&["count", "100"], 0),
+        (&["count", "300", "-q"], 0),
+        (&["count", "30", "--g", "5", "--mod", "1000000007"], 0),
+        (&["verify", "100", "--answer", "783211951", "--mod", "998244353"], 0),
+        (&["verify", "10", "--answer", "18", "--last-digits", "5"], 1),
+        (&["verify", "10", "--answer", "3", "--mod", "7", "--json"], 0),
+        (&["verify", "--claims", &right_wrong], 1),
+        (&["verify", "--claims", &malformed, "--json"], 2),
+        (&["dist", "30"], 0),
+        (&["dist", "30", "--mod", "7", "--json"], 0),
+        (&["table", "1", "100"], 0),
+        (&["table", "0", "50", "--json"], 0),
+        (&["grundy", "10"], 0),
+        (&["grundy", "0", "--json"], 0),
+        (&["brute", "7"], 0),
+        (&["brute", "10", "--g", "0"], 0),
+    ];
+    for (args, code) in cases {
+        let status = fibtree(args).status.code();
+        assert_eq!(status, Some(*code), "fibtree {args:?}");
+        check_output_file(args);
+    }
+}
+
+#[test]
+fn output_relative_path_and_overwrite() {
+    let dir = TempDir::new("relative");
+    // relative to the working folder
+    let output = fibtree_in(Some(dir.path()), &["grundy", "10", "-o", "g.txt"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!(std::fs::read_to_string(dir.path().join("g.txt")).unwrap(), "14\n");
+    // an existing file is replaced whole
+    std::fs::write(dir.path().join("t.csv"), "old contents, much longer than the new ones\n".repeat(100)).unwrap();
+    let output = fibtree_in(Some(dir.path()), &["table", "10", "10", "--output", "t.csv"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("t.csv")).unwrap(),
+        "k,digits,last18,mod_998244353,value\n10,2,17,17,17\n"
+    );
+    assert_eq!(dir.names(), ["g.txt", "t.csv"]);
+}
+
+#[test]
+fn output_into_a_missing_folder_exits_2() {
+    let dir = TempDir::new("missing");
+    let file = dir.join("no-such-folder/out.txt");
+    let cases: &[&[&str]] = &[
+        &["count", "10"],
+        &["count", "10", "-q"],
+        &["verify", "10", "--answer", "3", "--mod", "7"],
+        &["dist", "10"],
+        &["table", "1", "10"],
+        &["grundy", "10"],
+        &["brute", "7"],
+    ];
+    for args in cases {
+        for flag in ["-o", "--output"] {
+            let with: Vec<&str> = args.iter().copied().chain([flag, file.as_str()]).collect();
+            let output = fibtree(&with);
+            let err = stderr(&output);
+            assert_eq!(output.status.code(), Some(2), "fibtree {with:?}: {err}");
+            assert_eq!(stdout(&output), "", "fibtree {with:?}: stdout");
+            assert!(
+                err.starts_with("error:") && err.ends_with('\n') && err.lines().count() == 1,
+                "fibtree {with:?}: one error line: {err:?}"
+            );
+            assert!(err.contains("--output"), "fibtree {with:?}: names --output: {err:?}");
+            assert!(err.contains("no-such-folder"), "fibtree {with:?}: names the folder: {err:?}");
+            assert!(dir.names().is_empty(), "fibtree {with:?} created {:?}", dir.names());
+        }
+    }
+    // the claims form too
+    let claims = TempDir::new("missing-claims");
+    let path = claims.join("c.csv");
+    std::fs::write(&path, "n,g,modulus,answer\n10,0,7,3\n").unwrap();
+    let output = fibtree(&["verify", "--claims", &path, "-o", &file]);
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    assert!(stderr(&output).contains("--output"));
+    assert!(dir.names().is_empty());
+}
+
+#[test]
+fn output_onto_a_folder_exits_2_and_leaves_nothing() {
+    let dir = TempDir::new("onto-folder");
+    std::fs::create_dir(dir.path().join("sub")).unwrap();
+    for target in [dir.join("sub"), dir.join("sub/")] {
+        let output = fibtree(&["grundy", "10", "-o", &target]);
+        let err = stderr(&output);
+        assert_eq!(dir.names(), ["sub"], "-o {target}: left behind");
+        assert_eq!(output.status.code(), Some(2), "-o {target}: {err}");
+        assert!(err.contains("--output"), "-o {target}: {err}");
+    }
+}
+
+#[test]
+fn completed_table_file_is_complete() {
+    let dir = TempDir::new("complete");
+    let file = dir.join("t.csv");
+    let plain = fibtree(&["table", "1", "2000"]);
+    assert_eq!(plain.status.code(), Some(0));
+    let output = fibtree(&["table", "1", "2000", "-o", &file]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!(stdout(&output), "");
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert!(text.as_bytes() == plain.stdout.as_slice(), "the file differs from stdout");
+    assert!(text.ends_with('\n'));
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 2001, "the header and k = 1..=2000");
+    assert_eq!(lines[0], "k,digits,last18,mod_998244353,value");
+    assert!(lines[1].starts_with("1,"), "{}", lines[1]);
+    let last: Vec<&str> = lines[2000].split(',').collect();
+    assert_eq!(last.len(), 5);
+    assert_eq!(last[0], "2000", "the last row is k = 2000");
+    assert_eq!(last[1].parse::<usize>().unwrap(), last[4].len(), "digits of f(2000)");
+    assert_eq!(dir.names(), ["t.csv"]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Interrupts
+// ---------------------------------------------------------------------------------------------
+
+/// Starts `table 1 30000 --threads 1 -o FILE` (minutes of work), checks after 1.5 s that it still runs with its
+/// temporary file `.t.csv.PID.tmp`, sends `signal` with kill(1), and checks the exit status, the
+/// message, and that the folder is left empty.
+fn interrupt(signal: &str, code: i32) {
+    let dir = TempDir::new(&format!("sig{signal}"));
+    let file = dir.join("t.csv");
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("fibtree"))
+        .args(["table", "1", "30000", "--threads", "1", "-o", &file])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("starting fibtree");
+    let pid = child.id();
+    std::thread::sleep(Duration::from_millis(1500));
+    let running = child.try_wait().unwrap().is_none();
+    let names = dir.names();
+    if !running {
+        let _ = child.wait();
+        panic!("table 1 30000 ended within 1.5 s; the folder holds {names:?}");
+    }
+    let sent = std::process::Command::new("kill")
+        .args([format!("-{signal}"), pid.to_string()])
+        .status()
+        .expect("running kill");
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if start.elapsed() > Duration::from_secs(30) {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("table 1 30000 did not stop within 30 s of SIG{signal}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(sent.success(), "kill -{signal} {pid}");
+    let (mut out, mut err) = (String::new(), String::new());
+    child.stdout.take().unwrap().read_to_string(&mut out).unwrap();
+    child.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+    assert_eq!(names, [format!(".t.csv.{pid}.tmp")], "while running, only the temporary file");
+    assert_eq!(status.code(), Some(code), "SIG{signal}: {status:?}, stderr {err:?}");
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(err.contains("interrupted"), "stderr: {err:?}");
+    assert_eq!(out, "");
+    assert!(dir.names().is_empty(), "SIG{signal} left {:?}", dir.names());
+}
+
+#[test]
+fn sigint_stops_with_130_and_removes_the_file() {
+    interrupt("INT", 130);
+}
+
+#[test]
+fn sigterm_stops_with_143_and_removes_the_file() {
+    interrupt("TERM", 143);
+}

@@ -1,0 +1,658 @@
+//! Integration tests of `fibtree verify`: one claim (`--mod M` in every form, `--last-digits D`,
+//! `--g`, `--json`), a CSV file of claims (from a file or standard input, text and JSON), and the
+//! usage errors (exit 2, one `error:` line on stderr, nothing on stdout).
+//!
+//! The true residues come from the library (`fibtree::count`), reduced here with `BigUint`, and the
+//! public value f(10000) mod 10^18 = 438505383468410633 (docs/math.md).
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use assert_cmd::Command;
+use num_bigint::BigUint;
+use num_traits::ToPrimitive;
+use serde_json::Value;
+
+/// f(10000) mod 10^18 (docs/math.md, "Known values (public)").
+const F10000_LAST18: u128 = 438_505_383_468_410_633;
+
+/// Runs `fibtree args` with `stdin` on standard input, checking that it did not panic.
+fn fibtree_with_stdin(args: &[&str], stdin: Option<&str>) -> Output {
+    let mut cmd = Command::cargo_bin("fibtree").unwrap();
+    cmd.args(args).timeout(Duration::from_secs(120));
+    if let Some(text) = stdin {
+        cmd.write_stdin(text);
+    }
+    let output = cmd.output().unwrap_or_else(|e| panic!("running fibtree {args:?}: {e}"));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!stderr.contains("panicked"), "fibtree {args:?} panicked:\n{stderr}");
+    output
+}
+
+/// Runs `fibtree args`, checking that it did not panic.
+fn fibtree(args: &[&str]) -> Output {
+    fibtree_with_stdin(args, None)
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8(output.stdout.clone()).expect("stdout is UTF-8")
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8(output.stderr.clone()).expect("stderr is UTF-8")
+}
+
+/// Runs `fibtree args`, checks the exit status and that stderr is empty, and returns stdout.
+fn expect_status(args: &[&str], code: i32) -> String {
+    let output = fibtree(args);
+    assert_eq!(output.status.code(), Some(code), "fibtree {args:?}: {}", stderr(&output));
+    assert_eq!(stderr(&output), "", "fibtree {args:?}: stderr");
+    stdout(&output)
+}
+
+/// Parses one line of JSON.
+fn json_line(args: &[&str], out: &str) -> Value {
+    assert_eq!(out.lines().count(), 1, "fibtree {args:?} prints one line of JSON: {out}");
+    serde_json::from_str(out).unwrap_or_else(|e| panic!("fibtree {args:?}: {e}: {out}"))
+}
+
+/// Checks a usage error: exit status 2, nothing on stdout, and exactly one line on stderr that
+/// starts with "error:" and contains `names`. Returns that line.
+fn usage_error_with_stdin(args: &[&str], stdin: Option<&str>, names: &str) -> String {
+    let output = fibtree_with_stdin(args, stdin);
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(2), "fibtree {args:?}: exit status; stderr: {err}");
+    assert!(output.stdout.is_empty(), "fibtree {args:?}: stdout should be empty: {:?}", stdout(&output));
+    assert!(err.ends_with('\n') && err.lines().count() == 1, "fibtree {args:?}: one line on stderr, got {err:?}");
+    assert!(err.starts_with("error:"), "fibtree {args:?}: {err:?}");
+    assert!(err.contains(names), "fibtree {args:?}: the message should name {names:?}: {err:?}");
+    err
+}
+
+fn usage_error(args: &[&str], names: &str) -> String {
+    usage_error_with_stdin(args, None, names)
+}
+
+/// `value` mod `m`.
+fn residue(value: &BigUint, m: u128) -> u128 {
+    (value % BigUint::from(m)).to_u128().unwrap()
+}
+
+/// The exact c(n, g) from the library.
+fn exact(n: u64, g: u64) -> BigUint {
+    fibtree::count(n, g).unwrap_or_else(|e| panic!("count({n}, {g}): {e}"))
+}
+
+/// A fresh folder under the system's temporary folder, removed when dropped.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(tag: &str) -> TempDir {
+        static NEXT: AtomicUsize = AtomicUsize::new(0);
+        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos();
+        let name =
+            format!("fibtree-verify-{tag}-{}-{}-{nanos}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
+        let path = std::env::temp_dir().join(name);
+        std::fs::create_dir(&path).unwrap();
+        TempDir(path)
+    }
+
+    /// Writes `text` to the file `name` in the folder and returns its path as a string.
+    fn file(&self, name: &str, text: &str) -> String {
+        let path = self.0.join(name);
+        std::fs::write(&path, text).unwrap();
+        path.to_str().unwrap().to_string()
+    }
+
+    fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// One claim
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn library_value_is_what_count_prints() {
+    let out = expect_status(&["count", "500", "-q"], 0);
+    assert_eq!(out, format!("{}\n", exact(500, 0)));
+}
+
+#[test]
+fn right_and_wrong_answer_for_every_modulus_form() {
+    let value = exact(500, 0);
+    assert!(value.bits() > 128, "f(500) should exceed every modulus here");
+    let forms: [(&str, u128); 8] = [
+        ("1000000007", 1_000_000_007),
+        ("998244353", 998_244_353),
+        ("10^18", 10u128.pow(18)),
+        ("1e18", 10u128.pow(18)),
+        ("2^100", 1 << 100),
+        ("7", 7),
+        ("2^127", 1 << 127),
+        ("340282366920938463463374607431768211455", u128::MAX),
+    ];
+    for (form, m) in forms {
+        let right = residue(&value, m);
+        let wrong = (right + 1) % m;
+        let (right_s, wrong_s) = (right.to_string(), wrong.to_string());
+        let args = ["verify", "500", "--answer", &right_s, "--mod", form];
+        assert_eq!(
+            expect_status(&args, 0),
+            format!("OK: c(500, 0) mod {m}: claimed {right}, true {right}\n"),
+            "{args:?}"
+        );
+        let args = ["verify", "500", "--answer", &wrong_s, "--mod", form];
+        assert_eq!(
+            expect_status(&args, 1),
+            format!("MISMATCH: c(500, 0) mod {m}: claimed {wrong}, true {right}\n"),
+            "{args:?}"
+        );
+    }
+}
+
+#[test]
+fn small_modulus_and_value_below_the_modulus() {
+    // f(10) = 17: mod 7 it is 3; below 2^100 the residue is the value itself.
+    assert_eq!(
+        expect_status(&["verify", "10", "--answer", "3", "--mod", "7"], 0),
+        "OK: c(10, 0) mod 7: claimed 3, true 3\n"
+    );
+    assert_eq!(
+        expect_status(&["verify", "10", "--answer", "6", "--mod", "7"], 1),
+        "MISMATCH: c(10, 0) mod 7: claimed 6, true 3\n"
+    );
+    assert_eq!(
+        expect_status(&["verify", "10", "--answer", "1", "--mod", "2"], 0),
+        "OK: c(10, 0) mod 2: claimed 1, true 1\n"
+    );
+    let value = exact(100, 0).to_string();
+    let out = expect_status(&["verify", "100", "--answer", &value, "--mod", "2^100"], 0);
+    assert!(out.starts_with("OK: c(100, 0) mod 1267650600228229401496703205376:"), "{out}");
+    // leading zeros in the answer are the same number
+    assert_eq!(
+        expect_status(&["verify", "10", "--answer", "0003", "--mod", "7"], 0),
+        "OK: c(10, 0) mod 7: claimed 3, true 3\n"
+    );
+}
+
+#[test]
+fn last_digits_18_of_f10000() {
+    let right = F10000_LAST18.to_string();
+    let out = expect_status(&["verify", "10000", "--answer", &right, "--last-digits", "18"], 0);
+    assert_eq!(
+        out,
+        format!(
+            "OK: c(10000, 0) mod 1000000000000000000: claimed {right}, true {right}\n\
+             the true last 18 digits: {right}\n"
+        )
+    );
+    let wrong = (F10000_LAST18 + 10u128.pow(17)).to_string();
+    let out = expect_status(&["verify", "10000", "--answer", &wrong, "--last-digits", "18"], 1);
+    assert_eq!(
+        out,
+        format!(
+            "MISMATCH: c(10000, 0) mod 1000000000000000000: claimed {wrong}, true {right}\n\
+             the true last 18 digits: {right}\n"
+        )
+    );
+}
+
+#[test]
+fn last_digits_pads_the_true_digits() {
+    // f(10) = 17 has fewer digits than D: the true last D digits are printed zero-padded.
+    assert_eq!(
+        expect_status(&["verify", "10", "--answer", "17", "--last-digits", "5"], 0),
+        "OK: c(10, 0) mod 100000: claimed 17, true 17\nthe true last 5 digits: 00017\n"
+    );
+    assert_eq!(
+        expect_status(&["verify", "10", "--answer", "00017", "--last-digits", "5"], 0),
+        "OK: c(10, 0) mod 100000: claimed 17, true 17\nthe true last 5 digits: 00017\n"
+    );
+    assert_eq!(
+        expect_status(&["verify", "10", "--answer", "18", "--last-digits", "5"], 1),
+        "MISMATCH: c(10, 0) mod 100000: claimed 18, true 17\nthe true last 5 digits: 00017\n"
+    );
+    // one digit: 17 mod 10 = 7
+    assert_eq!(
+        expect_status(&["verify", "10", "--answer", "7", "--last-digits", "1"], 0),
+        "OK: c(10, 0) mod 10: claimed 7, true 7\nthe true last 1 digit: 7\n"
+    );
+    // 38 digits, the most: 10^38 < 2^128
+    let out = expect_status(&["verify", "10", "--answer", "17", "--last-digits", "38"], 0);
+    assert!(out.ends_with(&format!("the true last 38 digits: {}17\n", "0".repeat(36))), "{out}");
+    // f(500) has more than 38 digits
+    let value = exact(500, 0);
+    let last38 = residue(&value, 10u128.pow(38));
+    let out = expect_status(&["verify", "500", "--answer", &last38.to_string(), "--last-digits", "38"], 0);
+    assert!(out.ends_with(&format!("the true last 38 digits: {last38:038}\n")), "{out}");
+}
+
+#[test]
+fn claims_about_other_grundy_values() {
+    let c30_5 = exact(30, 5);
+    assert_eq!(c30_5, BigUint::from(9755u32), "README: c(30, 5) = 9755");
+    assert_eq!(
+        expect_status(&["verify", "30", "--g", "5", "--answer", "9755", "--mod", "1000000007"], 0),
+        "OK: c(30, 5) mod 1000000007: claimed 9755, true 9755\n"
+    );
+    assert_eq!(
+        expect_status(&["verify", "30", "--g", "5", "--answer", "9756", "--mod", "1000000007"], 1),
+        "MISMATCH: c(30, 5) mod 1000000007: claimed 9756, true 9755\n"
+    );
+    // --g 0 is the default
+    assert_eq!(
+        expect_status(&["verify", "10", "--g", "0", "--answer", "17", "--mod", "1e18"], 0),
+        expect_status(&["verify", "10", "--answer", "17", "--mod", "1e18"], 0)
+    );
+    // a large c(n, g) with g > 0, reduced modulo a modulus above 2^63
+    let value = exact(400, 9);
+    let m = (1u128 << 100) + 277;
+    let right = residue(&value, m).to_string();
+    let out = expect_status(&["verify", "400", "--g", "9", "--answer", &right, "--mod", &m.to_string()], 0);
+    assert_eq!(out, format!("OK: c(400, 9) mod {m}: claimed {right}, true {right}\n"));
+    // c(10, 14) = 0 and c(10, 1000000) = 0: the residue 0 is right, anything else wrong
+    assert_eq!(exact(10, 14), BigUint::ZERO);
+    assert_eq!(
+        expect_status(&["verify", "10", "--g", "14", "--answer", "0", "--mod", "7"], 0),
+        "OK: c(10, 14) mod 7: claimed 0, true 0\n"
+    );
+    assert_eq!(
+        expect_status(&["verify", "10", "--g", "1000000", "--answer", "1", "--last-digits", "3"], 1),
+        "MISMATCH: c(10, 1000000) mod 1000: claimed 1, true 0\nthe true last 3 digits: 000\n"
+    );
+}
+
+#[test]
+fn one_claim_as_json() {
+    let args = ["verify", "30", "--g", "5", "--answer", "9755", "--mod", "1000000007", "--json"];
+    let json = json_line(&args, &expect_status(&args, 0));
+    assert_eq!(json["n"], 30);
+    assert_eq!(json["g"], 5);
+    assert_eq!(json["modulus"], "1000000007");
+    assert_eq!(json["answer"], "9755");
+    assert_eq!(json["expected"], "9755");
+    assert_eq!(json["verdict"], "OK");
+    assert_eq!(json["independent"], "9755", "the modular engine ran below 2^63");
+    assert_eq!(json["last_digits"], Value::Null);
+    assert_eq!(json["true_last_digits"], Value::Null);
+
+    let args = ["verify", "10", "--answer", "18", "--last-digits", "5", "--json"];
+    let json = json_line(&args, &expect_status(&args, 1));
+    assert_eq!(json["verdict"], "MISMATCH");
+    assert_eq!(json["modulus"], "100000");
+    assert_eq!(json["answer"], "18");
+    assert_eq!(json["expected"], "17");
+    assert_eq!(json["last_digits"], 5);
+    assert_eq!(json["true_last_digits"], "00017");
+    assert_eq!(json["independent"], "17");
+
+    // above 2^63 only the exact value decides: no independent residue
+    let value = exact(500, 0);
+    let right = residue(&value, 1 << 100).to_string();
+    let args = ["verify", "500", "--answer", &right, "--mod", "2^100", "--json"];
+    let json = json_line(&args, &expect_status(&args, 0));
+    assert_eq!(json["modulus"], (1u128 << 100).to_string());
+    assert_eq!(json["expected"], right.as_str());
+    assert_eq!(json["independent"], Value::Null);
+    assert_eq!(json["verdict"], "OK");
+}
+
+#[test]
+fn bad_input_exits_2() {
+    let cases: &[(&[&str], &str)] = &[
+        (&["verify", "10", "--answer", "17"], "--mod"),
+        (&["verify", "10", "--answer", "17", "--mod", "1"], "--mod"),
+        (&["verify", "10", "--answer", "0", "--mod", "0"], "--mod"),
+        (&["verify", "10", "--answer", "17", "--mod", "2^128"], "--mod"),
+        (&["verify", "10", "--answer", "17", "--mod", "340282366920938463463374607431768211456"], "--mod"),
+        (&["verify", "10", "--answer", "17", "--mod", "1e39"], "--mod"),
+        (&["verify", "10", "--answer", "17", "--mod", "x"], "--mod"),
+        (&["verify", "10", "--answer", "17", "--mod", "-7"], "--mod"),
+        (&["verify", "10", "--answer", "17", "--mod", ""], "--mod"),
+        (&["verify", "10", "--answer", "17", "--last-digits", "0"], "--last-digits"),
+        (&["verify", "10", "--answer", "17", "--last-digits", "39"], "--last-digits"),
+        (&["verify", "10", "--answer", "17", "--last-digits", "x"], "--last-digits"),
+        (&["verify", "10", "--answer", "-1", "--mod", "7"], "--answer"),
+        (&["verify", "10", "--answer", "x", "--mod", "7"], "--answer"),
+        (&["verify", "10", "--answer", "", "--mod", "7"], "--answer"),
+        (&["verify", "10", "--answer", "1e3", "--mod", "10^4"], "--answer"),
+        (&["verify", "10", "--answer", "7", "--mod", "7"], "--answer"),
+        (&["verify", "10", "--answer", "8", "--mod", "7"], "--answer"),
+        (&["verify", "10", "--answer", "100000", "--last-digits", "5"], "--answer"),
+        (&["verify", "10", "--answer", "340282366920938463463374607431768211456", "--mod", "2^127"], "--answer"),
+        (&["verify", "-1", "--answer", "3", "--mod", "7"], "N"),
+        (&["verify", "x", "--answer", "3", "--mod", "7"], "N"),
+        (&["verify", "--answer", "3", "--mod", "7"], "N"),
+        (&["verify", "10", "--mod", "7"], "--answer"),
+        (&["verify", "10", "--answer", "3", "--mod", "7", "--g", "-1"], "--g"),
+        (&["verify", "10", "--answer", "3", "--mod", "7", "--last-digits", "3"], "--last-digits"),
+        (&["verify", "10", "--answer", "3", "--mod", "7", "--claims", "-"], "--claims"),
+        (&["verify"], "required"),
+    ];
+    for (args, names) in cases {
+        usage_error(args, names);
+    }
+    // the residue check names the modulus and the answer
+    let err = usage_error(&["verify", "10", "--answer", "7", "--mod", "7"], "--answer");
+    assert!(err.contains('7'), "{err}");
+    // n beyond the engines
+    let err = usage_error(&["verify", "4000000000", "--answer", "3", "--mod", "7"], "N");
+    assert!(err.contains("at most 2147483647"), "{err}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Claims files
+// ---------------------------------------------------------------------------------------------
+
+/// What a line of a claims file should give.
+enum Want {
+    /// A claim and its true residue.
+    Claim { line: usize, n: u64, g: u64, modulus: u128, answer: u128, expected: u128 },
+    /// A malformed line, whose error contains `needle`.
+    Bad { line: usize, needle: &'static str },
+}
+
+impl Want {
+    fn line(&self) -> usize {
+        match self {
+            Want::Claim { line, .. } | Want::Bad { line, .. } => *line,
+        }
+    }
+}
+
+/// Checks the text output of a claims run against `wants` (in file order) and the summary.
+fn check_claims_text(out: &str, wants: &[Want]) {
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), wants.len() + 1, "one line per claim or malformed line, and a summary:\n{out}");
+    let (mut ok, mut mismatch, mut bad) = (0, 0, 0);
+    for (got, want) in lines.iter().zip(wants) {
+        match want {
+            Want::Claim { line, n, g, modulus, answer, expected } => {
+                let verdict = if answer == expected { "OK" } else { "MISMATCH" };
+                if answer == expected {
+                    ok += 1;
+                } else {
+                    mismatch += 1;
+                }
+                assert_eq!(
+                    *got,
+                    format!("line {line}: c({n}, {g}) mod {modulus}: claimed {answer}, true {expected}: {verdict}")
+                );
+            }
+            Want::Bad { line, needle } => {
+                bad += 1;
+                let prefix = format!("line {line}: malformed: ");
+                assert!(got.starts_with(&prefix), "expected {prefix:?}...: {got:?}\n{out}");
+                assert!(got.contains(needle), "line {line} should say {needle:?}: {got:?}");
+            }
+        }
+    }
+    assert_eq!(lines.last().unwrap(), &format!("{ok} OK, {mismatch} MISMATCH, {bad} malformed"), "{out}");
+}
+
+/// Checks the JSON output of a claims run against `wants`.
+fn check_claims_json(json: &Value, wants: &[Want]) {
+    let verdicts = json["verdicts"].as_array().expect("verdicts is a list");
+    let malformed = json["malformed"].as_array().expect("malformed is a list");
+    let claims: Vec<&Want> = wants.iter().filter(|w| matches!(w, Want::Claim { .. })).collect();
+    let bads: Vec<&Want> = wants.iter().filter(|w| matches!(w, Want::Bad { .. })).collect();
+    assert_eq!(verdicts.len(), claims.len(), "{json}");
+    assert_eq!(malformed.len(), bads.len(), "{json}");
+    let (mut ok, mut mismatch) = (0, 0);
+    for (v, want) in verdicts.iter().zip(&claims) {
+        let Want::Claim { line, n, g, modulus, answer, expected } = want else { unreachable!() };
+        let verdict = if answer == expected { "OK" } else { "MISMATCH" };
+        if answer == expected {
+            ok += 1;
+        } else {
+            mismatch += 1;
+        }
+        assert_eq!(v["line"], *line as u64, "{v}");
+        assert_eq!(v["n"], *n, "{v}");
+        assert_eq!(v["g"], *g, "{v}");
+        assert_eq!(v["modulus"], modulus.to_string(), "{v}");
+        assert_eq!(v["answer"], answer.to_string(), "{v}");
+        assert_eq!(v["expected"], expected.to_string(), "{v}");
+        assert_eq!(v["verdict"], verdict, "{v}");
+        assert_eq!(v.as_object().unwrap().len(), 7, "exactly the documented fields: {v}");
+    }
+    for (m, want) in malformed.iter().zip(&bads) {
+        let Want::Bad { line, needle } = want else { unreachable!() };
+        assert_eq!(m["line"], *line as u64, "{m}");
+        let error = m["error"].as_str().expect("error is a string");
+        assert!(error.contains(needle), "line {line} should say {needle:?}: {error:?}");
+    }
+    assert_eq!(json["counts"]["ok"], ok);
+    assert_eq!(json["counts"]["mismatch"], mismatch);
+    assert_eq!(json["counts"]["malformed"], bads.len());
+}
+
+/// The mixed claims file: right, wrong and malformed lines, comments, a blank line, spaces.
+fn mixed_claims() -> (String, Vec<Want>) {
+    let f100 = exact(100, 0);
+    let f500 = exact(500, 0);
+    let p = 998_244_353u128;
+    let m100 = 1u128 << 100;
+    let e18 = 10u128.pow(18);
+    let f100_p = residue(&f100, p);
+    let f500_2_100 = residue(&f500, m100);
+    let f500_e18 = residue(&f500, e18);
+    let wrong_e18 = (f500_e18 + 1) % e18;
+    let c10_1 = residue(&exact(10, 1), e18);
+    assert_eq!(c10_1, 7, "dist 10: c(10, 1) = 7");
+    let text = format!(
+        "# claims about c(n, g)\n\
+         n,g,modulus,answer\n\
+         \n\
+         10,,1000,17\n\
+         10,0,7,4\n\
+         100,0,998244353,{f100_p}\n\
+         30,5,1000000007,9755\n\
+         # the malformed ones\n\
+         10,0,1000\n\
+         x,0,7,1\n\
+         10,0,1,0\n\
+         10,0,7,9\n\
+         500,0,2^100,{f500_2_100}\n\
+         500,0,1e18,{wrong_e18}\n\
+         \x20 10 , 1 , 10^18 , 7 \n\
+         10,0,7,3,\n"
+    );
+    let claim = |line, n, g, modulus, answer, expected| Want::Claim { line, n, g, modulus, answer, expected };
+    let wants = vec![
+        claim(4, 10, 0, 1000, 17, 17),
+        claim(5, 10, 0, 7, 4, 3),
+        claim(6, 100, 0, p, f100_p, f100_p),
+        claim(7, 30, 5, 1_000_000_007, 9755, 9755),
+        Want::Bad { line: 9, needle: "4 fields" },
+        Want::Bad { line: 10, needle: "n:" },
+        Want::Bad { line: 11, needle: "modulus" },
+        Want::Bad { line: 12, needle: "not below the modulus" },
+        claim(13, 500, 0, m100, f500_2_100, f500_2_100),
+        claim(14, 500, 0, e18, wrong_e18, f500_e18),
+        claim(15, 10, 1, e18, 7, 7),
+        Want::Bad { line: 16, needle: "4 fields" },
+    ];
+    assert!(wants.windows(2).all(|w| w[0].line() < w[1].line()));
+    (text, wants)
+}
+
+#[test]
+fn claims_file_mixed_text() {
+    let dir = TempDir::new("mixed");
+    let (text, wants) = mixed_claims();
+    let path = dir.file("claims.csv", &text);
+    let output = fibtree(&["verify", "--claims", &path]);
+    assert_eq!(output.status.code(), Some(2), "a malformed line is exit 2: {}", stderr(&output));
+    let out = stdout(&output);
+    check_claims_text(&out, &wants);
+    assert!(out.ends_with("5 OK, 2 MISMATCH, 5 malformed\n"), "{out}");
+}
+
+#[test]
+fn claims_file_mixed_json() {
+    let dir = TempDir::new("mixed-json");
+    let (text, wants) = mixed_claims();
+    let path = dir.file("claims.csv", &text);
+    let args = ["verify", "--claims", &path, "--json"];
+    let output = fibtree(&args);
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    let json = json_line(&args, &stdout(&output));
+    check_claims_json(&json, &wants);
+    assert_eq!(json["counts"]["ok"], 5);
+    assert_eq!(json["counts"]["mismatch"], 2);
+    assert_eq!(json["counts"]["malformed"], 5);
+}
+
+#[test]
+fn claims_from_standard_input() {
+    let dir = TempDir::new("stdin");
+    let (text, wants) = mixed_claims();
+    let path = dir.file("claims.csv", &text);
+    let from_file = fibtree(&["verify", "--claims", &path]);
+    let from_stdin = fibtree_with_stdin(&["verify", "--claims", "-"], Some(&text));
+    assert_eq!(from_stdin.status.code(), Some(2));
+    assert_eq!(stdout(&from_stdin), stdout(&from_file));
+    check_claims_text(&stdout(&from_stdin), &wants);
+
+    let args = ["verify", "--claims", "-", "--json"];
+    let output = fibtree_with_stdin(&args, Some(&text));
+    assert_eq!(output.status.code(), Some(2));
+    check_claims_json(&json_line(&args, &stdout(&output)), &wants);
+
+    // a right file from standard input, without a final newline and with CRLF line ends
+    let output = fibtree_with_stdin(&["verify", "--claims", "-"], Some("n,g,modulus,answer\r\n10,0,7,3\r\n10,1,7,0"));
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!(
+        stdout(&output),
+        "line 2: c(10, 0) mod 7: claimed 3, true 3: OK\n\
+         line 3: c(10, 1) mod 7: claimed 0, true 0: OK\n\
+         2 OK, 0 MISMATCH, 0 malformed\n",
+        "c(10, 1) = 7 = 0 mod 7"
+    );
+}
+
+#[test]
+fn claims_file_without_header() {
+    let dir = TempDir::new("noheader");
+    let path = dir.file("claims.csv", "# no header here\n10,0,7,3\n10,0,7,4\n");
+    // the header is reported missing at the line that should hold it, which is still read as a claim
+    let wants = [
+        Want::Claim { line: 2, n: 10, g: 0, modulus: 7, answer: 3, expected: 3 },
+        Want::Bad { line: 2, needle: "header missing" },
+        Want::Claim { line: 3, n: 10, g: 0, modulus: 7, answer: 4, expected: 3 },
+    ];
+    let output = fibtree(&["verify", "--claims", &path]);
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    let out = stdout(&output);
+    check_claims_text(&out, &wants);
+    assert!(out.contains("n,g,modulus,answer"), "the message shows the header: {out}");
+
+    let args = ["verify", "--claims", &path, "--json"];
+    let output = fibtree(&args);
+    assert_eq!(output.status.code(), Some(2));
+    check_claims_json(&json_line(&args, &stdout(&output)), &wants);
+}
+
+#[test]
+fn claims_file_only_malformed() {
+    let dir = TempDir::new("malformed");
+    let path = dir.file("claims.csv", "n,g,modulus,answer\nx,0,7,1\n10,0,1,0\n10,0,2^128,1\n10,0,7\n");
+    let wants = [
+        Want::Bad { line: 2, needle: "n:" },
+        Want::Bad { line: 3, needle: "modulus" },
+        Want::Bad { line: 4, needle: "modulus" },
+        Want::Bad { line: 5, needle: "4 fields" },
+    ];
+    let output = fibtree(&["verify", "--claims", &path]);
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    check_claims_text(&stdout(&output), &wants);
+    assert!(stdout(&output).ends_with("0 OK, 0 MISMATCH, 4 malformed\n"));
+
+    let args = ["verify", "--claims", &path, "--json"];
+    let output = fibtree(&args);
+    assert_eq!(output.status.code(), Some(2));
+    let json = json_line(&args, &stdout(&output));
+    check_claims_json(&json, &wants);
+    assert_eq!(json["verdicts"], Value::Array(vec![]));
+}
+
+#[test]
+fn claims_file_all_right_exits_0_and_a_wrong_one_exits_1() {
+    let dir = TempDir::new("right");
+    let f300 = exact(300, 0);
+    let c300_4 = exact(300, 4);
+    let p = 998_244_353u128;
+    let lines = [
+        (300u64, 0u64, 1_000_000_007u128, residue(&f300, 1_000_000_007)),
+        (300, 0, 10u128.pow(18), residue(&f300, 10u128.pow(18))),
+        (300, 4, p, residue(&c300_4, p)),
+        (300, 4, 1 << 127, residue(&c300_4, 1 << 127)),
+        (10, 0, 100, 17),
+    ];
+    let mut text = String::from("n,g,modulus,answer\n");
+    for (n, g, m, a) in lines {
+        text.push_str(&format!("{n},{g},{m},{a}\n"));
+    }
+    let wants: Vec<Want> = lines
+        .iter()
+        .enumerate()
+        .map(|(i, &(n, g, modulus, answer))| Want::Claim { line: i + 2, n, g, modulus, answer, expected: answer })
+        .collect();
+    let path = dir.file("right.csv", &text);
+    let out = expect_status(&["verify", "--claims", &path], 0);
+    check_claims_text(&out, &wants);
+    assert!(out.ends_with("5 OK, 0 MISMATCH, 0 malformed\n"), "{out}");
+    let args = ["verify", "--claims", &path, "--json"];
+    check_claims_json(&json_line(&args, &expect_status(&args, 0)), &wants);
+
+    // one wrong claim more: exit 1
+    text.push_str("10,0,100,18\n");
+    let path = dir.file("one-wrong.csv", &text);
+    let out = expect_status(&["verify", "--claims", &path], 1);
+    assert!(
+        out.ends_with("line 7: c(10, 0) mod 100: claimed 18, true 17: MISMATCH\n5 OK, 1 MISMATCH, 0 malformed\n"),
+        "{out}"
+    );
+}
+
+#[test]
+fn empty_claims_file_exits_2() {
+    let dir = TempDir::new("empty");
+    for (name, text) in [("empty.csv", ""), ("blank.csv", "\n  \n\t\n")] {
+        let path = dir.file(name, text);
+        usage_error(&["verify", "--claims", &path], "--claims");
+        usage_error(&["verify", "--claims", &path, "--json"], "--claims");
+    }
+    usage_error_with_stdin(&["verify", "--claims", "-"], Some(""), "--claims");
+}
+
+#[test]
+fn missing_claims_file_exits_2() {
+    let dir = TempDir::new("missing");
+    let path = dir.path().join("no-such-file.csv");
+    let path = path.to_str().unwrap();
+    let err = usage_error(&["verify", "--claims", path], "--claims");
+    assert!(err.contains("no-such-file.csv"), "the message names the file: {err}");
+    // a folder is not a claims file either
+    usage_error(&["verify", "--claims", dir.path().to_str().unwrap()], "--claims");
+}
+
+#[test]
+fn claims_refuse_single_claim_options() {
+    let dir = TempDir::new("conflict");
+    let path = dir.file("claims.csv", "n,g,modulus,answer\n10,0,7,3\n");
+    usage_error(&["verify", "--claims", &path, "--g", "3"], "--g");
+    usage_error(&["verify", "--claims", &path, "--mod", "5"], "--mod");
+    usage_error(&["verify", "--claims", &path, "--last-digits", "3"], "--last-digits");
+}
