@@ -22,7 +22,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering};
 
 use crate::engine::Hooks;
-use crate::exact::{add_run, limbs};
+use crate::exact::limbs;
 use crate::plan::Plan;
 use crate::{Error, Result};
 
@@ -56,18 +56,23 @@ impl Tuning {
     }
 }
 
-/// A layer before a block, as the block reads it: the position of each g among the layer's non-zero
-/// counts, [`NONE`] where the count is zero.
+/// A layer before a block, as the block reads it: the position of each g among the layer's `len`
+/// non-zero counts, [`NONE`] where the count is zero.
 #[derive(Default)]
 struct Edge {
     base: u64,
     slot: Vec<u32>,
+    len: u32,
 }
 
 impl Edge {
+    /// The position of `g`, or `len` (the layer's zero chunk) where the count is zero.
     #[inline]
     fn index(&self, g: u64) -> u32 {
-        self.slot[(g - self.base) as usize]
+        match self.slot[(g - self.base) as usize] {
+            NONE => self.len,
+            i => i,
+        }
     }
 }
 
@@ -144,7 +149,7 @@ pub fn run_with(
             [layers.len().checked_sub(2).map_or(edge_widths[1], |i| layers[i].len()), layers[layers.len() - 1].len()];
         // Chunks of the edge layers beyond what the previous block computed are zero.
         let passes = limbs(k1).div_ceil(c);
-        let widths = [edge_widths[0] * c, edge_widths[1] * c];
+        let widths = [(edge_widths[0] + 1) * c, (edge_widths[1] + 1) * c]; // with their zero chunks
         chunks.resize_with(passes, || [vec![0; widths[0]], vec![0; widths[1]]]);
         let carries: Vec<AtomicU8> = (0..carry_count).map(|_| AtomicU8::new(0)).collect();
         let block = Block {
@@ -187,10 +192,11 @@ fn describe(plan: &Plan, k: usize, edges: &[Edge; 2], carry_at: usize) -> (Layer
     let mut layer = Layer { left: Vec::new(), right: Vec::new(), direct: Vec::new(), carry_at, targets: Vec::new() };
     let mut slot = vec![NONE; set.window()];
     for g in set.iter() {
-        let left = (g ^ right_edge).checked_sub(1).filter(|_| k >= 3).map_or(NONE, |a| edges[1].index(a));
-        let right = (g ^ left_edge).checked_sub(1).filter(|_| k >= 4).map_or(NONE, |b| edges[0].index(b));
+        // absent sources read the zero chunk that follows each layer's counts
+        let left = (g ^ right_edge).checked_sub(1).filter(|_| k >= 3).map_or(edges[1].len, |a| edges[1].index(a));
+        let right = (g ^ left_edge).checked_sub(1).filter(|_| k >= 4).map_or(edges[0].len, |b| edges[0].index(b));
         let direct = (g == right_edge) as u8 + (k >= 3 && g == left_edge) as u8;
-        if direct == 0 && left == NONE && right == NONE {
+        if direct == 0 && left == edges[1].len && right == edges[0].len {
             continue; // no move leads to g: the count is zero
         }
         slot[(g - set.base()) as usize] = layer.len() as u32;
@@ -198,7 +204,8 @@ fn describe(plan: &Plan, k: usize, edges: &[Edge; 2], carry_at: usize) -> (Layer
         layer.right.push(right);
         layer.direct.push(direct);
     }
-    (layer, Edge { base: set.base(), slot })
+    let len = layer.len() as u32;
+    (layer, Edge { base: set.base(), slot, len })
 }
 
 /// One block's shared state while its passes run.
@@ -258,26 +265,25 @@ impl Block<'_> {
             if j > 0 {
                 self.wait(j - 1, i);
             }
+            // the layer's counts, then one zero chunk for the states that read nothing
             let len = layer.len() * C;
-            if cur.len() < len {
-                cur.resize(len, 0); // every chunk is rewritten below: stale contents are harmless
+            if cur.len() < len + C {
+                cur.resize(len + C, 0); // every chunk is rewritten below: stale contents are harmless
             }
+            cur.truncate(len + C);
+            cur[len..].fill(0);
             let carries = &self.carries[layer.carry_at..layer.carry_at + layer.len()];
             for (s, out) in cur[..len].chunks_exact_mut(C).enumerate() {
                 let carry_in = if j == 0 { layer.direct[s] } else { carries[s].load(Ordering::Relaxed) };
-                let left = chunk_at::<C>(&old, layer.left[s]);
-                let carry_out = add_chunk::<C>(out, left, chunk_at::<C>(&older, layer.right[s]), carry_in);
+                let (l, r) = (layer.left[s] as usize * C, layer.right[s] as usize * C);
+                let carry_out = add_chunk::<C>(out, &old[l..l + C], &older[r..r + C], carry_in);
                 carries[s].store(carry_out, Ordering::Relaxed);
             }
             for &(_, s) in &layer.targets {
-                match chunk_at::<C>(&cur, s) {
-                    Some(chunk) => target_chunks.extend_from_slice(chunk),
-                    None => target_chunks.extend_from_slice(&[0; C]),
-                }
+                target_chunks.extend_from_slice(&cur[s as usize * C..(s as usize + 1) * C]);
             }
             self.progress[j].0.store(i + 1, Ordering::Release);
             // roll: older <- old <- cur, and the oldest buffer is reused
-            cur.truncate(len);
             std::mem::swap(&mut older, &mut old);
             std::mem::swap(&mut old, &mut cur);
         }
@@ -299,37 +305,41 @@ impl Block<'_> {
     }
 }
 
-/// The chunk of state `at` in a layer's chunk buffer, or `None` for [`NONE`].
+/// `out = a + b + carry_in` over one chunk; returns the carry out, 0..=2 (2 only when both chunks
+/// are all ones and the carry in is 2).
 #[inline(always)]
-fn chunk_at<const C: usize>(layer: &[u64], at: u32) -> Option<&[u64]> {
-    (at != NONE).then(|| &layer[at as usize * C..(at as usize + 1) * C])
+fn add_chunk<const C: usize>(out: &mut [u64], a: &[u64], b: &[u64], carry_in: u8) -> u8 {
+    let (out, a, b): (&mut [u64; C], &[u64; C], &[u64; C]) =
+        (out.try_into().expect("C limbs"), a.try_into().expect("C limbs"), b.try_into().expect("C limbs"));
+    if carry_in <= 1 {
+        return add_fixed(out, a, b, carry_in);
+    }
+    // carry_in = 2 (two direct moves): rare
+    let mut carry = add_fixed(out, a, b, 1);
+    for o in out.iter_mut() {
+        let (sum, overflow) = o.overflowing_add(1);
+        *o = sum;
+        if !overflow {
+            return carry;
+        }
+    }
+    carry += 1;
+    carry
 }
 
-/// `out = a + b + carry_in` over one chunk (absent operands are zero); returns the carry out, 0..=2.
+/// `out = a + b + carry` over C limbs with a one-bit carry, fully unrolled; returns the carry out.
 #[inline(always)]
-fn add_chunk<const C: usize>(out: &mut [u64], a: Option<&[u64]>, b: Option<&[u64]>, carry_in: u8) -> u8 {
-    let out: &mut [u64; C] = out.try_into().expect("a chunk is C limbs");
-    let mut carry = match (a, b) {
-        (Some(a), Some(b)) => add_run(out, a, b, 0),
-        (Some(x), None) | (None, Some(x)) => {
-            out.copy_from_slice(x);
-            0
-        }
-        (None, None) => {
-            out.fill(0);
-            0
-        }
-    };
-    let mut increment = carry_in as u64;
-    for o in out.iter_mut() {
-        if increment == 0 {
-            break;
-        }
-        let (s, overflow) = o.overflowing_add(increment);
-        *o = s;
-        increment = u64::from(overflow);
+fn add_fixed<const C: usize>(out: &mut [u64; C], a: &[u64; C], b: &[u64; C], mut carry: u8) -> u8 {
+    #[cfg(target_arch = "x86_64")]
+    for i in 0..C {
+        carry = core::arch::x86_64::_addcarry_u64(carry, a[i], b[i], &mut out[i]);
     }
-    carry += increment as u8;
+    #[cfg(not(target_arch = "x86_64"))]
+    for i in 0..C {
+        let s = a[i] as u128 + b[i] as u128 + carry as u128;
+        out[i] = s as u64;
+        carry = (s >> 64) as u8;
+    }
     carry
 }
 
@@ -340,15 +350,17 @@ mod tests {
     #[test]
     fn add_chunk_carries() {
         let mut out = [9u64; 4];
-        let m = u64::MAX;
-        assert_eq!(add_chunk::<4>(&mut out, Some(&[m, m, m, m]), Some(&[m, m, m, m]), 2), 2);
+        let (m, zero) = (u64::MAX, [0u64; 4]);
+        assert_eq!(add_chunk::<4>(&mut out, &[m, m, m, m], &[m, m, m, m], 2), 2);
         assert_eq!(out, [0, 0, 0, 0]);
-        assert_eq!(add_chunk::<4>(&mut out, Some(&[m, m, m, m]), None, 1), 1);
+        assert_eq!(add_chunk::<4>(&mut out, &[m, m, m, m], &zero, 1), 1);
         assert_eq!(out, [0, 0, 0, 0]);
-        assert_eq!(add_chunk::<4>(&mut out, None, None, 2), 0);
+        assert_eq!(add_chunk::<4>(&mut out, &zero, &zero, 2), 0);
         assert_eq!(out, [2, 0, 0, 0]);
-        assert_eq!(add_chunk::<4>(&mut out, Some(&[m, 1, 0, 0]), Some(&[1, 2, 0, 0]), 0), 0);
+        assert_eq!(add_chunk::<4>(&mut out, &[m, 1, 0, 0], &[1, 2, 0, 0], 0), 0);
         assert_eq!(out, [0, 4, 0, 0]);
+        assert_eq!(add_chunk::<4>(&mut out, &[m, m, 0, 0], &zero, 2), 0);
+        assert_eq!(out, [1, 0, 1, 0]);
     }
 
     /// Every tuning of the blocked engine gives the reference engine's values, for single targets,
