@@ -9,7 +9,7 @@
 //! Invariants:
 //! - pass j reaches layer k of the block only after pass j - 1 has finished it (the carries it
 //!   reads are then final; it overwrites them with its own for pass j + 1); passes are claimed in
-//!   increasing order by the pool's threads, so the pass each one waits for is always running;
+//!   increasing order by the running workers, so the pass each one waits for is always running;
 //! - a state whose count is zero is known before any pass (no move leads to it: no direct move and
 //!   no non-zero source) and is skipped by every pass; readers treat it as absent;
 //! - pass j keeps chunk j of the block's last two layers: they are the first two layers of pass j
@@ -244,8 +244,15 @@ impl Block<'_> {
                 *outputs[j].lock().expect("not poisoned") = Some(output);
             }
         };
-        if passes > 1 && rayon::current_num_threads() > 1 {
-            rayon::broadcast(|_| work());
+        // One claiming loop per thread, spawned rather than broadcast: a thread busy elsewhere (with
+        // the modular engine, say) joins when it is free, and the others do not wait for it.
+        let workers = rayon::current_num_threads().min(passes);
+        if workers > 1 {
+            rayon::scope(|scope| {
+                for _ in 0..workers {
+                    scope.spawn(|_| work());
+                }
+            });
         } else {
             work();
         }

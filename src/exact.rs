@@ -164,6 +164,16 @@ pub fn count_with_plan(plan: &Plan, targets: &[(u64, u64)], hooks: Hooks) -> Res
     count_with_engine(Engine::Blocked, plan, targets, hooks)
 }
 
+/// The words of every target (see [`run_with`]), in order of `targets`.
+///
+/// # Errors
+/// As [`count_with_plan`].
+pub fn count_words(engine: Engine, plan: &Plan, targets: &[(u64, u64)], hooks: Hooks) -> Result<Vec<Vec<u64>>> {
+    let mut words = vec![Vec::new(); targets.len()];
+    run_with(engine, plan, targets, hooks, |t, w| words[t] = w.to_vec())?;
+    Ok(words)
+}
+
 /// [`count_with_plan`] by the engine of your choice.
 ///
 /// # Errors

@@ -125,9 +125,10 @@ pub fn count_reports(targets: &[(u64, u64)], options: &Options) -> Result<Vec<Re
     Ok(reports.into_iter().map(|r| r.expect("every target is reported")).collect())
 }
 
-/// [`count_reports`] handing each report to `sink(index, report)` as soon as its value is known, in
-/// order of n (targets of one n in the order given), so that nothing is kept per target but its
-/// residues. The modular engine runs first; the exact engine streams.
+/// [`count_reports`] handing each report to `sink(index, report)` in order of n (targets of one n in
+/// the order given). Where all the values together are small (up to 64 MiB) the two engines run at
+/// the same time and the values are kept until both are done; otherwise the modular engine runs
+/// first and the exact engine streams, so that nothing is kept per target but its residues.
 ///
 /// Cost: as [`count_reports`], without the values kept.
 ///
@@ -183,20 +184,17 @@ impl<'a> Counting<'a> {
 
     /// Runs both engines and hands each report to `sink`, as [`for_each_report`] says.
     ///
+    /// Cost: the two engines' work; memory the estimate.
+    ///
     /// # Errors
     /// [`Error::Interrupted`] when cancelled, and whatever `sink` returns.
     pub fn for_each(self, mut sink: impl FnMut(usize, Report) -> Result<()> + Send) -> Result<()> {
         let Counting { targets, options, moduli, plan, estimate } = self;
-        let independent = modular::count_mod_with_plan(&plan, targets, &moduli, options.hooks)?;
-        let mut failed = None;
-        exact::run_with(options.engine, &plan, targets, options.hooks, |t, words| {
-            if failed.is_some() {
-                return;
-            }
+        let report = |t: usize, words: &[u64], independent: &[u64]| {
             let value = exact::to_biguint(words);
             let projections = moduli
                 .iter()
-                .zip(&independent[t])
+                .zip(independent)
                 .map(|(&modulus, &independent)| Projection {
                     modulus,
                     residue: (&value % modulus).to_u64().expect("a residue is below its modulus"),
@@ -204,14 +202,35 @@ impl<'a> Counting<'a> {
                 })
                 .collect();
             let (n, g) = targets[t];
-            let report = Report { n, g, value, projections, memory_estimate_bytes: estimate };
-            if let Err(e) = sink(t, report) {
+            Report { n, g, value, projections, memory_estimate_bytes: estimate }
+        };
+        let modular = || modular::count_mod_with_plan(&plan, targets, &moduli, options.hooks);
+        let top = targets.iter().map(|t| t.0).max().unwrap_or(0) as usize;
+        if targets.len() as u64 * exact::limbs(top) as u64 * 8 <= KEEP_VALUES_BYTES {
+            // Small results: both engines at once, the values kept until the residues are known.
+            let exact = || exact::count_words(options.engine, &plan, targets, options.hooks);
+            let (independent, words) = rayon::join(modular, exact);
+            let (independent, words) = (independent?, words?);
+            let mut order: Vec<usize> = (0..targets.len()).collect();
+            order.sort_by_key(|&t| targets[t].0);
+            return order.into_iter().try_for_each(|t| sink(t, report(t, &words[t], &independent[t])));
+        }
+        // Large results: the residues first, then the exact values streamed.
+        let independent = modular()?;
+        let mut failed = None;
+        exact::run_with(options.engine, &plan, targets, options.hooks, |t, words| {
+            if failed.is_none()
+                && let Err(e) = sink(t, report(t, words, &independent[t]))
+            {
                 failed = Some(e);
             }
         })?;
         failed.map_or(Ok(()), Err)
     }
 }
+
+/// Results up to this size are kept whole, so that the two engines can run at the same time.
+const KEEP_VALUES_BYTES: u64 = 64 << 20;
 
 /// The estimated peak memory of a counting run over `plan` up to layer `n`, in bytes: the plan, the
 /// exact engine's three layers, the modular engine's three layers and its residues for each target,
