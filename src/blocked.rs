@@ -58,7 +58,7 @@ impl Tuning {
 
 /// A layer before a block, as the block reads it: the position of each g among the layer's `len`
 /// non-zero counts, [`NONE`] where the count is zero.
-#[derive(Default)]
+#[derive(Debug, Default, PartialEq)]
 struct Edge {
     base: u64,
     slot: Vec<u32>,
@@ -112,31 +112,137 @@ pub fn run_with(
     targets: &[(u64, u64)],
     hooks: Hooks,
     tuning: Tuning,
+    sink: impl FnMut(usize, &[u64]) + Send,
+) -> Result<()> {
+    run_resumable(plan, targets, hooks, tuning, None, None::<fn(&State, bool) -> Result<()>>, sink)
+}
+
+/// Where a run stands between two blocks: enough to go on from there (see
+/// [`crate::checkpoint`]). The layers before `k0` are done.
+#[derive(Debug, Default, PartialEq)]
+pub struct State {
+    /// The first layer not yet computed.
+    pub k0: usize,
+    chunk_limbs: usize,
+    edges: [Edge; 2],
+    chunks: Vec<Chunk>,
+    last_widths: [usize; 2],
+}
+
+impl State {
+    /// Appends the state to `out` (little-endian words).
+    pub fn write(&self, out: &mut Vec<u8>) {
+        let mut put = |w: u64| out.extend_from_slice(&w.to_le_bytes());
+        put(self.k0 as u64);
+        put(self.chunk_limbs as u64);
+        for e in &self.edges {
+            put(e.base);
+            put(e.len as u64);
+            put(e.slot.len() as u64);
+            for pair in e.slot.chunks(2) {
+                put(pair[0] as u64 | (pair.get(1).copied().unwrap_or(0) as u64) << 32);
+            }
+        }
+        put(self.last_widths[0] as u64);
+        put(self.last_widths[1] as u64);
+        put(self.chunks.len() as u64);
+        for chunk in &self.chunks {
+            for layer in chunk {
+                put(layer.len() as u64);
+                layer.iter().for_each(|&w| put(w));
+            }
+        }
+    }
+
+    /// Reads a state written by [`State::write`] from the front of `bytes`, or `None` if it is not one.
+    pub fn read(bytes: &mut &[u8]) -> Option<State> {
+        fn get(bytes: &mut &[u8]) -> Option<u64> {
+            let (word, rest) = bytes.split_first_chunk::<8>()?;
+            *bytes = rest;
+            Some(u64::from_le_bytes(*word))
+        }
+        let size = |bytes: &mut &[u8]| -> Option<usize> {
+            let n = usize::try_from(get(bytes)?).ok()?;
+            (n <= bytes.len()).then_some(n) // a length never exceeds what is left: no huge allocation
+        };
+        let k0 = get(bytes)? as usize;
+        let chunk_limbs = get(bytes)? as usize;
+        let mut edges: [Edge; 2] = Default::default();
+        for e in &mut edges {
+            e.base = get(bytes)?;
+            e.len = u32::try_from(get(bytes)?).ok()?;
+            let slots = size(bytes)?;
+            e.slot = Vec::with_capacity(slots);
+            for _ in 0..slots.div_ceil(2) {
+                let pair = get(bytes)?;
+                e.slot.push(pair as u32);
+                e.slot.push((pair >> 32) as u32);
+            }
+            e.slot.truncate(slots);
+        }
+        let last_widths = [get(bytes)? as usize, get(bytes)? as usize];
+        let passes = size(bytes)?;
+        let mut chunks = Vec::with_capacity(passes);
+        for _ in 0..passes {
+            let mut chunk: Chunk = Default::default();
+            for layer in &mut chunk {
+                let words = size(bytes)?;
+                *layer = (0..words).map(|_| get(bytes)).collect::<Option<Vec<u64>>>()?;
+            }
+            chunks.push(chunk);
+        }
+        Some(State { k0, chunk_limbs, edges, chunks, last_widths })
+    }
+}
+
+/// [`run_with`], starting from `start` (or from the beginning), and, where `at_boundary` is given,
+/// calling `at_boundary(state, stopping)` between blocks: with `stopping` false as it goes (the
+/// caller may save the state), with `stopping` true once when the cancel flag stops the run, before
+/// [`Error::Interrupted`] is returned. With `at_boundary`, blocks are not cut short by the cancel
+/// flag (so that the stop comes at a boundary, with a state to save), which makes a stop take up to
+/// one block's time.
+///
+/// # Errors
+/// [`Error::Interrupted`] when cancelled; [`Error::InvalidArgument`] naming `--checkpoint` when
+/// `start` does not fit the plan's tuning; whatever `at_boundary` returns.
+pub fn run_resumable(
+    plan: &Plan,
+    targets: &[(u64, u64)],
+    hooks: Hooks,
+    tuning: Tuning,
+    start: Option<State>,
+    mut at_boundary: Option<impl FnMut(&State, bool) -> Result<()>>,
     mut sink: impl FnMut(usize, &[u64]) + Send,
 ) -> Result<()> {
+    let resumable = at_boundary.is_some();
+    let c = tuning.chunk_limbs;
+    let mut state = start.unwrap_or(State { k0: 2, chunk_limbs: c, ..State::default() });
+    if state.chunk_limbs != c || state.k0 < 2 || state.k0 > plan.top().max(1) + 1 {
+        return Err(Error::invalid("--checkpoint", "the saved state does not fit this run"));
+    }
     let mut by_layer: Vec<usize> = (0..targets.len()).collect();
     by_layer.sort_by_key(|&t| targets[t].0);
     let mut next = by_layer.iter().peekable();
-    while let Some(&t) = next.next_if(|&&t| targets[t].0 < 2) {
-        sink(t, &[]);
+    while let Some(&t) = next.next_if(|&&t| (targets[t].0 as usize) < state.k0.max(2)) {
+        sink(t, &[]); // layers 0 and 1 (a resumed run has no target below where it stopped)
     }
-    let c = tuning.chunk_limbs;
     let total: u64 = (2..=plan.top()).map(|k| plan.layer(k).len() as u64 * limbs(k) as u64).sum();
-    let mut done = 0;
-    let mut edges: [Edge; 2] = Default::default(); // layers k0 - 2 and k0 - 1
-    let mut chunks: Vec<Chunk> = Vec::new();
-    let mut last_widths = [0usize; 2]; // non-zero counts of the layers before the block
-    let mut k0 = 2;
-    while k0 <= plan.top() {
-        if hooks.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
+    let mut done: u64 = (2..state.k0).map(|k| plan.layer(k).len() as u64 * limbs(k) as u64).sum();
+    while state.k0 <= plan.top() {
+        let stopping = hooks.cancel.is_some_and(|c| c.load(Ordering::Relaxed));
+        if let Some(at_boundary) = &mut at_boundary {
+            at_boundary(&state, stopping)?;
+        }
+        if stopping {
             return Err(Error::Interrupted);
         }
-        let k1 = (k0 + tuning.block_layers - 1).min(plan.top());
-        let edge_widths = last_widths;
-        let mut layers: Vec<Layer> = Vec::with_capacity(k1 - k0 + 1);
-        for k in k0..=k1 {
+        let State { k0, edges, chunks, last_widths, .. } = &mut state;
+        let k1 = (*k0 + tuning.block_layers - 1).min(plan.top());
+        let edge_widths = *last_widths;
+        let mut layers: Vec<Layer> = Vec::with_capacity(k1 - *k0 + 1);
+        for k in *k0..=k1 {
             let carry_at = layers.last().map_or(0, |l| l.carry_at + l.len());
-            let (mut layer, edge) = describe(plan, k, &edges, carry_at);
+            let (mut layer, edge) = describe(plan, k, edges, carry_at);
             while let Some(&t) = next.next_if(|&&t| targets[t].0 as usize == k) {
                 layer.targets.push((t, edge.index(targets[t].1)));
             }
@@ -145,7 +251,7 @@ pub fn run_with(
             layers.push(layer);
         }
         let carry_count = layers.last().map_or(0, |l| l.carry_at + l.len());
-        last_widths =
+        *last_widths =
             [layers.len().checked_sub(2).map_or(edge_widths[1], |i| layers[i].len()), layers[layers.len() - 1].len()];
         // Chunks of the edge layers beyond what the previous block computed are zero.
         let passes = limbs(k1).div_ceil(c);
@@ -155,11 +261,11 @@ pub fn run_with(
         let block = Block {
             layers: &layers,
             carries: &carries,
-            cancel: hooks.cancel,
+            cancel: if resumable { None } else { hooks.cancel },
             progress: (0..passes).map(|_| Padded(AtomicUsize::new(0))).collect(),
         };
-        let results = block.run(std::mem::take(&mut chunks), c);
-        if hooks.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
+        let results = block.run(std::mem::take(chunks), c);
+        if !resumable && hooks.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
             return Err(Error::Interrupted);
         }
         let mut values: Vec<(usize, Vec<u64>)> =
@@ -175,10 +281,10 @@ pub fn run_with(
             sink(t, &words);
         }
         if let Some(progress) = hooks.progress {
-            done += (k0..=k1).map(|k| plan.layer(k).len() as u64 * limbs(k) as u64).sum::<u64>();
+            done += (*k0..=k1).map(|k| plan.layer(k).len() as u64 * limbs(k) as u64).sum::<u64>();
             progress("exact", done, total);
         }
-        k0 = k1 + 1;
+        *k0 = k1 + 1;
     }
     Ok(())
 }

@@ -190,6 +190,65 @@ pub fn explicit_tree_grundy(k: u32) -> Result<u64> {
     Ok(ExplicitTree::build(k).subtree_grundy()[0])
 }
 
+/// One node of T(k) as [`explicit_tree_nodes`] lists it: nodes in preorder (the root first, then
+/// the left child's subtree, then the right child's), indices into that list.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExplicitNode {
+    /// The parent's index, `None` for the root (index 0).
+    pub parent: Option<usize>,
+    /// The left child's index (the root of the copy of T(i-1) under a copy of T(i)), if any.
+    pub left: Option<usize>,
+    /// The right child's index (the root of the copy of T(i-2)), if any.
+    pub right: Option<usize>,
+    /// The number of edges from the root (0 for the root).
+    pub depth: u32,
+    /// The path from the root, `L` for a step to a left child and `R` to a right child (empty for the
+    /// root), the form `fibtree moves` and `fibtree rank` use.
+    pub path: String,
+    /// The root's Grundy value after deleting this node with its subtree; `None` for the root, which is
+    /// not a move.
+    pub value_after: Option<u64>,
+}
+
+/// Every node of T(k) in preorder, with its parent, children, depth, path and the value its deletion
+/// leaves, from the same explicit tree and the same evaluation of each move as [`explicit_tree_counts`]
+/// (so the number of nodes with `value_after == Some(g)` is c(k, g)). Empty for k = 0.
+///
+/// Time O(|T(k)| · k); memory O(|T(k)| · k), the paths being most of it (about 150 MB at k = 30; meant
+/// for small k, such as pictures).
+///
+/// # Errors
+/// [`Error::InvalidArgument`] for `K` if `k > MAX_EXPLICIT_K`.
+pub fn explicit_tree_nodes(k: u32) -> Result<Vec<ExplicitNode>> {
+    check_k(k, MAX_EXPLICIT_K, "explicit-tree")?;
+    let tree = ExplicitTree::build(k);
+    let grundy = tree.subtree_grundy();
+    let link = |node: u32| (node != NO_NODE).then_some(node as usize);
+    let mut nodes: Vec<ExplicitNode> = Vec::with_capacity(tree.len());
+    for node in 0..tree.len() {
+        let parent = link(tree.parent[node]);
+        // Preorder: the parent is already listed.
+        let (depth, path) = match parent {
+            None => (0, String::new()),
+            Some(p) => {
+                let step = if tree.left[p] as usize == node { 'L' } else { 'R' };
+                let mut path = nodes[p].path.clone();
+                path.push(step);
+                (nodes[p].depth + 1, path)
+            }
+        };
+        nodes.push(ExplicitNode {
+            parent,
+            left: link(tree.left[node]),
+            right: link(tree.right[node]),
+            depth,
+            path,
+            value_after: (node != 0).then(|| tree.root_after_deleting(&grundy, node)),
+        });
+    }
+    Ok(nodes)
+}
+
 // ---------------------------------------------------------------------------------------------
 // Oracle 2: first principles (mex over all moves; no colon principle, no XOR).
 // ---------------------------------------------------------------------------------------------
@@ -482,6 +541,70 @@ mod tests {
         assert_eq!(mex(&[0, 1, 3, 1]), 2);
         assert_eq!(mex(&[1, 2]), 0);
         assert_eq!(mex(&[]), 0);
+    }
+
+    #[test]
+    fn explicit_nodes_agree_with_the_counts() {
+        assert!(explicit_tree_nodes(0).unwrap().is_empty());
+        for k in 1..=16 {
+            let nodes = explicit_tree_nodes(k).unwrap();
+            assert_eq!(nodes.len() as u64, fibonacci(k + 2) - 1, "|T({k})|");
+            let mut counts = Vec::new();
+            for (i, node) in nodes.iter().enumerate() {
+                match node.parent {
+                    None => {
+                        assert_eq!(i, 0, "only the root has no parent");
+                        assert_eq!((node.depth, node.path.as_str(), node.value_after), (0, "", None));
+                    }
+                    Some(p) => {
+                        assert!(p < i, "preorder: the parent comes first");
+                        let parent = &nodes[p];
+                        let step = if parent.left == Some(i) { 'L' } else { 'R' };
+                        assert!(parent.left == Some(i) || parent.right == Some(i));
+                        assert_eq!(node.path, format!("{}{step}", parent.path));
+                        assert_eq!(node.depth as usize, node.path.len());
+                        tally(&mut counts, node.value_after.expect("a non-root node is a move"));
+                    }
+                }
+                if let (None, Some(_)) = (node.left, node.right) {
+                    panic!("T({k}): a right child without a left one at {}", node.path);
+                }
+            }
+            assert_eq!(counts, explicit_tree_counts(k).unwrap(), "c({k}, .) from the node list");
+        }
+        let t3 = explicit_tree_nodes(3).unwrap();
+        let paths: Vec<&str> = t3.iter().map(|n| n.path.as_str()).collect();
+        assert_eq!(paths, ["", "L", "LL", "R"]);
+        assert_eq!(t3[0].left, Some(1));
+        assert_eq!(t3[0].right, Some(3));
+        assert_invalid_k(explicit_tree_nodes(MAX_EXPLICIT_K + 1), "30");
+    }
+
+    /// The position left by deleting `deleted` from the subtree of `node`, interned (`None` if `node`
+    /// is deleted), built from the explicit tree without the colon principle.
+    fn without(tree: &ExplicitTree, positions: &mut Positions, node: u32, deleted: u32) -> Option<TreeId> {
+        if node == deleted {
+            return None;
+        }
+        let children = [tree.left[node as usize], tree.right[node as usize]]
+            .into_iter()
+            .filter(|&c| c != NO_NODE)
+            .filter_map(|c| without(tree, positions, c, deleted))
+            .collect();
+        Some(positions.intern(children))
+    }
+
+    #[test]
+    fn explicit_node_values_match_first_principles_node_by_node() {
+        // Each node's value_after against the mex value of the actual tree left by deleting it.
+        let mut positions = Positions::default();
+        for k in 1..=6 {
+            let tree = ExplicitTree::build(k);
+            for (i, node) in explicit_tree_nodes(k).unwrap().iter().enumerate().skip(1) {
+                let left = without(&tree, &mut positions, 0, i as u32).expect("the root stays");
+                assert_eq!(node.value_after, Some(positions.grundy(left)), "T({k}), node {}", node.path);
+            }
+        }
     }
 
     #[test]

@@ -117,26 +117,50 @@ fn run_layers<N: Numbers>(
     while let Some(&t) = next.next_if(|&&t| targets[t].0 < 2) {
         sink(t, &[]);
     }
+    run_range(plan, numbers, Default::default(), 2..=plan.top(), hooks, |layer| {
+        while let Some(&t) = next.next_if(|&&t| targets[t].0 as usize == layer.k) {
+            sink(t, layer.value(targets[t].1).expect("every target is in its plan"));
+        }
+    })?;
+    Ok(())
+}
+
+/// Runs the layers `range` of `plan`, starting from `before` (the two layers before the range's
+/// start, older first; empty layers for a start of 2), calls `on_layer` with each layer as it is
+/// done, and returns the last two layers (older first).
+///
+/// Cost: as [`run`] for the layers in the range; memory three layers.
+///
+/// # Errors
+/// [`Error::Interrupted`] when `hooks.cancel` is set.
+pub fn run_range<N: Numbers>(
+    plan: &Plan,
+    numbers: &N,
+    before: [Layer; 2],
+    range: std::ops::RangeInclusive<usize>,
+    hooks: Hooks,
+    mut on_layer: impl FnMut(&Layer),
+) -> Result<[Layer; 2]> {
     // layers k-2, k-1 and k; buffers are reused as they roll
-    let mut live: [Live; 3] = Default::default();
+    let [older, old] = before;
+    let mut live: [Layer; 3] = [older, old, Layer::default()];
     let threads = rayon::current_num_threads();
     let total = if hooks.progress.is_some() { work(plan, numbers) } else { 0 };
-    let mut done = 0;
-    for k in 2..=plan.top() {
+    let mut done: u64 = (2..*range.start()).map(|k| plan.layer(k).len() as u64 * numbers.width(k) as u64).sum();
+    for k in range {
         if hooks.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
             return Err(Error::Interrupted);
         }
-        live.rotate_left(1);
         let [older, old, cur] = &mut live;
-        cur.fill(plan.layer(k), numbers.width(k));
+        cur.fill(k, plan.layer(k), numbers.width(k));
         let right_edge = plan.edge(k - 2) as u64;
         let left_edge = plan.edge(k - 1) as u64;
         let (old, older) = (&*old, &*older);
         let width = cur.width;
         let task = |(out, gs): (&mut [u64], &[u64])| {
             for (o, &g) in out.chunks_exact_mut(width).zip(gs) {
-                let left = (g ^ right_edge).checked_sub(1).filter(|_| k >= 3).map(|a| old.get(a));
-                let right = (g ^ left_edge).checked_sub(1).filter(|_| k >= 4).map(|b| older.get(b));
+                let left = (g ^ right_edge).checked_sub(1).filter(|_| k >= 3).map(|a| old.member(a));
+                let right = (g ^ left_edge).checked_sub(1).filter(|_| k >= 4).map(|b| older.member(b));
                 let direct = (g == right_edge) as u64 + (k >= 3 && g == left_edge) as u64;
                 numbers.combine(k, o, left, right, direct);
             }
@@ -148,20 +172,23 @@ fn run_layers<N: Numbers>(
         } else {
             cur.data.par_chunks_mut(grain * width).zip(cur.states.par_chunks(grain)).for_each(task);
         }
-        while let Some(&t) = next.next_if(|&&t| targets[t].0 as usize == k) {
-            sink(t, cur.get(targets[t].1));
-        }
+        on_layer(cur);
+        live.rotate_left(1);
         if let Some(progress) = hooks.progress {
             done += (states * width) as u64;
             progress(N::NAME, done, total);
         }
     }
-    Ok(())
+    let [older, old, _] = live;
+    Ok([older, old])
 }
 
-/// One live layer: its states in ascending g, a slot map from g to position, and the packed values.
-#[derive(Default)]
-struct Live {
+/// One whole layer k of values: its states in ascending g, a slot map from g to position, and the
+/// values packed, `width` words each.
+#[derive(Clone, Debug, Default)]
+pub struct Layer {
+    /// The layer's index k.
+    pub k: usize,
     states: Vec<u64>,
     base: u64,
     slot: Vec<u32>,
@@ -169,10 +196,11 @@ struct Live {
     width: usize,
 }
 
-impl Live {
-    /// Takes the states of `set`, reusing the buffers. Only members' slots are written: the plan
-    /// guarantees that nothing else is read.
-    fn fill(&mut self, set: &LayerSet, width: usize) {
+impl Layer {
+    /// Takes the states of layer `k`, reusing the buffers. Only members' slots are written: the
+    /// plan guarantees that nothing else is read.
+    fn fill(&mut self, k: usize, set: &LayerSet, width: usize) {
+        self.k = k;
         self.states.clear();
         self.states.extend(set.iter());
         self.base = set.base();
@@ -186,9 +214,20 @@ impl Live {
 
     /// The value of state `g`, which must be a member.
     #[inline]
-    fn get(&self, g: u64) -> &[u64] {
+    fn member(&self, g: u64) -> &[u64] {
         let i = self.slot[(g - self.base) as usize] as usize;
         debug_assert_eq!(self.states[i], g, "the plan is closed under the recurrence");
         &self.data[i * self.width..(i + 1) * self.width]
+    }
+
+    /// The value of state `g`, or `None` if the layer does not hold it. Cost O(1).
+    pub fn value(&self, g: u64) -> Option<&[u64]> {
+        let i = *self.slot.get(usize::try_from(g.checked_sub(self.base)?).ok()?)? as usize;
+        (self.states.get(i) == Some(&g)).then(|| &self.data[i * self.width..(i + 1) * self.width])
+    }
+
+    /// Bytes held.
+    pub fn bytes(&self) -> u64 {
+        8 * (self.states.len() + self.data.len()) as u64 + 4 * self.slot.len() as u64
     }
 }

@@ -12,7 +12,7 @@ pub enum Error {
         expected: String,
     },
     /// The run would need more memory than the limit allows; both in bytes.
-    #[error("{arg}: this run needs about {} of memory (estimate), more than the {} available", human_bytes(*.estimate), human_bytes(*.limit))]
+    #[error("{arg}: this run needs about {} of memory (estimate), more than the {} it may use (what is available, or --max-memory)", human_bytes(*.estimate), human_bytes(*.limit))]
     OutOfMemory {
         /// The argument that makes the run this large.
         arg: &'static str,

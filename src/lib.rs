@@ -15,14 +15,18 @@
 
 pub mod blocked;
 pub mod brute;
+pub mod checkpoint;
 pub mod dist;
+pub mod draw;
 pub mod engine;
 pub mod error;
 pub mod exact;
 pub mod game;
 pub mod modular;
+pub mod moves;
 pub mod plan;
 pub mod report;
+pub mod selftest;
 pub mod verify;
 
 pub use engine::Hooks;

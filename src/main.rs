@@ -4,12 +4,27 @@ mod cli;
 
 use std::process::ExitCode;
 
+/// Where a panic (always a bug) is to be reported.
+const REPORT: &str = "please report it with the command line that caused it";
+
 fn main() -> ExitCode {
-    match cli::run(std::env::args_os()) {
-        Ok(code) => code,
-        Err(err) => {
+    // A panic anywhere is a bug: one line saying so, and exit status 101.
+    std::panic::set_hook(Box::new(|info| {
+        let message = info
+            .payload()
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| info.payload().downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown cause".into());
+        let place = info.location().map_or(String::new(), |l| format!(" at {}:{}", l.file(), l.line()));
+        eprintln!("error: internal error (a bug): {}{place}; {REPORT}", message.replace('\n', " "));
+    }));
+    match std::panic::catch_unwind(|| cli::run(std::env::args_os())) {
+        Ok(Ok(code)) => code,
+        Ok(Err(err)) => {
             eprintln!("error: {err:#}");
             ExitCode::from(cli::exit_status(&err))
         }
+        Err(_) => ExitCode::from(101),
     }
 }

@@ -8,7 +8,9 @@ use anyhow::Context;
 use num_bigint::BigUint;
 use serde_json::json;
 
-use fibtree::report::{LAST18, P998244353, available_memory};
+use fibtree::error::human_bytes;
+use fibtree::exact::Engine;
+use fibtree::report::{LAST18, P998244353};
 use fibtree::verify::{Checked, Claim, Malformed, check_claims, parse_claims};
 use fibtree::{Error, Hooks, Options, Report, brute};
 
@@ -17,17 +19,17 @@ use super::{CountArgs, DistArgs, OutputArg, RunArgs, TableArgs, VerifyArgs};
 
 /// What a computing command runs with: its thread pool, the signal flags, the progress bar and the
 /// output, opened before any work so that a bad `--output` fails at once.
-struct Session {
+pub(super) struct Session {
     pool: rayon::ThreadPool,
     threads: usize,
     signals: Signals,
     progress: Progress,
-    out: Output,
+    pub(super) out: Output,
     start: Instant,
 }
 
 impl Session {
-    fn new(run: &RunArgs, show_progress: bool) -> anyhow::Result<Session> {
+    pub(super) fn new(run: &RunArgs, show_progress: bool) -> anyhow::Result<Session> {
         let out = Output::open(run.output.output.as_deref())?;
         let threads = run.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
         let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().context("starting the thread pool")?;
@@ -37,7 +39,7 @@ impl Session {
 
     /// Runs `work` in the pool with the session's hooks; an interruption becomes the signal's exit
     /// status (the unfinished output file is removed when the session is dropped).
-    fn compute<T: Send>(
+    pub(super) fn compute<T: Send>(
         &mut self,
         work: impl FnOnce(Hooks, &mut Output) -> anyhow::Result<T> + Send,
     ) -> anyhow::Result<Result<T, ExitCode>> {
@@ -50,7 +52,7 @@ impl Session {
         match result {
             Err(e) if matches!(e.downcast_ref::<Error>(), Some(Error::Interrupted)) => {
                 let (status, signal) = self.signals.stopped_by();
-                eprintln!("error: interrupted by {signal}; nothing was written");
+                eprintln!("error: interrupted by {signal}; no results were written");
                 Ok(Err(ExitCode::from(status)))
             }
             other => other.map(Ok),
@@ -75,23 +77,83 @@ fn all_agree(report: &Report) -> bool {
 
 pub fn count(args: CountArgs) -> anyhow::Result<ExitCode> {
     let mut session = Session::new(&args.run, !args.quiet && !args.json)?;
-    let options = Options { moduli: args.moduli.clone(), perturb: args.test_perturb, ..Options::default() };
-    let report =
-        match session.compute(|hooks, _| Ok(fibtree::count_report(args.n, args.g, &Options { hooks, ..options })?))? {
-            Ok(report) => report,
-            Err(code) => return Ok(code),
+    let engine: Engine = args.run.engine.into();
+    let limit = args.run.memory_limit();
+    let options = Options {
+        moduli: args.moduli.clone(),
+        memory_limit: Some(limit),
+        engine,
+        perturb: args.test_perturb,
+        ..Options::default()
+    };
+    let targets = [(args.n, args.g)];
+    let run = session.compute(|hooks, _| {
+        let options = Options { hooks, ..options };
+        let report = match &args.checkpoint {
+            Some(path) => {
+                let spec = fibtree::checkpoint::Spec {
+                    path: path.clone(),
+                    every: std::time::Duration::from_secs(args.checkpoint_every),
+                    fresh: args.fresh,
+                    keep: args.keep_checkpoint,
+                };
+                let report = fibtree::checkpoint::count_report(args.n, args.g, &options, &spec, |m| eprintln!("{m}"))?;
+                if args.run.verbose {
+                    let estimate = report.memory_estimate_bytes;
+                    eprintln!("memory estimate {} (limit {})", human_bytes(estimate), human_bytes(limit));
+                }
+                report
+            }
+            None => {
+                let counting = fibtree::Counting::new(&targets, &options)?;
+                if args.run.verbose {
+                    let estimate = counting.memory_estimate_bytes();
+                    eprintln!("memory estimate {} (limit {})", human_bytes(estimate), human_bytes(limit));
+                }
+                let mut report = None;
+                counting.for_each(|_, r| {
+                    report = Some(r);
+                    Ok(())
+                })?;
+                report.expect("the one target is reported")
+            }
         };
+        let double_check = if args.double_check {
+            // an independent route: the other exact engine, over a plan made afresh
+            let other = if engine == Engine::Blocked { Engine::Reference } else { Engine::Blocked };
+            let plan = fibtree::plan::Plan::new_until(&targets, limit, hooks.cancel)?;
+            let again = fibtree::exact::count_with_engine(other, &plan, &targets, hooks)?.remove(0);
+            Some(again == report.value)
+        } else {
+            None
+        };
+        Ok((report, double_check))
+    })?;
+    let (report, double_check) = match run {
+        Ok(done) => done,
+        Err(code) => return Ok(code),
+    };
     let seconds = session.seconds();
     let value = report.value.to_str_radix(10);
     let out = &mut session.out;
     if args.json {
-        writeln!(out, "{}", count_json(&report, &value, session.threads, seconds))?;
+        let mut object = count_json(&report, &value, session.threads, seconds);
+        object["double_check"] = json!(double_check);
+        writeln!(out, "{object}")?;
     } else if args.quiet {
         writeln!(out, "{value}")?;
     } else {
         write_count_human(out, &report, &value)?;
+        if let Some(agree) = double_check {
+            let word = if agree { "agrees" } else { "DISAGREES" };
+            writeln!(out, "double check    the other exact engine {word}")?;
+        }
     }
     session.out.finish()?;
+    if double_check == Some(false) {
+        eprintln!("error: DOUBLE CHECK FAILED for c({}, {}): the two exact engines disagree", args.n, args.g);
+        return Ok(ExitCode::from(1));
+    }
     Ok(if all_agree(&report) { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }
 
@@ -161,7 +223,15 @@ fn verify_one(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
     let claim = Claim { line: 0, n, g: args.g, modulus, answer };
     let mut session = Session::new(&args.run, !args.json)?;
     let checked = match session.compute(|hooks, _| {
-        Ok(check_claims(&[claim], &Options { hooks, engine: args.run.engine.into(), ..Options::default() })?)
+        Ok(check_claims(
+            &[claim],
+            &Options {
+                hooks,
+                engine: args.run.engine.into(),
+                memory_limit: Some(args.run.memory_limit()),
+                ..Options::default()
+            },
+        )?)
     })? {
         Ok(mut checked) => checked.remove(0),
         Err(code) => return Ok(code),
@@ -292,9 +362,10 @@ fn write_claims(
 }
 
 pub fn dist(args: DistArgs) -> anyhow::Result<ExitCode> {
+    let svg = args.svg.as_deref().map(super::draw::open_svg).transpose()?;
     let mut session = Session::new(&args.run, !args.json)?;
     let n = args.n;
-    let limit = available_memory();
+    let limit = args.run.memory_limit();
     let entries: Vec<(u64, BigUint)> = match session.compute(|hooks, _| {
         Ok(match args.modulus {
             None => fibtree::dist::exact(n, args.run.engine.into(), hooks, limit)?,
@@ -330,6 +401,9 @@ pub fn dist(args: DistArgs) -> anyhow::Result<ExitCode> {
         }
     }
     session.out.finish()?;
+    if let Some(svg) = svg {
+        super::draw::dist_svg(svg, n, &entries, args.modulus)?;
+    }
     let what = match args.modulus {
         Some(m) => format!("sum over g of c({n}, g) mod {m} = {sum}; the moves of T({n}) mod {m} = {moves}"),
         None if sum_ok => {
@@ -361,7 +435,7 @@ pub fn table(args: TableArgs) -> anyhow::Result<ExitCode> {
     fibtree::game::check_n(args.to)
         .map_err(|_| Error::invalid("TO", format!("at most {}, got {}", fibtree::game::MAX_N, args.to)))?;
     // Before the target list: 16 bytes a row, and more than that in the plan.
-    let (rows, limit) = (args.to - args.from + 1, available_memory());
+    let (rows, limit) = (args.to - args.from + 1, args.run.memory_limit());
     if rows.saturating_mul(64) > limit {
         return Err(Error::OutOfMemory { arg: "TO", estimate: rows.saturating_mul(64), limit }.into());
     }
@@ -370,7 +444,7 @@ pub fn table(args: TableArgs) -> anyhow::Result<ExitCode> {
     let json = args.json;
     let engine = args.run.engine.into();
     let result = session.compute(|hooks, out| {
-        let options = Options { hooks, engine, ..Options::default() };
+        let options = Options { hooks, engine, memory_limit: Some(args.run.memory_limit()), ..Options::default() };
         // Planned and checked against memory before anything is written.
         let counting = fibtree::Counting::new(&targets, &options)?;
         if json {
@@ -437,4 +511,30 @@ pub fn brute(k: u64, g: Option<u64>, output: OutputArg) -> anyhow::Result<ExitCo
     }
     out.finish()?;
     Ok(ExitCode::SUCCESS)
+}
+
+pub fn self_test(seed: Option<u64>) -> anyhow::Result<ExitCode> {
+    let seed = seed.unwrap_or_else(|| {
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(1, |d| d.as_nanos() as u64)
+    });
+    let signals = Signals::install()?;
+    let hooks = Hooks { cancel: Some(&signals.cancel), progress: None };
+    println!("seed {seed:#x}");
+    let ok = fibtree::selftest::run(seed, hooks, |rung| {
+        let word = if rung.ok { "OK  " } else { "FAIL" };
+        println!("{word} {:<40} {:>6.2} s  {}", rung.name, rung.seconds, rung.detail);
+    });
+    match ok {
+        Ok(true) => Ok(ExitCode::SUCCESS),
+        Ok(false) => {
+            eprintln!("error: a rung of the ladder FAILED (seed {seed:#x})");
+            Ok(ExitCode::from(1))
+        }
+        Err(Error::Interrupted) => {
+            let (status, signal) = signals.stopped_by();
+            eprintln!("error: interrupted by {signal}");
+            Ok(ExitCode::from(status))
+        }
+        Err(e) => Err(e.into()),
+    }
 }

@@ -1,6 +1,8 @@
 //! The command-line interface: its clap definition, its parsers, and the dispatch to the commands.
 
 mod commands;
+mod draw;
+mod moves;
 mod output;
 
 use std::ffi::OsString;
@@ -30,6 +32,30 @@ enum Command {
     Dist(DistArgs),
     /// f(k) = c(k, 0) for every k from FROM to TO, in one pass: `k,digits,last18,mod_998244353,value`.
     Table(TableArgs),
+    /// The moves to Grundy value G (default: the winning moves) named by their paths from the root
+    /// (L: left child T(k-1), R: right child T(k-2)), in preorder: all, the I-th, or one at random.
+    Moves(MovesArgs),
+    /// The value left by deleting the node at PATH, and its index among the moves to that value.
+    Rank(RankArgs),
+    /// An SVG picture of T(K), or of T(A)..T(B) side by side, with the moves to G drawn in red.
+    Draw(DrawArgs),
+    /// The verification ladder: every engine against the simpler one before it, in under a minute.
+    SelfTest {
+        /// The seed of the random cases (default: from the clock; printed).
+        #[arg(long, value_name = "S", value_parser = parse_whole)]
+        seed: Option<u64>,
+    },
+    /// Shell completions for fibtree, on standard output.
+    Completions {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// The manual page (roff), generated from the command-line definition.
+    Man {
+        #[command(flatten)]
+        output: OutputArg,
+    },
     /// The Grundy value G(K) of the Fibonacci tree T(K) (-1 for the empty tree T(0)).
     Grundy {
         /// The tree T(K).
@@ -71,8 +97,21 @@ struct RunArgs {
     /// The exact engine: `blocked` (fast, in cache) or `reference` (whole values layer by layer).
     #[arg(long, value_enum, default_value_t = EngineArg::Blocked)]
     engine: EngineArg,
+    /// The memory a run may use, e.g. 512M or 4G (default: what the machine has available).
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    max_memory: Option<u64>,
+    /// Also print the run's memory estimate on stderr.
+    #[arg(long, short = 'v')]
+    verbose: bool,
     #[command(flatten)]
     output: OutputArg,
+}
+
+impl RunArgs {
+    /// The memory limit of the run: `--max-memory`, or what the machine has available.
+    fn memory_limit(&self) -> u64 {
+        self.max_memory.unwrap_or_else(fibtree::report::available_memory)
+    }
 }
 
 #[derive(Debug, Args)]
@@ -94,6 +133,21 @@ struct CountArgs {
     quiet: bool,
     #[command(flatten)]
     run: RunArgs,
+    /// Save the run's state to FILE every so often and on Ctrl-C; the same command resumes from it.
+    #[arg(long, value_name = "FILE")]
+    checkpoint: Option<PathBuf>,
+    /// Seconds between checkpoints.
+    #[arg(long, value_name = "SECONDS", default_value_t = 60, requires = "checkpoint", value_parser = parse_whole)]
+    checkpoint_every: u64,
+    /// Keep the checkpoint file when the run completes.
+    #[arg(long, requires = "checkpoint")]
+    keep_checkpoint: bool,
+    /// Discard an existing checkpoint and start over.
+    #[arg(long, requires = "checkpoint")]
+    fresh: bool,
+    /// Compute the exact value a second time with the other exact engine, and fail unless both agree.
+    #[arg(long)]
+    double_check: bool,
     /// Testing only: perturb the independent residue for this modulus.
     #[arg(long, hide = true, value_name = "M", value_parser = parse_whole)]
     test_perturb: Option<u64>,
@@ -157,11 +211,72 @@ struct DistArgs {
     /// Residues modulo M only (2 <= M < 2^63), without big integers.
     #[arg(long = "mod", value_name = "M", value_parser = parse_modulus, allow_negative_numbers = true)]
     modulus: Option<u64>,
+    /// Also plot the distribution (log scale) as an SVG file.
+    #[arg(long, value_name = "FILE")]
+    svg: Option<PathBuf>,
     /// Print one JSON object.
     #[arg(long)]
     json: bool,
     #[command(flatten)]
     run: RunArgs,
+}
+
+#[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("which").required(true).args(["list", "nth", "random"])))]
+struct MovesArgs {
+    /// The tree T(N).
+    #[arg(value_name = "N", value_parser = parse_whole, allow_negative_numbers = true)]
+    n: u64,
+    /// The moves that leave Grundy value G.
+    #[arg(long, value_name = "G", default_value_t = 0, value_parser = parse_whole, allow_negative_numbers = true)]
+    g: u64,
+    /// Every move to G in preorder (refused above a million lines without --limit).
+    #[arg(long)]
+    list: bool,
+    /// Only the first K moves.
+    #[arg(long, value_name = "K", requires = "list", value_parser = parse_whole, allow_negative_numbers = true)]
+    limit: Option<u64>,
+    /// The I-th move to G (0-based; decimal digits, any length).
+    #[arg(long, value_name = "I", allow_negative_numbers = true)]
+    nth: Option<String>,
+    /// A uniformly random move to G.
+    #[arg(long)]
+    random: bool,
+    /// The seed of --random (default: from the clock; the seed used is printed).
+    #[arg(long, value_name = "S", requires = "random", value_parser = parse_whole, allow_negative_numbers = true)]
+    seed: Option<u64>,
+    /// Print one JSON object.
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    run: RunArgs,
+}
+
+#[derive(Debug, Args)]
+struct RankArgs {
+    /// The tree T(N).
+    #[arg(value_name = "N", value_parser = parse_whole, allow_negative_numbers = true)]
+    n: u64,
+    /// The node, as its path from the root: L (left child) and R (right child), e.g. LLR.
+    #[arg(value_name = "PATH")]
+    path: String,
+    /// Print one JSON object.
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    run: RunArgs,
+}
+
+#[derive(Debug, Args)]
+struct DrawArgs {
+    /// The tree T(K), or the trees T(A)..T(B) side by side (K, A and B at most 14).
+    #[arg(value_name = "K|A..B", allow_hyphen_values = true)]
+    trees: String,
+    /// Draw in red the moves that leave Grundy value G (default: the winning moves).
+    #[arg(long, value_name = "G", default_value_t = 0, value_parser = parse_whole, allow_negative_numbers = true)]
+    g: u64,
+    #[command(flatten)]
+    output: OutputArg,
 }
 
 #[derive(Debug, Args)]
@@ -215,6 +330,24 @@ fn parse_last_digits(s: &str) -> Result<u32, String> {
         d @ 1..=38 => Ok(d as u32),
         _ => Err("expected from 1 to 38 digits".into()),
     }
+}
+
+/// A size in bytes: digits with an optional unit K, M, G or T (powers of 1024; `KiB`, `MB` and the
+/// like are read the same way).
+fn parse_size(s: &str) -> Result<u64, String> {
+    let bad = || format!("expected a size such as 4G, 512M or 1000000, got '{s}'");
+    let digits = s.bytes().take_while(u8::is_ascii_digit).count();
+    let (number, unit) = s.split_at(digits);
+    let number: u64 = number.parse().map_err(|_| bad())?;
+    let shift = match unit.trim().to_ascii_uppercase().trim_end_matches('B').trim_end_matches('I') {
+        "" => 0,
+        "K" => 10,
+        "M" => 20,
+        "G" => 30,
+        "T" => 40,
+        _ => return Err(bad()),
+    };
+    number.checked_mul(1 << shift).filter(|&b| b > 0).ok_or_else(bad)
 }
 
 /// The most worker threads `--threads` accepts.
@@ -272,6 +405,20 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> anyhow::Result<ExitCode>
         Command::Verify(args) => commands::verify(args),
         Command::Dist(args) => commands::dist(args),
         Command::Table(args) => commands::table(args),
+        Command::Moves(args) => moves::moves(args),
+        Command::Rank(args) => moves::rank(args),
+        Command::Draw(args) => draw::draw(args),
+        Command::SelfTest { seed } => commands::self_test(seed),
+        Command::Completions { shell } => {
+            clap_complete::generate(shell, &mut Cli::command(), "fibtree", &mut std::io::stdout());
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Man { output } => {
+            let mut out = output::Output::open(output.output.as_deref())?;
+            clap_mangen::Man::new(Cli::command()).render(&mut out)?;
+            out.finish()?;
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Grundy { k, json, output } => commands::grundy(k, json, output),
         Command::Brute { k, g, output } => commands::brute(k, g, output),
     }
@@ -312,5 +459,11 @@ mod tests {
         }
         assert!(parse_threads("0").is_err());
         assert_eq!(parse_threads("4"), Ok(4));
+        assert_eq!(parse_size("4G"), Ok(4 << 30));
+        assert_eq!(parse_size("512MiB"), Ok(512 << 20));
+        assert_eq!(parse_size("1000"), Ok(1000));
+        for bad in ["", "G", "-1G", "4X", "0", "1.5G", "99999999999T"] {
+            assert!(parse_size(bad).is_err(), "{bad}");
+        }
     }
 }

@@ -1,0 +1,354 @@
+//! Naming moves: the i-th move to g of T(n) in preorder, its inverse, and the list of all of them.
+//!
+//! A node is named by its path from the root: `L` steps to the left child (T(k-1)), `R` to the right
+//! child (T(k-2)). Moves are ordered in preorder, the left subtree before the right. At T(k), with
+//! L = 1 + G(k-1) and R = 1 + G(k-2), the moves to t come in four runs, as in the recurrence:
+//! the left child itself (when t = R), the c(k-1, (t xor R) - 1) moves inside the left subtree, the
+//! right child itself (when t = L, k >= 3), and the c(k-2, (t xor L) - 1) moves inside the right
+//! subtree. Walking down with the exact counts finds the i-th move in O(n) steps.
+//!
+//! The counts of every layer would take gigabytes at n = 10000, so [`Counts`] keeps only the two
+//! layers before each block of about sqrt(n) layers, and recomputes a block when a walk enters it.
+
+use num_bigint::BigUint;
+
+use crate::engine::{self, Hooks, Layer};
+use crate::exact::{Limbs, limbs, to_biguint};
+use crate::plan::Plan;
+use crate::{Error, Result};
+
+/// Blocks kept recomputed at once: a walk downwards needs one, a preorder listing that climbs back
+/// up a little needs a few.
+const CACHED_BLOCKS: usize = 3;
+
+/// Exact counts c(k, t) for the states a target (n, g) needs, any of them on demand: the two
+/// layers before every block of `block` layers are kept, and a few recomputed blocks.
+pub struct Counts<'a> {
+    plan: Plan,
+    block: usize,
+    checkpoints: Vec<[Layer; 2]>,
+    cache: Vec<(usize, Vec<Layer>)>,
+    hooks: Hooks<'a>,
+}
+
+impl<'a> Counts<'a> {
+    /// Plans (n, g) and runs the layers once, keeping the checkpoints.
+    ///
+    /// Cost: one run of the reference engine up to n; memory the plan, 2 sqrt(n) checkpoint layers
+    /// and up to three blocks of sqrt(n) layers (about 0.5 GB at n = 10000), checked against
+    /// `memory_limit` before the run.
+    ///
+    /// # Errors
+    /// As [`crate::count_report`].
+    pub fn new(n: u64, g: u64, hooks: Hooks<'a>, memory_limit: u64) -> Result<Counts<'a>> {
+        let plan = Plan::new_until(&[(n, g)], memory_limit, hooks.cancel)?;
+        let block = ((n as f64).sqrt().ceil() as usize).max(2);
+        let layer_bytes = |k: usize| 8 * plan.layer(k).len() as u64 * (2 + limbs(k) as u64);
+        let widest = (2..=plan.top()).map(layer_bytes).max().unwrap_or(0);
+        let blocks = (plan.top().saturating_sub(1)).div_ceil(block) as u64;
+        let estimate = plan.bytes() + widest * (2 * blocks + CACHED_BLOCKS as u64 * block as u64 + 3);
+        if estimate > memory_limit {
+            return Err(Error::OutOfMemory { arg: "N", estimate, limit: memory_limit });
+        }
+        let mut checkpoints: Vec<[Layer; 2]> = vec![Default::default()];
+        let mut pending: Option<Layer> = None;
+        if plan.top() >= 2 {
+            engine::run_range(&plan, &Limbs, Default::default(), 2..=plan.top(), hooks, |layer| {
+                // block b starts at layer 2 + b * block and needs the two layers before it
+                let k = layer.k;
+                if (k + 2 - 2) % block == 0 {
+                    pending = Some(layer.clone());
+                } else if (k + 1 - 2) % block == 0 {
+                    checkpoints.push([pending.take().unwrap_or_default(), layer.clone()]);
+                }
+            })?;
+        }
+        Ok(Counts { plan, block, checkpoints, cache: Vec::new(), hooks })
+    }
+
+    /// c(k, t) for a state of the plan (0 for layers 0 and 1). Cost O(1) when its block is cached,
+    /// else one block's recomputation.
+    ///
+    /// # Errors
+    /// [`Error::Interrupted`] when cancelled during a recomputation.
+    ///
+    /// # Panics
+    /// If (k, t) is not a state of the plan: a walk never asks for one.
+    pub fn count(&mut self, k: usize, t: u64) -> Result<BigUint> {
+        if k < 2 {
+            return Ok(BigUint::ZERO);
+        }
+        let b = (k - 2) / self.block;
+        let at = match self.cache.iter().position(|(cached, _)| *cached == b) {
+            Some(at) => at,
+            None => {
+                if self.cache.len() == CACHED_BLOCKS {
+                    self.cache.remove(0);
+                }
+                let start = 2 + b * self.block;
+                let end = (start + self.block - 1).min(self.plan.top());
+                let mut layers = Vec::with_capacity(end + 1 - start);
+                engine::run_range(&self.plan, &Limbs, self.checkpoints[b].clone(), start..=end, self.hooks, |l| {
+                    layers.push(l.clone())
+                })?;
+                self.cache.push((b, layers));
+                self.cache.len() - 1
+            }
+        };
+        let layer = &self.cache[at].1[k - 2 - b * self.block];
+        Ok(to_biguint(layer.value(t).expect("a walk asks only for states of its plan")))
+    }
+
+    /// `1 + G(k)`, 0 for the empty tree.
+    fn edge(&self, k: usize) -> u64 {
+        self.plan.edge(k) as u64
+    }
+
+    /// c(k, t) where t may be "negative" (`None`) or k below 2: 0 then.
+    fn count_at(&mut self, k: usize, t: Option<u64>) -> Result<BigUint> {
+        match t {
+            Some(t) if k >= 2 => self.count(k, t),
+            _ => Ok(BigUint::ZERO),
+        }
+    }
+}
+
+/// The `index`-th move (0-based, in preorder) of T(n) that leaves value g, where `counts` was made
+/// for (n, g) and `index` < c(n, g).
+///
+/// Cost: O(n) steps, each a comparison of counts, plus the recomputation of every block the walk
+/// enters (about one run of the engine in all).
+///
+/// # Errors
+/// [`Error::Interrupted`] when cancelled.
+///
+/// # Panics
+/// If `index` >= c(n, g).
+pub fn nth(counts: &mut Counts, n: u64, g: u64, index: &BigUint) -> Result<String> {
+    let (mut k, mut t, mut i) = (n as usize, g, index.clone());
+    let mut path = String::new();
+    loop {
+        assert!(k >= 2, "the index is below the count");
+        let (left_edge, right_edge) = (counts.edge(k - 1), counts.edge(k - 2));
+        if t == right_edge {
+            if i == BigUint::ZERO {
+                path.push('L');
+                return Ok(path);
+            }
+            i -= 1u32;
+        }
+        let a = (t ^ right_edge).checked_sub(1);
+        let inside_left = counts.count_at(k - 1, a)?;
+        if i < inside_left {
+            path.push('L');
+            (k, t) = (k - 1, a.expect("a non-zero count"));
+            continue;
+        }
+        i -= inside_left;
+        if k >= 3 && t == left_edge {
+            if i == BigUint::ZERO {
+                path.push('R');
+                return Ok(path);
+            }
+            i -= 1u32;
+        }
+        path.push('R');
+        (k, t) = (k - 2, (t ^ left_edge).checked_sub(1).expect("the index is below the count"));
+    }
+}
+
+/// The index of the move at `path` among the moves of T(n) that leave its value g, where `counts`
+/// was made for (n, g) and g = [`value_after`]`(n, path)`.
+///
+/// Cost: as [`nth`].
+///
+/// # Errors
+/// [`Error::Interrupted`] when cancelled.
+pub fn rank(counts: &mut Counts, n: u64, g: u64, path: &str) -> Result<BigUint> {
+    let (mut k, mut t, mut index) = (n as usize, g, BigUint::ZERO);
+    let steps = path.as_bytes();
+    for (s, &step) in steps.iter().enumerate() {
+        let last = s + 1 == steps.len();
+        let (left_edge, right_edge) = (counts.edge(k - 1), counts.edge(k - 2));
+        if step == b'L' {
+            if last {
+                break;
+            }
+            index += u32::from(t == right_edge);
+            (k, t) = (k - 1, (t ^ right_edge) - 1);
+        } else {
+            index += u32::from(t == right_edge);
+            index += counts.count_at(k - 1, (t ^ right_edge).checked_sub(1))?;
+            if last {
+                break;
+            }
+            index += u32::from(k >= 3 && t == left_edge);
+            (k, t) = (k - 2, (t ^ left_edge) - 1);
+        }
+    }
+    Ok(index)
+}
+
+/// The moves to g of T(n) in preorder, the first `limit` of them, found by a depth-first walk that
+/// skips every subtree with no such move.
+///
+/// Cost: O(n) steps a move, plus block recomputations; memory O(n) for the walk.
+///
+/// # Errors
+/// [`Error::Interrupted`] when cancelled.
+pub fn list(counts: &mut Counts, n: u64, g: u64, limit: u64, mut emit: impl FnMut(&str) -> Result<()>) -> Result<()> {
+    // The walk's stack: (k, t, path length to restore, stage), stage 0..4 as the four runs.
+    let mut path = String::new();
+    let mut stack: Vec<(usize, u64, usize, u8)> = vec![(n as usize, g, 0, 0)];
+    let mut emitted = 0;
+    while let Some(top) = stack.last_mut() {
+        let (k, t, len, stage) = *top;
+        top.3 += 1;
+        path.truncate(len);
+        if emitted == limit || k < 2 {
+            stack.pop();
+            continue;
+        }
+        let (left_edge, right_edge) = (counts.edge(k - 1), counts.edge(k - 2));
+        match stage {
+            0 if t == right_edge => {
+                path.push('L');
+                emit(&path)?;
+                emitted += 1;
+            }
+            1 => {
+                let a = (t ^ right_edge).checked_sub(1);
+                if counts.count_at(k - 1, a)? > BigUint::ZERO {
+                    path.push('L');
+                    stack.push((k - 1, a.expect("a non-zero count"), len + 1, 0));
+                }
+            }
+            2 if k >= 3 && t == left_edge => {
+                path.push('R');
+                emit(&path)?;
+                emitted += 1;
+            }
+            3 => {
+                let b = (t ^ left_edge).checked_sub(1);
+                if counts.count_at(k - 2, b)? > BigUint::ZERO {
+                    path.push('R');
+                    stack.push((k - 2, b.expect("a non-zero count"), len + 1, 0));
+                }
+            }
+            4.. => {
+                stack.pop();
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// The Grundy value left by deleting the node at `path` (L and R steps from the root) of T(n),
+/// computed along the path by the colon principle from the Grundy values of the untouched subtrees
+/// alone: no count is used, so it checks every move the walks find.
+///
+/// Cost: O(n + path length).
+///
+/// # Errors
+/// [`Error::InvalidArgument`] naming `PATH` for an empty path (the root is not a move), a
+/// character other than L and R, or a path that leaves the tree.
+pub fn value_after(n: u64, path: &str) -> Result<u64> {
+    let edge = crate::game::edge_values(n)?;
+    if path.is_empty() {
+        return Err(Error::invalid("PATH", "expected a non-empty path of L and R: the root is not a move"));
+    }
+    // the subtrees along the path: sizes k, and the edge value of each untouched sibling
+    let mut k = n as usize;
+    let mut siblings = Vec::with_capacity(path.len());
+    for (i, c) in path.chars().enumerate() {
+        let (child, sibling) = match c {
+            'L' if k >= 2 => (k - 1, k - 2),
+            'R' if k >= 3 => (k - 2, k - 1),
+            'L' | 'R' => {
+                let what = format!("step {} ('{c}') leaves T({n}): the node there has no such child", i + 1);
+                return Err(Error::invalid("PATH", what));
+            }
+            _ => return Err(Error::invalid("PATH", format!("expected only L and R, got '{c}' at step {}", i + 1))),
+        };
+        siblings.push(edge[sibling] as u64);
+        k = child;
+    }
+    // bottom-up: the deleted node contributes nothing to its parent
+    let mut contribution = 0u64;
+    for &sibling in siblings.iter().rev() {
+        let value = contribution ^ sibling;
+        contribution = value + 1;
+    }
+    Ok(contribution - 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The paths of T(k) in preorder with the value each deletion leaves, from the explicit tree.
+    fn explicit_moves(k: u64) -> Vec<(String, u64)> {
+        fn walk(k: u64, path: &mut String, out: &mut Vec<String>) {
+            if k >= 2 {
+                path.push('L');
+                out.push(path.clone());
+                walk(k - 1, path, out);
+                path.pop();
+            }
+            if k >= 3 {
+                path.push('R');
+                out.push(path.clone());
+                walk(k - 2, path, out);
+                path.pop();
+            }
+        }
+        let mut paths = Vec::new();
+        walk(k, &mut String::new(), &mut paths);
+        paths.into_iter().map(|p| (p.clone(), value_after(k, &p).unwrap())).collect()
+    }
+
+    #[test]
+    fn value_after_agrees_with_the_oracle_counts() {
+        for k in 0..=16u64 {
+            let mut tally = std::collections::BTreeMap::<u64, u64>::new();
+            for (_, v) in explicit_moves(k) {
+                *tally.entry(v).or_default() += 1;
+            }
+            let oracle = crate::brute::explicit_tree_counts(k as u32).unwrap();
+            let want: std::collections::BTreeMap<u64, u64> =
+                oracle.iter().enumerate().filter(|e| *e.1 > 0).map(|(g, &c)| (g as u64, c)).collect();
+            assert_eq!(tally, want, "k = {k}");
+        }
+    }
+
+    #[test]
+    fn list_nth_and_rank_agree_with_preorder() {
+        for k in 0..=14u64 {
+            let moves = explicit_moves(k);
+            for g in 0..8u64 {
+                let want: Vec<&String> = moves.iter().filter(|m| m.1 == g).map(|m| &m.0).collect();
+                let mut counts = Counts::new(k, g, Hooks::default(), u64::MAX).unwrap();
+                let mut got = Vec::new();
+                list(&mut counts, k, g, u64::MAX, |p| {
+                    got.push(p.to_string());
+                    Ok(())
+                })
+                .unwrap();
+                assert_eq!(got.iter().collect::<Vec<_>>(), want, "list T({k}) to {g}");
+                for (i, p) in want.iter().enumerate() {
+                    assert_eq!(&&nth(&mut counts, k, g, &BigUint::from(i)).unwrap(), p, "nth {i} of T({k}) to {g}");
+                    assert_eq!(rank(&mut counts, k, g, p).unwrap(), BigUint::from(i), "rank {p} in T({k})");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn bad_paths_are_refused() {
+        for (n, path) in [(5, ""), (5, "LX"), (2, "R"), (3, "LR"), (3, "LLL"), (1, "L")] {
+            assert!(matches!(value_after(n, path), Err(Error::InvalidArgument { arg: "PATH", .. })), "{n} {path}");
+        }
+        assert_eq!(value_after(3, "L").unwrap(), 1); // only the right child T(1) stays: 1 + G(1) = 1
+    }
+}

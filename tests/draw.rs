@@ -1,0 +1,314 @@
+//! Integration tests of the pictures: `fibtree draw` (an SVG of Fibonacci trees with the moves to a
+//! Grundy value in red) and `fibtree dist --svg` (a plot of c(N, g) over g). Each SVG is parsed as XML;
+//! a tree picture must have one `<circle>` per node, exactly c(K, g) of them red.
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use assert_cmd::Command;
+use fibtree::draw::{MOVE_FILL, OTHER_FILL, ROOT_FILL};
+
+/// Runs `fibtree args`, checking that it did not panic.
+fn fibtree(args: &[&str]) -> Output {
+    let output = Command::cargo_bin("fibtree")
+        .unwrap()
+        .args(args)
+        .timeout(Duration::from_secs(120))
+        .output()
+        .unwrap_or_else(|e| panic!("running fibtree {args:?}: {e}"));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!stderr.contains("panicked"), "fibtree {args:?} panicked:\n{stderr}");
+    output
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8(output.stderr.clone()).expect("stderr is UTF-8")
+}
+
+/// Runs a successful command and returns its stdout.
+fn success(args: &[&str]) -> String {
+    let output = fibtree(args);
+    assert_eq!(output.status.code(), Some(0), "fibtree {args:?}: {}", stderr(&output));
+    String::from_utf8(output.stdout).expect("stdout is UTF-8")
+}
+
+/// Checks a usage error: exit status 2, nothing on stdout, one line on stderr starting with "error:"
+/// and containing `names`.
+fn usage_error(args: &[&str], names: &str) -> String {
+    let output = fibtree(args);
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(2), "fibtree {args:?}: exit status; stderr: {err}");
+    assert!(output.stdout.is_empty(), "fibtree {args:?}: stdout should be empty");
+    assert!(err.ends_with('\n') && err.lines().count() == 1, "fibtree {args:?}: one line on stderr, got {err:?}");
+    assert!(err.starts_with("error:"), "fibtree {args:?}: {err:?}");
+    assert!(err.contains(names), "fibtree {args:?}: the message should name {names:?}: {err:?}");
+    err
+}
+
+/// A fresh folder under the system's temporary folder, removed when dropped.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(tag: &str) -> TempDir {
+        static NEXT: AtomicUsize = AtomicUsize::new(0);
+        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos();
+        let name =
+            format!("fibtree-draw-{tag}-{}-{}-{nanos}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
+        let path = std::env::temp_dir().join(name);
+        std::fs::create_dir(&path).unwrap();
+        TempDir(path)
+    }
+
+    fn path(&self) -> &Path {
+        &self.0
+    }
+
+    /// `name` in the folder, as a string.
+    fn join(&self, name: &str) -> String {
+        self.0.join(name).to_str().unwrap().to_string()
+    }
+
+    /// The names of the files in the folder, sorted.
+    fn files(&self) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(&self.0)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// |T(k)| = F(k+2) - 1.
+fn size(k: u32) -> usize {
+    let (mut a, mut b) = (0usize, 1usize);
+    for _ in 0..k + 2 {
+        (a, b) = (b, a + b);
+    }
+    a - 1
+}
+
+/// c(k, g) from the exact engine, as a usize.
+fn c(k: u32, g: u64) -> usize {
+    usize::try_from(fibtree::count(u64::from(k), g).unwrap()).unwrap()
+}
+
+/// What a tree picture shows.
+#[derive(Debug)]
+struct Picture {
+    /// Every `<circle>`: (cx, cy, r, fill, stroke-width).
+    circles: Vec<(f64, f64, f64, String, f64)>,
+    /// The number of `<line>` elements.
+    lines: usize,
+    /// The text of every `<text>` element.
+    texts: Vec<String>,
+    /// The text of the document's `<title>`.
+    title: String,
+}
+
+impl Picture {
+    fn fills(&self, fill: &str) -> usize {
+        self.circles.iter().filter(|c| c.3 == fill).count()
+    }
+}
+
+/// Parses an SVG document (panicking unless it is well-formed XML with an `<svg>` root).
+fn parse(svg: &str) -> Picture {
+    let doc = roxmltree::Document::parse(svg).unwrap_or_else(|e| panic!("not well-formed XML: {e}"));
+    let root = doc.root_element();
+    assert_eq!(root.tag_name().name(), "svg");
+    assert_eq!(root.tag_name().namespace(), Some("http://www.w3.org/2000/svg"));
+    let number = |n: roxmltree::Node, name: &str| -> f64 {
+        n.attribute(name).unwrap_or_else(|| panic!("a {} without {name}", n.tag_name().name())).parse().unwrap()
+    };
+    let mut picture = Picture { circles: Vec::new(), lines: 0, texts: Vec::new(), title: String::new() };
+    for node in root.descendants().filter(|n| n.is_element()) {
+        match node.tag_name().name() {
+            "circle" => picture.circles.push((
+                number(node, "cx"),
+                number(node, "cy"),
+                number(node, "r"),
+                node.attribute("fill").expect("every circle has a fill").to_string(),
+                number(node, "stroke-width"),
+            )),
+            "line" => picture.lines += 1,
+            "text" => picture.texts.push(node.descendants().filter(|t| t.is_text()).filter_map(|t| t.text()).collect()),
+            "title" if node.parent() == Some(root) => picture.title = node.text().unwrap_or("").to_string(),
+            _ => {}
+        }
+    }
+    assert!(svg.contains(r##"fill="#ffffff""##), "a white background");
+    picture
+}
+
+/// Checks the picture of T(from)..T(to) with the moves to `g`, and returns it.
+fn check_trees(svg: &str, trees: std::ops::RangeInclusive<u32>, g: u64) -> Picture {
+    let picture = parse(svg);
+    let nodes: usize = trees.clone().map(size).sum();
+    let moves: usize = trees.clone().map(|k| c(k, g)).sum();
+    let roots = trees.clone().filter(|&k| k >= 1).count();
+    assert_eq!(svg.matches("<circle").count(), nodes, "{trees:?}: one <circle per node");
+    assert_eq!(picture.circles.len(), nodes, "{trees:?}: one circle element per node");
+    assert_eq!(picture.fills(MOVE_FILL), moves, "{trees:?}, g = {g}: red nodes");
+    assert_eq!(picture.fills(ROOT_FILL), roots, "{trees:?}: one root per tree");
+    assert_eq!(picture.fills(OTHER_FILL), nodes - moves - roots, "{trees:?}: every other node grey");
+    let thick = picture.circles.iter().filter(|c| c.4 >= 3.0).count();
+    assert_eq!(thick, roots, "{trees:?}: the roots, and only they, have a thick ring");
+    assert_eq!(picture.lines, nodes - roots, "{trees:?}: one edge per non-root node");
+    for k in trees {
+        let caption = format!("T({k}): c({k}, {g}) = {}", c(k, g));
+        assert!(picture.texts.contains(&caption), "no caption {caption:?} in {:?}", picture.texts);
+    }
+    // No two nodes overlap.
+    for (i, a) in picture.circles.iter().enumerate() {
+        for b in &picture.circles[..i] {
+            let distance = ((a.0 - b.0).powi(2) + (a.1 - b.1).powi(2)).sqrt();
+            assert!(distance >= a.2 + b.2, "overlapping nodes at ({}, {}) and ({}, {})", a.0, a.1, b.0, b.1);
+        }
+    }
+    assert!(!picture.title.is_empty(), "a <title>");
+    picture
+}
+
+#[test]
+fn draw_each_tree_with_its_winning_moves() {
+    for k in 1..=10u32 {
+        let svg = success(&["draw", &k.to_string()]);
+        check_trees(&svg, k..=k, 0);
+        // The brute-force oracle agrees with the count in the caption.
+        let oracle = fibtree::brute::explicit_tree_counts(k).unwrap();
+        assert_eq!(oracle.first().copied().unwrap_or(0) as usize, c(k, 0), "f({k})");
+    }
+    // f(1..7) and f(10) from the problem statements.
+    let reds: Vec<usize> = [1, 2, 3, 4, 5, 6, 7, 10]
+        .iter()
+        .map(|k: &u32| parse(&success(&["draw", &k.to_string()])).fills(MOVE_FILL))
+        .collect();
+    assert_eq!(reds, [0, 1, 1, 1, 1, 3, 0, 17]);
+}
+
+#[test]
+fn draw_other_grundy_values() {
+    for (k, g) in [(7, 3), (8, 5), (10, 7), (10, 14), (9, 1000)] {
+        let svg = success(&["draw", &k.to_string(), "--g", &g.to_string()]);
+        let picture = check_trees(&svg, k..=k, g);
+        let oracle = fibtree::brute::explicit_tree_counts(k).unwrap();
+        let expected = oracle.get(g as usize).copied().unwrap_or(0) as usize;
+        assert_eq!(picture.fills(MOVE_FILL), expected, "c({k}, {g}) by the oracle");
+        assert!(picture.title.contains(&format!("Grundy value {g}")), "{}", picture.title);
+    }
+}
+
+#[test]
+fn draw_trees_side_by_side() {
+    let svg = success(&["draw", "1..6"]);
+    let picture = check_trees(&svg, 1..=6, 0);
+    assert_eq!(picture.circles.len(), 1 + 2 + 4 + 7 + 12 + 20);
+    assert_eq!(picture.fills(MOVE_FILL), 7);
+    // The trees side by side: each one's nodes left of the next one's.
+    let roots: Vec<f64> = picture.circles.iter().filter(|c| c.3 == ROOT_FILL).map(|c| c.0).collect();
+    assert!(roots.windows(2).all(|w| w[0] < w[1]), "roots left to right: {roots:?}");
+    check_trees(&success(&["draw", "8..10", "--g", "7"]), 8..=10, 7);
+    check_trees(&success(&["draw", "14"]), 14..=14, 0);
+}
+
+#[test]
+fn draw_the_empty_tree() {
+    let picture = check_trees(&success(&["draw", "0"]), 0..=0, 0);
+    assert!(picture.circles.is_empty());
+    check_trees(&success(&["draw", "0..3"]), 0..=3, 0);
+}
+
+#[test]
+fn draw_refuses_bad_trees() {
+    let err = usage_error(&["draw", "15"], "K");
+    assert!(err.contains("at most 14") && err.contains("15"), "{err}");
+    let err = usage_error(&["draw", "3..20"], "B");
+    assert!(err.contains("at most 14") && err.contains("20"), "{err}");
+    usage_error(&["draw", "99999999999999999999999"], "at most 14");
+    let err = usage_error(&["draw", "5..2"], "A..B");
+    assert!(err.contains("5..2"), "{err}");
+    for bad in ["x", "1..", "..3", "1...3", "1..2..3", "+1", ""] {
+        usage_error(&["draw", bad], "K|A..B");
+    }
+    // clap takes "-1" for an option; still one line, exit 2.
+    usage_error(&["draw", "-1"], "-1");
+    usage_error(&["draw", "3", "--g", "-1"], "--g");
+}
+
+#[test]
+fn draw_to_a_file_atomically() {
+    let dir = TempDir::new("draw");
+    let file = dir.join("t6.svg");
+    let out = success(&["draw", "6", "-o", &file]);
+    assert!(out.is_empty(), "nothing on stdout with -o: {out:?}");
+    assert_eq!(dir.files(), ["t6.svg"], "the file, and no temporary left behind");
+    let svg = std::fs::read_to_string(&file).unwrap();
+    assert_eq!(svg, success(&["draw", "6"]), "the same picture as on stdout");
+    check_trees(&svg, 6..=6, 0);
+    // A refused run writes nothing.
+    usage_error(&["draw", "15", "-o", &dir.join("t15.svg")], "K");
+    assert_eq!(dir.files(), ["t6.svg"]);
+    usage_error(&["draw", "6", "-o", &dir.join("missing/t6.svg")], "--output");
+    usage_error(&["draw", "6", "-o", dir.path().to_str().unwrap()], "--output");
+}
+
+/// Runs `fibtree dist args --svg FILE` in a fresh folder and returns the plot, checking that it
+/// parses, is alone in the folder and has `title` among its texts.
+fn dist_plot(args: &[&str], title: &str) -> String {
+    let dir = TempDir::new("dist");
+    let file = dir.join("plot.svg");
+    let mut all = args.to_vec();
+    all.extend(["--svg", &file]);
+    let csv = success(&all);
+    assert!(csv.starts_with("g,"), "the CSV still goes to stdout: {csv:.40}");
+    assert_eq!(dir.files(), ["plot.svg"], "the file, and no temporary left behind");
+    let svg = std::fs::read_to_string(&file).unwrap();
+    assert!(svg.contains("<svg"), "an <svg element");
+    let doc = roxmltree::Document::parse(&svg).unwrap_or_else(|e| panic!("not well-formed XML: {e}"));
+    assert_eq!(doc.root_element().tag_name().name(), "svg");
+    let texts: Vec<String> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("text"))
+        .map(|n| {
+            n.descendants().filter(|t| t.is_text()).filter_map(|t| t.text()).collect::<String>().trim().to_string()
+        })
+        .collect();
+    assert!(texts.iter().any(|t| t.contains(title)), "no title {title:?} in {texts:?}");
+    assert!(texts.iter().any(|t| t == "g (Grundy value left)"), "no x label in {texts:?}");
+    assert!(texts.iter().any(|t| t.contains("log scale")), "no y label in {texts:?}");
+    svg
+}
+
+#[test]
+fn dist_plots_the_distribution() {
+    let svg = dist_plot(&["dist", "300"], "c(300, g) over g");
+    // One dot per g with a non-zero count; the largest counts (about 10^62) are labelled 10ᵏ.
+    let entries = fibtree::distribution(300).unwrap();
+    assert_eq!(svg.matches("<circle").count(), entries.len());
+    assert!(svg.contains("10⁶⁰"), "a tick label 10⁶⁰");
+    let svg = dist_plot(&["dist", "300", "--mod", "7"], "c(300, g) mod 7 over g");
+    let zeros = entries.iter().filter(|(_, count)| (count % 7u32) == 0u32.into()).count();
+    assert!(zeros > 0 && svg.contains(&format!("{zeros} zero residues not shown")));
+    assert_eq!(svg.matches("<circle").count(), entries.len() - zeros);
+    // T(1) has no moves: an empty plot, still well-formed.
+    dist_plot(&["dist", "1"], "c(1, g) over g");
+}
+
+#[test]
+fn dist_svg_into_a_missing_folder_is_refused() {
+    let dir = TempDir::new("dist-missing");
+    let file = dir.join("missing/plot.svg");
+    let output = fibtree(&["dist", "20", "--svg", &file]);
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    assert!(stderr(&output).contains("--svg"), "{}", stderr(&output));
+    assert!(dir.files().is_empty());
+}

@@ -1,0 +1,50 @@
+//! Fuzzing the claims parser: arbitrary bytes never make it panic, and every line it reads is
+//! either a claim or reported malformed, each with its true line number.
+//!
+//! The default run is short; a longer one, with a fixed budget of cases:
+//! `PROPTEST_CASES=200000 cargo test --release --test fuzz_claims`.
+
+use fibtree::verify::{CLAIMS_HEADER, parse_claims};
+use proptest::prelude::*;
+
+/// Lines that look like claims, with their pieces drawn from likely and unlikely values.
+fn claim_line() -> impl Strategy<Value = String> {
+    let field = prop_oneof![
+        "[0-9]{0,5}",
+        "[0-9]{1,3}\\^[0-9]{1,3}",
+        "[0-9]{1,2}e[0-9]{1,2}",
+        "-?[0-9a-z .]{0,6}",
+        "[0-9]{30,45}",
+        Just(String::new()),
+    ];
+    proptest::collection::vec(field, 0..6).prop_map(|f| f.join(","))
+}
+
+proptest! {
+    #[test]
+    fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..2048)) {
+        let (claims, malformed) = parse_claims(&bytes);
+        let lines = bytes.split(|&b| b == b'\n').count();
+        for c in &claims {
+            prop_assert!(c.line >= 1 && c.line <= lines);
+            prop_assert!(c.modulus >= 2 && c.answer < c.modulus);
+        }
+        for m in &malformed {
+            prop_assert!(m.line >= 1 && m.line <= lines.max(1));
+            prop_assert!(!m.error.contains('\n'));
+        }
+    }
+
+    #[test]
+    fn claim_like_lines_are_read_or_reported(lines in proptest::collection::vec(claim_line(), 0..40)) {
+        let text = format!("{CLAIMS_HEADER}\n{}", lines.join("\n"));
+        let (claims, malformed) = parse_claims(text.as_bytes());
+        // every non-blank line after the header is exactly one of the two
+        let nonblank = lines.iter().filter(|l| !l.trim().is_empty() && !l.trim().starts_with('#')).count();
+        prop_assert_eq!(claims.len() + malformed.len(), nonblank);
+        let mut numbers: Vec<usize> = claims.iter().map(|c| c.line).chain(malformed.iter().map(|m| m.line)).collect();
+        numbers.sort_unstable();
+        numbers.dedup();
+        prop_assert_eq!(numbers.len(), nonblank, "one verdict a line");
+    }
+}

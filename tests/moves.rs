@@ -1,0 +1,180 @@
+//! `fibtree moves` and `fibtree rank`: the listed moves against the explicit tree, the walk and
+//! its inverse against each other, and every path checked by an evaluation written here, apart
+//! from the library.
+
+use std::process::Output;
+use std::time::Duration;
+
+use assert_cmd::Command;
+use num_bigint::BigUint;
+use serde_json::Value;
+
+fn fibtree(args: &[&str]) -> Output {
+    let output = Command::cargo_bin("fibtree")
+        .unwrap()
+        .args(args)
+        .timeout(Duration::from_secs(300))
+        .output()
+        .unwrap_or_else(|e| panic!("running fibtree {args:?}: {e}"));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!stderr.contains("panicked"), "fibtree {args:?} panicked:\n{stderr}");
+    output
+}
+
+fn success(args: &[&str]) -> String {
+    let output = fibtree(args);
+    assert_eq!(output.status.code(), Some(0), "fibtree {args:?}: {}", String::from_utf8_lossy(&output.stderr));
+    String::from_utf8(output.stdout).unwrap()
+}
+
+fn usage_error(args: &[&str], names: &str) {
+    let output = fibtree(args);
+    let err = String::from_utf8_lossy(&output.stderr).to_string();
+    assert_eq!(output.status.code(), Some(2), "fibtree {args:?}: {err}");
+    assert!(output.stdout.is_empty(), "fibtree {args:?}: stdout {:?}", String::from_utf8_lossy(&output.stdout));
+    assert_eq!(err.lines().count(), 1, "fibtree {args:?}: {err}");
+    assert!(err.starts_with("error:") && err.contains(names), "fibtree {args:?}: {err}");
+}
+
+/// 1 + G(k) for k = 0..=n, computed here: 0, 1, then (a xor b) + 1.
+fn edges(n: usize) -> Vec<u64> {
+    let mut e = vec![0u64, 1];
+    for k in 2..=n {
+        e.push((e[k - 1] ^ e[k - 2]) + 1);
+    }
+    e
+}
+
+/// The value left by deleting the node at `path` of T(n): the Grundy value of the tree with that
+/// subtree removed, by the colon principle, recursively from the root.
+fn value_after(n: usize, path: &[u8], e: &[u64]) -> u64 {
+    // the value of T(k) with the node at `path` (relative to it) removed; an empty path removes it
+    fn val(k: usize, path: &[u8], e: &[u64]) -> Option<u64> {
+        let (&step, rest) = path.split_first()?;
+        let (child, sibling) = if step == b'L' { (k - 1, k - 2) } else { (k - 2, k - 1) };
+        let contribution = val(child, rest, e).map_or(0, |v| v + 1);
+        Some(contribution ^ e[sibling])
+    }
+    val(n, path, e).expect("a move is a non-root node")
+}
+
+/// The paths of T(k) in preorder, left subtree before right.
+fn preorder(k: usize) -> Vec<String> {
+    fn walk(k: usize, path: &mut String, out: &mut Vec<String>) {
+        for (step, child) in [('L', 1), ('R', 2)] {
+            if k > child {
+                path.push(step);
+                out.push(path.clone());
+                walk(k - child, path, out);
+                path.pop();
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(k, &mut String::new(), &mut out);
+    out
+}
+
+#[test]
+fn list_is_every_move_to_g_in_preorder_up_to_20() {
+    for n in 0..=20usize {
+        let e = edges(n.max(2));
+        let all = preorder(n);
+        assert_eq!(all.len() as u64 + 1, fibtree::tree_size(n as u64).try_into().unwrap_or(0u64).max(1));
+        for g in [0u64, 1, 2, 3, 5, 9] {
+            let want: Vec<&str> =
+                all.iter().filter(|p| value_after(n, p.as_bytes(), &e) == g).map(String::as_str).collect();
+            let out = success(&["moves", &n.to_string(), "--g", &g.to_string(), "--list"]);
+            let got: Vec<&str> = out.lines().collect();
+            assert_eq!(got, want, "moves {n} --g {g} --list");
+            assert_eq!(got.len() as u64, fibtree::count_mod(n as u64, g, 1 << 62).unwrap(), "c({n}, {g})");
+        }
+    }
+}
+
+#[test]
+fn limit_and_json() {
+    let out = success(&["moves", "12", "--list", "--limit", "4"]);
+    let all = success(&["moves", "12", "--list"]);
+    assert_eq!(out.lines().collect::<Vec<_>>(), all.lines().take(4).collect::<Vec<_>>());
+    let v: Value = serde_json::from_str(&success(&["moves", "12", "--list", "--limit", "2", "--json"])).unwrap();
+    assert_eq!(v["n"], 12);
+    assert_eq!(v["g"], 0);
+    assert_eq!(v["count"], fibtree::count(12, 0).unwrap().to_string());
+    assert_eq!(v["moves"][1]["index"], "1");
+    assert_eq!(v["moves"][1]["path"], all.lines().nth(1).unwrap());
+}
+
+/// splitmix64, for indices below a count.
+fn random_below(state: &mut u64, bound: &BigUint) -> BigUint {
+    let mut next = || {
+        *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = *state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    };
+    let digits: Vec<u32> = (0..bound.bits().div_ceil(32)).map(|_| next() as u32).collect();
+    BigUint::new(digits) % bound
+}
+
+#[test]
+fn nth_then_rank_round_trip_at_500_and_3000() {
+    let seed = 0x5EED_0000_0005_0003u64;
+    println!("seed = {seed:#x}");
+    let mut state = seed;
+    for (n, g) in [(500usize, 0u64), (500, 6), (3000, 0)] {
+        let e = edges(n);
+        let count = fibtree::count(n as u64, g).unwrap();
+        for _ in 0..3 {
+            let i = random_below(&mut state, &count).to_string();
+            let path = success(&["moves", &n.to_string(), "--g", &g.to_string(), "--nth", &i]);
+            let path = path.trim_end();
+            assert_eq!(value_after(n, path.as_bytes(), &e), g, "moves {n} --nth {i}");
+            let v: Value = serde_json::from_str(&success(&["rank", &n.to_string(), path, "--json"])).unwrap();
+            assert_eq!(v["value"], g);
+            assert_eq!(v["index"], i.as_str(), "rank of moves {n} --g {g} --nth {i}");
+        }
+    }
+}
+
+#[test]
+fn first_and_last_winning_moves_of_t10000() {
+    let n = 10_000usize;
+    let e = edges(n);
+    let count = fibtree::count(n as u64, 0).unwrap();
+    for i in [BigUint::ZERO, &count - 1u32] {
+        let path = success(&["moves", "10000", "--nth", &i.to_string()]);
+        let path = path.trim_end();
+        assert!(path.bytes().all(|b| b == b'L' || b == b'R'), "{path}");
+        assert_eq!(value_after(n, path.as_bytes(), &e), 0, "moves 10000 --nth {i}");
+    }
+}
+
+#[test]
+fn random_is_reproducible_with_a_seed() {
+    let a = fibtree(&["moves", "300", "--random", "--seed", "42"]);
+    let b = fibtree(&["moves", "300", "--random", "--seed", "42"]);
+    assert_eq!(a.status.code(), Some(0));
+    assert_eq!(a.stdout, b.stdout);
+    let err = String::from_utf8_lossy(&a.stderr);
+    assert!(err.contains("seed 42") && err.starts_with("index "), "{err}");
+    let path = String::from_utf8(a.stdout).unwrap();
+    assert_eq!(value_after(300, path.trim_end().as_bytes(), &edges(300)), 0);
+}
+
+#[test]
+fn bad_input_exits_2() {
+    usage_error(&["moves", "10", "--nth", "17"], "--nth");
+    usage_error(&["moves", "10", "--nth", "-1"], "--nth");
+    usage_error(&["moves", "10", "--nth", "1e3"], "--nth");
+    usage_error(&["moves", "10"], "--list");
+    usage_error(&["moves", "10", "--list", "--nth", "1"], "--nth");
+    usage_error(&["moves", "7", "--random"], "--random"); // f(7) = 0
+    usage_error(&["moves", "40", "--list"], "--list"); // f(40) has more than a million moves
+    usage_error(&["rank", "10", ""], "PATH");
+    usage_error(&["rank", "10", "LXR"], "PATH");
+    usage_error(&["rank", "3", "LLL"], "PATH");
+    usage_error(&["rank", "2", "R"], "PATH");
+    usage_error(&["moves", "-3", "--list"], "<N>");
+}
