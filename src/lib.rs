@@ -26,6 +26,7 @@ pub mod modular;
 pub mod moves;
 pub mod plan;
 pub mod report;
+pub mod rng;
 pub mod selftest;
 pub mod verify;
 

@@ -8,6 +8,7 @@ use num_bigint::BigUint;
 use crate::engine::Hooks;
 use crate::exact::{Engine, count_with_engine};
 use crate::plan::Plan;
+use crate::rng::SplitMix64;
 use crate::{Result, brute, count, count_mod, dist, verify};
 
 /// One rung of the ladder: what was checked, whether it held, what was seen, and how long it took.
@@ -21,23 +22,6 @@ pub struct Rung {
     pub detail: String,
     /// Seconds taken.
     pub seconds: f64,
-}
-
-/// A small generator (splitmix64) for the random cases; the seed is part of the report.
-struct SplitMix64(u64);
-
-impl SplitMix64 {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
 }
 
 /// Runs every rung in order, handing each to `report` as it finishes; returns whether all held.

@@ -1,30 +1,22 @@
 //! Checkpoints: a run killed with SIGKILL at several moments resumes to the same answer; a damaged,
 //! truncated or foreign checkpoint is refused; SIGINT saves one and exits 130 with no stray file.
 
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command};
+use std::path::Path;
+use std::process::Child;
 use std::time::{Duration, Instant, SystemTime};
+
+mod common;
+use common::*;
 
 const N: &str = "14000";
 
-fn binary() -> PathBuf {
-    assert_cmd::cargo::cargo_bin("fibtree")
-}
-
-fn folder(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("fibtree-ckpt-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// The arguments of a run that saves a checkpoint to `ckpt` after every block.
+fn checkpointed(ckpt: &Path) -> [&str; 7] {
+    ["count", N, "-q", "--checkpoint", ckpt.to_str().unwrap(), "--checkpoint-every", "1"]
 }
 
 fn start(ckpt: &Path) -> Child {
-    Command::new(binary())
-        .args(["count", N, "-q", "--checkpoint", ckpt.to_str().unwrap(), "--checkpoint-every", "1"])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap()
+    spawn(&checkpointed(ckpt))
 }
 
 fn modified(path: &Path) -> Option<SystemTime> {
@@ -47,24 +39,19 @@ fn wait_for_save(child: &mut Child, ckpt: &Path, before: Option<SystemTime>) -> 
 }
 
 fn uninterrupted() -> String {
-    let out = Command::new(binary()).args(["count", N, "-q"]).output().unwrap();
-    assert!(out.status.success());
-    String::from_utf8(out.stdout).unwrap()
+    success(&["count", N, "-q"])
 }
 
-fn stray_files(dir: &Path) -> Vec<String> {
-    std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .filter(|n| n.ends_with(".tmp"))
-        .collect()
+/// The temporary files left in `dir`.
+fn stray_files(dir: &TempDir) -> Vec<String> {
+    dir.names().into_iter().filter(|n| n.ends_with(".tmp")).collect()
 }
 
 #[test]
 fn killed_after_one_two_and_three_checkpoints_then_resumed() {
     let want = uninterrupted();
-    let dir = folder("kill");
-    let ckpt = dir.join("run.ckpt");
+    let dir = TempDir::new("kill");
+    let ckpt = dir.path().join("run.ckpt");
     // kill -9 right after the 1st checkpoint, then after 2 more, then after 3 more
     let mut killed = 0;
     for saves in [1, 2, 3] {
@@ -83,43 +70,38 @@ fn killed_after_one_two_and_three_checkpoints_then_resumed() {
         assert!(stray_files(&dir).is_empty() || all_saved, "{:?}", stray_files(&dir));
     }
     assert!(killed >= 1, "the run should outlast at least one checkpoint");
-    let out = Command::new(binary()).args(["count", N, "-q", "--checkpoint", ckpt.to_str().unwrap()]).output().unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{err}");
+    let (out, err) = success_with_stderr(&["count", N, "-q", "--checkpoint", ckpt.to_str().unwrap()]);
     assert!(err.contains("resuming from the checkpoint"), "{err}");
-    assert_eq!(String::from_utf8(out.stdout).unwrap(), want);
+    assert_eq!(out, want);
     assert!(!ckpt.exists(), "the checkpoint is removed at the end");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn sigint_saves_a_checkpoint_and_exits_130_then_damage_is_refused() {
-    let dir = folder("sigint");
-    let ckpt = dir.join("run.ckpt");
-    let child = start(&ckpt);
-    std::thread::sleep(Duration::from_millis(2500));
-    Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    let dir = TempDir::new("sigint");
+    let ckpt = dir.path().join("run.ckpt");
+    let mut child = start(&ckpt);
+    // once the exact engine is under way (its first periodic save), stop the run
+    assert!(wait_for_save(&mut child, &ckpt, None), "the run should outlast its first checkpoint");
+    std::process::Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
     let out = child.wait_with_output().unwrap();
+    assert_no_panic(&checkpointed(&ckpt), &out.stderr);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(130), "{err}");
     assert!(out.stdout.is_empty());
+    assert!(err.contains("saved the checkpoint"), "{err}");
     assert!(ckpt.exists(), "{err}");
     assert!(stray_files(&dir).is_empty(), "{:?}", stray_files(&dir));
 
+    // exit 2, nothing on stdout, one "error:" line naming --checkpoint and saying `why`
     let refused = |path: &Path, args: &[&str], why: &str| {
-        let out = Command::new(binary())
-            .args(["count", N, "-q", "--checkpoint", path.to_str().unwrap()])
-            .args(args)
-            .output()
-            .unwrap();
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{err}");
-        assert!(out.stdout.is_empty());
-        assert_eq!(err.lines().count(), 1, "{err}");
-        assert!(err.contains("--checkpoint") && err.contains(why), "{err}");
+        let mut all = vec!["count", N, "-q", "--checkpoint", path.to_str().unwrap()];
+        all.extend_from_slice(args);
+        let err = usage_error(&all, "--checkpoint");
+        assert!(err.contains(why), "{err}");
     };
     let bytes = std::fs::read(&ckpt).unwrap();
-    let damaged = dir.join("damaged.ckpt");
+    let damaged = dir.path().join("damaged.ckpt");
     let mut flipped = bytes.clone();
     flipped[bytes.len() / 3] ^= 1;
     std::fs::write(&damaged, &flipped).unwrap();
@@ -133,13 +115,7 @@ fn sigint_saves_a_checkpoint_and_exits_130_then_damage_is_refused() {
     refused(&ckpt, &["--engine", "reference"], "blocked engine");
 
     // --fresh starts over; the answer is right either way
-    let out = Command::new(binary())
-        .args(["count", N, "-q", "--checkpoint", damaged.to_str().unwrap(), "--fresh", "--keep-checkpoint"])
-        .args(["--checkpoint-every", "1"])
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    assert_eq!(String::from_utf8(out.stdout).unwrap(), uninterrupted());
+    let out = success(&[&checkpointed(&damaged)[..], &["--fresh", "--keep-checkpoint"]].concat());
+    assert_eq!(out, uninterrupted());
     assert!(damaged.exists(), "--keep-checkpoint keeps the last one saved");
-    std::fs::remove_dir_all(&dir).unwrap();
 }

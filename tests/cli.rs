@@ -2,67 +2,10 @@
 //! (0 success, 1 a failed cross-check, 2 bad input or a run too large for memory), and that no
 //! invocation panics.
 
-use std::process::Output;
-use std::time::Duration;
-
-use assert_cmd::Command;
 use serde_json::Value;
 
-/// Runs `fibtree args`, checking that it did not panic (every invocation of this suite goes
-/// through here).
-fn fibtree(args: &[&str]) -> Output {
-    let output = Command::cargo_bin("fibtree")
-        .unwrap()
-        .args(args)
-        .timeout(Duration::from_secs(120))
-        .output()
-        .unwrap_or_else(|e| panic!("running fibtree {args:?}: {e}"));
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(!stderr.contains("panicked"), "fibtree {args:?} panicked:\n{stderr}");
-    output
-}
-
-fn stdout(output: &Output) -> String {
-    String::from_utf8(output.stdout.clone()).expect("stdout is UTF-8")
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8(output.stderr.clone()).expect("stderr is UTF-8")
-}
-
-/// Runs a successful command and returns its stdout.
-fn success(args: &[&str]) -> String {
-    let output = fibtree(args);
-    assert_eq!(output.status.code(), Some(0), "fibtree {args:?}: {}", stderr(&output));
-    stdout(&output)
-}
-
-/// Runs a successful command and parses its stdout as one JSON object.
-fn success_json(args: &[&str]) -> Value {
-    let out = success(args);
-    assert_eq!(out.lines().count(), 1, "fibtree {args:?} prints one line of JSON: {out}");
-    serde_json::from_str(&out).unwrap_or_else(|e| panic!("fibtree {args:?}: {e}: {out}"))
-}
-
-/// Checks a usage error: exit status 2, nothing on stdout, and exactly one line on stderr that
-/// starts with "error:" and contains `names` (the argument). Returns that line.
-fn usage_error(args: &[&str], names: &str) -> String {
-    let output = fibtree(args);
-    let err = stderr(&output);
-    assert_eq!(output.status.code(), Some(2), "fibtree {args:?}: exit status; stderr: {err}");
-    assert!(output.stdout.is_empty(), "fibtree {args:?}: stdout should be empty: {:?}", stdout(&output));
-    assert!(err.ends_with('\n') && err.lines().count() == 1, "fibtree {args:?}: one line on stderr, got {err:?}");
-    assert!(err.starts_with("error:"), "fibtree {args:?}: {err:?}");
-    assert!(err.contains(names), "fibtree {args:?}: the message should name {names:?}: {err:?}");
-    err
-}
-
-/// MemAvailable from /proc/meminfo, in bytes, if it can be read.
-fn available_memory() -> Option<u64> {
-    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
-    Some(line.split_whitespace().nth(1)?.parse::<u64>().ok()? * 1024)
-}
+mod common;
+use common::*;
 
 // ---------------------------------------------------------------------------------------------
 // count

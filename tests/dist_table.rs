@@ -2,71 +2,12 @@
 //! a range of k): against the explicit-tree oracle, the sum invariant, the modular engine, `count`,
 //! `data/known.csv`, and their JSON forms and usage errors.
 
-use std::process::Output;
-use std::time::Duration;
-
-use assert_cmd::Command;
 use fibtree::brute::explicit_tree_counts;
 use num_bigint::BigUint;
-use num_traits::ToPrimitive;
 use serde_json::Value;
 
-const LAST18: u64 = 1_000_000_000_000_000_000;
-const P998244353: u64 = 998_244_353;
-
-/// Runs `fibtree args`, checking that it did not panic.
-fn fibtree(args: &[&str]) -> Output {
-    let output = Command::cargo_bin("fibtree")
-        .unwrap()
-        .args(args)
-        .timeout(Duration::from_secs(120))
-        .output()
-        .unwrap_or_else(|e| panic!("running fibtree {args:?}: {e}"));
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(!stderr.contains("panicked"), "fibtree {args:?} panicked:\n{stderr}");
-    output
-}
-
-fn stdout(output: &Output) -> String {
-    String::from_utf8(output.stdout.clone()).expect("stdout is UTF-8")
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8(output.stderr.clone()).expect("stderr is UTF-8")
-}
-
-/// Runs a successful command and returns its stdout and stderr.
-fn success(args: &[&str]) -> (String, String) {
-    let output = fibtree(args);
-    assert_eq!(output.status.code(), Some(0), "fibtree {args:?}: {}", stderr(&output));
-    (stdout(&output), stderr(&output))
-}
-
-/// Parses one line of JSON.
-fn json_line(args: &[&str], out: &str) -> Value {
-    assert_eq!(out.lines().count(), 1, "fibtree {args:?} prints one line of JSON: {out}");
-    serde_json::from_str(out).unwrap_or_else(|e| panic!("fibtree {args:?}: {e}: {out}"))
-}
-
-/// Checks a usage error: exit status 2, nothing on stdout, and exactly one line on stderr that
-/// starts with "error:" and contains `names`. Returns that line.
-fn usage_error(args: &[&str], names: &str) -> String {
-    let output = fibtree(args);
-    let err = stderr(&output);
-    assert_eq!(output.status.code(), Some(2), "fibtree {args:?}: exit status; stderr: {err}");
-    assert!(output.stdout.is_empty(), "fibtree {args:?}: stdout should be empty: {:?}", stdout(&output));
-    assert!(err.ends_with('\n') && err.lines().count() == 1, "fibtree {args:?}: one line on stderr, got {err:?}");
-    assert!(err.starts_with("error:"), "fibtree {args:?}: {err:?}");
-    assert!(err.contains(names), "fibtree {args:?}: the message should name {names:?}: {err:?}");
-    err
-}
-
-/// MemAvailable from /proc/meminfo, in bytes, if it can be read.
-fn available_memory() -> Option<u64> {
-    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
-    Some(line.split_whitespace().nth(1)?.parse::<u64>().ok()? * 1024)
-}
+mod common;
+use common::*;
 
 /// The explicit-tree oracle's non-zero c(k, g), as `(g, count)` ascending.
 fn oracle(k: u32) -> Vec<(u64, BigUint)> {
@@ -85,16 +26,6 @@ fn library_dist(n: u64) -> Vec<(u64, BigUint)> {
         .unwrap_or_else(|e| panic!("dist {n}: {e}"))
 }
 
-/// |T(n)| - 1, the number of moves (0 for the empty tree T(0)).
-fn moves(n: u64) -> BigUint {
-    let size = fibtree::tree_size(n);
-    if size == BigUint::ZERO { size } else { size - 1u32 }
-}
-
-fn residue(value: &BigUint, m: u64) -> u64 {
-    (value % m).to_u64().unwrap()
-}
-
 /// Parses the CSV that `dist` prints, whose header is `header` (`g,count`, or `g,residue` with
 /// `--mod`).
 fn parse_dist_csv(out: &str, header: &str) -> Vec<(u64, BigUint)> {
@@ -111,7 +42,7 @@ fn parse_dist_csv(out: &str, header: &str) -> Vec<(u64, BigUint)> {
 /// Runs `fibtree dist args` successfully and returns its rows and its stderr.
 fn binary_dist(args: &[&str]) -> (Vec<(u64, BigUint)>, String) {
     let args: Vec<&str> = std::iter::once("dist").chain(args.iter().copied()).collect();
-    let (out, err) = success(&args);
+    let (out, err) = success_with_stderr(&args);
     let header = if args.contains(&"--mod") { "g,residue" } else { "g,count" };
     (parse_dist_csv(&out, header), err)
 }
@@ -136,14 +67,14 @@ fn dist_binary_matches_explicit_tree() {
         assert!(err.starts_with(&format!("{} g with c({n}, g) > 0;", rows.len())), "dist {n}: stderr {err:?}");
     }
     // T(10): the whole distribution, as the CSV reads
-    let (out, _) = success(&["dist", "10"]);
+    let out = success(&["dist", "10"]);
     assert_eq!(
         out,
         "g,count\n0,17\n1,7\n2,11\n3,7\n4,5\n5,15\n6,1\n7,11\n8,1\n9,11\n10,13\n11,11\n12,13\n13,3\n15,6\n18,6\n26,4\n"
     );
     // no moves in T(0) and T(1): the header only
-    assert_eq!(success(&["dist", "0"]).0, "g,count\n");
-    assert_eq!(success(&["dist", "1"]).0, "g,count\n");
+    assert_eq!(success(&["dist", "0"]), "g,count\n");
+    assert_eq!(success(&["dist", "1"]), "g,count\n");
 }
 
 #[test]
@@ -170,7 +101,7 @@ fn dist_2000_via_the_binary() {
     assert!(err.starts_with("13084 g with c(2000, g) > 0;"), "{err}");
     assert!(err.trim_end().ends_with(": OK"), "{err}");
     // f(2000) is the same in dist and count
-    let (f2000, _) = success(&["count", "2000", "-q"]);
+    let f2000 = success(&["count", "2000", "-q"]);
     assert_eq!(rows[0], (0, f2000.trim_end().parse().unwrap()));
 }
 
@@ -205,7 +136,7 @@ fn dist_modular_is_the_exact_reduced() {
 #[test]
 fn dist_json() {
     let args = ["dist", "10", "--json"];
-    let (out, err) = success(&args);
+    let (out, err) = success_with_stderr(&args);
     assert_eq!(err, "", "no summary on stderr with --json");
     let json = json_line(&args, &out);
     assert_eq!(json["n"], 10);
@@ -223,7 +154,7 @@ fn dist_json() {
     assert_eq!(entries, oracle(10));
 
     let args = ["dist", "300", "--mod", "7", "--json"];
-    let json = json_line(&args, &success(&args).0);
+    let json = json_line(&args, &success(&args));
     let exact = library_dist(300);
     assert_eq!(json["modulus"], "7");
     assert_eq!(json["support"], exact.len());
@@ -238,7 +169,7 @@ fn dist_json() {
     }
 
     let args = ["dist", "0", "--json"];
-    let json = json_line(&args, &success(&args).0);
+    let json = json_line(&args, &success(&args));
     assert_eq!(json["entries"], Value::Array(vec![]));
     assert_eq!(json["support"], 0);
     assert_eq!(json["sum_ok"], true);
@@ -310,7 +241,7 @@ fn parse_table_csv(out: &str) -> Vec<Row> {
 
 #[test]
 fn table_rows_equal_count() {
-    let (out, err) = success(&["table", "1", "300"]);
+    let (out, err) = success_with_stderr(&["table", "1", "300"]);
     assert_eq!(err, "");
     let rows = parse_table_csv(&out);
     assert_eq!(rows.iter().map(|r| r.k).collect::<Vec<_>>(), (1..=300).collect::<Vec<_>>());
@@ -320,7 +251,7 @@ fn table_rows_equal_count() {
     }
     // and equals what `count k -q` prints, for a sample of k
     for k in [1u64, 2, 7, 10, 99, 300] {
-        let (value, _) = success(&["count", &k.to_string(), "-q"]);
+        let value = success(&["count", &k.to_string(), "-q"]);
         let value: BigUint = value.trim_end().parse().unwrap();
         assert_eq!(rows[k as usize - 1], Row::of(k, value), "table row k = {k}");
     }
@@ -341,26 +272,26 @@ fn table_matches_known_csv() {
         })
         .collect();
     assert_eq!(known.len(), 200);
-    let rows = parse_table_csv(&success(&["table", "1", "200"]).0);
+    let rows = parse_table_csv(&success(&["table", "1", "200"]));
     assert_eq!(rows.len(), 200);
     for (row, (k, f)) in rows.iter().zip(known) {
         assert_eq!((row.k, &row.value), (k, &f));
     }
     // a range not starting at 1 gives the same rows
-    let middle = parse_table_csv(&success(&["table", "150", "160"]).0);
+    let middle = parse_table_csv(&success(&["table", "150", "160"]));
     assert_eq!(middle, rows.into_iter().skip(149).take(11).collect::<Vec<_>>());
 }
 
 #[test]
 fn table_single_row_and_from_zero() {
-    assert_eq!(success(&["table", "10", "10"]), (format!("{TABLE_HEADER}\n10,2,17,17,17\n"), String::new()));
     assert_eq!(
-        success(&["table", "0", "3"]).0,
-        format!("{TABLE_HEADER}\n0,1,0,0,0\n1,1,0,0,0\n2,1,1,1,1\n3,1,1,1,1\n")
+        success_with_stderr(&["table", "10", "10"]),
+        (format!("{TABLE_HEADER}\n10,2,17,17,17\n"), String::new())
     );
-    assert_eq!(success(&["table", "0", "0"]).0, format!("{TABLE_HEADER}\n0,1,0,0,0\n"));
+    assert_eq!(success(&["table", "0", "3"]), format!("{TABLE_HEADER}\n0,1,0,0,0\n1,1,0,0,0\n2,1,1,1,1\n3,1,1,1,1\n"));
+    assert_eq!(success(&["table", "0", "0"]), format!("{TABLE_HEADER}\n0,1,0,0,0\n"));
     // f(10000) as a single row: the public projections
-    let rows = parse_table_csv(&success(&["table", "10000", "10000"]).0);
+    let rows = parse_table_csv(&success(&["table", "10000", "10000"]));
     assert_eq!(rows.len(), 1);
     assert_eq!(rows[0].k, 10000);
     assert_eq!(rows[0].digits, 2087);
@@ -371,7 +302,7 @@ fn table_single_row_and_from_zero() {
 #[test]
 fn table_json() {
     let args = ["table", "0", "3", "--json"];
-    let (out, err) = success(&args);
+    let (out, err) = success_with_stderr(&args);
     assert_eq!(err, "");
     let json = json_line(&args, &out);
     assert_eq!(json["from"], 0);
@@ -386,8 +317,8 @@ fn table_json() {
 
     // the JSON rows carry the same values as the CSV rows
     let args = ["table", "1", "120", "--json"];
-    let json = json_line(&args, &success(&args).0);
-    let csv = parse_table_csv(&success(&["table", "1", "120"]).0);
+    let json = json_line(&args, &success(&args));
+    let csv = parse_table_csv(&success(&["table", "1", "120"]));
     let rows = json["rows"].as_array().unwrap();
     assert_eq!(rows.len(), csv.len());
     for (j, row) in rows.iter().zip(&csv) {

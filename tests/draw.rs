@@ -2,90 +2,10 @@
 //! Grundy value in red) and `fibtree dist --svg` (a plot of c(N, g) over g). Each SVG is parsed as XML;
 //! a tree picture must have one `<circle>` per node, exactly c(K, g) of them red.
 
-use std::path::{Path, PathBuf};
-use std::process::Output;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::Duration;
-
-use assert_cmd::Command;
 use fibtree::draw::{MOVE_FILL, OTHER_FILL, ROOT_FILL};
 
-/// Runs `fibtree args`, checking that it did not panic.
-fn fibtree(args: &[&str]) -> Output {
-    let output = Command::cargo_bin("fibtree")
-        .unwrap()
-        .args(args)
-        .timeout(Duration::from_secs(120))
-        .output()
-        .unwrap_or_else(|e| panic!("running fibtree {args:?}: {e}"));
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(!stderr.contains("panicked"), "fibtree {args:?} panicked:\n{stderr}");
-    output
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8(output.stderr.clone()).expect("stderr is UTF-8")
-}
-
-/// Runs a successful command and returns its stdout.
-fn success(args: &[&str]) -> String {
-    let output = fibtree(args);
-    assert_eq!(output.status.code(), Some(0), "fibtree {args:?}: {}", stderr(&output));
-    String::from_utf8(output.stdout).expect("stdout is UTF-8")
-}
-
-/// Checks a usage error: exit status 2, nothing on stdout, one line on stderr starting with "error:"
-/// and containing `names`.
-fn usage_error(args: &[&str], names: &str) -> String {
-    let output = fibtree(args);
-    let err = stderr(&output);
-    assert_eq!(output.status.code(), Some(2), "fibtree {args:?}: exit status; stderr: {err}");
-    assert!(output.stdout.is_empty(), "fibtree {args:?}: stdout should be empty");
-    assert!(err.ends_with('\n') && err.lines().count() == 1, "fibtree {args:?}: one line on stderr, got {err:?}");
-    assert!(err.starts_with("error:"), "fibtree {args:?}: {err:?}");
-    assert!(err.contains(names), "fibtree {args:?}: the message should name {names:?}: {err:?}");
-    err
-}
-
-/// A fresh folder under the system's temporary folder, removed when dropped.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(tag: &str) -> TempDir {
-        static NEXT: AtomicUsize = AtomicUsize::new(0);
-        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos();
-        let name =
-            format!("fibtree-draw-{tag}-{}-{}-{nanos}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
-        let path = std::env::temp_dir().join(name);
-        std::fs::create_dir(&path).unwrap();
-        TempDir(path)
-    }
-
-    fn path(&self) -> &Path {
-        &self.0
-    }
-
-    /// `name` in the folder, as a string.
-    fn join(&self, name: &str) -> String {
-        self.0.join(name).to_str().unwrap().to_string()
-    }
-
-    /// The names of the files in the folder, sorted.
-    fn files(&self) -> Vec<String> {
-        let mut names: Vec<String> = std::fs::read_dir(&self.0)
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect();
-        names.sort();
-        names
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+mod common;
+use common::*;
 
 /// |T(k)| = F(k+2) - 1.
 fn size(k: u32) -> usize {
@@ -250,13 +170,13 @@ fn draw_to_a_file_atomically() {
     let file = dir.join("t6.svg");
     let out = success(&["draw", "6", "-o", &file]);
     assert!(out.is_empty(), "nothing on stdout with -o: {out:?}");
-    assert_eq!(dir.files(), ["t6.svg"], "the file, and no temporary left behind");
+    assert_eq!(dir.names(), ["t6.svg"], "the file, and no temporary left behind");
     let svg = std::fs::read_to_string(&file).unwrap();
     assert_eq!(svg, success(&["draw", "6"]), "the same picture as on stdout");
     check_trees(&svg, 6..=6, 0);
     // A refused run writes nothing.
     usage_error(&["draw", "15", "-o", &dir.join("t15.svg")], "K");
-    assert_eq!(dir.files(), ["t6.svg"]);
+    assert_eq!(dir.names(), ["t6.svg"]);
     usage_error(&["draw", "6", "-o", &dir.join("missing/t6.svg")], "--output");
     usage_error(&["draw", "6", "-o", dir.path().to_str().unwrap()], "--output");
 }
@@ -270,7 +190,7 @@ fn dist_plot(args: &[&str], title: &str) -> String {
     all.extend(["--svg", &file]);
     let csv = success(&all);
     assert!(csv.starts_with("g,"), "the CSV still goes to stdout: {csv:.40}");
-    assert_eq!(dir.files(), ["plot.svg"], "the file, and no temporary left behind");
+    assert_eq!(dir.names(), ["plot.svg"], "the file, and no temporary left behind");
     let svg = std::fs::read_to_string(&file).unwrap();
     assert!(svg.contains("<svg"), "an <svg element");
     let doc = roxmltree::Document::parse(&svg).unwrap_or_else(|e| panic!("not well-formed XML: {e}"));
@@ -310,5 +230,5 @@ fn dist_svg_into_a_missing_folder_is_refused() {
     let output = fibtree(&["dist", "20", "--svg", &file]);
     assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
     assert!(stderr(&output).contains("--svg"), "{}", stderr(&output));
-    assert!(dir.files().is_empty());
+    assert!(dir.names().is_empty());
 }

@@ -7,46 +7,17 @@
 //! and f(10000) has 2087 digits.
 
 use fibtree::brute::{explicit_tree_counts, first_principles_counts};
-use fibtree::{Error, Options, count, count_mod, count_report, distribution, grundy, tree_size};
+use fibtree::{Error, Options, count, count_mod, count_report, distribution, grundy};
 use num_bigint::BigUint;
-use num_traits::ToPrimitive;
 
-const LAST18: u64 = 1_000_000_000_000_000_000;
-const P998244353: u64 = 998_244_353;
+mod common;
+use common::*;
+
 const MERSENNE61: u64 = (1 << 61) - 1;
-
-/// splitmix64 (Steele, Lea, Flood 2014): a tiny deterministic generator for the randomised tests.
-struct SplitMix64(u64);
-
-impl SplitMix64 {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform-ish in `lo..hi` (modulo bias is irrelevant here).
-    fn range(&mut self, lo: u64, hi: u64) -> u64 {
-        assert!(lo < hi);
-        lo + self.next() % (hi - lo)
-    }
-}
 
 /// The explicit-tree oracle's c(k, g), 0 beyond its vector.
 fn oracle_at(oracle: &[u64], g: u64) -> BigUint {
     BigUint::from(usize::try_from(g).ok().and_then(|i| oracle.get(i).copied()).unwrap_or(0))
-}
-
-/// |T(k)| - 1, the number of moves of T(k) (0 for the empty tree).
-fn moves(k: u64) -> BigUint {
-    let size = tree_size(k);
-    if size == BigUint::ZERO { size } else { size - 1u32 }
-}
-
-fn residue(value: &BigUint, m: u64) -> u64 {
-    (value % m).to_u64().expect("a residue is below its modulus")
 }
 
 // ---------------------------------------------------------------------------------------------

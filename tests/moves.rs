@@ -2,39 +2,11 @@
 //! its inverse against each other, and every path checked by an evaluation written here, apart
 //! from the library.
 
-use std::process::Output;
-use std::time::Duration;
-
-use assert_cmd::Command;
 use num_bigint::BigUint;
 use serde_json::Value;
 
-fn fibtree(args: &[&str]) -> Output {
-    let output = Command::cargo_bin("fibtree")
-        .unwrap()
-        .args(args)
-        .timeout(Duration::from_secs(300))
-        .output()
-        .unwrap_or_else(|e| panic!("running fibtree {args:?}: {e}"));
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(!stderr.contains("panicked"), "fibtree {args:?} panicked:\n{stderr}");
-    output
-}
-
-fn success(args: &[&str]) -> String {
-    let output = fibtree(args);
-    assert_eq!(output.status.code(), Some(0), "fibtree {args:?}: {}", String::from_utf8_lossy(&output.stderr));
-    String::from_utf8(output.stdout).unwrap()
-}
-
-fn usage_error(args: &[&str], names: &str) {
-    let output = fibtree(args);
-    let err = String::from_utf8_lossy(&output.stderr).to_string();
-    assert_eq!(output.status.code(), Some(2), "fibtree {args:?}: {err}");
-    assert!(output.stdout.is_empty(), "fibtree {args:?}: stdout {:?}", String::from_utf8_lossy(&output.stdout));
-    assert_eq!(err.lines().count(), 1, "fibtree {args:?}: {err}");
-    assert!(err.starts_with("error:") && err.contains(names), "fibtree {args:?}: {err}");
-}
+mod common;
+use common::*;
 
 /// 1 + G(k) for k = 0..=n, computed here: 0, 1, then (a xor b) + 1.
 fn edges(n: usize) -> Vec<u64> {
@@ -105,16 +77,9 @@ fn limit_and_json() {
     assert_eq!(v["moves"][1]["path"], all.lines().nth(1).unwrap());
 }
 
-/// splitmix64, for indices below a count.
-fn random_below(state: &mut u64, bound: &BigUint) -> BigUint {
-    let mut next = || {
-        *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = *state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    };
-    let digits: Vec<u32> = (0..bound.bits().div_ceil(32)).map(|_| next() as u32).collect();
+/// A random index below `bound`, from `rng`.
+fn random_below(rng: &mut SplitMix64, bound: &BigUint) -> BigUint {
+    let digits: Vec<u32> = (0..bound.bits().div_ceil(32)).map(|_| rng.next() as u32).collect();
     BigUint::new(digits) % bound
 }
 
@@ -122,12 +87,12 @@ fn random_below(state: &mut u64, bound: &BigUint) -> BigUint {
 fn nth_then_rank_round_trip_at_500_and_3000() {
     let seed = 0x5EED_0000_0005_0003u64;
     println!("seed = {seed:#x}");
-    let mut state = seed;
+    let mut rng = SplitMix64(seed);
     for (n, g) in [(500usize, 0u64), (500, 6), (3000, 0)] {
         let e = edges(n);
         let count = fibtree::count(n as u64, g).unwrap();
         for _ in 0..3 {
-            let i = random_below(&mut state, &count).to_string();
+            let i = random_below(&mut rng, &count).to_string();
             let path = success(&["moves", &n.to_string(), "--g", &g.to_string(), "--nth", &i]);
             let path = path.trim_end();
             assert_eq!(value_after(n, path.as_bytes(), &e), g, "moves {n} --nth {i}");
@@ -157,9 +122,9 @@ fn random_is_reproducible_with_a_seed() {
     let b = fibtree(&["moves", "300", "--random", "--seed", "42"]);
     assert_eq!(a.status.code(), Some(0));
     assert_eq!(a.stdout, b.stdout);
-    let err = String::from_utf8_lossy(&a.stderr);
+    let err = stderr(&a);
     assert!(err.contains("seed 42") && err.starts_with("index "), "{err}");
-    let path = String::from_utf8(a.stdout).unwrap();
+    let path = stdout(&a);
     assert_eq!(value_after(300, path.trim_end().as_bytes(), &edges(300)), 0);
 }
 

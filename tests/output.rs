@@ -3,77 +3,10 @@
 //! (exit 130) and SIGTERM (exit 143), which must leave neither the file nor its temporary behind.
 
 use std::io::Read;
-use std::path::{Path, PathBuf};
-use std::process::{Output, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use assert_cmd::Command;
-
-/// Runs `fibtree args` (in `cwd` if given), checking that it did not panic.
-fn fibtree_in(cwd: Option<&Path>, args: &[&str]) -> Output {
-    let mut cmd = Command::cargo_bin("fibtree").unwrap();
-    cmd.args(args).timeout(Duration::from_secs(120));
-    if let Some(dir) = cwd {
-        cmd.current_dir(dir);
-    }
-    let output = cmd.output().unwrap_or_else(|e| panic!("running fibtree {args:?}: {e}"));
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(!stderr.contains("panicked"), "fibtree {args:?} panicked:\n{stderr}");
-    output
-}
-
-fn fibtree(args: &[&str]) -> Output {
-    fibtree_in(None, args)
-}
-
-fn stdout(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stdout).into_owned()
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
-
-/// A fresh folder under the system's temporary folder, removed when dropped.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(tag: &str) -> TempDir {
-        static NEXT: AtomicUsize = AtomicUsize::new(0);
-        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos();
-        let name =
-            format!("fibtree-output-{tag}-{}-{}-{nanos}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
-        let path = std::env::temp_dir().join(name);
-        std::fs::create_dir(&path).unwrap();
-        TempDir(path)
-    }
-
-    fn path(&self) -> &Path {
-        &self.0
-    }
-
-    /// `name` in the folder, as a string.
-    fn join(&self, name: &str) -> String {
-        self.0.join(name).to_str().unwrap().to_string()
-    }
-
-    /// The names in the folder, sorted (hidden ones included).
-    fn names(&self) -> Vec<String> {
-        let mut names: Vec<String> = std::fs::read_dir(&self.0)
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect();
-        names.sort();
-        names
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+mod common;
+use common::*;
 
 /// Runs `args` to stdout, then with `-o FILE` (and with `--output FILE`) in a fresh folder: the same
 /// exit status and stderr, nothing on stdout, the file holds exactly the bytes stdout had, and the
@@ -131,12 +64,12 @@ fn output_file_has_the_bytes_of_stdout() {
 fn output_relative_path_and_overwrite() {
     let dir = TempDir::new("relative");
     // relative to the working folder
-    let output = fibtree_in(Some(dir.path()), &["grundy", "10", "-o", "g.txt"]);
+    let output = fibtree_in(dir.path(), &["grundy", "10", "-o", "g.txt"]);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     assert_eq!(std::fs::read_to_string(dir.path().join("g.txt")).unwrap(), "14\n");
     // an existing file is replaced whole
     std::fs::write(dir.path().join("t.csv"), "old contents, much longer than the new ones\n".repeat(100)).unwrap();
-    let output = fibtree_in(Some(dir.path()), &["table", "10", "10", "--output", "t.csv"]);
+    let output = fibtree_in(dir.path(), &["table", "10", "10", "--output", "t.csv"]);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     assert_eq!(
         std::fs::read_to_string(dir.path().join("t.csv")).unwrap(),
@@ -161,15 +94,8 @@ fn output_into_a_missing_folder_exits_2() {
     for args in cases {
         for flag in ["-o", "--output"] {
             let with: Vec<&str> = args.iter().copied().chain([flag, file.as_str()]).collect();
-            let output = fibtree(&with);
-            let err = stderr(&output);
-            assert_eq!(output.status.code(), Some(2), "fibtree {with:?}: {err}");
-            assert_eq!(stdout(&output), "", "fibtree {with:?}: stdout");
-            assert!(
-                err.starts_with("error:") && err.ends_with('\n') && err.lines().count() == 1,
-                "fibtree {with:?}: one error line: {err:?}"
-            );
-            assert!(err.contains("--output"), "fibtree {with:?}: names --output: {err:?}");
+            // exit 2, nothing on stdout, one "error:" line naming --output
+            let err = usage_error(&with, "--output");
             assert!(err.contains("no-such-folder"), "fibtree {with:?}: names the folder: {err:?}");
             assert!(dir.names().is_empty(), "fibtree {with:?} created {:?}", dir.names());
         }
@@ -230,13 +156,8 @@ fn completed_table_file_is_complete() {
 fn interrupt(signal: &str, code: i32) {
     let dir = TempDir::new(&format!("sig{signal}"));
     let file = dir.join("t.csv");
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("fibtree"))
-        .args(["table", "1", "30000", "--threads", "1", "-o", &file])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("starting fibtree");
+    let args = ["table", "1", "30000", "--threads", "1", "-o", &file];
+    let mut child = spawn(&args);
     let pid = child.id();
     std::thread::sleep(Duration::from_millis(1500));
     let running = child.try_wait().unwrap().is_none();
@@ -267,7 +188,7 @@ fn interrupt(signal: &str, code: i32) {
     child.stderr.take().unwrap().read_to_string(&mut err).unwrap();
     assert_eq!(names, [format!(".t.csv.{pid}.tmp")], "while running, only the temporary file");
     assert_eq!(status.code(), Some(code), "SIG{signal}: {status:?}, stderr {err:?}");
-    assert!(!err.contains("panicked"), "{err}");
+    assert_no_panic(&args, err.as_bytes());
     assert!(err.contains("interrupted"), "stderr: {err:?}");
     assert_eq!(out, "");
     assert!(dir.names().is_empty(), "SIG{signal} left {:?}", dir.names());

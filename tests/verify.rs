@@ -5,44 +5,15 @@
 //! The true residues come from the library (`fibtree::count`), reduced here with `BigUint`, and the
 //! public value f(10000) mod 10^18 = 438505383468410633 (docs/math.md).
 
-use std::path::{Path, PathBuf};
-use std::process::Output;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::Duration;
-
-use assert_cmd::Command;
 use num_bigint::BigUint;
 use num_traits::ToPrimitive;
 use serde_json::Value;
 
+mod common;
+use common::{TempDir, fibtree, fibtree_with_stdin, json_line, stderr, stdout, usage_error, usage_error_with_stdin};
+
 /// f(10000) mod 10^18 (docs/math.md, "Known values (public)").
 const F10000_LAST18: u128 = 438_505_383_468_410_633;
-
-/// Runs `fibtree args` with `stdin` on standard input, checking that it did not panic.
-fn fibtree_with_stdin(args: &[&str], stdin: Option<&str>) -> Output {
-    let mut cmd = Command::cargo_bin("fibtree").unwrap();
-    cmd.args(args).timeout(Duration::from_secs(120));
-    if let Some(text) = stdin {
-        cmd.write_stdin(text);
-    }
-    let output = cmd.output().unwrap_or_else(|e| panic!("running fibtree {args:?}: {e}"));
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(!stderr.contains("panicked"), "fibtree {args:?} panicked:\n{stderr}");
-    output
-}
-
-/// Runs `fibtree args`, checking that it did not panic.
-fn fibtree(args: &[&str]) -> Output {
-    fibtree_with_stdin(args, None)
-}
-
-fn stdout(output: &Output) -> String {
-    String::from_utf8(output.stdout.clone()).expect("stdout is UTF-8")
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8(output.stderr.clone()).expect("stderr is UTF-8")
-}
 
 /// Runs `fibtree args`, checks the exit status and that stderr is empty, and returns stdout.
 fn expect_status(args: &[&str], code: i32) -> String {
@@ -52,30 +23,7 @@ fn expect_status(args: &[&str], code: i32) -> String {
     stdout(&output)
 }
 
-/// Parses one line of JSON.
-fn json_line(args: &[&str], out: &str) -> Value {
-    assert_eq!(out.lines().count(), 1, "fibtree {args:?} prints one line of JSON: {out}");
-    serde_json::from_str(out).unwrap_or_else(|e| panic!("fibtree {args:?}: {e}: {out}"))
-}
-
-/// Checks a usage error: exit status 2, nothing on stdout, and exactly one line on stderr that
-/// starts with "error:" and contains `names`. Returns that line.
-fn usage_error_with_stdin(args: &[&str], stdin: Option<&str>, names: &str) -> String {
-    let output = fibtree_with_stdin(args, stdin);
-    let err = stderr(&output);
-    assert_eq!(output.status.code(), Some(2), "fibtree {args:?}: exit status; stderr: {err}");
-    assert!(output.stdout.is_empty(), "fibtree {args:?}: stdout should be empty: {:?}", stdout(&output));
-    assert!(err.ends_with('\n') && err.lines().count() == 1, "fibtree {args:?}: one line on stderr, got {err:?}");
-    assert!(err.starts_with("error:"), "fibtree {args:?}: {err:?}");
-    assert!(err.contains(names), "fibtree {args:?}: the message should name {names:?}: {err:?}");
-    err
-}
-
-fn usage_error(args: &[&str], names: &str) -> String {
-    usage_error_with_stdin(args, None, names)
-}
-
-/// `value` mod `m`.
+/// `value` mod `m`, for moduli up to 2^128 (`common::residue` takes a `u64`).
 fn residue(value: &BigUint, m: u128) -> u128 {
     (value % BigUint::from(m)).to_u128().unwrap()
 }
@@ -83,38 +31,6 @@ fn residue(value: &BigUint, m: u128) -> u128 {
 /// The exact c(n, g) from the library.
 fn exact(n: u64, g: u64) -> BigUint {
     fibtree::count(n, g).unwrap_or_else(|e| panic!("count({n}, {g}): {e}"))
-}
-
-/// A fresh folder under the system's temporary folder, removed when dropped.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(tag: &str) -> TempDir {
-        static NEXT: AtomicUsize = AtomicUsize::new(0);
-        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos();
-        let name =
-            format!("fibtree-verify-{tag}-{}-{}-{nanos}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
-        let path = std::env::temp_dir().join(name);
-        std::fs::create_dir(&path).unwrap();
-        TempDir(path)
-    }
-
-    /// Writes `text` to the file `name` in the folder and returns its path as a string.
-    fn file(&self, name: &str, text: &str) -> String {
-        let path = self.0.join(name);
-        std::fs::write(&path, text).unwrap();
-        path.to_str().unwrap().to_string()
-    }
-
-    fn path(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -520,18 +436,18 @@ fn claims_from_standard_input() {
     let (text, wants) = mixed_claims();
     let path = dir.file("claims.csv", &text);
     let from_file = fibtree(&["verify", "--claims", &path]);
-    let from_stdin = fibtree_with_stdin(&["verify", "--claims", "-"], Some(&text));
+    let from_stdin = fibtree_with_stdin(&["verify", "--claims", "-"], text.as_bytes());
     assert_eq!(from_stdin.status.code(), Some(2));
     assert_eq!(stdout(&from_stdin), stdout(&from_file));
     check_claims_text(&stdout(&from_stdin), &wants);
 
     let args = ["verify", "--claims", "-", "--json"];
-    let output = fibtree_with_stdin(&args, Some(&text));
+    let output = fibtree_with_stdin(&args, text.as_bytes());
     assert_eq!(output.status.code(), Some(2));
     check_claims_json(&json_line(&args, &stdout(&output)), &wants);
 
     // a right file from standard input, without a final newline and with CRLF line ends
-    let output = fibtree_with_stdin(&["verify", "--claims", "-"], Some("n,g,modulus,answer\r\n10,0,7,3\r\n10,1,7,0"));
+    let output = fibtree_with_stdin(&["verify", "--claims", "-"], b"n,g,modulus,answer\r\n10,0,7,3\r\n10,1,7,0");
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     assert_eq!(
         stdout(&output),
@@ -634,7 +550,7 @@ fn empty_claims_file_exits_2() {
         usage_error(&["verify", "--claims", &path], "--claims");
         usage_error(&["verify", "--claims", &path, "--json"], "--claims");
     }
-    usage_error_with_stdin(&["verify", "--claims", "-"], Some(""), "--claims");
+    usage_error_with_stdin(&["verify", "--claims", "-"], b"", "--claims");
 }
 
 #[test]

@@ -514,9 +514,7 @@ pub fn brute(k: u64, g: Option<u64>, output: OutputArg) -> anyhow::Result<ExitCo
 }
 
 pub fn self_test(seed: Option<u64>) -> anyhow::Result<ExitCode> {
-    let seed = seed.unwrap_or_else(|| {
-        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(1, |d| d.as_nanos() as u64)
-    });
+    let seed = seed.unwrap_or_else(fibtree::rng::clock_seed);
     let signals = Signals::install()?;
     let hooks = Hooks { cancel: Some(&signals.cancel), progress: None };
     println!("seed {seed:#x}");

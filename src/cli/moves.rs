@@ -8,6 +8,7 @@ use serde_json::json;
 
 use fibtree::Error;
 use fibtree::moves::{Counts, list, nth, rank as rank_of, value_after};
+use fibtree::rng::SplitMix64;
 
 use super::commands::Session;
 use super::{MovesArgs, RankArgs};
@@ -32,41 +33,12 @@ fn checked(n: u64, g: u64, path: &str) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// splitmix64: a small, well-mixed generator for `--random`.
-struct SplitMix64(u64);
-
-impl SplitMix64 {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// A uniform number below `bound` (> 0), by rejection of numbers of its bit length.
-    fn below(&mut self, bound: &BigUint) -> BigUint {
-        let bits = bound.bits();
-        loop {
-            let words: Vec<u64> = (0..bits.div_ceil(64)).map(|_| self.next()).collect();
-            let mut r =
-                BigUint::from_slice(&words.iter().flat_map(|&w| [w as u32, (w >> 32) as u32]).collect::<Vec<_>>());
-            r &= (BigUint::from(1u32) << bits) - 1u32;
-            if &r < bound {
-                return r;
-            }
-        }
-    }
-}
-
 pub fn moves(args: MovesArgs) -> anyhow::Result<ExitCode> {
     let index = args.nth.as_deref().map(parse_index).transpose()?;
     let (n, g) = (args.n, args.g);
     let mut session = Session::new(&args.run, !args.json)?;
     let memory_limit = args.run.memory_limit();
-    let seed = args.seed.unwrap_or_else(|| {
-        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64)
-    });
+    let seed = args.seed.unwrap_or_else(fibtree::rng::clock_seed);
     let (json, limit) = (args.json, args.limit);
     let run = session.compute(|hooks, out| {
         let mut counts = Counts::new(n, g, hooks, memory_limit)?;
@@ -100,7 +72,7 @@ pub fn moves(args: MovesArgs) -> anyhow::Result<ExitCode> {
                 None if total == BigUint::ZERO => {
                     return Err(Error::invalid("--random", format!("T({n}) has no move to value {g}")).into());
                 }
-                None => SplitMix64(seed).below(&total),
+                None => SplitMix64(seed).below_big(&total),
             };
             let path = nth(&mut counts, n, g, &i)?;
             checked(n, g, &path)?;

@@ -1,0 +1,248 @@
+//! Helpers shared by the integration tests: running the `fibtree` binary (every run checked for a
+//! panic), the checks of a successful run and of a usage error, temporary folders, and a few small
+//! computations the tests compare against.
+
+// Each test crate compiles its own copy of this module and uses a different subset of it.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Output, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use assert_cmd::Command;
+use num_bigint::BigUint;
+use num_traits::ToPrimitive;
+use serde_json::Value;
+
+/// 10^18, the modulus of the last 18 digits.
+pub const LAST18: u64 = 1_000_000_000_000_000_000;
+
+/// The prime 998244353.
+pub const P998244353: u64 = 998_244_353;
+
+/// How long one run of the binary may take before the test fails: generous, for the slowest runs
+/// (f(10000)'s moves, long claims files) on a loaded machine.
+pub const TIMEOUT: Duration = Duration::from_secs(300);
+
+// ---------------------------------------------------------------------------------------------
+// Running the binary
+// ---------------------------------------------------------------------------------------------
+
+/// The path of the `fibtree` binary under test.
+pub fn binary() -> PathBuf {
+    assert_cmd::cargo::cargo_bin("fibtree")
+}
+
+/// Fails if `stderr` (of `fibtree args`) reports a panic.
+pub fn assert_no_panic(args: &[&str], stderr: &[u8]) {
+    let stderr = String::from_utf8_lossy(stderr);
+    assert!(!stderr.contains("panicked"), "fibtree {args:?} panicked:\n{stderr}");
+}
+
+/// Runs `fibtree args` with `stdin` on standard input (empty if `None`) in the working folder `cwd`
+/// (this process's if `None`), within [`TIMEOUT`], and checks that it did not panic. Every run of
+/// the binary through `assert_cmd` goes through here.
+pub fn fibtree_with(args: &[&str], stdin: Option<&[u8]>, cwd: Option<&Path>) -> Output {
+    let mut cmd = Command::cargo_bin("fibtree").unwrap();
+    cmd.args(args).timeout(TIMEOUT);
+    if let Some(bytes) = stdin {
+        cmd.write_stdin(bytes.to_vec());
+    }
+    if let Some(dir) = cwd {
+        cmd.current_dir(dir);
+    }
+    let output = cmd.output().unwrap_or_else(|e| panic!("running fibtree {args:?}: {e}"));
+    assert_no_panic(args, &output.stderr);
+    output
+}
+
+/// Runs `fibtree args`, checking that it did not panic.
+pub fn fibtree(args: &[&str]) -> Output {
+    fibtree_with(args, None, None)
+}
+
+/// Runs `fibtree args` with `stdin` on standard input, checking that it did not panic.
+pub fn fibtree_with_stdin(args: &[&str], stdin: &[u8]) -> Output {
+    fibtree_with(args, Some(stdin), None)
+}
+
+/// Runs `fibtree args` in the working folder `cwd`, checking that it did not panic.
+pub fn fibtree_in(cwd: &Path, args: &[&str]) -> Output {
+    fibtree_with(args, None, Some(cwd))
+}
+
+/// Starts `fibtree args` in the background, standard input empty and standard output and error
+/// piped, for the tests that signal or kill it (check its stderr with [`assert_no_panic`]).
+pub fn spawn(args: &[&str]) -> Child {
+    std::process::Command::new(binary())
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("starting fibtree {args:?}: {e}"))
+}
+
+/// The standard output of a run, which must be UTF-8.
+pub fn stdout(output: &Output) -> String {
+    String::from_utf8(output.stdout.clone()).expect("stdout is UTF-8")
+}
+
+/// The standard error of a run, which must be UTF-8.
+pub fn stderr(output: &Output) -> String {
+    String::from_utf8(output.stderr.clone()).expect("stderr is UTF-8")
+}
+
+// ---------------------------------------------------------------------------------------------
+// Successful runs
+// ---------------------------------------------------------------------------------------------
+
+/// Runs a command that must succeed (exit status 0) and returns its stdout and stderr.
+pub fn success_with_stderr(args: &[&str]) -> (String, String) {
+    let output = fibtree(args);
+    assert_eq!(output.status.code(), Some(0), "fibtree {args:?}: {}", stderr(&output));
+    (stdout(&output), stderr(&output))
+}
+
+/// Runs a command that must succeed (exit status 0) and returns its stdout.
+pub fn success(args: &[&str]) -> String {
+    success_with_stderr(args).0
+}
+
+/// Parses `out`, the stdout of `fibtree args`, as exactly one line holding one JSON value.
+pub fn json_line(args: &[&str], out: &str) -> Value {
+    assert_eq!(out.lines().count(), 1, "fibtree {args:?} prints one line of JSON: {out}");
+    serde_json::from_str(out).unwrap_or_else(|e| panic!("fibtree {args:?}: {e}: {out}"))
+}
+
+/// Runs a command that must succeed and parses its stdout as one line of JSON.
+pub fn success_json(args: &[&str]) -> Value {
+    json_line(args, &success(args))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Usage errors
+// ---------------------------------------------------------------------------------------------
+
+/// Checks that `output` (of `fibtree args`) is a usage error: exit status 2, nothing on stdout, and
+/// exactly one line on stderr, ended by a newline, that starts with "error:" and contains `names`
+/// (the argument at fault). Returns that line.
+pub fn check_usage_error(args: &[&str], output: &Output, names: &str) -> String {
+    let err = stderr(output);
+    assert_eq!(output.status.code(), Some(2), "fibtree {args:?}: exit status; stderr: {err}");
+    assert!(output.stdout.is_empty(), "fibtree {args:?}: stdout should be empty: {:?}", stdout(output));
+    assert!(err.ends_with('\n') && err.lines().count() == 1, "fibtree {args:?}: one line on stderr, got {err:?}");
+    assert!(err.starts_with("error:"), "fibtree {args:?}: {err:?}");
+    assert!(err.contains(names), "fibtree {args:?}: the message should name {names:?}: {err:?}");
+    err
+}
+
+/// Runs `fibtree args` and checks that it is a usage error naming `names` (see
+/// [`check_usage_error`]). Returns the error line.
+pub fn usage_error(args: &[&str], names: &str) -> String {
+    check_usage_error(args, &fibtree(args), names)
+}
+
+/// Runs `fibtree args` with `stdin` on standard input and checks that it is a usage error naming
+/// `names` (see [`check_usage_error`]). Returns the error line.
+pub fn usage_error_with_stdin(args: &[&str], stdin: &[u8], names: &str) -> String {
+    check_usage_error(args, &fibtree_with_stdin(args, stdin), names)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Temporary folders
+// ---------------------------------------------------------------------------------------------
+
+/// A fresh folder under the system's temporary folder, named after the test crate and `tag`,
+/// removed when dropped.
+pub struct TempDir(PathBuf);
+
+impl TempDir {
+    pub fn new(tag: &str) -> TempDir {
+        static NEXT: AtomicUsize = AtomicUsize::new(0);
+        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos();
+        let name = format!(
+            "fibtree-{}-{tag}-{}-{}-{nanos}",
+            env!("CARGO_CRATE_NAME"),
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        );
+        let path = std::env::temp_dir().join(name);
+        std::fs::create_dir(&path).unwrap();
+        TempDir(path)
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+
+    /// `name` in the folder, as a string.
+    pub fn join(&self, name: &str) -> String {
+        self.0.join(name).to_str().unwrap().to_string()
+    }
+
+    /// Writes `contents` to the file `name` in the folder and returns its path as a string.
+    pub fn file(&self, name: &str, contents: impl AsRef<[u8]>) -> String {
+        let path = self.0.join(name);
+        std::fs::write(&path, contents).unwrap();
+        path.to_str().unwrap().to_string()
+    }
+
+    /// The names in the folder, sorted (hidden ones included).
+    pub fn names(&self) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(&self.0)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Small computations
+// ---------------------------------------------------------------------------------------------
+
+/// MemAvailable from /proc/meminfo, in bytes, if it can be read.
+pub fn available_memory() -> Option<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    Some(line.split_whitespace().nth(1)?.parse::<u64>().ok()? * 1024)
+}
+
+/// |T(n)| - 1, the number of moves of T(n) (0 for the empty tree T(0)).
+pub fn moves(n: u64) -> BigUint {
+    let size = fibtree::tree_size(n);
+    if size == BigUint::ZERO { size } else { size - 1u32 }
+}
+
+/// `value` mod `m`.
+pub fn residue(value: &BigUint, m: u64) -> u64 {
+    (value % m).to_u64().expect("a residue is below its modulus")
+}
+
+/// splitmix64 (Steele, Lea, Flood 2014): a tiny deterministic generator for the randomised tests.
+pub struct SplitMix64(pub u64);
+
+impl SplitMix64 {
+    pub fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform-ish in `lo..hi` (modulo bias is irrelevant here).
+    pub fn range(&mut self, lo: u64, hi: u64) -> u64 {
+        assert!(lo < hi);
+        lo + self.next() % (hi - lo)
+    }
+}
