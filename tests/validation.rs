@@ -86,3 +86,14 @@ fn usage_errors() {
     usage_error(&["count", "10", "--engine", "fast"], "--engine");
     usage_error(&["completions", "tcsh"], "<SHELL>");
 }
+
+#[test]
+fn a_panic_is_reported_in_one_line_with_exit_101() {
+    let output =
+        assert_cmd::Command::cargo_bin("fibtree").unwrap().args(["count", "10", "--test-panic"]).output().unwrap();
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(101), "{err}");
+    assert!(output.stdout.is_empty());
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.starts_with("error: internal error (a bug)") && err.contains("please report it"), "{err}");
+}

@@ -76,6 +76,7 @@ fn all_agree(report: &Report) -> bool {
 }
 
 pub fn count(args: CountArgs) -> anyhow::Result<ExitCode> {
+    assert!(!args.test_panic, "a panic asked for by --test-panic");
     let mut session = Session::new(&args.run, !args.quiet && !args.json)?;
     let engine: Engine = args.run.engine.into();
     let limit = args.run.memory_limit();

@@ -148,6 +148,9 @@ struct CountArgs {
     /// Compute the exact value a second time with the other exact engine, and fail unless both agree.
     #[arg(long)]
     double_check: bool,
+    /// Testing only: panic, to exercise the report of a bug.
+    #[arg(long, hide = true)]
+    test_panic: bool,
     /// Testing only: perturb the independent residue for this modulus.
     #[arg(long, hide = true, value_name = "M", value_parser = parse_whole)]
     test_perturb: Option<u64>,
