@@ -134,7 +134,9 @@ impl Signals {
 pub struct Progress {
     bar: Option<ProgressBar>,
     start: Instant,
-    stage: std::sync::Mutex<String>,
+    /// (done, total) of each engine run so far: runs may go on at the same time, and the bar shows
+    /// their sum.
+    stages: std::sync::Mutex<Vec<(String, u64, u64)>>,
 }
 
 impl Progress {
@@ -142,29 +144,31 @@ impl Progress {
     pub fn new(wanted: bool) -> Progress {
         let bar = (wanted && std::io::stderr().is_terminal()).then(|| {
             let bar = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::hidden());
-            let style = ProgressStyle::with_template("{msg:>8} [{bar:40}] {percent:>3}%  ETA {eta}")
+            let style = ProgressStyle::with_template("{msg} [{bar:40}] {percent:>3}%  ETA {eta}")
                 .expect("a valid template")
                 .progress_chars("=> ");
             bar.set_style(style);
             bar
         });
-        Progress { bar, start: Instant::now(), stage: std::sync::Mutex::new(String::new()) }
+        Progress { bar, start: Instant::now(), stages: std::sync::Mutex::new(Vec::new()) }
     }
 
-    /// Records that `stage` has done `done` of `total` units of work.
+    /// Records that the run `stage` has done `done` of its `total` units of work.
     pub fn update(&self, stage: &str, done: u64, total: u64) {
         let Some(bar) = &self.bar else { return };
         if bar.is_hidden() && self.start.elapsed() > Duration::from_secs(1) {
             bar.set_draw_target(ProgressDrawTarget::stderr());
         }
-        let mut current = self.stage.lock().expect("the stage lock is never poisoned");
-        if *current != stage {
-            *current = stage.to_string();
-            bar.set_message(stage.to_string());
-            bar.reset();
+        let mut stages = self.stages.lock().expect("the stages lock is never poisoned");
+        match stages.iter_mut().find(|s| s.0 == stage) {
+            Some(s) => (s.1, s.2) = (done, total),
+            None => {
+                stages.push((stage.to_string(), done, total));
+                bar.set_message(stages.iter().map(|s| s.0.as_str()).collect::<Vec<_>>().join("+"));
+            }
         }
-        bar.set_length(total);
-        bar.set_position(done);
+        bar.set_length(stages.iter().map(|s| s.2).sum());
+        bar.set_position(stages.iter().map(|s| s.1).sum());
     }
 
     /// Removes the bar.
