@@ -77,12 +77,6 @@ fn limit_and_json() {
     assert_eq!(v["moves"][1]["path"], all.lines().nth(1).unwrap());
 }
 
-/// A random index below `bound`, from `rng`.
-fn random_below(rng: &mut SplitMix64, bound: &BigUint) -> BigUint {
-    let digits: Vec<u32> = (0..bound.bits().div_ceil(32)).map(|_| rng.next() as u32).collect();
-    BigUint::new(digits) % bound
-}
-
 #[test]
 fn nth_then_rank_round_trip_at_500_and_3000() {
     let seed = 0x5EED_0000_0005_0003u64;
@@ -92,7 +86,7 @@ fn nth_then_rank_round_trip_at_500_and_3000() {
         let e = edges(n);
         let count = fibtree::count(n as u64, g).unwrap();
         for _ in 0..3 {
-            let i = random_below(&mut rng, &count).to_string();
+            let i = rng.below_big(&count).to_string();
             let path = success(&["moves", &n.to_string(), "--g", &g.to_string(), "--nth", &i]);
             let path = path.trim_end();
             assert_eq!(value_after(n, path.as_bytes(), &e), g, "moves {n} --nth {i}");

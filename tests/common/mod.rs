@@ -228,21 +228,18 @@ pub fn residue(value: &BigUint, m: u64) -> u64 {
     (value % m).to_u64().expect("a residue is below its modulus")
 }
 
-/// splitmix64 (Steele, Lea, Flood 2014): a tiny deterministic generator for the randomised tests.
-pub struct SplitMix64(pub u64);
+/// The library's seeded generator serves the randomised tests too.
+pub use fibtree::rng::SplitMix64;
 
-impl SplitMix64 {
-    pub fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
+/// Numbers in a range from a [`SplitMix64`].
+pub trait Range {
+    /// Uniform-ish in `lo..hi` (the modulo bias is irrelevant here).
+    fn range(&mut self, lo: u64, hi: u64) -> u64;
+}
 
-    /// Uniform-ish in `lo..hi` (modulo bias is irrelevant here).
-    pub fn range(&mut self, lo: u64, hi: u64) -> u64 {
+impl Range for SplitMix64 {
+    fn range(&mut self, lo: u64, hi: u64) -> u64 {
         assert!(lo < hi);
-        lo + self.next() % (hi - lo)
+        lo + self.below(hi - lo)
     }
 }
