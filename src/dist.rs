@@ -44,10 +44,10 @@ pub fn exact(n: u64, engine: exact::Engine, hooks: Hooks, memory_limit: u64) -> 
 
 /// `(g, c(n, g) mod m)` for every g with c(n, g) > 0 (the residue may be 0), ascending g.
 ///
-/// Cost: the modular engine over the same states as [`exact`], one word each.
+/// Cost: the modular engine over the same states as [`exact()`], one word each.
 ///
 /// # Errors
-/// As [`exact`], and [`Error::InvalidArgument`] for m outside 2..2^63.
+/// As [`exact()`], and [`Error::InvalidArgument`] for m outside 2..2^63.
 pub fn modular(n: u64, m: u64, hooks: Hooks, memory_limit: u64) -> Result<Vec<(u64, u64)>> {
     modular::check_modulus(m)?;
     let (targets, plan) = planned(n, memory_limit, hooks, |_| 1)?;
