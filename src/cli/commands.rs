@@ -37,12 +37,13 @@ impl Session {
         Ok(Session { pool, threads, signals, progress: Progress::new(show_progress), out, start: Instant::now() })
     }
 
-    /// Runs `work` in the pool with the session's hooks; an interruption becomes the signal's exit
-    /// status (the unfinished output file is removed when the session is dropped).
+    /// Runs `work` in the pool with the session's hooks; an interruption becomes a [`Stopped`]
+    /// error carrying the signal's exit status (the unfinished output file is removed when the
+    /// session is dropped).
     pub(super) fn compute<T: Send>(
         &mut self,
         work: impl FnOnce(Hooks, &mut Output) -> anyhow::Result<T> + Send,
-    ) -> anyhow::Result<Result<T, ExitCode>> {
+    ) -> anyhow::Result<T> {
         let progress = &self.progress;
         let update = |stage: &str, done: u64, total: u64| progress.update(stage, done, total);
         let hooks = Hooks { cancel: Some(&self.signals.cancel), progress: Some(&update) };
@@ -51,11 +52,9 @@ impl Session {
         self.progress.finish();
         match result {
             Err(e) if matches!(e.downcast_ref::<Error>(), Some(Error::Interrupted)) => {
-                let (status, signal) = self.signals.stopped_by();
-                eprintln!("error: interrupted by {signal}; no results were written");
-                Ok(Err(ExitCode::from(status)))
+                Err(self.signals.stopped().into())
             }
-            other => other.map(Ok),
+            other => other,
         }
     }
 
@@ -88,7 +87,7 @@ pub fn count(args: CountArgs) -> anyhow::Result<ExitCode> {
         ..Options::default()
     };
     let targets = [(args.n, args.g)];
-    let run = session.compute(|hooks, _| {
+    let (report, double_check) = session.compute(|hooks, _| {
         let options = Options { hooks, ..options };
         let report = match &args.checkpoint {
             Some(path) => {
@@ -130,10 +129,6 @@ pub fn count(args: CountArgs) -> anyhow::Result<ExitCode> {
         };
         Ok((report, double_check))
     })?;
-    let (report, double_check) = match run {
-        Ok(done) => done,
-        Err(code) => return Ok(code),
-    };
     let seconds = session.seconds();
     let value = report.value.to_str_radix(10);
     let out = &mut session.out;
@@ -223,20 +218,12 @@ fn verify_one(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
     }
     let claim = Claim { line: 0, n, g: args.g, modulus, answer };
     let mut session = Session::new(&args.run, !args.json)?;
-    let checked = match session.compute(|hooks, _| {
-        Ok(check_claims(
-            &[claim],
-            &Options {
-                hooks,
-                engine: args.run.engine.into(),
-                memory_limit: Some(args.run.memory_limit()),
-                ..Options::default()
-            },
-        )?)
-    })? {
-        Ok(mut checked) => checked.remove(0),
-        Err(code) => return Ok(code),
-    };
+    let (engine, memory_limit) = (args.run.engine.into(), Some(args.run.memory_limit()));
+    let checked = session
+        .compute(|hooks, _| {
+            Ok(check_claims(&[claim], &Options { hooks, engine, memory_limit, ..Options::default() })?)
+        })?
+        .remove(0);
     if !checked.engines_agree() {
         return Err(cross_check_failed(&checked).into());
     }
@@ -292,20 +279,16 @@ fn verify_claims(path: &std::path::Path, args: &VerifyArgs) -> anyhow::Result<Ex
     let checked = if claims.is_empty() {
         Vec::new()
     } else {
-        let engine = args.run.engine.into();
-        let run = session.compute(|hooks, _| {
-            match check_claims(&claims, &Options { hooks, engine, ..Options::default() }) {
+        let (engine, memory_limit) = (args.run.engine.into(), Some(args.run.memory_limit()));
+        session.compute(|hooks, _| {
+            match check_claims(&claims, &Options { hooks, engine, memory_limit, ..Options::default() }) {
                 // A claim too large for memory: the file is what asks for it.
                 Err(Error::OutOfMemory { estimate, limit, .. }) => {
                     Err(Error::OutOfMemory { arg: "--claims", estimate, limit }.into())
                 }
                 other => Ok(other?),
             }
-        })?;
-        match run {
-            Ok(checked) => checked,
-            Err(code) => return Ok(code),
-        }
+        })?
     };
     if let Some(bad) = checked.iter().find(|c| !c.engines_agree()) {
         return Err(cross_check_failed(bad).into());
@@ -367,15 +350,12 @@ pub fn dist(args: DistArgs) -> anyhow::Result<ExitCode> {
     let mut session = Session::new(&args.run, !args.json)?;
     let n = args.n;
     let limit = args.run.memory_limit();
-    let entries: Vec<(u64, BigUint)> = match session.compute(|hooks, _| {
+    let entries: Vec<(u64, BigUint)> = session.compute(|hooks, _| {
         Ok(match args.modulus {
             None => fibtree::dist::exact(n, args.run.engine.into(), hooks, limit)?,
             Some(m) => fibtree::dist::modular(n, m, hooks, limit)?.into_iter().map(|(g, r)| (g, r.into())).collect(),
         })
-    })? {
-        Ok(entries) => entries,
-        Err(code) => return Ok(code),
-    };
+    })?;
     let sum: BigUint = entries.iter().map(|e| &e.1).sum();
     let moves = fibtree::tree_size(n).max(BigUint::from(1u32)) - 1u32; // |T(0)| = 0 has no moves either
     let (sum, moves) = match args.modulus {
@@ -444,7 +424,7 @@ pub fn table(args: TableArgs) -> anyhow::Result<ExitCode> {
     let targets: Vec<(u64, u64)> = (args.from..=args.to).map(|k| (k, 0)).collect();
     let json = args.json;
     let engine = args.run.engine.into();
-    let result = session.compute(|hooks, out| {
+    let all_ok = session.compute(|hooks, out| {
         let options = Options { hooks, engine, memory_limit: Some(args.run.memory_limit()), ..Options::default() };
         // Planned and checked against memory before anything is written.
         let counting = fibtree::Counting::new(&targets, &options)?;
@@ -473,10 +453,6 @@ pub fn table(args: TableArgs) -> anyhow::Result<ExitCode> {
         }
         Ok(all_ok)
     })?;
-    let all_ok = match result {
-        Ok(all_ok) => all_ok,
-        Err(code) => return Ok(code),
-    };
     session.out.finish()?;
     Ok(if all_ok { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }
@@ -529,11 +505,7 @@ pub fn self_test(seed: Option<u64>) -> anyhow::Result<ExitCode> {
             eprintln!("error: a rung of the ladder FAILED (seed {seed:#x})");
             Ok(ExitCode::from(1))
         }
-        Err(Error::Interrupted) => {
-            let (status, signal) = signals.stopped_by();
-            eprintln!("error: interrupted by {signal}");
-            Ok(ExitCode::from(status))
-        }
+        Err(Error::Interrupted) => Err(signals.stopped().into()),
         Err(e) => Err(e.into()),
     }
 }

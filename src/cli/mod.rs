@@ -364,8 +364,12 @@ fn parse_threads(s: &str) -> Result<usize, String> {
     }
 }
 
-/// Exit status for an error: 2 for bad input (including a run too large for memory), 1 otherwise.
+/// Exit status for an error: 130 or 143 for a run a signal stopped, 2 for bad input (including a run
+/// too large for memory), 1 otherwise.
 pub fn exit_status(err: &anyhow::Error) -> u8 {
+    if let Some(stopped) = err.downcast_ref::<output::Stopped>() {
+        return stopped.status;
+    }
     match err.downcast_ref::<Error>() {
         Some(Error::InvalidArgument { .. } | Error::OutOfMemory { .. }) => 2,
         _ => 1,

@@ -40,7 +40,7 @@ pub fn moves(args: MovesArgs) -> anyhow::Result<ExitCode> {
     let memory_limit = args.run.memory_limit();
     let seed = args.seed.unwrap_or_else(fibtree::rng::clock_seed);
     let (json, limit) = (args.json, args.limit);
-    let run = session.compute(|hooks, out| {
+    let found = session.compute(|hooks, out| {
         let mut counts = Counts::new(n, g, hooks, memory_limit)?;
         let total = counts.count(n as usize, g)?;
         let mut found: Vec<(BigUint, String)> = Vec::new();
@@ -88,10 +88,6 @@ pub fn moves(args: MovesArgs) -> anyhow::Result<ExitCode> {
         }
         Ok(found)
     })?;
-    let found = match run {
-        Ok(found) => found,
-        Err(code) => return Ok(code),
-    };
     session.out.finish()?;
     if args.random && !json {
         eprintln!("index {} (seed {seed})", found[0].0);
@@ -104,7 +100,7 @@ pub fn rank(args: RankArgs) -> anyhow::Result<ExitCode> {
     let g = value_after(n, &path)?;
     let mut session = Session::new(&args.run, !args.json)?;
     let memory_limit = args.run.memory_limit();
-    let run = session.compute(|hooks, out| {
+    session.compute(|hooks, out| {
         let mut counts = Counts::new(n, g, hooks, memory_limit)?;
         let index = rank_of(&mut counts, n, g, &path)?;
         // the walk back down from the index must find the same node
@@ -119,9 +115,6 @@ pub fn rank(args: RankArgs) -> anyhow::Result<ExitCode> {
         }
         Ok(())
     })?;
-    if let Err(code) = run {
-        return Ok(code);
-    }
     session.out.finish()?;
     Ok(ExitCode::SUCCESS)
 }

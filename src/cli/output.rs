@@ -123,11 +123,32 @@ impl Signals {
         Ok(Signals { cancel, term })
     }
 
-    /// The exit status for a run the signals stopped (143 for SIGTERM, else 130) and the signal's name.
-    pub fn stopped_by(&self) -> (u8, &'static str) {
-        if self.term.load(Ordering::Relaxed) { (143, "SIGTERM") } else { (130, "SIGINT") }
+    /// What stopped the run: SIGTERM (exit status 143) if it came, else SIGINT (130).
+    pub fn stopped(&self) -> Stopped {
+        if self.term.load(Ordering::Relaxed) {
+            Stopped { status: 143, signal: "SIGTERM" }
+        } else {
+            Stopped { status: 130, signal: "SIGINT" }
+        }
     }
 }
+
+/// A run stopped by a signal: the error `main` reports, with the exit status it calls for.
+#[derive(Debug)]
+pub struct Stopped {
+    /// 130 for SIGINT, 143 for SIGTERM.
+    pub status: u8,
+    /// The signal's name.
+    pub signal: &'static str,
+}
+
+impl std::fmt::Display for Stopped {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "interrupted by {}; no results were written", self.signal)
+    }
+}
+
+impl std::error::Error for Stopped {}
 
 /// A progress bar on standard error, drawn only on a terminal and only once a run has taken more
 /// than a second: the work done out of the total (states x words), with an ETA.
