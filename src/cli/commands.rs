@@ -98,7 +98,7 @@ pub fn count(args: CountArgs) -> anyhow::Result<ExitCode> {
                     keep: args.keep_checkpoint,
                 };
                 let report = fibtree::checkpoint::count_report(args.n, args.g, &options, &spec, |m| eprintln!("{m}"))?;
-                if args.run.verbose {
+                if args.verbose {
                     let estimate = report.memory_estimate_bytes;
                     eprintln!("memory estimate {} (limit {})", human_bytes(estimate), human_bytes(limit));
                 }
@@ -106,7 +106,7 @@ pub fn count(args: CountArgs) -> anyhow::Result<ExitCode> {
             }
             None => {
                 let counting = fibtree::Counting::new(&targets, &options)?;
-                if args.run.verbose {
+                if args.verbose {
                     let estimate = counting.memory_estimate_bytes();
                     eprintln!("memory estimate {} (limit {})", human_bytes(estimate), human_bytes(limit));
                 }

@@ -100,9 +100,6 @@ struct RunArgs {
     /// The memory a run may use, e.g. 512M or 4G (default: what the machine has available).
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     max_memory: Option<u64>,
-    /// Also print the run's memory estimate on stderr.
-    #[arg(long, short = 'v')]
-    verbose: bool,
     #[command(flatten)]
     output: OutputArg,
 }
@@ -133,6 +130,9 @@ struct CountArgs {
     quiet: bool,
     #[command(flatten)]
     run: RunArgs,
+    /// Also print the run's memory estimate on stderr.
+    #[arg(long, short = 'v')]
+    verbose: bool,
     /// Save the run's state to FILE every so often and on Ctrl-C; the same command resumes from it.
     #[arg(long, value_name = "FILE")]
     checkpoint: Option<PathBuf>,
