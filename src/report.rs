@@ -183,7 +183,7 @@ impl<'a> Counting<'a> {
         };
         let modular = || modular::count_mod_with_plan(&plan, targets, &moduli, options.hooks);
         let top = targets.iter().map(|t| t.0).max().unwrap_or(0) as usize;
-        if targets.len() as u64 * exact::limbs(top) as u64 * 8 <= KEEP_VALUES_BYTES {
+        if kept_values_bytes(targets.len(), top as u64) <= KEEP_VALUES_BYTES {
             // Small results: both engines at once, the values kept until the residues are known.
             let exact = || exact::count_words(options.engine, &plan, targets, options.hooks);
             let (independent, words) = rayon::join(modular, exact);
@@ -263,11 +263,18 @@ const KEEP_VALUES_BYTES: u64 = 64 << 20;
 
 /// The estimated peak memory of a counting run over `plan` up to layer `n`, in bytes: the process,
 /// the plan, the exact engine's three layers, the modular engine's three layers and its residues for
-/// each target, and the decimal string of one result.
+/// each target, the values where they are kept, and the decimal string of one result.
 fn estimate_bytes(plan: &Plan, n: u64, moduli: usize, targets: usize) -> u64 {
     let widest = plan.widest_layer() as u64;
     let modular = 8 * moduli as u64 * (3 * widest + targets as u64);
-    PROCESS_BYTES + plan.bytes() + exact::layer_bytes(plan, n as usize) + modular + n
+    let values = kept_values_bytes(targets, n);
+    let kept = if values <= KEEP_VALUES_BYTES { values } else { 0 };
+    PROCESS_BYTES + plan.bytes() + exact::layer_bytes(plan, n as usize) + modular + kept + n
+}
+
+/// The bytes of every target's value, at most `limbs(n)` words each.
+fn kept_values_bytes(targets: usize, n: u64) -> u64 {
+    targets as u64 * exact::limbs(n as usize) as u64 * 8
 }
 
 /// What the process needs before any run: code, thread stacks, the allocator's arenas (measured
