@@ -2,10 +2,25 @@
 //! either a claim or reported malformed, each with its true line number.
 //!
 //! The default run is short; a longer one, with a fixed budget of cases:
-//! `PROPTEST_CASES=200000 cargo test --release --test fuzz_claims`.
+//! `PROPTEST_CASES=200000 cargo test --release --test fuzz_claims`. The seed is fixed (printed
+//! with `--nocapture`); `PROPTEST_RNG_SEED=S` runs another one.
 
 use fibtree::verify::{CLAIMS_HEADER, parse_claims};
 use proptest::prelude::*;
+use proptest::test_runner::RngSeed;
+
+/// The seed of the generated cases, unless PROPTEST_RNG_SEED names another.
+const SEED: u64 = 0x00C1_A135_F022;
+
+fn config() -> ProptestConfig {
+    let config = ProptestConfig::default(); // reads PROPTEST_CASES and PROPTEST_RNG_SEED
+    let rng_seed = match config.rng_seed {
+        RngSeed::Random => RngSeed::Fixed(SEED),
+        fixed => fixed,
+    };
+    println!("proptest seed: {rng_seed:?}, cases: {}", config.cases);
+    ProptestConfig { rng_seed, ..config }
+}
 
 /// Lines that look like claims, with their pieces drawn from likely and unlikely values.
 fn claim_line() -> impl Strategy<Value = String> {
@@ -21,6 +36,8 @@ fn claim_line() -> impl Strategy<Value = String> {
 }
 
 proptest! {
+    #![proptest_config(config())]
+
     #[test]
     fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..2048)) {
         let (claims, malformed) = parse_claims(&bytes);
