@@ -225,9 +225,4 @@ impl Layer {
         let i = *self.slot.get(usize::try_from(g.checked_sub(self.base)?).ok()?)? as usize;
         (self.states.get(i) == Some(&g)).then(|| &self.data[i * self.width..(i + 1) * self.width])
     }
-
-    /// Bytes held.
-    pub fn bytes(&self) -> u64 {
-        8 * (self.states.len() + self.data.len()) as u64 + 4 * self.slot.len() as u64
-    }
 }

@@ -104,39 +104,6 @@ impl LayerSet {
     pub fn bytes(&self) -> u64 {
         8 * self.words.len() as u64
     }
-
-    /// A rank table: the position of each member in ascending order, in O(1) per query.
-    /// Cost O(window / 64) time and 4 bytes per 64 g of window.
-    pub fn ranks(&self) -> Ranks<'_> {
-        let mut prefix = Vec::with_capacity(self.words.len());
-        let mut total = 0u32;
-        for w in &self.words {
-            prefix.push(total);
-            total += w.count_ones();
-        }
-        Ranks { set: self, prefix }
-    }
-}
-
-/// Positions of a [`LayerSet`]'s members, for packing a layer's values densely.
-pub struct Ranks<'a> {
-    set: &'a LayerSet,
-    prefix: Vec<u32>,
-}
-
-impl Ranks<'_> {
-    /// The position of `g` among the members, or `None` if `g` is not a member. Cost O(1).
-    #[inline]
-    pub fn rank(&self, g: u64) -> Option<usize> {
-        let off = g.checked_sub(self.set.base)?;
-        let w = (off / 64) as usize;
-        let word = *self.set.words.get(w)?;
-        let bit = off % 64;
-        if (word >> bit) & 1 == 0 {
-            return None;
-        }
-        Some(self.prefix[w] as usize + (word & ((1u64 << bit) - 1)).count_ones() as usize)
-    }
 }
 
 /// The states a set of targets needs, layer by layer, with the edge values `1 + G(k)` the
@@ -322,20 +289,17 @@ mod tests {
     use super::*;
 
     #[test]
-    fn layer_set_iter_rank_contains() {
+    fn layer_set_iter_len_contains() {
         let mut s = LayerSet::with_range(70, 300);
         for g in [70u64, 71, 127, 128, 200, 300] {
             s.insert(g);
         }
         assert_eq!(s.iter().collect::<Vec<_>>(), vec![70, 71, 127, 128, 200, 300]);
         assert_eq!(s.len(), 6);
-        let r = s.ranks();
-        for (i, g) in s.iter().enumerate() {
-            assert_eq!(r.rank(g), Some(i));
+        for g in s.iter() {
             assert!(s.contains(g));
         }
         for g in [0u64, 69, 72, 129, 301, 10_000] {
-            assert_eq!(r.rank(g), None);
             assert!(!s.contains(g));
         }
     }
