@@ -179,9 +179,7 @@ pub fn count_words(engine: Engine, plan: &Plan, targets: &[(u64, u64)], hooks: H
 /// # Errors
 /// As [`count_with_plan`].
 pub fn count_with_engine(engine: Engine, plan: &Plan, targets: &[(u64, u64)], hooks: Hooks) -> Result<Vec<BigUint>> {
-    let mut values = vec![BigUint::ZERO; targets.len()];
-    run_with(engine, plan, targets, hooks, |t, words| values[t] = to_biguint(words))?;
-    Ok(values)
+    Ok(count_words(engine, plan, targets, hooks)?.iter().map(|w| to_biguint(w)).collect())
 }
 
 /// Bytes the exact engine's three layers need over `plan` for a top layer `n`.
