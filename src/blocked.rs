@@ -204,7 +204,7 @@ impl State {
 ///
 /// # Errors
 /// [`Error::Interrupted`] when cancelled; [`Error::InvalidArgument`] naming `--checkpoint` when
-/// `start` does not fit the plan's tuning; whatever `at_boundary` returns.
+/// `start` does not fit the plan's tuning or is past a target; whatever `at_boundary` returns.
 pub fn run_resumable(
     plan: &Plan,
     targets: &[(u64, u64)],
@@ -223,8 +223,12 @@ pub fn run_resumable(
     let mut by_layer: Vec<usize> = (0..targets.len()).collect();
     by_layer.sort_by_key(|&t| targets[t].0);
     let mut next = by_layer.iter().peekable();
-    while let Some(&t) = next.next_if(|&&t| (targets[t].0 as usize) < state.k0.max(2)) {
-        sink(t, &[]); // layers 0 and 1 (a resumed run has no target below where it stopped)
+    while let Some(&t) = next.next_if(|&&t| targets[t].0 < 2) {
+        sink(t, &[]); // layers 0 and 1 hold no moves
+    }
+    // A resumed run has no values for the layers it skips: a target there cannot be answered.
+    if next.peek().is_some_and(|&&t| (targets[t].0 as usize) < state.k0) {
+        return Err(Error::invalid("--checkpoint", "the saved state is past a target of this run"));
     }
     let total: u64 = (2..=plan.top()).map(|k| plan.layer(k).len() as u64 * limbs(k) as u64).sum();
     let mut done: u64 = (2..state.k0).map(|k| plan.layer(k).len() as u64 * limbs(k) as u64).sum();

@@ -274,4 +274,37 @@ mod tests {
             assert_eq!(crate::exact::to_biguint(&resumed), crate::exact::to_biguint(&whole));
         }
     }
+
+    #[test]
+    fn a_state_past_a_target_is_refused() {
+        let targets = [(900, 0), (100, 0)];
+        let plan = crate::plan::Plan::new(&targets, u64::MAX).unwrap();
+        let tuning = Tuning { block_layers: 50, chunk_limbs: 4 };
+        let mut late = None;
+        blocked::run_resumable(
+            &plan,
+            &targets,
+            Default::default(),
+            tuning,
+            None,
+            Some(|s: &State, _| {
+                if s.k0 > 300 && late.is_none() {
+                    late = Some(clone(s));
+                }
+                Ok(())
+            }),
+            |_, _| {},
+        )
+        .unwrap();
+        let resumed = blocked::run_resumable(
+            &plan,
+            &targets,
+            Default::default(),
+            tuning,
+            late,
+            None::<fn(&State, bool) -> Result<()>>,
+            |_, _| panic!("no value can be reported"),
+        );
+        assert!(matches!(resumed, Err(Error::InvalidArgument { arg: "--checkpoint", .. })), "{resumed:?}");
+    }
 }
