@@ -89,6 +89,11 @@ pub fn count(args: CountArgs) -> anyhow::Result<ExitCode> {
     let targets = [(args.n, args.g)];
     let (report, double_check) = session.compute(|hooks, _| {
         let options = Options { hooks, ..options };
+        let say_estimate = |estimate| {
+            if args.verbose {
+                eprintln!("memory estimate {} (limit {})", human_bytes(estimate), human_bytes(limit));
+            }
+        };
         let report = match &args.checkpoint {
             Some(path) => {
                 let spec = fibtree::checkpoint::Spec {
@@ -98,18 +103,12 @@ pub fn count(args: CountArgs) -> anyhow::Result<ExitCode> {
                     keep: args.keep_checkpoint,
                 };
                 let report = fibtree::checkpoint::count_report(args.n, args.g, &options, &spec, |m| eprintln!("{m}"))?;
-                if args.verbose {
-                    let estimate = report.memory_estimate_bytes;
-                    eprintln!("memory estimate {} (limit {})", human_bytes(estimate), human_bytes(limit));
-                }
+                say_estimate(report.memory_estimate_bytes);
                 report
             }
             None => {
                 let counting = fibtree::Counting::new(&targets, &options)?;
-                if args.verbose {
-                    let estimate = counting.memory_estimate_bytes();
-                    eprintln!("memory estimate {} (limit {})", human_bytes(estimate), human_bytes(limit));
-                }
+                say_estimate(counting.memory_estimate_bytes());
                 let mut report = None;
                 counting.for_each(|_, r| {
                     report = Some(r);
