@@ -1,90 +1,159 @@
-//! The fast exact engine: the recurrence over blocks of layers, one limb chunk at a time.
+//! The fast exact engine: the recurrence over blocks of layers, one lane chunk at a time, with
+//! delayed carries.
 //!
-//! Chunk j (limbs `jC .. (j+1)C`) of c(k, g) depends only on chunk j of its two sources and the carry
-//! (0, 1 or 2) out of chunk j - 1 of the same value. So a block of B layers is computed as a
-//! sequence of passes, pass j computing chunk j of every value of every layer in the block while
-//! only three layers of chunk j (a few hundred KiB) are live: the working set stays in cache however
-//! long the numbers grow, and only the carries (one byte a state) go from one pass to the next.
+//! A value is held in lanes of [`PAYLOAD`] bits in `u64` words: value = sum of lane_i x 2^(48 i),
+//! where a lane may hold more than 48 bits between normalisations. Adding two values is then a
+//! plain lane-wise addition, with no carry chain, which the compiler vectorises. A lane grows at
+//! most like the counts do (c(k) = c(k-1) + c(k-2) + 2), so a block of layers (at most
+//! [`MAX_BLOCK_LAYERS`], about 22) can run from normalised lanes without overflowing a word.
+//!
+//! Because lanes are independent within a block, chunk j (lanes jC .. (j+1)C) of every value of
+//! every layer of the block depends only on chunk j of the two layers before the block. So a block
+//! is a set of independent passes, pass j computing chunk j of every layer of the block while only
+//! three layers of one chunk (a few hundred KiB) are live: the working set stays in cache however
+//! long the numbers grow, and the passes run on any number of threads without waiting for each
+//! other.
+//!
+//! At the end of a block each pass normalises chunk j of the block's last two layers: each lane
+//! keeps its low 48 bits and adds the high bits of the lane below; the high bits of the chunk's top
+//! lane (the carry out, per state) are handed to pass j + 1 of the next block, which adds them to
+//! its lane 0 before it starts. Targets are taken from the raw lanes and fully normalised once.
 //!
 //! Invariants:
-//! - pass j reaches layer k of the block only after pass j - 1 has finished it (the carries it
-//!   reads are then final; it overwrites them with its own for pass j + 1); passes are claimed in
-//!   increasing order by the running workers, so the pass each one waits for is always running;
-//! - a state whose count is zero is known before any pass (no move leads to it: no direct move and
-//!   no non-zero source) and is skipped by every pass; readers treat it as absent;
-//! - pass j keeps chunk j of the block's last two layers: they are the first two layers of pass j
-//!   of the next block. Chunks above a layer's limb count are zero.
+//! - at a block's start every lane of its two edge layers (carries applied) is below
+//!   [`LANE_START`]; the block is short enough that no lane of its layers can exceed `u64::MAX`;
+//! - a state whose count is zero is known before any pass: its g is in the plan but in none of
+//!   the images of the earlier layers' non-zero states, and it is not a direct move. It is dropped;
+//!   readers of it read a zero chunk kept after each layer's states;
+//! - the carry out of a value's top chunk is zero: the lanes hold every count of the layer.
 //!
-//! Memory: the two layers at a block's edge in full, plus per thread three layers of one chunk,
-//! plus per block one index pair, one direct count, a zero flag and a carry byte per state.
+//! Memory: the two layers at a block's edge in full, a carry word per state and chunk of them,
+//! per thread three layers of one chunk, per block two source indices per state.
 
+use rayon::prelude::*;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::engine::Hooks;
-use crate::exact::limbs;
-use crate::plan::Plan;
+use crate::game::count_bits_bound;
+use crate::plan::{LayerSet, Plan, Step};
 use crate::{Error, Result};
 
-/// An index meaning "no source" (or a source whose count is zero).
-const NONE: u32 = u32::MAX;
+/// Payload bits per lane.
+pub const PAYLOAD: u32 = 48;
+/// The payload bits of a lane.
+const MASK: u64 = (1 << PAYLOAD) - 1;
+/// A bound on every lane of a normalised value: its own payload plus the high bits carried in from
+/// the lane below.
+pub const LANE_START: u64 = MASK + (u64::MAX >> PAYLOAD);
 
-/// Bytes of per-state bookkeeping in a block (two source indices, direct, carry).
-const META_BYTES: usize = 10;
+/// The most layers a block may have: lanes starting below [`LANE_START`] and growing as
+/// x(k) = x(k-1) + x(k-2) + 2 stay within a `u64` for this many layers.
+pub const MAX_BLOCK_LAYERS: usize = max_block_layers();
+
+const fn max_block_layers() -> usize {
+    let (mut older, mut old, mut layers) = (LANE_START as u128, LANE_START as u128, 0);
+    loop {
+        let next = older + old + 2;
+        if next > u64::MAX as u128 {
+            return layers;
+        }
+        (older, old, layers) = (old, next, layers + 1);
+    }
+}
+
+/// Lanes per value of layer `k`: enough for every count c(k, g) <= |T(k)| - 1.
+pub fn lanes(k: usize) -> usize {
+    count_bits_bound(k as u64).div_ceil(PAYLOAD as u64) as usize
+}
+
+/// The bytes a run over `plan` up to layer `n` holds at its peak on `threads` threads: the two
+/// edge layers, their carries (read and written), three layers of one chunk per running pass, and a
+/// block's source positions.
+pub fn memory_bytes(plan: &Plan, n: usize, threads: usize) -> u64 {
+    let widest = plan.widest_layer() as u64 + 1;
+    let tuning = Tuning::for_width(plan.widest_layer());
+    let c = tuning.chunk_lanes as u64;
+    let lanes = (lanes(n) as u64).div_ceil(c) * c;
+    let edges = 2 * widest * lanes * 8;
+    let carries = 2 * 2 * widest * (lanes / c) * 8;
+    let passes = 3 * threads as u64 * widest * c * 8;
+    let block = tuning.block_layers as u64 * widest * 8;
+    edges + carries + passes + block
+}
 
 /// How a run is cut into blocks and chunks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Tuning {
-    /// Layers per block.
+    /// Layers per block, at most [`MAX_BLOCK_LAYERS`] (larger values are cut to it).
     pub block_layers: usize,
-    /// Limbs per chunk: 4, 8 or 16.
-    pub chunk_limbs: usize,
+    /// Lanes per chunk: 4, 8 or 16.
+    pub chunk_lanes: usize,
 }
 
 impl Tuning {
-    /// A tuning for layers of at most `widest` states: three layers of a chunk in at most about 4 MiB
-    /// per thread, a block's bookkeeping in about 4 MiB.
+    /// A tuning for layers of at most `widest` states: three layers of a chunk in about 1 MiB (the
+    /// L2 cache of one core), blocks as long as the lanes allow.
     pub fn for_width(widest: usize) -> Tuning {
         let widest = widest.max(1);
-        let chunk_limbs = match (4 << 20) / (24 * widest) {
+        let chunk_lanes = match (1 << 20) / (24 * widest) {
             0..8 => 4,
             8..16 => 8,
             _ => 16,
         };
-        let block_layers = ((4 << 20) / (META_BYTES * widest)).clamp(4, 512);
-        Tuning { block_layers, chunk_limbs }
+        Tuning { block_layers: MAX_BLOCK_LAYERS, chunk_lanes }
     }
 }
 
-/// A layer before a block, as the block reads it: the position of each g among the layer's `len`
-/// non-zero counts, [`NONE`] where the count is zero.
+/// A layer as the layers after it read it: its non-zero states (a subset of the plan's), with the
+/// rank of each word's first member, so that the position of a state among them is O(1).
 #[derive(Debug, Default, PartialEq)]
 struct Edge {
-    base: u64,
-    slot: Vec<u32>,
+    set: LayerSet,
+    rank: Vec<u32>,
     len: u32,
 }
 
 impl Edge {
-    /// The position of `g`, or `len` (the layer's zero chunk) where the count is zero.
+    fn new(set: LayerSet) -> Edge {
+        let mut len = 0u32;
+        let rank = set
+            .words()
+            .iter()
+            .map(|w| {
+                let r = len;
+                len += w.count_ones();
+                r
+            })
+            .collect();
+        Edge { set, rank, len }
+    }
+
+    /// The position of `g` among the non-zero states, or `len` (the layer's zero chunk) where the
+    /// count is zero or g is no state (g = u64::MAX stands for a negative g).
     #[inline]
     fn index(&self, g: u64) -> u32 {
-        match self.slot[(g - self.base) as usize] {
-            NONE => self.len,
-            i => i,
-        }
+        let off = g.wrapping_sub(self.set.base());
+        let (w, bit) = ((off / 64) as usize, off % 64);
+        let (word, rank) = match (self.set.words().get(w), self.rank.get(w)) {
+            (Some(&word), Some(&rank)) => (word, rank),
+            _ => (0, 0),
+        };
+        // branch-free: membership is as good as random
+        let member = 0u32.wrapping_sub(((word >> bit) & 1) as u32);
+        let position = rank + (word & ((1 << bit) - 1)).count_ones();
+        (position & member) | (self.len & !member)
     }
 }
 
-/// The non-zero counts of one layer of a block (a count is zero when no move leads to its g, which
-/// the plan alone tells): where each reads from, its direct moves, and its place among the block's
-/// carries.
+/// The non-zero counts of one layer of a block: where each reads from, and the direct moves.
 struct Layer {
     left: Vec<u32>,
     right: Vec<u32>,
-    direct: Vec<u8>,
-    carry_at: usize,
-    /// (target index, position among the non-zero counts or [`NONE`]) of the targets in this layer.
+    /// (position, 1 or 2): the states that a whole child's deletion leads to.
+    direct: Vec<(u32, u8)>,
+    /// (target index, position among the non-zero counts, or the zero chunk's) of the targets in
+    /// this layer.
     targets: Vec<(usize, u32)>,
 }
 
@@ -94,16 +163,28 @@ impl Layer {
     }
 }
 
-/// Chunk j of the two layers before a block (the older first), `states x C` limbs each.
+/// Chunk j of the two layers before a block (the older first), `(states + 1) x C` lanes each (the
+/// last chunk is the zero chunk).
 type Chunk = [Vec<u64>; 2];
 
-/// What pass j leaves: chunk j of the block's last two layers, and of its targets' values in order.
-type PassResult = (Chunk, Vec<u64>);
+/// What pass j leaves: chunk j of the block's last two layers (normalised), the carries out of its
+/// top lane (one per state of each), and chunk j of its targets' values (raw lanes), in order.
+struct PassResult {
+    chunk: Chunk,
+    carries: Chunk,
+    targets: Vec<u64>,
+}
+
+/// What pass j starts from: chunk j of the block's edge layers, and buffers for its carries.
+struct PassInput {
+    chunk: Chunk,
+    spare_carries: Chunk,
+}
 
 /// Runs the exact recurrence over `plan`, handing each target's value to `sink` in the words format
 /// of [`crate::exact::Limbs`] (a length word, then limbs), in order of layer.
 ///
-/// Cost: O(plan states x limbs(n)) limb additions, in cache; memory as the module says.
+/// Cost: O(plan states x lanes(n)) lane additions, in cache; memory as the module says.
 ///
 /// # Errors
 /// [`Error::Interrupted`] when `hooks.cancel` is set.
@@ -123,10 +204,10 @@ pub fn run_with(
 pub struct State {
     /// The first layer not yet computed.
     pub k0: usize,
-    chunk_limbs: usize,
+    chunk_lanes: usize,
     edges: [Edge; 2],
     chunks: Vec<Chunk>,
-    last_widths: [usize; 2],
+    carries: Vec<Chunk>,
 }
 
 impl State {
@@ -134,19 +215,14 @@ impl State {
     pub fn write(&self, out: &mut Vec<u8>) {
         let mut put = |w: u64| out.extend_from_slice(&w.to_le_bytes());
         put(self.k0 as u64);
-        put(self.chunk_limbs as u64);
+        put(self.chunk_lanes as u64);
         for e in &self.edges {
-            put(e.base);
-            put(e.len as u64);
-            put(e.slot.len() as u64);
-            for pair in e.slot.chunks(2) {
-                put(pair[0] as u64 | (pair.get(1).copied().unwrap_or(0) as u64) << 32);
-            }
+            put(e.set.base());
+            put(e.set.words().len() as u64);
+            e.set.words().iter().for_each(|&w| put(w));
         }
-        put(self.last_widths[0] as u64);
-        put(self.last_widths[1] as u64);
         put(self.chunks.len() as u64);
-        for chunk in &self.chunks {
+        for chunk in self.chunks.iter().chain(&self.carries) {
             for layer in chunk {
                 put(layer.len() as u64);
                 layer.iter().for_each(|&w| put(w));
@@ -165,33 +241,25 @@ impl State {
             let n = usize::try_from(get(bytes)?).ok()?;
             (n <= bytes.len()).then_some(n) // a length never exceeds what is left: no huge allocation
         };
+        let words = |bytes: &mut &[u8]| -> Option<Vec<u64>> {
+            let n = size(bytes)?;
+            (0..n).map(|_| get(bytes)).collect()
+        };
         let k0 = get(bytes)? as usize;
-        let chunk_limbs = get(bytes)? as usize;
+        let chunk_lanes = get(bytes)? as usize;
         let mut edges: [Edge; 2] = Default::default();
         for e in &mut edges {
-            e.base = get(bytes)?;
-            e.len = u32::try_from(get(bytes)?).ok()?;
-            let slots = size(bytes)?;
-            e.slot = Vec::with_capacity(slots);
-            for _ in 0..slots.div_ceil(2) {
-                let pair = get(bytes)?;
-                e.slot.push(pair as u32);
-                e.slot.push((pair >> 32) as u32);
-            }
-            e.slot.truncate(slots);
+            let base = get(bytes)?;
+            *e = Edge::new(LayerSet::from_words(base, words(bytes)?)?);
         }
-        let last_widths = [get(bytes)? as usize, get(bytes)? as usize];
         let passes = size(bytes)?;
         let mut chunks = Vec::with_capacity(passes);
-        for _ in 0..passes {
-            let mut chunk: Chunk = Default::default();
-            for layer in &mut chunk {
-                let words = size(bytes)?;
-                *layer = (0..words).map(|_| get(bytes)).collect::<Option<Vec<u64>>>()?;
-            }
-            chunks.push(chunk);
+        let mut carries = Vec::with_capacity(passes);
+        for i in 0..2 * passes {
+            let chunk: Chunk = [words(bytes)?, words(bytes)?];
+            if i < passes { chunks.push(chunk) } else { carries.push(chunk) }
         }
-        Some(State { k0, chunk_limbs, edges, chunks, last_widths })
+        Some(State { k0, chunk_lanes, edges, chunks, carries })
     }
 }
 
@@ -215,9 +283,11 @@ pub fn run_resumable(
     mut sink: impl FnMut(usize, &[u64]) + Send,
 ) -> Result<()> {
     let resumable = at_boundary.is_some();
-    let c = tuning.chunk_limbs;
-    let mut state = start.unwrap_or(State { k0: 2, chunk_limbs: c, ..State::default() });
-    if state.chunk_limbs != c || state.k0 < 2 || state.k0 > plan.top().max(1) + 1 {
+    let c = tuning.chunk_lanes;
+    assert!([4, 8, 16, 32, 64].contains(&c), "a chunk is 4, 8, 16, 32 or 64 lanes");
+    let block_layers = tuning.block_layers.clamp(1, MAX_BLOCK_LAYERS);
+    let mut state = start.unwrap_or(State { k0: 2, chunk_lanes: c, ..State::default() });
+    if state.chunk_lanes != c || state.k0 < 2 || state.k0 > plan.top().max(1) + 1 {
         return Err(Error::invalid("--checkpoint", "the saved state does not fit this run"));
     }
     let mut by_layer: Vec<usize> = (0..targets.len()).collect();
@@ -230,62 +300,81 @@ pub fn run_resumable(
     if next.peek().is_some_and(|&&t| (targets[t].0 as usize) < state.k0) {
         return Err(Error::invalid("--checkpoint", "the saved state is past a target of this run"));
     }
-    let total: u64 = (2..=plan.top()).map(|k| plan.layer(k).len() as u64 * limbs(k) as u64).sum();
-    let mut done: u64 = (2..state.k0).map(|k| plan.layer(k).len() as u64 * limbs(k) as u64).sum();
+    let work = |k: usize| plan.layer(k).len() as u64 * lanes(k) as u64;
+    let total: u64 = (2..=plan.top()).map(work).sum();
+    let mut done: u64 = (2..state.k0).map(work).sum();
+    let cancelled = || hooks.cancel.is_some_and(|c| c.load(Ordering::Relaxed));
+    // buffers to reuse: a pass's third layer chunk (one per running pass), the carries read by
+    // the last block
+    let spares: Mutex<Vec<Vec<u64>>> = Mutex::new(Vec::new());
+    let mut spare_carries: Vec<Chunk> = Vec::new();
     while state.k0 <= plan.top() {
-        let stopping = hooks.cancel.is_some_and(|c| c.load(Ordering::Relaxed));
+        let stopping = cancelled();
         if let Some(at_boundary) = &mut at_boundary {
             at_boundary(&state, stopping)?;
         }
         if stopping {
             return Err(Error::Interrupted);
         }
-        let State { k0, edges, chunks, last_widths, .. } = &mut state;
-        let k1 = (*k0 + tuning.block_layers - 1).min(plan.top());
-        let edge_widths = *last_widths;
-        let mut layers: Vec<Layer> = Vec::with_capacity(k1 - *k0 + 1);
-        for k in *k0..=k1 {
-            let carry_at = layers.last().map_or(0, |l| l.carry_at + l.len());
-            let (mut layer, edge) = describe(plan, k, edges, carry_at);
+        let State { k0, edges, chunks, carries, .. } = &mut state;
+        let k1 = (*k0 + block_layers - 1).min(plan.top());
+        let edge_lens = [edges[0].len as usize, edges[1].len as usize];
+        let (mut layers, new_edges) = describe_block(plan, *k0..=k1, edges);
+        for (layer, k) in layers.iter_mut().zip(*k0..) {
+            let edge = &new_edges[k - *k0];
             while let Some(&t) = next.next_if(|&&t| targets[t].0 as usize == k) {
                 layer.targets.push((t, edge.index(targets[t].1)));
             }
-            edges.rotate_left(1);
-            edges[1] = edge;
-            layers.push(layer);
         }
-        let carry_count = layers.last().map_or(0, |l| l.carry_at + l.len());
-        *last_widths =
-            [layers.len().checked_sub(2).map_or(edge_widths[1], |i| layers[i].len()), layers[layers.len() - 1].len()];
         // Chunks of the edge layers beyond what the previous block computed are zero.
-        let passes = limbs(k1).div_ceil(c);
-        let widths = [(edge_widths[0] + 1) * c, (edge_widths[1] + 1) * c]; // with their zero chunks
+        let passes = lanes(k1).div_ceil(c);
+        let widths = [(edge_lens[0] + 1) * c, (edge_lens[1] + 1) * c]; // with their zero chunks
         chunks.resize_with(passes, || [vec![0; widths[0]], vec![0; widths[1]]]);
-        let carries: Vec<AtomicU8> = (0..carry_count).map(|_| AtomicU8::new(0)).collect();
-        let block = Block {
-            layers: &layers,
-            carries: &carries,
-            cancel: if resumable { None } else { hooks.cancel },
-            progress: (0..passes).map(|_| Padded(AtomicUsize::new(0))).collect(),
-        };
-        let results = block.run(std::mem::take(chunks), c);
-        if !resumable && hooks.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
+        carries.resize_with(passes, || [vec![0; edge_lens[0]], vec![0; edge_lens[1]]]);
+        let block = Block { layers: &layers, cancel: if resumable { None } else { hooks.cancel }, spares: &spares };
+        let carries_in = std::mem::take(carries);
+        spare_carries.resize_with(passes, Default::default);
+        let inputs: Vec<(usize, PassInput)> = std::mem::take(chunks)
+            .into_iter()
+            .zip(spare_carries.drain(..))
+            .map(|(chunk, spare_carries)| PassInput { chunk, spare_carries })
+            .enumerate()
+            .collect();
+        let results: Vec<PassResult> = inputs
+            .into_par_iter()
+            .map(|(j, input)| {
+                let carry_in = j.checked_sub(1).map(|i| &carries_in[i]);
+                match c {
+                    4 => block.pass::<4>(j, input, carry_in),
+                    8 => block.pass::<8>(j, input, carry_in),
+                    32 => block.pass::<32>(j, input, carry_in),
+                    64 => block.pass::<64>(j, input, carry_in),
+                    _ => block.pass::<16>(j, input, carry_in),
+                }
+            })
+            .collect();
+        spare_carries.extend(carries_in);
+        if !resumable && cancelled() {
             return Err(Error::Interrupted);
         }
-        let mut values: Vec<(usize, Vec<u64>)> =
-            layers.iter().flat_map(|l| &l.targets).map(|&(t, _)| (t, vec![0; 1 + passes * c])).collect();
-        for (j, (chunk, target_chunks)) in results.into_iter().enumerate() {
-            for (value, limbs) in values.iter_mut().zip(target_chunks.chunks_exact(c)) {
-                value.1[1 + j * c..1 + (j + 1) * c].copy_from_slice(limbs);
+        let in_order = layers.iter().flat_map(|l| &l.targets);
+        let mut values: Vec<(usize, Vec<u64>)> = in_order.map(|&(t, _)| (t, vec![0; passes * c])).collect();
+        for (j, result) in results.into_iter().enumerate() {
+            for (value, lanes) in values.iter_mut().zip(result.targets.chunks_exact(c)) {
+                value.1[j * c..(j + 1) * c].copy_from_slice(lanes);
             }
-            chunks.push(chunk);
+            chunks.push(result.chunk);
+            carries.push(result.carries);
         }
-        for (t, mut words) in values {
-            words[0] = (words.len() - 1) as u64;
-            sink(t, &words);
+        for (t, lanes) in values {
+            sink(t, &limbs_of(&lanes));
         }
+        let mut new_edges = new_edges;
+        let old = new_edges.pop().expect("a block has a layer");
+        let older = new_edges.pop().unwrap_or_else(|| std::mem::take(&mut edges[1]));
+        *edges = [older, old];
         if let Some(progress) = hooks.progress {
-            done += (*k0..=k1).map(|k| plan.layer(k).len() as u64 * limbs(k) as u64).sum::<u64>();
+            done += (*k0..=k1).map(work).sum::<u64>();
             progress("exact", done, total);
         }
         *k0 = k1 + 1;
@@ -293,171 +382,225 @@ pub fn run_resumable(
     Ok(())
 }
 
-/// The non-zero counts of layer `k` and where each reads from, given the two layers before it, and
-/// the layer as the next layers read it.
-fn describe(plan: &Plan, k: usize, edges: &[Edge; 2], carry_at: usize) -> (Layer, Edge) {
-    let right_edge = plan.edge(k - 2) as u64;
-    let left_edge = plan.edge(k - 1) as u64;
-    let set = plan.layer(k);
-    let mut layer = Layer { left: Vec::new(), right: Vec::new(), direct: Vec::new(), carry_at, targets: Vec::new() };
-    let mut slot = vec![NONE; set.window()];
-    for g in set.iter() {
-        // absent sources read the zero chunk that follows each layer's counts
-        let left = (g ^ right_edge).checked_sub(1).filter(|_| k >= 3).map_or(edges[1].len, |a| edges[1].index(a));
-        let right = (g ^ left_edge).checked_sub(1).filter(|_| k >= 4).map_or(edges[0].len, |b| edges[0].index(b));
-        let direct = (g == right_edge) as u8 + (k >= 3 && g == left_edge) as u8;
-        if direct == 0 && left == edges[1].len && right == edges[0].len {
-            continue; // no move leads to g: the count is zero
+/// The value of raw lanes (each below 2^64, value = sum of lane_i 2^(48 i)) as words of
+/// [`crate::exact::Limbs`]: a length word, then 64-bit limbs. Cost O(lanes).
+fn limbs_of(lanes: &[u64]) -> Vec<u64> {
+    let bits = lanes.len() * PAYLOAD as usize;
+    let mut words = vec![0u64; 1 + bits.div_ceil(64) + 1];
+    let mut carry: u128 = 0;
+    for (i, &lane) in lanes.iter().enumerate() {
+        let t = lane as u128 + carry;
+        let payload = (t as u64) & MASK;
+        carry = t >> PAYLOAD;
+        let at = i * PAYLOAD as usize;
+        let (w, shift) = (1 + at / 64, at % 64);
+        words[w] |= payload << shift;
+        if shift + PAYLOAD as usize > 64 {
+            words[w + 1] |= payload >> (64 - shift);
         }
-        slot[(g - set.base()) as usize] = layer.len() as u32;
-        layer.left.push(left);
-        layer.right.push(right);
-        layer.direct.push(direct);
     }
-    let len = layer.len() as u32;
-    (layer, Edge { base: set.base(), slot, len })
+    assert_eq!(carry, 0, "the lanes hold the whole value");
+    let len = words[1..].iter().rposition(|&w| w != 0).map_or(0, |i| i + 1);
+    words.truncate(1 + len);
+    words[0] = len as u64;
+    words
+}
+
+/// The layers `range` of a block, described from the plan and the block's two edge layers: the
+/// non-zero states of each layer (as the layers after it read them) and where each reads from.
+///
+/// The non-zero states are found layer after layer by whole-word set operations (cheap); the
+/// source positions, one rank lookup each, are found for all layers at once on the pool.
+fn describe_block(plan: &Plan, range: std::ops::RangeInclusive<usize>, edges: &[Edge; 2]) -> (Vec<Layer>, Vec<Edge>) {
+    let k0 = *range.start();
+    let mut new_edges: Vec<Edge> = Vec::with_capacity(range.clone().count());
+    for k in range.clone() {
+        let (r, l) = (plan.edge(k - 2) as u64, plan.edge(k - 1) as u64);
+        let before =
+            |back: usize| if k - back >= k0 { &new_edges[k - back - k0] } else { &edges[2 - (k0 - (k - back))] };
+        let direct: &[u64] = if k >= 3 { &[r, l] } else { &[r] };
+        let mut set = LayerSet::image(&[(&before(1).set, r), (&before(2).set, l)], Step::Forward, direct);
+        set.retain_in(plan.layer(k));
+        new_edges.push(Edge::new(set));
+    }
+    let layers = range
+        .into_par_iter()
+        .map(|k| {
+            let (r, l) = (plan.edge(k - 2) as u64, plan.edge(k - 1) as u64);
+            let before =
+                |back: usize| if k - back >= k0 { &new_edges[k - back - k0] } else { &edges[2 - (k0 - (k - back))] };
+            positions(&new_edges[k - k0], before(1), before(2), k, r, l)
+        })
+        .collect();
+    (layers, new_edges)
+}
+
+/// Where each non-zero state `me` of layer k reads from in the layers `old` (k - 1) and `older`
+/// (k - 2), and its direct moves. Cost: two rank lookups a state (a population count each),
+/// compiled for the CPU's population-count instruction where it has one.
+fn positions(me: &Edge, old: &Edge, older: &Edge, k: usize, r: u64, l: u64) -> Layer {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("popcnt") && std::arch::is_x86_feature_detected!("bmi1") {
+        #[target_feature(enable = "popcnt,bmi1")]
+        fn fast(me: &Edge, old: &Edge, older: &Edge, k: usize, r: u64, l: u64) -> Layer {
+            positions_portable(me, old, older, k, r, l)
+        }
+        // SAFETY: the CPU has both features, checked just above.
+        return unsafe { fast(me, old, older, k, r, l) };
+    }
+    positions_portable(me, old, older, k, r, l)
+}
+
+#[inline(always)]
+fn positions_portable(me: &Edge, old: &Edge, older: &Edge, k: usize, r: u64, l: u64) -> Layer {
+    let mut layer = Layer {
+        left: Vec::with_capacity(me.len as usize),
+        right: Vec::with_capacity(me.len as usize),
+        direct: Vec::new(),
+        targets: Vec::new(),
+    };
+    let base = me.set.base();
+    for (w, &word) in me.set.words().iter().enumerate() {
+        let mut rest = word;
+        while rest != 0 {
+            let g = base + 64 * w as u64 + rest.trailing_zeros() as u64;
+            rest &= rest - 1;
+            // a negative source (g xor e = 0) wraps to u64::MAX, which no layer holds
+            layer.left.push(old.index((g ^ r).wrapping_sub(1)));
+            layer.right.push(older.index((g ^ l).wrapping_sub(1)));
+            let direct = (g == r) as u8 + (k >= 3 && g == l) as u8;
+            if direct > 0 {
+                layer.direct.push((layer.left.len() as u32 - 1, direct));
+            }
+        }
+    }
+    layer
 }
 
 /// One block's shared state while its passes run.
 struct Block<'a> {
     layers: &'a [Layer],
-    carries: &'a [AtomicU8],
     cancel: Option<&'a AtomicBool>,
-    /// progress[j]: the number of the block's layers pass j has finished.
-    progress: Vec<Padded>,
+    /// Buffers left by finished passes.
+    spares: &'a Mutex<Vec<Vec<u64>>>,
 }
 
-/// A counter alone on its cache lines, so that neighbouring passes do not contend for one line.
-#[repr(align(128))]
-struct Padded(AtomicUsize);
-
 impl Block<'_> {
-    /// Runs every pass on the current pool's threads and returns, per pass, chunk j of the block's
-    /// last two layers and of its targets' values.
-    fn run(&self, chunks: Vec<Chunk>, c: usize) -> Vec<PassResult> {
-        let passes = chunks.len();
-        let inputs: Vec<Mutex<Option<Chunk>>> = chunks.into_iter().map(|c| Mutex::new(Some(c))).collect();
-        let outputs: Vec<Mutex<Option<PassResult>>> = (0..passes).map(|_| Mutex::new(None)).collect();
-        let next = AtomicUsize::new(0);
-        let work = || {
-            loop {
-                let j = next.fetch_add(1, Ordering::Relaxed);
-                if j >= passes {
-                    break;
+    /// Pass j: chunk j of every layer of the block, from chunk j of the two layers before it and the
+    /// carries out of chunk j - 1 of those layers.
+    fn pass<const C: usize>(&self, j: usize, input: PassInput, carry_in: Option<&Chunk>) -> PassResult {
+        let PassInput { chunk: [mut older, mut old], spare_carries } = input;
+        let mut cur = self.spares.lock().expect("not poisoned").pop().unwrap_or_default();
+        if let Some([a, b]) = carry_in {
+            for (layer, carries) in [(&mut older, a), (&mut old, b)] {
+                for (lane0, &carry) in layer.iter_mut().step_by(C).zip(carries) {
+                    *lane0 += carry;
                 }
-                let input = inputs[j].lock().expect("not poisoned").take().expect("each pass is claimed once");
-                let output = match c {
-                    4 => self.pass::<4>(j, input),
-                    8 => self.pass::<8>(j, input),
-                    _ => self.pass::<16>(j, input),
-                };
-                *outputs[j].lock().expect("not poisoned") = Some(output);
             }
-        };
-        // One claiming loop per thread, spawned rather than broadcast: a thread busy elsewhere (with
-        // the modular engine, say) joins when it is free, and the others do not wait for it.
-        let workers = rayon::current_num_threads().min(passes);
-        if workers > 1 {
-            rayon::scope(|scope| {
-                for _ in 0..workers {
-                    scope.spawn(|_| work());
-                }
-            });
-        } else {
-            work();
         }
-        outputs.into_iter().map(|o| o.into_inner().expect("not poisoned").expect("every pass ran")).collect()
-    }
-
-    /// Pass j: chunk j of every layer of the block, from chunk j of the two layers before it.
-    fn pass<const C: usize>(&self, j: usize, [mut older, mut old]: Chunk) -> PassResult {
-        let mut cur: Vec<u64> = Vec::new();
-        let mut target_chunks = Vec::new();
-        for (i, layer) in self.layers.iter().enumerate() {
+        let kernels = kernels::<C>();
+        let mut targets = Vec::new();
+        for layer in self.layers {
             if self.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
-                // Let every later pass run through (their results are discarded with this one's).
-                self.progress[j].0.store(usize::MAX, Ordering::Release);
-                break;
-            }
-            if j > 0 {
-                self.wait(j - 1, i);
+                break; // the block's results are discarded
             }
             // the layer's counts, then one zero chunk for the states that read nothing
             let len = layer.len() * C;
-            if cur.len() < len + C {
-                cur.resize(len + C, 0); // every chunk is rewritten below: stale contents are harmless
-            }
-            cur.truncate(len + C);
+            cur.resize(len + C, 0); // every chunk but the zero one is rewritten below
             cur[len..].fill(0);
-            let carries = &self.carries[layer.carry_at..layer.carry_at + layer.len()];
-            for (s, out) in cur[..len].chunks_exact_mut(C).enumerate() {
-                let carry_in = if j == 0 { layer.direct[s] } else { carries[s].load(Ordering::Relaxed) };
-                let (l, r) = (layer.left[s] as usize * C, layer.right[s] as usize * C);
-                let carry_out = add_chunk::<C>(out, &old[l..l + C], &older[r..r + C], carry_in);
-                carries[s].store(carry_out, Ordering::Relaxed);
+            (kernels.add)(&mut cur[..len], &old, &older, &layer.left, &layer.right);
+            if j == 0 {
+                for &(s, d) in &layer.direct {
+                    cur[s as usize * C] += d as u64;
+                }
             }
             for &(_, s) in &layer.targets {
-                target_chunks.extend_from_slice(&cur[s as usize * C..(s as usize + 1) * C]);
+                targets.extend_from_slice(&cur[s as usize * C..(s as usize + 1) * C]);
             }
-            self.progress[j].0.store(i + 1, Ordering::Release);
             // roll: older <- old <- cur, and the oldest buffer is reused
             std::mem::swap(&mut older, &mut old);
             std::mem::swap(&mut old, &mut cur);
         }
-        ([older, old], target_chunks)
+        let [mut a, mut b] = spare_carries;
+        (kernels.normalise)(&mut older, &mut a);
+        (kernels.normalise)(&mut old, &mut b);
+        self.spares.lock().expect("not poisoned").push(cur);
+        PassResult { chunk: [older, old], carries: [a, b], targets }
     }
+}
 
-    /// Waits until pass `j` has finished the block's layer `i`: that pass is running (passes are
-    /// claimed in order), so it will.
-    fn wait(&self, j: usize, i: usize) {
-        let mut spins = 0u32;
-        while self.progress[j].0.load(Ordering::Acquire) <= i {
-            if spins < 64 {
-                spins += 1;
-                std::hint::spin_loop();
-            } else {
-                std::thread::yield_now();
-            }
+/// Normalises each state's chunk of `layer` (but its zero chunk) in place: every lane keeps its
+/// payload and adds the high bits of the lane below, lane 0 only its payload. Writes each state's
+/// carry out of the top lane, which lane 0 of the next chunk must add, to `carries`.
+#[inline(always)]
+fn normalise<const C: usize>(layer: &mut [u64], carries: &mut Vec<u64>) {
+    let states = layer.len() / C - 1;
+    carries.clear();
+    for chunk in layer[..states * C].chunks_exact_mut(C) {
+        let chunk: &mut [u64; C] = chunk.try_into().expect("C lanes");
+        let high: [u64; C] = std::array::from_fn(|i| chunk[i] >> PAYLOAD);
+        carries.push(high[C - 1]);
+        for i in 0..C {
+            chunk[i] = (chunk[i] & MASK) + if i > 0 { high[i - 1] } else { 0 };
         }
     }
 }
 
-/// `out = a + b + carry_in` over one chunk; returns the carry out, 0..=2 (2 only when both chunks
-/// are all ones and the carry in is 2).
-#[inline(always)]
-fn add_chunk<const C: usize>(out: &mut [u64], a: &[u64], b: &[u64], carry_in: u8) -> u8 {
-    let (out, a, b): (&mut [u64; C], &[u64; C], &[u64; C]) =
-        (out.try_into().expect("C limbs"), a.try_into().expect("C limbs"), b.try_into().expect("C limbs"));
-    if carry_in <= 1 {
-        return add_fixed(out, a, b, carry_in);
-    }
-    // carry_in = 2 (two direct moves): rare
-    let mut carry = add_fixed(out, a, b, 1);
-    for o in out.iter_mut() {
-        let (sum, overflow) = o.overflowing_add(1);
-        *o = sum;
-        if !overflow {
-            return carry;
-        }
-    }
-    carry += 1;
-    carry
+/// `out[s] = old[left[s]] + older[right[s]]` over chunks: (out, old, older, left, right).
+type SumFn = fn(&mut [u64], &[u64], &[u64], &[u32], &[u32]);
+
+/// The two loops of a pass, compiled for one instruction set: a layer's sums
+/// `out[s] = old[left[s]] + older[right[s]]` chunk by chunk (C lanes each), and [`normalise`].
+#[derive(Clone, Copy)]
+struct Kernels {
+    add: SumFn,
+    normalise: fn(&mut [u64], &mut Vec<u64>),
 }
 
-/// `out = a + b + carry` over C limbs with a one-bit carry, fully unrolled; returns the carry out.
-#[inline(always)]
-fn add_fixed<const C: usize>(out: &mut [u64; C], a: &[u64; C], b: &[u64; C], mut carry: u8) -> u8 {
+/// The kernels for chunks of C lanes, compiled for the widest vector unit the CPU has (chosen at
+/// run time, so that the default build is fast on every x86-64).
+fn kernels<const C: usize>() -> Kernels {
     #[cfg(target_arch = "x86_64")]
-    for i in 0..C {
-        carry = core::arch::x86_64::_addcarry_u64(carry, a[i], b[i], &mut out[i]);
+    {
+        macro_rules! compiled_for {
+            ($features:literal) => {{
+                #[target_feature(enable = $features)]
+                fn add<const C: usize>(out: &mut [u64], old: &[u64], older: &[u64], left: &[u32], right: &[u32]) {
+                    add_layer::<C>(out, old, older, left, right)
+                }
+                #[target_feature(enable = $features)]
+                fn norm<const C: usize>(layer: &mut [u64], carries: &mut Vec<u64>) {
+                    normalise::<C>(layer, carries)
+                }
+                Kernels {
+                    // SAFETY: called only when the CPU has the features, checked by the caller.
+                    add: |out, old, older, left, right| unsafe { add::<C>(out, old, older, left, right) },
+                    // SAFETY: as above.
+                    normalise: |layer, carries| unsafe { norm::<C>(layer, carries) },
+                }
+            }};
+        }
+        if std::arch::is_x86_feature_detected!("avx512f") {
+            return compiled_for!("avx512f");
+        }
+        if std::arch::is_x86_feature_detected!("avx2") {
+            return compiled_for!("avx2");
+        }
     }
-    #[cfg(not(target_arch = "x86_64"))]
-    for i in 0..C {
-        let s = a[i] as u128 + b[i] as u128 + carry as u128;
-        out[i] = s as u64;
-        carry = (s >> 64) as u8;
+    Kernels { add: add_layer::<C>, normalise: normalise::<C> }
+}
+
+/// The portable kernel (vectorised by the compiler for the target it is compiled for).
+#[inline(always)]
+fn add_layer<const C: usize>(out: &mut [u64], old: &[u64], older: &[u64], left: &[u32], right: &[u32]) {
+    for ((out, &l), &r) in out.chunks_exact_mut(C).zip(left).zip(right) {
+        let out: &mut [u64; C] = out.try_into().expect("C lanes");
+        let a: &[u64; C] = old[l as usize * C..][..C].try_into().expect("C lanes");
+        let b: &[u64; C] = older[r as usize * C..][..C].try_into().expect("C lanes");
+        for i in 0..C {
+            out[i] = a[i] + b[i];
+        }
     }
-    carry
 }
 
 #[cfg(test)]
@@ -465,19 +608,48 @@ mod tests {
     use super::*;
 
     #[test]
-    fn add_chunk_carries() {
-        let mut out = [9u64; 4];
-        let (m, zero) = (u64::MAX, [0u64; 4]);
-        assert_eq!(add_chunk::<4>(&mut out, &[m, m, m, m], &[m, m, m, m], 2), 2);
-        assert_eq!(out, [0, 0, 0, 0]);
-        assert_eq!(add_chunk::<4>(&mut out, &[m, m, m, m], &zero, 1), 1);
-        assert_eq!(out, [0, 0, 0, 0]);
-        assert_eq!(add_chunk::<4>(&mut out, &zero, &zero, 2), 0);
-        assert_eq!(out, [2, 0, 0, 0]);
-        assert_eq!(add_chunk::<4>(&mut out, &[m, 1, 0, 0], &[1, 2, 0, 0], 0), 0);
-        assert_eq!(out, [0, 4, 0, 0]);
-        assert_eq!(add_chunk::<4>(&mut out, &[m, m, 0, 0], &zero, 2), 0);
-        assert_eq!(out, [1, 0, 1, 0]);
+    fn blocks_cannot_overflow_a_lane() {
+        assert!((16..=30).contains(&MAX_BLOCK_LAYERS), "{MAX_BLOCK_LAYERS}");
+        // the worst lane of the block's last layer, from two edge layers at the bound
+        let (mut a, mut b) = (LANE_START as u128, LANE_START as u128);
+        for _ in 0..MAX_BLOCK_LAYERS {
+            (a, b) = (b, a + b + 2);
+        }
+        assert!(b <= u64::MAX as u128);
+        assert!(a + b + 2 > u64::MAX as u128, "a block could be one layer longer");
+    }
+
+    #[test]
+    fn limbs_of_normalises_raw_lanes() {
+        use num_bigint::BigUint;
+        let lanes = [u64::MAX, u64::MAX, 5, 0];
+        let want =
+            BigUint::from(u64::MAX) + (BigUint::from(u64::MAX) << PAYLOAD) + (BigUint::from(5u64) << (2 * PAYLOAD));
+        assert_eq!(crate::exact::to_biguint(&limbs_of(&lanes)), want);
+        assert_eq!(limbs_of(&[0, 0]), vec![0]);
+    }
+
+    #[test]
+    fn kernels_agree() {
+        let mut seed = 0x5eed_u64;
+        let mut next = || {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            seed >> 1
+        };
+        let old: Vec<u64> = (0..64 * 16).map(|_| next() >> 2).collect();
+        let older: Vec<u64> = (0..64 * 16).map(|_| next() >> 2).collect();
+        let left: Vec<u32> = (0..50).map(|_| (next() % 64) as u32).collect();
+        let right: Vec<u32> = (0..50).map(|_| (next() % 64) as u32).collect();
+        let mut want = vec![0; 50 * 16];
+        add_layer::<16>(&mut want, &old, &older, &left, &right);
+        for (s, w) in want.chunks_exact(16).enumerate() {
+            for i in 0..16 {
+                assert_eq!(w[i], old[left[s] as usize * 16 + i] + older[right[s] as usize * 16 + i]);
+            }
+        }
+        let mut got = vec![0; 50 * 16];
+        (kernels::<16>().add)(&mut got, &old, &older, &left, &right);
+        assert_eq!(got, want);
     }
 
     /// Every tuning of the blocked engine gives the reference engine's values, for single targets,
@@ -489,6 +661,7 @@ mod tests {
             vec![(700, 0)],
             vec![(1200, 5)],
             vec![(333, 1 << 40)],
+            vec![(2, 0), (3, 1), (4, 3), (5, 7)],
             (0..=150).map(|k| (k, 0)).chain([(150, 3), (149, 0)]).collect(),
             crate::plan::support(260).unwrap().iter().map(|g| (260, g)).collect(),
         ];
@@ -497,10 +670,10 @@ mod tests {
             let want = count_with_engine(Engine::Reference, &plan, targets, Hooks::default()).unwrap();
             let widest = plan.widest_layer();
             for tuning in [
-                Tuning { block_layers: 4, chunk_limbs: 4 },
-                Tuning { block_layers: 7, chunk_limbs: 8 },
-                Tuning { block_layers: 64, chunk_limbs: 16 },
-                Tuning { block_layers: 1000, chunk_limbs: 4 },
+                Tuning { block_layers: 1, chunk_lanes: 4 },
+                Tuning { block_layers: 4, chunk_lanes: 4 },
+                Tuning { block_layers: 7, chunk_lanes: 8 },
+                Tuning { block_layers: 64, chunk_lanes: 16 },
                 Tuning::for_width(widest),
             ] {
                 for threads in [1, 2, 3] {
@@ -527,8 +700,8 @@ mod tests {
     fn tuning_stays_in_range() {
         for widest in [0, 1, 100, 2048, 8192, 40_000, 1 << 20] {
             let t = Tuning::for_width(widest);
-            assert!([4, 8, 16].contains(&t.chunk_limbs));
-            assert!((4..=512).contains(&t.block_layers));
+            assert!([4, 8, 16].contains(&t.chunk_lanes));
+            assert!((1..=MAX_BLOCK_LAYERS).contains(&t.block_layers));
         }
     }
 }

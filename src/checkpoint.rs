@@ -20,7 +20,7 @@ use crate::{Error, Result, modular};
 /// The first bytes of a checkpoint file.
 const MAGIC: &[u8; 8] = b"FIBTCKPT";
 /// The version of the format.
-const VERSION: u64 = 1;
+const VERSION: u64 = 2;
 
 /// Where and how often a run saves its checkpoint.
 #[derive(Clone, Debug)]
@@ -205,7 +205,7 @@ mod tests {
 
     fn sample() -> Saved {
         let plan = crate::plan::Plan::new(&[(300, 0)], u64::MAX).unwrap();
-        let tuning = Tuning { block_layers: 40, chunk_limbs: 4 };
+        let tuning = Tuning { block_layers: 40, chunk_lanes: 4 };
         let mut state = None;
         let _ = blocked::run_resumable(
             &plan,
@@ -242,7 +242,7 @@ mod tests {
     #[test]
     fn a_resumed_run_gives_the_same_value() {
         let plan = crate::plan::Plan::new(&[(900, 0)], u64::MAX).unwrap();
-        let tuning = Tuning { block_layers: 50, chunk_limbs: 4 };
+        let tuning = Tuning { block_layers: 50, chunk_lanes: 4 };
         let mut whole = Vec::new();
         blocked::run_with(&plan, &[(900, 0)], Default::default(), tuning, |_, w| whole = w.to_vec()).unwrap();
         let mut states = Vec::new();
@@ -279,7 +279,7 @@ mod tests {
     fn a_state_past_a_target_is_refused() {
         let targets = [(900, 0), (100, 0)];
         let plan = crate::plan::Plan::new(&targets, u64::MAX).unwrap();
-        let tuning = Tuning { block_layers: 50, chunk_limbs: 4 };
+        let tuning = Tuning { block_layers: 50, chunk_lanes: 4 };
         let mut late = None;
         blocked::run_resumable(
             &plan,

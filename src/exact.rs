@@ -182,9 +182,12 @@ pub fn count_with_engine(engine: Engine, plan: &Plan, targets: &[(u64, u64)], ho
     Ok(count_words(engine, plan, targets, hooks)?.iter().map(|w| to_biguint(w)).collect())
 }
 
-/// Bytes the exact engine's three layers need over `plan` for a top layer `n`.
+/// Bytes the exact engines' layers need over `plan` for a top layer `n`, in the current rayon pool:
+/// the larger of the reference engine's three layers and the blocked engine's
+/// ([`crate::blocked::memory_bytes`]).
 pub fn layer_bytes(plan: &Plan, n: usize) -> u64 {
-    3 * plan.widest_layer() as u64 * (1 + limbs(n)) as u64 * 8
+    let reference = 3 * plan.widest_layer() as u64 * (1 + limbs(n)) as u64 * 8;
+    reference.max(crate::blocked::memory_bytes(plan, n, rayon::current_num_threads()))
 }
 
 #[cfg(test)]

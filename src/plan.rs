@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use crate::{Error, Result};
 
 /// A set of g values of one layer: a bitset over `[base, base + 64 * words.len())`.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct LayerSet {
     base: u64,
     words: Vec<u64>,
@@ -24,19 +24,6 @@ impl LayerSet {
         LayerSet { base, words: vec![0; words] }
     }
 
-    /// Bounds `[lo, hi]` on `j xor e` over every `j` the window can hold, or `None` for an empty set:
-    /// the bits above the highest one in which the window's ends or `e` differ are kept. Cost O(1).
-    fn xor_bounds(&self, e: u64) -> Option<(u64, u64)> {
-        let (first, last) = (self.base, self.base + 64 * self.words.len() as u64 - 1);
-        if self.words.is_empty() {
-            return None;
-        }
-        let varying = (first ^ last) | e;
-        let low_bits = if varying == 0 { 0 } else { 64 - varying.leading_zeros() };
-        let mask = if low_bits == 64 { u64::MAX } else { (1u64 << low_bits) - 1 };
-        Some((first & !mask, first | mask))
-    }
-
     /// Drops empty words at both ends of the window.
     fn trim(&mut self) {
         let lead = self.words.iter().take_while(|&&w| w == 0).count();
@@ -48,6 +35,108 @@ impl LayerSet {
         self.words.truncate(self.words.len() - trail);
         self.words.drain(..lead);
         self.base += 64 * lead as u64;
+    }
+
+    /// Calls `f(word index, bits)` for the words of the image of the set under `step` with edge
+    /// `e` (a word index times 64 is the g of its bit 0); a word index may come more than once, and
+    /// only non-zero bits are handed on. Cost O(window / 64): the xor permutes whole words and the
+    /// bits within a word, and the shift by one moves bits across one word boundary.
+    fn for_image_words(&self, e: u64, step: Step, mut f: impl FnMut(u64, u64)) {
+        let (high, low) = (e >> 6, e & 63);
+        let first = self.base / 64;
+        for (i, &w) in self.words.iter().enumerate().filter(|(_, w)| **w != 0) {
+            let at = first + i as u64;
+            match step {
+                Step::Back => {
+                    // j -> j xor e, then -1: bit 0 of word v is g = 64 v - 1, bit 63 of word v - 1
+                    let (x, v) = (xor_bits(w, low), at ^ high);
+                    if x >> 1 != 0 {
+                        f(v, x >> 1);
+                    }
+                    if x & 1 == 1 && v > 0 {
+                        f(v - 1, 1 << 63);
+                    }
+                }
+                Step::Forward => {
+                    // a -> a + 1 (bit 63 moves to the next word), then xor e
+                    if w << 1 != 0 {
+                        f(at ^ high, xor_bits(w << 1, low));
+                    }
+                    if w >> 63 == 1 {
+                        f((at + 1) ^ high, xor_bits(1, low));
+                    }
+                }
+            }
+        }
+    }
+
+    /// Bounds on the word indices of the image of the set under `step` with edge `e` (at most one
+    /// word wider than the image at each end), or `None` for an empty set. Cost O(window / 64),
+    /// without touching the bits.
+    fn image_bounds(&self, e: u64, step: Step) -> Option<(u64, u64)> {
+        let high = e >> 6;
+        let first = self.base / 64;
+        let (mut lo, mut hi) = (u64::MAX, 0);
+        for (i, _) in self.words.iter().enumerate().filter(|(_, w)| **w != 0) {
+            let at = first + i as u64;
+            // Back: the word at xor high and the one below it; Forward: at and at + 1, xor high
+            let (a, b) = match step {
+                Step::Back => ((at ^ high).saturating_sub(1), at ^ high),
+                Step::Forward => (at ^ high, (at + 1) ^ high),
+            };
+            (lo, hi) = (lo.min(a).min(b), hi.max(a).max(b));
+        }
+        (lo <= hi).then_some((lo, hi))
+    }
+
+    /// Adds the image of `src` under `step` with edge `e`; the window must hold it. Cost O(window
+    /// of `src` / 64).
+    fn add_image(&mut self, src: &LayerSet, e: u64, step: Step) {
+        let first = self.base / 64;
+        let words = &mut self.words;
+        src.for_image_words(e, step, |v, bits| words[(v - first) as usize] |= bits);
+    }
+
+    /// The union of the images of `sources` (set, edge) under `step` and of the values `singles`,
+    /// trimmed. Cost O(the sources' windows / 64 + singles).
+    pub(crate) fn image(sources: &[(&LayerSet, u64)], step: Step, singles: &[u64]) -> LayerSet {
+        let mut bounds = singles.iter().fold(None, |b, &g| Some(widen(b, g / 64, g / 64)));
+        for &(set, e) in sources {
+            if let Some((lo, hi)) = set.image_bounds(e, step) {
+                bounds = Some(widen(bounds, lo, hi));
+            }
+        }
+        let Some((lo, hi)) = bounds else { return LayerSet::default() };
+        let mut set = LayerSet::with_range(64 * lo, 64 * hi);
+        for &(src, e) in sources {
+            set.add_image(src, e, step);
+        }
+        singles.iter().for_each(|&g| set.insert(g));
+        set.trim();
+        set
+    }
+
+    /// Keeps only the members that are also in `other`. Cost O(window / 64).
+    pub(crate) fn retain_in(&mut self, other: &LayerSet) {
+        let first = self.base / 64;
+        let other_first = other.base / 64;
+        for (i, w) in self.words.iter_mut().enumerate() {
+            let at = first + i as u64;
+            *w &= at.checked_sub(other_first).and_then(|j| other.words.get(j as usize)).copied().unwrap_or(0);
+        }
+        self.trim();
+    }
+
+    /// The set with the given window, or `None` if `base` is not a multiple of 64 or the window
+    /// does not fit in u64.
+    pub(crate) fn from_words(base: u64, words: Vec<u64>) -> Option<LayerSet> {
+        let end = (words.len() as u64).checked_mul(64).and_then(|w| base.checked_add(w));
+        (base.is_multiple_of(64) && end.is_some()).then_some(LayerSet { base, words })
+    }
+
+    /// The words of the set, the first holding g = `base()` .. `base()` + 63.
+    pub(crate) fn words(&self) -> &[u64] {
+        &self.words
     }
 
     /// Whether `g` is in the set. Cost O(1).
@@ -163,42 +252,24 @@ impl Plan {
             if cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
                 return Err(Error::Interrupted);
             }
-            let own = || by_layer[first_at[i]..first_at[i + 1]].iter().map(|t| t.1);
-            let sources = [(i + 1, i - 1), (i + 2, i + 1)]
-                .map(|(from, e)| layers.get(from).filter(|s| !s.is_empty()).map(|s| (s, edge[e] as u64)));
-            let mut bounds = own().fold(None, |b, g| Some(widen(b, g, g)));
-            for (set, e) in sources.iter().flatten() {
-                if let Some((lo, hi)) = set.xor_bounds(*e) {
-                    bounds = Some(widen(bounds, lo.saturating_sub(1), hi.saturating_sub(1)));
+            let own: Vec<u64> = by_layer[first_at[i]..first_at[i + 1]].iter().map(|t| t.1).collect();
+            let sources: Vec<(&LayerSet, u64)> = [(i + 1, i - 1), (i + 2, i + 1)]
+                .into_iter()
+                .filter_map(|(from, e)| layers.get(from).filter(|s| !s.is_empty()).map(|s| (s, edge[e] as u64)))
+                .collect();
+            let mut bounds = own.iter().fold(None, |b, &g| Some(widen(b, g / 64, g / 64)));
+            for &(set, e) in &sources {
+                if let Some((lo, hi)) = set.image_bounds(e, Step::Back) {
+                    bounds = Some(widen(bounds, lo, hi));
                 }
             }
-            let Some((mut lo, mut hi)) = bounds else { continue };
-            let widest = sources.iter().flatten().map(|(s, _)| s.window() as u64).max().unwrap_or(0);
-            if hi - lo > 2 * widest + 128 {
-                // The cheap bounds straddle a power of two: find the exact ones.
-                let members = own().chain(
-                    sources.iter().flatten().flat_map(|(s, e)| s.iter().filter_map(move |j| (j ^ e).checked_sub(1))),
-                );
-                (lo, hi) = members.fold((u64::MAX, 0), |(lo, hi), g| (lo.min(g), hi.max(g)));
-                if lo > hi {
-                    continue;
-                }
-            }
-            let window_bytes = ((hi - (lo & !63)) / 64 + 1).saturating_mul(8);
+            let Some((lo, hi)) = bounds else { continue };
+            let window_bytes = (hi - lo + 1).saturating_mul(8);
             if used.saturating_add(window_bytes) > memory_limit {
                 let estimate = used.saturating_add(window_bytes.saturating_mul(i as u64 - 1));
                 return Err(Error::OutOfMemory { arg: "N", estimate, limit: memory_limit });
             }
-            let mut set = LayerSet::with_range(lo, hi);
-            own().for_each(|g| set.insert(g));
-            for (src, e) in sources.iter().flatten() {
-                for j in src.iter() {
-                    if let Some(g) = (j ^ e).checked_sub(1) {
-                        set.insert(g);
-                    }
-                }
-            }
-            set.trim();
+            let set = LayerSet::image(&sources, Step::Back, &own);
             used += set.bytes();
             let projected = used + set.bytes() * (i as u64 - 2);
             if projected > memory_limit {
@@ -266,17 +337,41 @@ pub fn support_until(n: u64, cancel: Option<&AtomicBool>) -> Result<LayerSet> {
             return Err(Error::Interrupted);
         }
         let (l, r) = (edge[k - 1] as u64, edge[k - 2] as u64);
-        let direct = std::iter::once(r).chain((k >= 3).then_some(l));
-        let from = |s: &LayerSet, e: u64| s.iter().map(move |t| (t + 1) ^ e).collect::<Vec<_>>();
-        let moves: Vec<u64> = direct.chain(from(&old, r)).chain(from(&older, l)).collect();
-        let hi = moves.iter().copied().max().unwrap_or(0);
-        let mut set = LayerSet::with_range(0, hi);
-        for g in moves {
-            set.insert(g);
-        }
+        let direct: &[u64] = if k >= 3 { &[r, l] } else { &[r] };
+        let set = LayerSet::image(&[(&old, r), (&older, l)], Step::Forward, direct);
         older = std::mem::replace(&mut old, set);
     }
     Ok(if n >= 2 { old } else { LayerSet::default() })
+}
+
+/// Which way a step of the recurrence goes between layers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Step {
+    /// g -> (g xor e) - 1: from a state to the state of an earlier layer that it reads.
+    Back,
+    /// a -> (a + 1) xor e: from a state to the state of a later layer that reads it.
+    Forward,
+}
+
+/// `x` with bit i moved to bit i xor s for every i (s < 64): the permutation g -> g xor s within a
+/// word. Cost: at most six mask-and-shift swaps.
+#[inline]
+fn xor_bits(mut x: u64, s: u64) -> u64 {
+    const LOWER_HALVES: [u64; 6] = [
+        0x5555_5555_5555_5555,
+        0x3333_3333_3333_3333,
+        0x0f0f_0f0f_0f0f_0f0f,
+        0x00ff_00ff_00ff_00ff,
+        0x0000_ffff_0000_ffff,
+        0x0000_0000_ffff_ffff,
+    ];
+    for (t, mask) in LOWER_HALVES.iter().enumerate() {
+        if (s >> t) & 1 == 1 {
+            let d = 1 << t;
+            x = ((x & mask) << d) | ((x >> d) & mask);
+        }
+    }
+    x
 }
 
 /// The smallest interval holding `bounds` and `[lo, hi]`.
