@@ -453,12 +453,9 @@ fn positions(me: &Edge, old: &Edge, older: &Edge, k: usize, r: u64, l: u64) -> L
 
 #[inline(always)]
 fn positions_portable(me: &Edge, old: &Edge, older: &Edge, k: usize, r: u64, l: u64) -> Layer {
-    let mut layer = Layer {
-        left: Vec::with_capacity(me.len as usize),
-        right: Vec::with_capacity(me.len as usize),
-        direct: Vec::new(),
-        targets: Vec::new(),
-    };
+    let states = me.len as usize;
+    let (mut left, mut right) = (vec![0u32; states], vec![0u32; states]);
+    let mut s = 0;
     let base = me.set.base();
     for (w, &word) in me.set.words().iter().enumerate() {
         let mut rest = word;
@@ -466,15 +463,23 @@ fn positions_portable(me: &Edge, old: &Edge, older: &Edge, k: usize, r: u64, l: 
             let g = base + 64 * w as u64 + rest.trailing_zeros() as u64;
             rest &= rest - 1;
             // a negative source (g xor e = 0) wraps to u64::MAX, which no layer holds
-            layer.left.push(old.index((g ^ r).wrapping_sub(1)));
-            layer.right.push(older.index((g ^ l).wrapping_sub(1)));
-            let direct = (g == r) as u8 + (k >= 3 && g == l) as u8;
-            if direct > 0 {
-                layer.direct.push((layer.left.len() as u32 - 1, direct));
-            }
+            left[s] = old.index((g ^ r).wrapping_sub(1));
+            right[s] = older.index((g ^ l).wrapping_sub(1));
+            s += 1;
         }
     }
-    layer
+    // the direct moves: deleting the right child leaves R, deleting the left child (k >= 3) L
+    let mut direct: Vec<(u32, u8)> = Vec::with_capacity(2);
+    for g in std::iter::once(r).chain((k >= 3).then_some(l)) {
+        let s = me.index(g);
+        debug_assert!(s < me.len || !me.set.contains(g), "a direct move's state is not zero");
+        match direct.iter_mut().find(|d| d.0 == s) {
+            Some(d) => d.1 += 1,
+            None if s < me.len => direct.push((s, 1)),
+            None => {} // not a state of the plan: nothing reads it
+        }
+    }
+    Layer { left, right, direct, targets: Vec::new() }
 }
 
 /// One block's shared state while its passes run.
@@ -544,6 +549,29 @@ fn normalise<const C: usize>(layer: &mut [u64], carries: &mut Vec<u64>) {
             chunk[i] = (chunk[i] & MASK) + if i > 0 { high[i - 1] } else { 0 };
         }
     }
+}
+
+/// The kernel of the engine, on its own (for benchmarks): `out[s] = old[left[s]] + older[right[s]]`
+/// lane by lane, for chunks of `chunk_lanes` lanes (4, 8, 16, 32 or 64), `out` holding
+/// `left.len()` chunks, compiled for the widest vector unit of the CPU.
+///
+/// Cost: `left.len() x chunk_lanes` additions, reading two chunks and writing one per state.
+///
+/// # Panics
+/// If a chunk size is not one of those, `left` and `right` differ in length, `out` is too short, or
+/// an index reads past `old` or `older`.
+pub fn sum_layer(chunk_lanes: usize, out: &mut [u64], old: &[u64], older: &[u64], left: &[u32], right: &[u32]) {
+    assert_eq!(left.len(), right.len(), "one right source per left source");
+    assert!(out.len() >= left.len() * chunk_lanes, "out holds every chunk");
+    let add = match chunk_lanes {
+        4 => kernels::<4>().add,
+        8 => kernels::<8>().add,
+        16 => kernels::<16>().add,
+        32 => kernels::<32>().add,
+        64 => kernels::<64>().add,
+        _ => panic!("a chunk is 4, 8, 16, 32 or 64 lanes"),
+    };
+    add(&mut out[..left.len() * chunk_lanes], old, older, left, right)
 }
 
 /// `out[s] = old[left[s]] + older[right[s]]` over chunks: (out, old, older, left, right).

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant, SystemTime};
 mod common;
 use common::*;
 
-const N: &str = "14000";
+const N: &str = "20000";
 
 /// The arguments of a run that saves a checkpoint to `ckpt` after every block.
 fn checkpointed(ckpt: &Path) -> [&str; 7] {
