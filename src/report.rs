@@ -206,6 +206,61 @@ impl<'a> Counting<'a> {
     }
 }
 
+/// The residues of c(n, g) alone, by the modular engine: what `count --mod-only` prints.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ModReport {
+    /// The tree T(n).
+    pub n: u64,
+    /// The Grundy value the moves lead to (0: winning moves).
+    pub g: u64,
+    /// `(modulus, residue)`: mod 10^18, mod 998244353, then each further modulus in the order asked
+    /// (repeats removed).
+    pub residues: Vec<(u64, u64)>,
+    /// The peak memory estimated before the run, in bytes.
+    pub memory_estimate_bytes: u64,
+}
+
+/// c(n, g) modulo 10^18, 998244353 and every modulus in `options`, by the modular engine alone: no
+/// big integers, no exact engine, so nothing to cross-check (`options.engine` and `options.perturb`
+/// are not used).
+///
+/// Cost: where g is small (the dense arrays within [`modular::DENSE_LIMIT_BYTES`]), the modular
+/// engine over every g below W in every layer, with no plan ([`modular::count_mod_unplanned`]:
+/// about 20 ms for both default moduli at n = 10000); otherwise the plan's backward pass and the
+/// engine over it ([`modular::count_mod_with_plan`]). Memory the process, the engine's arrays and
+/// the plan if any, estimated and checked against the limit before anything large is allocated.
+///
+/// # Errors
+/// As [`count_report`].
+pub fn count_mod_report(n: u64, g: u64, options: &Options) -> Result<ModReport> {
+    let moduli = moduli_of(options)?;
+    let limit = options.memory_limit.unwrap_or_else(available_memory);
+    let targets = [(n, g)];
+    let report = |residues: Vec<u64>, estimate| ModReport {
+        n,
+        g,
+        residues: moduli.iter().copied().zip(residues).collect(),
+        memory_estimate_bytes: estimate,
+    };
+    // Without a plan where the dense arrays are small (g below about 2^20), else over the plan.
+    if let Some(bytes) = modular::unplanned_bytes(&targets, moduli.len())? {
+        let estimate = PROCESS_BYTES + bytes;
+        if estimate > limit {
+            return Err(Error::OutOfMemory { arg: "N", estimate, limit });
+        }
+        if let Some(mut residues) = modular::count_mod_unplanned(&targets, &moduli, options.hooks)? {
+            return Ok(report(residues.remove(0), estimate));
+        }
+    }
+    let plan = Plan::new_until(&targets, limit, options.hooks.cancel)?;
+    let estimate = PROCESS_BYTES + plan.bytes() + modular::memory_bytes(&plan, moduli.len(), targets.len());
+    if estimate > limit {
+        return Err(Error::OutOfMemory { arg: "N", estimate, limit });
+    }
+    let residues = modular::count_mod_with_plan(&plan, &targets, &moduli, options.hooks)?.remove(0);
+    Ok(report(residues, estimate))
+}
+
 /// The moduli a run projects onto: 10^18, 998244353, then those of `options` (repeats removed).
 ///
 /// # Errors
@@ -262,11 +317,10 @@ pub(crate) fn assemble(
 const KEEP_VALUES_BYTES: u64 = 64 << 20;
 
 /// The estimated peak memory of a counting run over `plan` up to layer `n`, in bytes: the process,
-/// the plan, the exact engine's three layers, the modular engine's three layers and its residues for
-/// each target, the values where they are kept, and the decimal string of one result.
+/// the plan, the exact engine's three layers, the modular engine's arrays and its residues for each
+/// target, the values where they are kept, and the decimal string of one result.
 fn estimate_bytes(plan: &Plan, n: u64, moduli: usize, targets: usize) -> u64 {
-    let widest = plan.widest_layer() as u64;
-    let modular = 8 * moduli as u64 * (3 * widest + targets as u64);
+    let modular = modular::memory_bytes(plan, moduli, targets);
     let values = kept_values_bytes(targets, n);
     let kept = if values <= KEEP_VALUES_BYTES { values } else { 0 };
     PROCESS_BYTES + plan.bytes() + exact::layer_bytes(plan, n as usize) + modular + kept + n

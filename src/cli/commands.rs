@@ -76,6 +76,9 @@ fn all_agree(report: &Report) -> bool {
 
 pub fn count(args: CountArgs) -> anyhow::Result<ExitCode> {
     assert!(!args.test_panic, "a panic asked for by --test-panic");
+    if args.mod_only {
+        return count_mod_only(args);
+    }
     let mut session = Session::new(&args.run, !args.quiet && !args.json)?;
     let engine: Engine = args.run.engine.into();
     let limit = args.run.memory_limit();
@@ -89,11 +92,7 @@ pub fn count(args: CountArgs) -> anyhow::Result<ExitCode> {
     let targets = [(args.n, args.g)];
     let (report, double_check) = session.compute(|hooks, _| {
         let options = Options { hooks, ..options };
-        let say_estimate = |estimate| {
-            if args.verbose {
-                eprintln!("memory estimate {} (limit {})", human_bytes(estimate), human_bytes(limit));
-            }
-        };
+        let say_estimate = |estimate| say_estimate(args.verbose, estimate, limit);
         let report = match &args.checkpoint {
             Some(path) => {
                 let spec = fibtree::checkpoint::Spec {
@@ -152,17 +151,72 @@ pub fn count(args: CountArgs) -> anyhow::Result<ExitCode> {
     Ok(if all_agree(&report) { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }
 
+/// `count --verbose`: the run's memory estimate on stderr.
+fn say_estimate(verbose: bool, estimate: u64, limit: u64) {
+    if verbose {
+        eprintln!("memory estimate {} (limit {})", human_bytes(estimate), human_bytes(limit));
+    }
+}
+
+/// `count --mod-only`: the residues by the modular engine alone, in the same three forms as `count`.
+fn count_mod_only(args: CountArgs) -> anyhow::Result<ExitCode> {
+    let mut session = Session::new(&args.run, !args.quiet && !args.json)?;
+    let limit = args.run.memory_limit();
+    let report = session.compute(|hooks, _| {
+        let options = Options { moduli: args.moduli.clone(), memory_limit: Some(limit), hooks, ..Options::default() };
+        let report = fibtree::count_mod_report(args.n, args.g, &options)?;
+        say_estimate(args.verbose, report.memory_estimate_bytes, limit);
+        Ok(report)
+    })?;
+    let seconds = session.seconds();
+    let (n, g) = (report.n, report.g);
+    let out = &mut session.out;
+    if args.json {
+        let residue = |m: u64| report.residues.iter().find(|r| r.0 == m).map(|r| r.1.to_string());
+        let object = json!({
+            "n": n,
+            "g": g,
+            "mod_only": true,
+            "residues": report.residues.iter().map(|&(modulus, residue)| json!({
+                "modulus": modulus.to_string(),
+                "residue": residue.to_string(),
+            })).collect::<Vec<_>>(),
+            "last18": residue(LAST18),
+            "mod_998244353": residue(P998244353),
+            "threads": session.threads,
+            "seconds": seconds,
+            "memory_estimate_bytes": report.memory_estimate_bytes,
+        });
+        writeln!(out, "{object}")?;
+    } else if args.quiet {
+        for (_, residue) in &report.residues {
+            writeln!(out, "{residue}")?;
+        }
+    } else {
+        writeln!(out, "{}; residues only, the exact value was not computed", title(n, g))?;
+        for (modulus, residue) in &report.residues {
+            writeln!(out, "c({n}, {g}) mod {modulus} = {residue}")?;
+        }
+    }
+    session.out.finish()?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The first line of `count`'s human output: what c(n, g) counts.
+fn title(n: u64, g: u64) -> String {
+    if g == 0 {
+        format!("c({n}, 0) = f({n}): the winning first moves of T({n})")
+    } else {
+        format!("c({n}, {g}): the first moves of T({n}) that leave Grundy value {g}")
+    }
+}
+
 fn verdict(agrees: bool) -> &'static str {
     if agrees { "agrees with the modular engine" } else { "DISAGREES with the modular engine" }
 }
 
 fn write_count_human(out: &mut impl Write, report: &Report, value: &str) -> std::io::Result<()> {
-    let (n, g) = (report.n, report.g);
-    if g == 0 {
-        writeln!(out, "c({n}, 0) = f({n}): the winning first moves of T({n})")?;
-    } else {
-        writeln!(out, "c({n}, {g}): the first moves of T({n}) that leave Grundy value {g}")?;
-    }
+    writeln!(out, "{}", title(report.n, report.g))?;
     writeln!(out, "digits          {}", value.len())?;
     for p in &report.projections {
         let label = match p.modulus {

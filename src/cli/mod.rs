@@ -125,7 +125,7 @@ struct CountArgs {
     /// Print one JSON object.
     #[arg(long, conflicts_with = "quiet")]
     json: bool,
-    /// Print only the exact value.
+    /// Print only the exact value (with --mod-only: the residues, one a line).
     #[arg(short, long)]
     quiet: bool,
     #[command(flatten)]
@@ -148,6 +148,10 @@ struct CountArgs {
     /// Compute the exact value a second time with the other exact engine, and fail unless both agree.
     #[arg(long)]
     double_check: bool,
+    /// Residues only (mod 10^18, 998244353 and each --mod), by the modular engine alone: no exact
+    /// value, no big integers, nothing to cross-check.
+    #[arg(long, conflicts_with_all = ["double_check", "engine", "checkpoint", "checkpoint_every", "keep_checkpoint", "fresh", "test_perturb"])]
+    mod_only: bool,
     /// Testing only: panic, to exercise the report of a bug.
     #[arg(long, hide = true)]
     test_panic: bool,
