@@ -31,6 +31,9 @@ pub enum Error {
         /// The modular engine's residue.
         modular: String,
     },
+    /// Two runs of the same exact computation gave different values: a bug, reported loudly.
+    #[error("RUNS DISAGREE: {0}")]
+    RunsDisagree(String),
     /// Writing results failed.
     #[error("writing the results: {0}")]
     Io(#[from] std::io::Error),

@@ -13,6 +13,7 @@
 
 #![warn(missing_docs)]
 
+pub mod bench;
 pub mod blocked;
 pub mod brute;
 pub mod checkpoint;

@@ -1,5 +1,6 @@
 //! The command-line interface: its clap definition, its parsers, and the dispatch to the commands.
 
+mod bench;
 mod commands;
 mod draw;
 mod moves;
@@ -39,6 +40,9 @@ enum Command {
     Rank(RankArgs),
     /// An SVG picture of T(K), or of T(A)..T(B) side by side, with the moves to G drawn in red.
     Draw(DrawArgs),
+    /// Time the exact engine for each N and thread count (every run checked against the modular
+    /// engine): median seconds, speedup, parallel efficiency and limb additions per nanosecond.
+    Bench(BenchArgs),
     /// The verification ladder: every engine against the simpler one before it, in under a minute.
     SelfTest {
         /// The seed of the random cases (default: from the clock; printed).
@@ -287,6 +291,35 @@ struct DrawArgs {
 }
 
 #[derive(Debug, Args)]
+struct BenchArgs {
+    /// Measure f(N), 2 <= N; repeatable (default: 5000, 10000 and 20000).
+    #[arg(long = "n", value_name = "N", value_parser = parse_bench_n, allow_negative_numbers = true)]
+    n: Vec<u64>,
+    /// Measure with T worker threads, 1 to 1024; repeatable (default: 1, 2, 4, ... up to the core count,
+    /// and the core count itself).
+    #[arg(long, value_name = "T", value_parser = parse_threads, allow_negative_numbers = true)]
+    threads: Vec<usize>,
+    /// Timed runs of each N and T, at least 1; the table shows their median.
+    #[arg(long, value_name = "R", default_value_t = fibtree::bench::DEFAULT_RUNS, value_parser = parse_runs,
+          allow_negative_numbers = true)]
+    runs: usize,
+    /// The memory a run may use, e.g. 512M or 4G (default: what the machine has available).
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    max_memory: Option<u64>,
+    /// Print one JSON object.
+    #[arg(long)]
+    json: bool,
+    /// No progress lines on stderr.
+    #[arg(short, long)]
+    quiet: bool,
+    #[command(flatten)]
+    output: OutputArg,
+    /// Testing only: perturb the independent residue for this modulus.
+    #[arg(long, hide = true, value_name = "M", value_parser = parse_whole)]
+    test_perturb: Option<u64>,
+}
+
+#[derive(Debug, Args)]
 struct TableArgs {
     /// The first k.
     #[arg(value_name = "FROM", value_parser = parse_whole, allow_negative_numbers = true)]
@@ -368,6 +401,22 @@ fn parse_threads(s: &str) -> Result<usize, String> {
     }
 }
 
+/// A tree for `bench --n`: 2 <= N <= MAX_N (T(0) and T(1) have no moves to time).
+fn parse_bench_n(s: &str) -> Result<u64, String> {
+    match parse_whole(s)? {
+        n @ 2..=fibtree::game::MAX_N => Ok(n),
+        _ => Err(format!("expected N from 2 to {}", fibtree::game::MAX_N)),
+    }
+}
+
+/// A number of timed runs, at least 1.
+fn parse_runs(s: &str) -> Result<usize, String> {
+    match parse_whole(s)? {
+        0 => Err("expected at least 1 run".into()),
+        r => usize::try_from(r).map_err(|_| "expected a smaller number of runs".into()),
+    }
+}
+
 /// Exit status for an error: 130 or 143 for a run a signal stopped, 2 for bad input (including a run
 /// too large for memory), 1 otherwise.
 pub fn exit_status(err: &anyhow::Error) -> u8 {
@@ -419,6 +468,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> anyhow::Result<ExitCode>
         Command::Moves(args) => moves::moves(args),
         Command::Rank(args) => moves::rank(args),
         Command::Draw(args) => draw::draw(args),
+        Command::Bench(args) => bench::bench(args),
         Command::SelfTest { seed } => commands::self_test(seed),
         Command::Completions { shell } => {
             clap_complete::generate(shell, &mut Cli::command(), "fibtree", &mut std::io::stdout());

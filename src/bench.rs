@@ -1,0 +1,390 @@
+//! Benchmarking the exact engine: the time of f(n) = c(n, 0) for given n and thread counts, every run
+//! checked, and the throughput in 64-bit limb additions per nanosecond.
+//!
+//! A [`Subject`] holds what is made once per n and never timed: the plan of (n, 0), its limb work
+//! ([`limb_additions`]) and the residues of f(n) modulo 10^18 and 998244353 by the modular engine.
+//! [`Subject::measure`] then times the exact engine alone, in a rayon pool of exactly T threads, R
+//! times, and checks each run's value against those residues and against the first run's value.
+//!
+//! ```
+//! use fibtree::bench::{Subject, limb_additions};
+//! let mut subject = Subject::new(300, fibtree::report::available_memory(), fibtree::Hooks::default())?;
+//! let m = subject.measure(2, 3, fibtree::Hooks::default(), |_, _| {})?;
+//! assert_eq!((m.n, m.threads, m.seconds.len()), (300, 2, 3));
+//! assert_eq!(m.limb_additions, limb_additions(subject.plan()));
+//! assert!(m.min_seconds() <= m.median_seconds() && m.median_seconds() <= m.max_seconds());
+//! # Ok::<(), fibtree::Error>(())
+//! ```
+
+use std::time::Instant;
+
+use num_bigint::BigUint;
+use num_traits::ToPrimitive;
+
+use crate::engine::Hooks;
+use crate::exact;
+use crate::game::MAX_N;
+use crate::modular;
+use crate::plan::Plan;
+use crate::report::{LAST18, P998244353, PROCESS_BYTES};
+use crate::{Error, Result};
+
+/// The values of n measured when none is given.
+pub const DEFAULT_N: [u64; 3] = [5_000, 10_000, 20_000];
+
+/// The runs of each (n, threads) when no number is given.
+pub const DEFAULT_RUNS: usize = 3;
+
+/// The moduli every run is checked against: 10^18 and 998244353.
+pub const MODULI: [u64; 2] = [LAST18, P998244353];
+
+/// The machine a benchmark ran on.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Machine {
+    /// The CPU model ("model name" of `/proc/cpuinfo`), where it can be read.
+    pub cpu: Option<String>,
+    /// The cores this process may use (`std::thread::available_parallelism`, 1 if unknown).
+    pub cores: usize,
+}
+
+impl Machine {
+    /// Reads the CPU model and the core count. Cost: one read of `/proc/cpuinfo`.
+    pub fn detect() -> Machine {
+        let cpu = std::fs::read_to_string("/proc/cpuinfo").ok().and_then(|info| {
+            let line = info.lines().find(|l| l.starts_with("model name"))?;
+            let model = line.split_once(':')?.1.trim();
+            (!model.is_empty()).then(|| model.to_string())
+        });
+        Machine { cpu, cores: std::thread::available_parallelism().map_or(1, |n| n.get()) }
+    }
+}
+
+/// The thread counts measured when none is given: 1, 2, 4, 8, ... up to `cores`, then `cores` itself
+/// if it is not a power of two. Cost O(log cores).
+pub fn default_threads(cores: usize) -> Vec<usize> {
+    let cores = cores.max(1);
+    let mut threads: Vec<usize> =
+        std::iter::successors(Some(1usize), |t| t.checked_mul(2)).take_while(|&t| t <= cores).collect();
+    if !cores.is_power_of_two() {
+        threads.push(cores);
+    }
+    threads
+}
+
+/// The 64-bit limb additions of the exact engine over `plan` at full width: the sum over the layers k
+/// from 2 to the top of (states of layer k) x [`exact::limbs`]`(k)`. The work unit of
+/// [`Measurement::limb_additions_per_ns`]: 763,862,076 for (10000, 0), over its 16.7 million states.
+///
+/// Cost O(total window / 64) time, no memory.
+pub fn limb_additions(plan: &Plan) -> u128 {
+    (2..=plan.top()).map(|k| plan.layer(k).len() as u128 * exact::limbs(k) as u128).sum()
+}
+
+/// The median of `values` (the mean of the two middle ones for an even count; 0 for none).
+/// Cost O(v log v).
+pub fn median(values: &[f64]) -> f64 {
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    match sorted.len() {
+        0 => 0.0,
+        len if len % 2 == 1 => sorted[len / 2],
+        len => (sorted[len / 2 - 1] + sorted[len / 2]) / 2.0,
+    }
+}
+
+/// The timed runs of f(n) with one thread count, all checked.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Measurement {
+    /// The tree T(n).
+    pub n: u64,
+    /// The rayon pool's thread count.
+    pub threads: usize,
+    /// The seconds of each run, in the order run: the exact engine alone.
+    pub seconds: Vec<f64>,
+    /// The plan's limb additions ([`limb_additions`]).
+    pub limb_additions: u128,
+}
+
+impl Measurement {
+    /// The median of the runs' seconds.
+    pub fn median_seconds(&self) -> f64 {
+        median(&self.seconds)
+    }
+
+    /// The fastest run's seconds.
+    pub fn min_seconds(&self) -> f64 {
+        self.seconds.iter().copied().fold(f64::INFINITY, f64::min)
+    }
+
+    /// The slowest run's seconds.
+    pub fn max_seconds(&self) -> f64 {
+        self.seconds.iter().copied().fold(0.0, f64::max)
+    }
+
+    /// The median speedup over `one`, the measurement of the same n with one thread:
+    /// `one.median / self.median`.
+    pub fn speedup_over(&self, one: &Measurement) -> f64 {
+        one.median_seconds() / self.median_seconds()
+    }
+
+    /// Limb additions per nanosecond at the median time.
+    pub fn limb_additions_per_ns(&self) -> f64 {
+        self.limb_additions as f64 / (self.median_seconds() * 1e9)
+    }
+}
+
+/// What is measured for one n, made once and never timed: the plan of (n, 0), its limb work and the
+/// independent residues of f(n); and the first run's value, which every later run must equal.
+pub struct Subject {
+    n: u64,
+    plan: Plan,
+    states: u64,
+    limb_additions: u128,
+    residues: [u64; 2],
+    memory_limit: u64,
+    first: Option<(BigUint, usize)>,
+}
+
+impl Subject {
+    /// Plans (n, 0) and computes f(n) modulo 10^18 and 998244353 with the modular engine, in the
+    /// current rayon pool.
+    ///
+    /// Cost: the plan's backward pass and the modular engine (about 20 ms at n = 10000); memory the
+    /// plan (one bit per g of each layer's window, 10 MB at n = 10000), kept until the subject is
+    /// dropped.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] naming `--n` for n below 2 or above [`MAX_N`];
+    /// [`Error::OutOfMemory`] naming `--n` when the plan or the modular engine would exceed
+    /// `memory_limit` bytes; [`Error::Interrupted`] when `hooks.cancel` is set.
+    pub fn new(n: u64, memory_limit: u64, hooks: Hooks) -> Result<Subject> {
+        if !(2..=MAX_N).contains(&n) {
+            return Err(Error::invalid("--n", format!("expected N from 2 to {MAX_N}, got {n}")));
+        }
+        let targets = [(n, 0)];
+        let plan = Plan::new_until(&targets, memory_limit, hooks.cancel).map_err(for_n)?;
+        let estimate = PROCESS_BYTES + plan.bytes() + modular::memory_bytes(&plan, MODULI.len(), 1);
+        if estimate > memory_limit {
+            return Err(Error::OutOfMemory { arg: "--n", estimate, limit: memory_limit });
+        }
+        let found = modular::count_mod_with_plan(&plan, &targets, &MODULI, hooks)?.remove(0);
+        let residues = [found[0], found[1]];
+        Ok(Subject {
+            n,
+            states: plan.states(),
+            limb_additions: limb_additions(&plan),
+            plan,
+            residues,
+            memory_limit,
+            first: None,
+        })
+    }
+
+    /// The tree T(n).
+    pub fn n(&self) -> u64 {
+        self.n
+    }
+
+    /// The plan of (n, 0).
+    pub fn plan(&self) -> &Plan {
+        &self.plan
+    }
+
+    /// The plan's states.
+    pub fn states(&self) -> u64 {
+        self.states
+    }
+
+    /// The plan's limb additions ([`limb_additions`]).
+    pub fn limb_additions(&self) -> u128 {
+        self.limb_additions
+    }
+
+    /// `(modulus, residue)` of f(n) by the modular engine, for each of [`MODULI`].
+    pub fn residues(&self) -> [(u64, u64); 2] {
+        [(MODULI[0], self.residues[0]), (MODULI[1], self.residues[1])]
+    }
+
+    /// Testing only: adds 1 to the independent residue of `modulus`, to exercise the disagreement
+    /// path without a real bug.
+    #[doc(hidden)]
+    pub fn perturb(&mut self, modulus: u64) {
+        for (m, r) in MODULI.iter().zip(&mut self.residues) {
+            if *m == modulus {
+                *r = (*r + 1) % m;
+            }
+        }
+    }
+
+    /// Runs the exact engine ([`exact::count_with_plan`]) `runs` times in a new rayon pool of exactly
+    /// `threads` threads, timing each run (the engine alone), and checks every value against the
+    /// residues and against the first value this subject saw (with any thread count). Calls
+    /// `on_run(run, seconds)` after each run (`run` from 1).
+    ///
+    /// Cost: `runs` exact runs, O(plan states x limbs(n)) limb additions each ([`limb_additions`]);
+    /// memory the exact engine's layers for `threads` threads plus two values of limbs(n) words,
+    /// estimated and checked against the limit before the pool starts any run.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] naming `--threads` for 0 threads or naming `--runs` for 0 runs;
+    /// [`Error::OutOfMemory`] naming `--n`; [`Error::Io`] when the pool cannot be started;
+    /// [`Error::CrossCheck`] when a value disagrees with a residue; [`Error::RunsDisagree`] when two
+    /// runs give different values; [`Error::Interrupted`] when `hooks.cancel` is set.
+    pub fn measure(
+        &mut self,
+        threads: usize,
+        runs: usize,
+        hooks: Hooks,
+        mut on_run: impl FnMut(usize, f64),
+    ) -> Result<Measurement> {
+        if threads == 0 {
+            return Err(Error::invalid("--threads", "expected at least 1 thread, got 0"));
+        }
+        if runs == 0 {
+            return Err(Error::invalid("--runs", "expected at least 1 run, got 0"));
+        }
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .map_err(|e| Error::Io(std::io::Error::other(format!("starting a pool of {threads} threads: {e}"))))?;
+        let (n, plan) = (self.n, &self.plan);
+        let value_bytes = 2 * 8 * exact::limbs(n as usize) as u64;
+        let estimate =
+            PROCESS_BYTES + plan.bytes() + pool.install(|| exact::layer_bytes(plan, n as usize)) + value_bytes;
+        if estimate > self.memory_limit {
+            return Err(Error::OutOfMemory { arg: "--n", estimate, limit: self.memory_limit });
+        }
+        let mut seconds = Vec::with_capacity(runs);
+        for run in 1..=runs {
+            let (value, elapsed) = pool.install(|| {
+                let start = Instant::now();
+                let value = exact::count_with_plan(plan, &[(n, 0)], hooks);
+                (value, start.elapsed().as_secs_f64())
+            });
+            let value = value?.remove(0);
+            check(n, self.residues(), &mut self.first, &value, (threads, run, runs))?;
+            seconds.push(elapsed);
+            on_run(run, elapsed);
+        }
+        Ok(Measurement { n, threads, seconds, limb_additions: self.limb_additions })
+    }
+}
+
+/// Checks one run's value of f(n) against the `residues` and the `first` value seen, which it becomes
+/// if there is none yet; `(threads, run, runs)` say which run it is.
+fn check(
+    n: u64,
+    residues: [(u64, u64); 2],
+    first: &mut Option<(BigUint, usize)>,
+    value: &BigUint,
+    (threads, run, runs): (usize, usize, usize),
+) -> Result<()> {
+    let which = format!("{} (run {run} of {runs})", with_threads(threads));
+    for (modulus, independent) in residues {
+        let residue = (value % modulus).to_u64().expect("a residue is below its modulus");
+        if residue != independent {
+            return Err(Error::CrossCheck {
+                what: format!("c({n}, 0) mod {modulus} with {which}"),
+                exact: residue.to_string(),
+                modular: independent.to_string(),
+            });
+        }
+    }
+    match first {
+        None => *first = Some((value.clone(), threads)),
+        Some((first, first_threads)) if *first != *value => {
+            let bit = (&*first ^ value).bits() - 1;
+            return Err(Error::RunsDisagree(format!(
+                "c({n}, 0) with {which} differs in bit {bit} from the first run's value ({}), though both \
+                 agree mod 10^18 and 998244353",
+                with_threads(*first_threads)
+            )));
+        }
+        Some(_) => {}
+    }
+    Ok(())
+}
+
+/// "1 thread", "4 threads".
+fn with_threads(threads: usize) -> String {
+    if threads == 1 { "1 thread".into() } else { format!("{threads} threads") }
+}
+
+/// A plan's refusal, naming `--n` as the command line does.
+fn for_n(e: Error) -> Error {
+    match e {
+        Error::OutOfMemory { estimate, limit, .. } => Error::OutOfMemory { arg: "--n", estimate, limit },
+        Error::InvalidArgument { expected, .. } => Error::InvalidArgument { arg: "--n", expected },
+        other => other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn limb_additions_of_t6_by_hand() {
+        // From (6, 0), with 1 + G(k) = 0, 1, 2, 4, 7, 4, 4 for k = 0..6 and layer k reading
+        // (k-1, (g xor (1 + G(k-2))) - 1) and (k-2, (g xor (1 + G(k-1))) - 1):
+        // (6,0) -> (5,6), (4,3); (5,6) -> (4,1), (3,0); (4,3) -> (3,0), (2,6); (4,1) -> (3,2), (2,4);
+        // (3,0) -> (2,0); (3,2) -> (2,2); layers 0 and 1 are never marked.
+        let plan = Plan::new(&[(6, 0)], u64::MAX).unwrap();
+        let layers: Vec<Vec<u64>> = (2..=6).map(|k| plan.layer(k).iter().collect()).collect();
+        assert_eq!(layers, [vec![0, 2, 4, 6], vec![0, 2], vec![1, 3], vec![6], vec![0]]);
+        assert!((2..=6).all(|k| exact::limbs(k) == 1), "every count of T(6) fits one limb");
+        assert_eq!(limb_additions(&plan), 4 + 2 + 2 + 1 + 1);
+        // T(0) and T(1) have no layers to compute
+        assert_eq!(limb_additions(&Plan::new(&[(1, 0)], u64::MAX).unwrap()), 0);
+    }
+
+    #[test]
+    fn limb_additions_weighs_wide_layers_by_their_limbs() {
+        let plan = Plan::new(&[(300, 0)], u64::MAX).unwrap();
+        // |T(300)| - 1 < 2^211: 4 limbs at the top, 1 at the bottom
+        assert_eq!((exact::limbs(2), exact::limbs(300)), (1, 4));
+        let states = plan.states() as u128;
+        let w = limb_additions(&plan);
+        assert!(w > states && w < 4 * states, "{w} against {states} states");
+    }
+
+    #[test]
+    fn default_thread_counts() {
+        assert_eq!(default_threads(1), [1]);
+        assert_eq!(default_threads(2), [1, 2]);
+        assert_eq!(default_threads(6), [1, 2, 4, 6]);
+        assert_eq!(default_threads(8), [1, 2, 4, 8]);
+        assert_eq!(default_threads(0), [1]);
+    }
+
+    #[test]
+    fn medians() {
+        assert_eq!(median(&[3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(median(&[4.0, 1.0, 2.0, 3.0]), 2.5);
+        assert_eq!(median(&[7.0]), 7.0);
+    }
+
+    #[test]
+    fn runs_are_checked_and_bad_counts_refused() {
+        let mut subject = Subject::new(200, u64::MAX, Hooks::default()).unwrap();
+        let m = subject.measure(1, 2, Hooks::default(), |_, _| {}).unwrap();
+        assert_eq!(m.speedup_over(&m), 1.0);
+        assert!(matches!(
+            subject.measure(0, 1, Hooks::default(), |_, _| {}),
+            Err(Error::InvalidArgument { arg: "--threads", .. })
+        ));
+        assert!(matches!(
+            subject.measure(1, 0, Hooks::default(), |_, _| {}),
+            Err(Error::InvalidArgument { arg: "--runs", .. })
+        ));
+        subject.perturb(P998244353);
+        let err = subject.measure(2, 1, Hooks::default(), |_, _| {}).unwrap_err().to_string();
+        assert!(err.contains("c(200, 0) mod 998244353 with 2 threads"), "{err}");
+        assert!(matches!(Subject::new(1, u64::MAX, Hooks::default()), Err(Error::InvalidArgument { arg: "--n", .. })));
+        assert!(matches!(
+            Subject::new(MAX_N + 1, u64::MAX, Hooks::default()),
+            Err(Error::InvalidArgument { arg: "--n", .. })
+        ));
+        assert!(matches!(Subject::new(10_000, 1 << 20, Hooks::default()), Err(Error::OutOfMemory { arg: "--n", .. })));
+    }
+}

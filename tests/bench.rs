@@ -1,0 +1,150 @@
+//! `fibtree bench`: the table and the JSON of the measurements, every run checked, bad input refused
+//! (exit 2 naming the argument), a disagreement loud (exit 1), Ctrl-C exit 130. No timing is asserted.
+
+use std::io::Read;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+mod common;
+use common::*;
+
+/// The rows of the human table: the lines of 8 fields whose first is a number.
+fn table_rows(out: &str) -> Vec<Vec<String>> {
+    out.lines()
+        .map(|l| l.split_whitespace().map(str::to_string).collect::<Vec<_>>())
+        .filter(|f| f.len() == 8 && f[0].parse::<u64>().is_ok())
+        .collect()
+}
+
+#[test]
+fn table_has_a_row_for_each_n_and_thread_count() {
+    let args = ["bench", "--n", "300", "--n", "500", "--threads", "1", "--threads", "2", "--runs", "2"];
+    let (out, err) = success_with_stderr(&args);
+    let rows = table_rows(&out);
+    assert_eq!(rows.len(), 4, "{out}");
+    let keys: Vec<(&str, &str)> = rows.iter().map(|r| (r[0].as_str(), r[1].as_str())).collect();
+    assert_eq!(keys, [("300", "1"), ("300", "2"), ("500", "1"), ("500", "2")], "{out}");
+    for row in &rows {
+        for field in [&row[2], &row[3], &row[4], &row[5], &row[6], &row[7]] {
+            assert!(field.parse::<f64>().is_ok_and(|x| x >= 0.0), "{row:?}");
+        }
+        if row[1] == "1" {
+            assert_eq!((row[5].as_str(), row[6].as_str()), ("1.00", "1.00"), "{row:?}");
+        }
+    }
+    for needle in ["machine", "cores", "n=300", "n=500", "limb additions", "states"] {
+        assert!(out.contains(needle), "{needle:?} in\n{out}");
+    }
+    // progress on stderr: two runs of each (n, T)
+    assert!(err.contains("n=500 threads=2 run 2/2"), "{err}");
+    let (_, quiet) = success_with_stderr(&["bench", "--n", "300", "--threads", "1", "--runs", "1", "-q"]);
+    assert_eq!(quiet, "", "-q prints nothing on stderr");
+}
+
+#[test]
+fn without_one_thread_no_speedup() {
+    let out = success(&["bench", "--n", "200", "--threads", "2", "--runs", "1"]);
+    let rows = table_rows(&out);
+    assert_eq!(rows.len(), 1, "{out}");
+    assert_eq!((rows[0][5].as_str(), rows[0][6].as_str()), ("-", "-"), "{out}");
+    let json = success_json(&["bench", "--n", "200", "--threads", "2", "--runs", "1", "--json"]);
+    assert_eq!(json["results"][0]["speedup"], Value::Null);
+    assert_eq!(json["results"][0]["efficiency"], Value::Null);
+}
+
+#[test]
+fn json_shape_and_limb_additions() {
+    let args = ["bench", "--n", "300", "--threads", "2", "--threads", "1", "--runs", "3", "--json", "-q"];
+    let json = success_json(&args);
+    assert!(json["machine"]["cores"].as_u64().is_some_and(|c| c >= 1), "{json}");
+    assert!(json["machine"].get("cpu").is_some(), "{json}");
+    let results = json["results"].as_array().expect("results is a list");
+    assert_eq!(results.len(), 2, "{json}");
+    let plan = fibtree::plan::Plan::new(&[(300, 0)], u64::MAX).unwrap();
+    let w = fibtree::bench::limb_additions(&plan).to_string();
+    for (r, threads) in results.iter().zip([1, 2]) {
+        assert_eq!(r["n"], 300, "{r}");
+        assert_eq!(r["threads"], threads, "ascending thread counts: {r}");
+        let runs = r["runs"].as_array().expect("runs is a list");
+        assert_eq!(runs.len(), 3, "{r}");
+        assert!(runs.iter().all(|s| s.as_f64().is_some_and(|s| s >= 0.0)), "{r}");
+        assert!(r["median_seconds"].as_f64().is_some(), "{r}");
+        assert!(r["efficiency"].as_f64().is_some(), "{r}");
+        assert!(r["limb_additions_per_ns"].as_f64().is_some(), "{r}");
+        assert_eq!(r["limb_additions"], w.as_str(), "{r}");
+        assert_eq!(r["states"], plan.states(), "{r}");
+        assert_eq!(r["checked"], true, "{r}");
+    }
+    assert_eq!(results[0]["speedup"].as_f64(), Some(1.0));
+    assert_eq!(results[0]["efficiency"].as_f64(), Some(1.0));
+    assert!(results[1]["speedup"].as_f64().is_some(), "{json}");
+}
+
+#[test]
+fn output_file() {
+    let dir = TempDir::new("bench");
+    let file = dir.join("b.json");
+    let out = success(&["bench", "--n", "100", "--threads", "1", "--runs", "1", "--json", "-q", "-o", &file]);
+    assert_eq!(out, "");
+    let text = std::fs::read_to_string(&file).unwrap();
+    let json: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(json["results"][0]["n"], 100);
+    assert_eq!(dir.names(), ["b.json"]);
+}
+
+#[test]
+fn bad_input_exits_2_naming_the_argument() {
+    for bad in ["0", "1", "2147483648", "-5", "x", ""] {
+        usage_error(&["bench", "--n", bad], "--n");
+    }
+    for bad in ["0", "1025", "-1", "x"] {
+        usage_error(&["bench", "--n", "100", "--threads", bad], "--threads");
+    }
+    for bad in ["0", "-1", "x"] {
+        usage_error(&["bench", "--n", "100", "--runs", bad], "--runs");
+    }
+    usage_error(&["bench", "--n", "100", "--max-memory", "lots"], "--max-memory");
+    usage_error(&["bench", "--n", "20000", "--max-memory", "1M"], "--n");
+    usage_error(&["bench", "--n", "100", "-o", "/nonexistent-folder/b.txt"], "--output");
+}
+
+#[test]
+fn a_disagreement_exits_1_naming_n_threads_and_modulus() {
+    let args = ["bench", "--n", "300", "--threads", "2", "--runs", "1", "--test-perturb", "998244353"];
+    let output = fibtree(&args);
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(1), "{err}");
+    assert!(output.stdout.is_empty(), "no table after a failed check");
+    assert!(err.contains("CROSS-CHECK FAILED for c(300, 0) mod 998244353 with 2 threads"), "{err}");
+}
+
+#[test]
+fn sigint_exits_130_and_writes_nothing() {
+    let dir = TempDir::new("sigint");
+    let file = dir.join("b.txt");
+    let args = ["bench", "--n", "20000", "--threads", "1", "--runs", "9", "-o", &file];
+    let mut child = spawn(&args);
+    std::thread::sleep(Duration::from_millis(1500));
+    assert!(child.try_wait().unwrap().is_none(), "bench --n 20000 ended within 1.5 s");
+    let sent = std::process::Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    assert!(sent.success());
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if start.elapsed() > Duration::from_secs(30) {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("bench did not stop within 30 s of SIGINT");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let mut err = String::new();
+    child.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+    assert_no_panic(&args, err.as_bytes());
+    assert_eq!(status.code(), Some(130), "{status:?}, stderr {err:?}");
+    assert!(err.contains("interrupted"), "{err}");
+    assert!(dir.names().is_empty(), "left {:?}", dir.names());
+}
