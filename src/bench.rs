@@ -77,7 +77,7 @@ pub fn default_threads(cores: usize) -> Vec<usize> {
 ///
 /// Cost O(total window / 64) time, no memory.
 pub fn limb_additions(plan: &Plan) -> u128 {
-    (2..=plan.top()).map(|k| plan.layer(k).len() as u128 * exact::limbs(k) as u128).sum()
+    (2..=plan.top()).map(|k| plan.layer_len(k) as u128 * exact::limbs(k) as u128).sum()
 }
 
 /// The median of `values` (the mean of the two middle ones for an even count; 0 for none).

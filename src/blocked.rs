@@ -300,7 +300,7 @@ pub fn run_resumable(
     if next.peek().is_some_and(|&&t| (targets[t].0 as usize) < state.k0) {
         return Err(Error::invalid("--checkpoint", "the saved state is past a target of this run"));
     }
-    let work = |k: usize| plan.layer(k).len() as u64 * lanes(k) as u64;
+    let work = |k: usize| plan.layer_len(k) as u64 * lanes(k) as u64;
     let total: u64 = (2..=plan.top()).map(work).sum();
     let mut done: u64 = (2..state.k0).map(work).sum();
     let cancelled = || hooks.cancel.is_some_and(|c| c.load(Ordering::Relaxed));

@@ -67,7 +67,7 @@ impl std::fmt::Debug for Hooks<'_> {
 /// The work of a run over `plan` in `numbers`: the sum over layers of states x words, the unit of
 /// [`Hooks::progress`]. Cost O(total window / 64).
 pub fn work<N: Numbers>(plan: &Plan, numbers: &N) -> u64 {
-    (2..=plan.top()).map(|k| plan.layer(k).len() as u64 * numbers.width(k) as u64).sum()
+    (2..=plan.top()).map(|k| plan.layer_len(k) as u64 * numbers.width(k) as u64).sum()
 }
 
 /// Runs the recurrence over `plan` and returns the words of c(n, g) for every target, in order
@@ -146,7 +146,7 @@ pub fn run_range<N: Numbers>(
     let mut live: [Layer; 3] = [older, old, Layer::default()];
     let threads = rayon::current_num_threads();
     let total = if hooks.progress.is_some() { work(plan, numbers) } else { 0 };
-    let mut done: u64 = (2..*range.start()).map(|k| plan.layer(k).len() as u64 * numbers.width(k) as u64).sum();
+    let mut done: u64 = (2..*range.start()).map(|k| plan.layer_len(k) as u64 * numbers.width(k) as u64).sum();
     for k in range {
         if hooks.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
             return Err(Error::Interrupted);

@@ -25,7 +25,7 @@
 //! - **Generic**: [`engine::run`] over [`Residues`], member states only. It serves plans whose W is
 //!   too large for dense arrays (a target g such as 2^40): see [`dense_width`].
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use rayon::prelude::*;
 
@@ -197,6 +197,8 @@ struct Shape<'a> {
     edge: Vec<u32>,
     windows: Vec<(usize, usize)>,
     plan: Option<&'a Plan>,
+    /// A second flag that stops the sweep, besides the hooks' cancel flag.
+    stop: Option<&'a AtomicBool>,
 }
 
 impl<'a> Shape<'a> {
@@ -210,13 +212,13 @@ impl<'a> Shape<'a> {
                 if k < 2 || layer.window() == 0 { (0, 0) } else { (lo, lo + layer.window()) }
             })
             .collect();
-        Shape { edge: (0..=top).map(|k| plan.edge(k)).collect(), windows, plan: Some(plan) }
+        Shape { edge: (0..=top).map(|k| plan.edge(k)).collect(), windows, plan: Some(plan), stop: None }
     }
 
     /// Every g below `w` in every layer from 2 to `top`, with the edge values `edge`.
     fn full(edge: Vec<u32>, w: usize) -> Shape<'static> {
         let windows = (0..edge.len()).map(|k| if k < 2 { (0, 0) } else { (0, w) }).collect();
-        Shape { edge, windows, plan: None }
+        Shape { edge, windows, plan: None, stop: None }
     }
 
     fn top(&self) -> usize {
@@ -238,6 +240,16 @@ impl<'a> Shape<'a> {
 /// [`Error::InvalidArgument`] for a modulus outside 2..2^63 or an n above [`crate::game::MAX_N`];
 /// [`Error::Interrupted`] when `hooks.cancel` is set.
 pub fn count_mod_unplanned(targets: &[(u64, u64)], moduli: &[u64], hooks: Hooks) -> Result<Option<Vec<Vec<u64>>>> {
+    count_mod_unplanned_until(targets, moduli, hooks, None)
+}
+
+/// [`count_mod_unplanned`], stopping with [`Error::Interrupted`] also when `stop` is set.
+pub(crate) fn count_mod_unplanned_until(
+    targets: &[(u64, u64)],
+    moduli: &[u64],
+    hooks: Hooks,
+    stop: Option<&AtomicBool>,
+) -> Result<Option<Vec<Vec<u64>>>> {
     for &m in moduli {
         check_modulus(m)?;
     }
@@ -247,7 +259,8 @@ pub fn count_mod_unplanned(targets: &[(u64, u64)], moduli: &[u64], hooks: Hooks)
         return Ok(Some(vec![vec![0; moduli.len()]; targets.len()]));
     }
     let edge = crate::game::edge_values(top)?;
-    dense(&Shape::full(edge, w as usize), targets, moduli, hooks, w, Kernel::detect(), true).map(Some)
+    let shape = Shape { stop, ..Shape::full(edge, w as usize) };
+    dense(&shape, targets, moduli, hooks, w, Kernel::detect(), true).map(Some)
 }
 
 /// The width W of [`count_mod_unplanned`], or `None` where its arrays would exceed
@@ -329,7 +342,7 @@ impl Sweep<'_> {
         let (one, modulus) = (T::from_u64(1), T::from_u64(m));
         let mut unreported = 0u64;
         for k in 2..=self.shape.top() {
-            if self.hooks.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
+            if [self.hooks.cancel, self.shape.stop].iter().flatten().any(|c| c.load(Ordering::Relaxed)) {
                 return Err(Error::Interrupted);
             }
             let (lo, hi) = self.shape.windows[k];

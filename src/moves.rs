@@ -43,7 +43,7 @@ impl<'a> Counts<'a> {
     pub fn new(n: u64, g: u64, hooks: Hooks<'a>, memory_limit: u64) -> Result<Counts<'a>> {
         let plan = Plan::new_until(&[(n, g)], memory_limit, hooks.cancel)?;
         let block = ((n as f64).sqrt().ceil() as usize).max(2);
-        let layer_bytes = |k: usize| 8 * plan.layer(k).len() as u64 * (2 + limbs(k) as u64);
+        let layer_bytes = |k: usize| 8 * plan.layer_len(k) as u64 * (2 + limbs(k) as u64);
         let widest = (2..=plan.top()).map(layer_bytes).max().unwrap_or(0);
         let blocks = (plan.top().saturating_sub(1)).div_ceil(block) as u64;
         let estimate = plan.bytes() + widest * (2 * blocks + CACHED_BLOCKS as u64 * block as u64 + 3);

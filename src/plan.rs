@@ -201,6 +201,8 @@ impl LayerSet {
 pub struct Plan {
     edge: Vec<u32>,
     layers: Vec<LayerSet>,
+    /// The number of states of each layer.
+    lens: Vec<u32>,
 }
 
 impl Plan {
@@ -277,7 +279,8 @@ impl Plan {
             }
             layers[i] = set;
         }
-        Ok(Plan { edge, layers })
+        let lens = layers.iter().map(|l| l.len() as u32).collect();
+        Ok(Plan { edge, layers, lens })
     }
 
     /// The highest layer.
@@ -295,14 +298,19 @@ impl Plan {
         self.edge[k]
     }
 
-    /// The number of states in all layers. Cost O(total window / 64).
+    /// The number of states in all layers. Cost O(n).
     pub fn states(&self) -> u64 {
-        self.layers.iter().map(|l| l.len() as u64).sum()
+        self.lens.iter().map(|&l| l as u64).sum()
     }
 
-    /// The largest number of states in one layer. Cost O(total window / 64).
+    /// The number of states of layer `k`. Cost O(1).
+    pub fn layer_len(&self, k: usize) -> usize {
+        self.lens[k] as usize
+    }
+
+    /// The largest number of states in one layer. Cost O(n).
     pub fn widest_layer(&self) -> usize {
-        self.layers.iter().map(LayerSet::len).max().unwrap_or(0)
+        self.lens.iter().copied().max().unwrap_or(0) as usize
     }
 
     /// Bytes held by the plan.

@@ -1,5 +1,7 @@
 //! A counted value with its projections and the verdict of every cross-check.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use num_bigint::BigUint;
 use num_traits::ToPrimitive;
 
@@ -150,19 +152,34 @@ pub struct Counting<'a> {
     moduli: Vec<u64>,
     plan: Plan,
     estimate: u64,
+    /// The modular engine's residues where they were found while the plan was built.
+    independent: Option<Vec<Vec<u64>>>,
 }
 
 impl<'a> Counting<'a> {
-    /// Plans the run and checks its estimated peak memory against the limit.
+    /// Plans the run and checks its estimated peak memory against the limit. Where the targets' g
+    /// are small, the modular engine runs meanwhile, with no plan ([`modular::count_mod_unplanned`]),
+    /// so that its residues are ready when the exact engine starts.
     ///
-    /// Cost: the plan's backward pass (see [`Plan::new`]).
+    /// Cost: the plan's backward pass (see [`Plan::new`]), and the modular engine's work.
     ///
     /// # Errors
-    /// As [`count_report`], apart from [`Error::Interrupted`].
+    /// As [`count_report`] (including [`Error::Interrupted`]).
     pub fn new(targets: &'a [(u64, u64)], options: &'a Options<'a>) -> Result<Counting<'a>> {
         let moduli = moduli_of(options)?;
-        let (plan, estimate) = planned(targets, options, moduli.len())?;
-        Ok(Counting { targets, options, moduli, plan, estimate })
+        let limit = options.memory_limit.unwrap_or_else(available_memory);
+        let early = modular::unplanned_bytes(targets, moduli.len())?.is_some_and(|b| PROCESS_BYTES + b <= limit);
+        // the plan stops the modular engine when it fails
+        let stop = AtomicBool::new(false);
+        let (planned, independent) = rayon::join(
+            || planned(targets, options, moduli.len()).inspect_err(|_| stop.store(true, Ordering::Relaxed)),
+            || match early {
+                true => modular::count_mod_unplanned_until(targets, &moduli, options.hooks, Some(&stop)),
+                false => Ok(None),
+            },
+        );
+        let (plan, estimate) = planned?;
+        Ok(Counting { targets, options, moduli, plan, estimate, independent: independent? })
     }
 
     /// The estimated peak memory of the run, in bytes.
@@ -170,18 +187,21 @@ impl<'a> Counting<'a> {
         self.estimate
     }
 
-    /// Runs both engines and hands each report to `sink`, as [`for_each_report`] says.
+    /// Runs the engines and hands each report to `sink`, as [`for_each_report`] says.
     ///
     /// Cost: the two engines' work; memory the estimate.
     ///
     /// # Errors
     /// [`Error::Interrupted`] when cancelled, and whatever `sink` returns.
     pub fn for_each(self, mut sink: impl FnMut(usize, Report) -> Result<()> + Send) -> Result<()> {
-        let Counting { targets, options, moduli, plan, estimate } = self;
+        let Counting { targets, options, moduli, plan, estimate, independent } = self;
         let report = |t: usize, words: &[u64], independent: &[u64]| {
             assemble(targets[t], words, &moduli, independent, options, estimate)
         };
-        let modular = || modular::count_mod_with_plan(&plan, targets, &moduli, options.hooks);
+        let modular = || match &independent {
+            Some(residues) => Ok(residues.clone()),
+            None => modular::count_mod_with_plan(&plan, targets, &moduli, options.hooks),
+        };
         let top = targets.iter().map(|t| t.0).max().unwrap_or(0) as usize;
         if kept_values_bytes(targets.len(), top as u64) <= KEEP_VALUES_BYTES {
             // Small results: both engines at once, the values kept until the residues are known.
