@@ -14,6 +14,10 @@
 //! long the numbers grow, and the passes run on any number of threads without waiting for each
 //! other.
 //!
+//! The passes are tasks of a graph rather than rounds with a barrier: pass j of block b waits
+//! only for the description of block b and for passes j-1, j and j+1 of block b-1, so a thread
+//! that finishes early starts the next block (see `Segment`).
+//!
 //! At the end of a block each pass normalises chunk j of the block's last two layers: each lane
 //! keeps its low 48 bits and adds the high bits of the lane below; the high bits of the chunk's top
 //! lane (the carry out, per state) are handed to pass j + 1 of the next block, which adds them to
@@ -31,10 +35,10 @@
 //! per thread three layers of one chunk, per block two source indices per state.
 
 use rayon::prelude::*;
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
-use crate::engine::Hooks;
+use crate::engine::{Hooks, ProgressFn};
 use crate::game::count_bits_bound;
 use crate::plan::{LayerSet, Plan, Step};
 use crate::{Error, Result};
@@ -302,12 +306,19 @@ pub fn run_resumable(
     }
     let work = |k: usize| plan.layer_len(k) as u64 * lanes(k) as u64;
     let total: u64 = (2..=plan.top()).map(work).sum();
-    let mut done: u64 = (2..state.k0).map(work).sum();
+    let done = AtomicU64::new((2..state.k0).map(work).sum());
     let cancelled = || hooks.cancel.is_some_and(|c| c.load(Ordering::Relaxed));
-    // buffers to reuse: a pass's third layer chunk (one per running pass), the carries read by
-    // the last block
-    let spares: Mutex<Vec<Vec<u64>>> = Mutex::new(Vec::new());
-    let mut spare_carries: Vec<Chunk> = Vec::new();
+    let shared = Shared {
+        plan,
+        targets,
+        c,
+        cancel: if resumable { None } else { hooks.cancel },
+        sink: Mutex::new(&mut sink),
+        spares: Default::default(),
+        progress: hooks.progress,
+        done,
+        total,
+    };
     while state.k0 <= plan.top() {
         let stopping = cancelled();
         if let Some(at_boundary) = &mut at_boundary {
@@ -316,70 +327,256 @@ pub fn run_resumable(
         if stopping {
             return Err(Error::Interrupted);
         }
-        let State { k0, edges, chunks, carries, .. } = &mut state;
-        let k1 = (*k0 + block_layers - 1).min(plan.top());
-        let edge_lens = [edges[0].len as usize, edges[1].len as usize];
-        let (mut layers, new_edges) = describe_block(plan, *k0..=k1, edges);
-        for (layer, k) in layers.iter_mut().zip(*k0..) {
-            let edge = &new_edges[k - *k0];
-            while let Some(&t) = next.next_if(|&&t| targets[t].0 as usize == k) {
-                layer.targets.push((t, edge.index(targets[t].1)));
-            }
-        }
-        // Chunks of the edge layers beyond what the previous block computed are zero.
-        let passes = lanes(k1).div_ceil(c);
-        let widths = [(edge_lens[0] + 1) * c, (edge_lens[1] + 1) * c]; // with their zero chunks
-        chunks.resize_with(passes, || [vec![0; widths[0]], vec![0; widths[1]]]);
-        carries.resize_with(passes, || [vec![0; edge_lens[0]], vec![0; edge_lens[1]]]);
-        let block = Block { layers: &layers, cancel: if resumable { None } else { hooks.cancel }, spares: &spares };
-        let carries_in = std::mem::take(carries);
-        spare_carries.resize_with(passes, Default::default);
-        let inputs: Vec<(usize, PassInput)> = std::mem::take(chunks)
-            .into_iter()
-            .zip(spare_carries.drain(..))
-            .map(|(chunk, spare_carries)| PassInput { chunk, spare_carries })
-            .enumerate()
+        // A resumable run stops only between segments, so that it has a state to save.
+        let blocks = if resumable { SEGMENT_BLOCKS } else { usize::MAX };
+        let bounds: Vec<(usize, usize)> = std::iter::successors(Some(state.k0), |&k| Some(k + block_layers))
+            .take_while(|&k| k <= plan.top())
+            .take(blocks)
+            .map(|k0| (k0, (k0 + block_layers - 1).min(plan.top())))
             .collect();
-        let results: Vec<PassResult> = inputs
-            .into_par_iter()
-            .map(|(j, input)| {
-                let carry_in = j.checked_sub(1).map(|i| &carries_in[i]);
-                match c {
-                    4 => block.pass::<4>(j, input, carry_in),
-                    8 => block.pass::<8>(j, input, carry_in),
-                    32 => block.pass::<32>(j, input, carry_in),
-                    64 => block.pass::<64>(j, input, carry_in),
-                    _ => block.pass::<16>(j, input, carry_in),
-                }
-            })
+        let block_targets: Vec<Vec<usize>> = bounds
+            .iter()
+            .map(|&(_, k1)| std::iter::from_fn(|| next.next_if(|&&t| targets[t].0 as usize <= k1).copied()).collect())
             .collect();
-        spare_carries.extend(carries_in);
+        let segment = Segment::new(&shared, &bounds, block_targets, std::mem::take(&mut state));
+        rayon::scope(|s| segment.describe(s, 0));
         if !resumable && cancelled() {
             return Err(Error::Interrupted);
         }
-        let in_order = layers.iter().flat_map(|l| &l.targets);
-        let mut values: Vec<(usize, Vec<u64>)> = in_order.map(|&(t, _)| (t, vec![0; passes * c])).collect();
-        for (j, result) in results.into_iter().enumerate() {
-            for (value, lanes) in values.iter_mut().zip(result.targets.chunks_exact(c)) {
-                value.1[j * c..(j + 1) * c].copy_from_slice(lanes);
-            }
-            chunks.push(result.chunk);
-            carries.push(result.carries);
-        }
-        for (t, lanes) in values {
-            sink(t, &limbs_of(&lanes));
-        }
-        let mut new_edges = new_edges;
-        let old = new_edges.pop().expect("a block has a layer");
-        let older = new_edges.pop().unwrap_or_else(|| std::mem::take(&mut edges[1]));
-        *edges = [older, old];
-        if let Some(progress) = hooks.progress {
-            done += (*k0..=k1).map(work).sum::<u64>();
-            progress("exact", done, total);
-        }
-        *k0 = k1 + 1;
+        state = segment.finish();
     }
     Ok(())
+}
+
+/// Blocks in a segment of a resumable run: it stops and saves only between segments.
+const SEGMENT_BLOCKS: usize = 4;
+
+/// Where a run hands its targets' values.
+type SinkFn<'s> = dyn FnMut(usize, &[u64]) + Send + 's;
+
+/// What the segments of a run share.
+struct Shared<'a, 's> {
+    plan: &'a Plan,
+    targets: &'a [(u64, u64)],
+    c: usize,
+    cancel: Option<&'a AtomicBool>,
+    sink: Mutex<&'s mut SinkFn<'s>>,
+    /// Buffers to reuse: a pass's third layer chunk, and carry vectors.
+    spares: Mutex<(Vec<Vec<u64>>, Vec<Chunk>)>,
+    progress: Option<&'a ProgressFn<'a>>,
+    done: AtomicU64,
+    total: u64,
+}
+
+/// A run of blocks scheduled as a graph of tasks, so that no thread waits at the end of a block.
+/// Block b's describe task D(b) follows D(b-1) (it extends the non-zero sets) and the end of block
+/// b-3 (which bounds the descriptions held); its pass P(b, j) follows D(b) and the passes j-1, j
+/// and j+1 of block b-1 (its own chunk, the carries it adds, and the carry buffer it overwrites).
+/// A block ends when its last pass does, after the block before it: its targets reach the sink in
+/// order.
+struct Segment<'a, 's> {
+    shared: &'a Shared<'a, 's>,
+    blocks: Vec<BlockTask>,
+    /// Per pass j: its chunk of the two newest layers finished, and its carries out by block parity.
+    chunks: Vec<Mutex<Option<Chunk>>>,
+    carries: Vec<[Mutex<Option<Chunk>>; 2]>,
+    /// The non-zero states of the two layers before the segment.
+    edges: Mutex<Option<[Edge; 2]>>,
+}
+
+/// One block of a segment.
+struct BlockTask {
+    k0: usize,
+    k1: usize,
+    passes: usize,
+    /// The targets in the block's layers, in order of layer.
+    targets: Vec<usize>,
+    /// Set by D(b), dropped when the block ends.
+    described: Mutex<Option<Arc<Described>>>,
+    /// The non-zero states of the block's last two layers, for D(b+1) (or the segment's end).
+    edges_out: Mutex<Option<[Edge; 2]>>,
+    /// The unfinished tasks that D(b) and each P(b, j) wait for.
+    waiting_describe: AtomicUsize,
+    waiting: Vec<AtomicUsize>,
+    /// Passes not yet finished, and the chunk of the targets' lanes each left.
+    unfinished: AtomicUsize,
+    target_lanes: Mutex<Vec<Vec<u64>>>,
+}
+
+/// A block as its passes read it.
+struct Described {
+    layers: Vec<Layer>,
+    /// The non-zero counts of the two layers before the block: the sizes of a new pass's chunks.
+    edge_lens: [usize; 2],
+}
+
+impl<'a, 's> Segment<'a, 's> {
+    fn new(
+        shared: &'a Shared<'a, 's>,
+        bounds: &[(usize, usize)],
+        block_targets: Vec<Vec<usize>>,
+        state: State,
+    ) -> Segment<'a, 's> {
+        let passes_before = state.chunks.len();
+        let passes: Vec<usize> =
+            bounds.iter().map(|&(_, k1)| lanes(k1).div_ceil(shared.c).max(passes_before)).collect();
+        let most = passes.last().copied().unwrap_or(passes_before);
+        let blocks = bounds
+            .iter()
+            .zip(block_targets)
+            .enumerate()
+            .map(|(b, (&(k0, k1), targets))| {
+                // block -1 (the state) is done: only later blocks' passes are waited for
+                let before = if b == 0 { 0 } else { passes[b - 1] };
+                let waiting = (0..passes[b])
+                    .map(|j| AtomicUsize::new(1 + (j.saturating_sub(1)..=j + 1).filter(|&i| i < before).count()))
+                    .collect();
+                BlockTask {
+                    k0,
+                    k1,
+                    passes: passes[b],
+                    targets,
+                    described: Mutex::new(None),
+                    edges_out: Mutex::new(None),
+                    waiting_describe: AtomicUsize::new((b >= 1) as usize + (b >= 3) as usize),
+                    waiting,
+                    unfinished: AtomicUsize::new(passes[b]),
+                    target_lanes: Mutex::new(vec![Vec::new(); passes[b]]),
+                }
+            })
+            .collect();
+        let State { edges, chunks, carries, .. } = state;
+        let mut chunks: Vec<Mutex<Option<Chunk>>> = chunks.into_iter().map(|c| Mutex::new(Some(c))).collect();
+        chunks.resize_with(most, || Mutex::new(None));
+        // the state's carries are those of block -1, of parity 1
+        let mut carries: Vec<[Mutex<Option<Chunk>>; 2]> =
+            carries.into_iter().map(|c| [Mutex::new(None), Mutex::new(Some(c))]).collect();
+        carries.resize_with(most, Default::default);
+        Segment { shared, blocks, chunks, carries, edges: Mutex::new(Some(edges)) }
+    }
+
+    /// One dependency of D(b) is done: run it if it was the last.
+    fn release_describe<'x>(&'x self, s: &rayon::Scope<'x>, b: usize) {
+        if b < self.blocks.len() && self.blocks[b].waiting_describe.fetch_sub(1, Ordering::AcqRel) == 1 {
+            s.spawn(move |s| self.describe(s, b));
+        }
+    }
+
+    /// One dependency of P(b, j) is done: run it if it was the last.
+    fn release_pass<'x>(&'x self, s: &rayon::Scope<'x>, b: usize, j: usize) {
+        if b < self.blocks.len()
+            && j < self.blocks[b].passes
+            && self.blocks[b].waiting[j].fetch_sub(1, Ordering::AcqRel) == 1
+        {
+            s.spawn(move |s| self.pass(s, b, j));
+        }
+    }
+
+    /// D(b): the block's layers described, its targets placed, its last two non-zero sets kept.
+    fn describe<'x>(&'x self, s: &rayon::Scope<'x>, b: usize) {
+        let block = &self.blocks[b];
+        let edges = match b {
+            0 => self.edges.lock().expect("not poisoned").take(),
+            _ => self.blocks[b - 1].edges_out.lock().expect("not poisoned").take(),
+        }
+        .expect("D(b) follows D(b-1)");
+        let (mut layers, mut new_edges) = describe_block(self.shared.plan, block.k0..=block.k1, &edges);
+        let mut targets = block.targets.iter().peekable();
+        for (layer, k) in layers.iter_mut().zip(block.k0..) {
+            let edge = &new_edges[k - block.k0];
+            while let Some(&t) = targets.next_if(|&&t| self.shared.targets[t].0 as usize == k) {
+                layer.targets.push((t, edge.index(self.shared.targets[t].1)));
+            }
+        }
+        let edge_lens = [edges[0].len as usize, edges[1].len as usize];
+        let [_, newer] = edges;
+        let old = new_edges.pop().expect("a block has a layer");
+        let older = new_edges.pop().unwrap_or(newer);
+        *block.edges_out.lock().expect("not poisoned") = Some([older, old]);
+        *block.described.lock().expect("not poisoned") = Some(Arc::new(Described { layers, edge_lens }));
+        for j in 0..block.passes {
+            self.release_pass(s, b, j);
+        }
+        self.release_describe(s, b + 1);
+    }
+
+    /// P(b, j): chunk j of every layer of block b.
+    fn pass<'x>(&'x self, s: &rayon::Scope<'x>, b: usize, j: usize) {
+        let block = &self.blocks[b];
+        let c = self.shared.c;
+        let described = block.described.lock().expect("not poisoned").clone().expect("P(b, j) follows D(b)");
+        let chunk = self.chunks[j].lock().expect("not poisoned").take().unwrap_or_else(|| {
+            // a new pass: the chunks of the layers before the block are zero
+            let [a, b] = described.edge_lens;
+            [vec![0; (a + 1) * c], vec![0; (b + 1) * c]]
+        });
+        let carry_in = match j {
+            0 => None,
+            // the carries of P(b-1, j-1): block b-1 has parity (b + 1) & 1
+            _ => self.carries[j - 1][(b + 1) & 1].lock().expect("not poisoned").take(),
+        };
+        let spare_carries = self.shared.spares.lock().expect("not poisoned").1.pop().unwrap_or_default();
+        let input = PassInput { chunk, spare_carries };
+        let run = Block { layers: &described.layers, cancel: self.shared.cancel, spares: &self.shared.spares };
+        let result = match c {
+            4 => run.pass::<4>(j, input, carry_in.as_ref()),
+            8 => run.pass::<8>(j, input, carry_in.as_ref()),
+            32 => run.pass::<32>(j, input, carry_in.as_ref()),
+            64 => run.pass::<64>(j, input, carry_in.as_ref()),
+            _ => run.pass::<16>(j, input, carry_in.as_ref()),
+        };
+        drop(described);
+        if let Some(carries) = carry_in {
+            self.shared.spares.lock().expect("not poisoned").1.push(carries);
+        }
+        *self.chunks[j].lock().expect("not poisoned") = Some(result.chunk);
+        *self.carries[j][b & 1].lock().expect("not poisoned") = Some(result.carries);
+        block.target_lanes.lock().expect("not poisoned")[j] = result.targets;
+        // the block's end first: the next block cannot end before it (see the type)
+        if block.unfinished.fetch_sub(1, Ordering::AcqRel) == 1 {
+            self.end_block(b);
+            self.release_describe(s, b + 3);
+        }
+        for next in j.saturating_sub(1)..=j + 1 {
+            self.release_pass(s, b + 1, next);
+        }
+    }
+
+    /// Every pass of block b is done: its targets go to the sink, in order.
+    fn end_block(&self, b: usize) {
+        let block = &self.blocks[b];
+        let c = self.shared.c;
+        let described = block.described.lock().expect("not poisoned").take().expect("described once");
+        let chunks = std::mem::take(&mut *block.target_lanes.lock().expect("not poisoned"));
+        let targets = described.layers.iter().flat_map(|l| &l.targets);
+        if chunks.iter().any(|chunk| chunk.len() != targets.clone().count() * c) {
+            return; // a pass stopped early on the cancel flag: the run's results are discarded
+        }
+        let mut sink = self.shared.sink.lock().expect("not poisoned");
+        for (i, &(t, _)) in targets.enumerate() {
+            let lanes: Vec<u64> = chunks.iter().flat_map(|chunk| &chunk[i * c..(i + 1) * c]).copied().collect();
+            (*sink)(t, &limbs_of(&lanes));
+        }
+        if let Some(progress) = self.shared.progress {
+            let work: u64 = (block.k0..=block.k1).map(|k| self.shared.plan.layer_len(k) as u64 * lanes(k) as u64).sum();
+            let done = self.shared.done.fetch_add(work, Ordering::Relaxed) + work;
+            progress("exact", done, self.shared.total);
+        }
+    }
+
+    /// The state after the segment's last block.
+    fn finish(self) -> State {
+        let last = self.blocks.len() - 1;
+        let passes = self.blocks[last].passes;
+        let take = |m: &Mutex<Option<Chunk>>| m.lock().expect("not poisoned").take().expect("every pass ran");
+        State {
+            k0: self.blocks[last].k1 + 1,
+            chunk_lanes: self.shared.c,
+            edges: self.blocks[last].edges_out.lock().expect("not poisoned").take().expect("described"),
+            chunks: self.chunks[..passes].iter().map(take).collect(),
+            carries: self.carries[..passes].iter().map(|pair| take(&pair[last & 1])).collect(),
+        }
+    }
 }
 
 /// The value of raw lanes (each below 2^64, value = sum of lane_i 2^(48 i)) as words of
@@ -486,8 +683,8 @@ fn positions_portable(me: &Edge, old: &Edge, older: &Edge, k: usize, r: u64, l: 
 struct Block<'a> {
     layers: &'a [Layer],
     cancel: Option<&'a AtomicBool>,
-    /// Buffers left by finished passes.
-    spares: &'a Mutex<Vec<Vec<u64>>>,
+    /// Buffers left by finished passes (the first: layer chunks).
+    spares: &'a Mutex<(Vec<Vec<u64>>, Vec<Chunk>)>,
 }
 
 impl Block<'_> {
@@ -495,7 +692,7 @@ impl Block<'_> {
     /// carries out of chunk j - 1 of those layers.
     fn pass<const C: usize>(&self, j: usize, input: PassInput, carry_in: Option<&Chunk>) -> PassResult {
         let PassInput { chunk: [mut older, mut old], spare_carries } = input;
-        let mut cur = self.spares.lock().expect("not poisoned").pop().unwrap_or_default();
+        let mut cur = self.spares.lock().expect("not poisoned").0.pop().unwrap_or_default();
         if let Some([a, b]) = carry_in {
             for (layer, carries) in [(&mut older, a), (&mut old, b)] {
                 for (lane0, &carry) in layer.iter_mut().step_by(C).zip(carries) {
@@ -529,7 +726,7 @@ impl Block<'_> {
         let [mut a, mut b] = spare_carries;
         (kernels.normalise)(&mut older, &mut a);
         (kernels.normalise)(&mut old, &mut b);
-        self.spares.lock().expect("not poisoned").push(cur);
+        self.spares.lock().expect("not poisoned").0.push(cur);
         PassResult { chunk: [older, old], carries: [a, b], targets }
     }
 }
@@ -719,6 +916,27 @@ mod tests {
                         targets.len(),
                         targets.last()
                     );
+                    // in segments, as a run that saves checkpoints goes
+                    let mut segmented = vec![None; targets.len()];
+                    let mut boundaries = 0;
+                    pool.install(|| {
+                        run_resumable(
+                            &plan,
+                            targets,
+                            Hooks::default(),
+                            tuning,
+                            None,
+                            Some(|_: &State, _| {
+                                boundaries += 1;
+                                Ok(())
+                            }),
+                            |t, w| segmented[t] = Some(to_biguint(w)),
+                        )
+                    })
+                    .unwrap();
+                    let segmented: Vec<_> = segmented.into_iter().map(|v| v.expect("every target reported")).collect();
+                    assert_eq!(segmented, want, "{tuning:?}, {threads} threads, in segments");
+                    assert!(boundaries > 1 || plan.top() < 2 + 4 * tuning.block_layers.min(MAX_BLOCK_LAYERS));
                 }
             }
         }
