@@ -66,15 +66,19 @@ pub fn distribution(n: u64) -> Result<Vec<(u64, BigUint)>> {
 
 /// c(n, g) modulo m, in machine arithmetic only.
 ///
-/// Cost: the plan, then O(sum of the plan's window widths) vector lane operations (see
-/// [`modular::count_mod_with_plan`]); memory the plan plus three arrays of W + 1 words, W the smallest
-/// power of two above every g involved (8192 at n = 10000).
+/// Cost: where g is small, n x W vector lane operations with no plan, W the smallest power of two
+/// above g and every Grundy value (8192 at n = 10000; see [`modular::count_mod_unplanned`]), memory
+/// three arrays of W + 1 words; otherwise the plan, then the engine over its windows
+/// ([`modular::count_mod_with_plan`]).
 ///
 /// # Errors
 /// [`Error::InvalidArgument`] for m outside 2..2^63 or n above [`game::MAX_N`];
 /// [`Error::OutOfMemory`] when the plan would not fit in the available memory.
 pub fn count_mod(n: u64, g: u64, m: u64) -> Result<u64> {
     modular::check_modulus(m)?;
+    if let Some(residues) = modular::count_mod_unplanned(&[(n, g)], &[m], Hooks::default())? {
+        return Ok(residues[0][0]);
+    }
     let plan = plan::Plan::new(&[(n, g)], report::available_memory())?;
     Ok(modular::count_mod_with_plan(&plan, &[(n, g)], &[m], Hooks::default())?[0][0])
 }
