@@ -480,6 +480,14 @@ impl<'a, 's> Segment<'a, 's> {
             _ => self.blocks[b - 1].edges_out.lock().expect("not poisoned").take(),
         }
         .expect("D(b) follows D(b-1)");
+        let edge_lens = [edges[0].len as usize, edges[1].len as usize];
+        if self.cancelled() {
+            // the run is stopping: the rest of the graph runs out without work
+            *block.edges_out.lock().expect("not poisoned") = Some(edges);
+            *block.described.lock().expect("not poisoned") =
+                Some(Arc::new(Described { layers: Vec::new(), edge_lens }));
+            return self.described(s, b);
+        }
         let (mut layers, mut new_edges) = describe_block(self.shared.plan, block.k0..=block.k1, &edges);
         let mut targets = block.targets.iter().peekable();
         for (layer, k) in layers.iter_mut().zip(block.k0..) {
@@ -488,20 +496,44 @@ impl<'a, 's> Segment<'a, 's> {
                 layer.targets.push((t, edge.index(self.shared.targets[t].1)));
             }
         }
-        let edge_lens = [edges[0].len as usize, edges[1].len as usize];
         let [_, newer] = edges;
         let old = new_edges.pop().expect("a block has a layer");
         let older = new_edges.pop().unwrap_or(newer);
         *block.edges_out.lock().expect("not poisoned") = Some([older, old]);
         *block.described.lock().expect("not poisoned") = Some(Arc::new(Described { layers, edge_lens }));
-        for j in 0..block.passes {
+        self.described(s, b);
+    }
+
+    /// D(b) is done: its passes and D(b+1) may go.
+    fn described<'x>(&'x self, s: &rayon::Scope<'x>, b: usize) {
+        for j in 0..self.blocks[b].passes {
             self.release_pass(s, b, j);
         }
         self.release_describe(s, b + 1);
     }
 
+    fn cancelled(&self) -> bool {
+        self.shared.cancel.is_some_and(|c| c.load(Ordering::Relaxed))
+    }
+
     /// P(b, j): chunk j of every layer of block b.
     fn pass<'x>(&'x self, s: &rayon::Scope<'x>, b: usize, j: usize) {
+        if !self.cancelled() {
+            self.compute_pass(b, j);
+        } // else the run is stopping: its results are discarded (see `end_block`)
+        let block = &self.blocks[b];
+        // the block's end first: the next block cannot end before it (see the type)
+        if block.unfinished.fetch_sub(1, Ordering::AcqRel) == 1 {
+            self.end_block(b);
+            self.release_describe(s, b + 3);
+        }
+        for next in j.saturating_sub(1)..=j + 1 {
+            self.release_pass(s, b + 1, next);
+        }
+    }
+
+    /// The work of P(b, j).
+    fn compute_pass(&self, b: usize, j: usize) {
         let block = &self.blocks[b];
         let c = self.shared.c;
         let described = block.described.lock().expect("not poisoned").clone().expect("P(b, j) follows D(b)");
@@ -532,14 +564,6 @@ impl<'a, 's> Segment<'a, 's> {
         *self.chunks[j].lock().expect("not poisoned") = Some(result.chunk);
         *self.carries[j][b & 1].lock().expect("not poisoned") = Some(result.carries);
         block.target_lanes.lock().expect("not poisoned")[j] = result.targets;
-        // the block's end first: the next block cannot end before it (see the type)
-        if block.unfinished.fetch_sub(1, Ordering::AcqRel) == 1 {
-            self.end_block(b);
-            self.release_describe(s, b + 3);
-        }
-        for next in j.saturating_sub(1)..=j + 1 {
-            self.release_pass(s, b + 1, next);
-        }
     }
 
     /// Every pass of block b is done: its targets go to the sink, in order.
@@ -549,7 +573,7 @@ impl<'a, 's> Segment<'a, 's> {
         let described = block.described.lock().expect("not poisoned").take().expect("described once");
         let chunks = std::mem::take(&mut *block.target_lanes.lock().expect("not poisoned"));
         let targets = described.layers.iter().flat_map(|l| &l.targets);
-        if chunks.iter().any(|chunk| chunk.len() != targets.clone().count() * c) {
+        if self.cancelled() || chunks.iter().any(|chunk| chunk.len() != targets.clone().count() * c) {
             return; // a pass stopped early on the cancel flag: the run's results are discarded
         }
         let mut sink = self.shared.sink.lock().expect("not poisoned");

@@ -30,6 +30,21 @@ pub fn edge_values(n: u64) -> Result<Vec<u32>> {
     Ok(e)
 }
 
+/// The largest edge value `1 + G(k)` over k <= n (0 for n = 0), without storing them: O(n) time,
+/// O(1) memory.
+///
+/// # Errors
+/// [`Error::InvalidArgument`] when `n` exceeds [`MAX_N`].
+pub fn max_edge_value(n: u64) -> Result<u32> {
+    check_n(n)?;
+    let (mut older, mut old, mut highest) = (0u32, 1u32, (n >= 1) as u32);
+    for _ in 2..=n {
+        (older, old) = (old, (old ^ older) + 1);
+        highest = highest.max(old);
+    }
+    Ok(highest)
+}
+
 /// Checks that the engines accept `n`: at most [`MAX_N`].
 ///
 /// # Errors
@@ -85,6 +100,15 @@ pub fn count_bits_bound(k: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn max_edge_value_is_the_largest_edge() {
+        for n in [0u64, 1, 2, 3, 10, 1000, 10_000] {
+            let edges = edge_values(n).unwrap();
+            assert_eq!(max_edge_value(n).unwrap(), edges.into_iter().max().unwrap(), "n = {n}");
+        }
+        assert_eq!(max_edge_value(10_000).unwrap(), 8191); // max G(k) = 8190 (docs/math.md)
+    }
 
     #[test]
     fn first_grundy_values_match_math_md() {

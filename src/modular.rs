@@ -271,7 +271,7 @@ pub(crate) fn count_mod_unplanned_until(
 fn unplanned_width(targets: &[(u64, u64)], moduli: usize) -> Result<Option<u64>> {
     let top = targets.iter().map(|t| t.0).max().unwrap_or(0);
     crate::game::check_n(top)?;
-    let edges = crate::game::edge_values(top)?.into_iter().max().unwrap_or(0) as u64;
+    let edges = crate::game::max_edge_value(top)? as u64;
     let highest = targets.iter().map(|t| t.1).max().unwrap_or(0).max(edges);
     let w = highest.checked_add(1).and_then(u64::checked_next_power_of_two).map(|w| w.max(64));
     Ok(w.filter(|&w| dense_bytes(w, moduli) <= DENSE_LIMIT_BYTES))
