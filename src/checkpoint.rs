@@ -3,9 +3,10 @@
 //!
 //! The file holds: a magic word and the format version; n, g and the engine; the moduli and the
 //! modular engine's residues (computed first); the exact engine's state between two blocks of
-//! layers ([`crate::blocked::State`]: the layer reached and the two live layers); and a 64-bit
-//! FNV-1a checksum of everything before it. It is written under a temporary name, synced and
-//! renamed, so a kill at any moment leaves the previous checkpoint or the new one, never a torn one.
+//! layers ([`crate::blocked::State`]: the layer reached, the two live layers and their pending
+//! carries); and a 64-bit FNV-1a checksum of everything before it. It is written under a temporary
+//! name, synced and renamed, so a kill at any moment leaves the previous checkpoint or the new one,
+//! never a torn one.
 
 use std::fs::File;
 use std::io::Write;

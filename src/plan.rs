@@ -407,6 +407,36 @@ mod tests {
         }
     }
 
+    /// The whole-word images against the definition, member by member, for random sets (fixed,
+    /// printed seed), edges with high bits, and windows far from 0.
+    #[test]
+    fn images_match_the_definition() {
+        let seed = 0x1ace_5e7du64;
+        let mut rng = crate::rng::SplitMix64(seed);
+        for case in 0..300 {
+            let base = [0u64, 64, 1 << 20, 1 << 40][case % 4];
+            let width = 1 + rng.next_u64() % 700;
+            let members: Vec<u64> = (0..rng.next_u64() % 60).map(|_| base + rng.next_u64() % width).collect();
+            let set = LayerSet::image(&[], Step::Back, &members);
+            let e = rng.next_u64() % [64, 4096, 1 << 20][case % 3];
+            let singles = [base + rng.next_u64() % (width + 5000)];
+            for step in [Step::Back, Step::Forward] {
+                let got: Vec<u64> = LayerSet::image(&[(&set, e)], step, &singles).iter().collect();
+                let mut want: Vec<u64> = members
+                    .iter()
+                    .filter_map(|&j| match step {
+                        Step::Back => (j ^ e).checked_sub(1),
+                        Step::Forward => Some((j + 1) ^ e),
+                    })
+                    .chain(singles)
+                    .collect();
+                want.sort_unstable();
+                want.dedup();
+                assert_eq!(got, want, "seed {seed:#x}, case {case}, e {e}, {step:?}");
+            }
+        }
+    }
+
     #[test]
     fn state_count_at_10000_matches_math_md() {
         let plan = Plan::new(&[(10_000, 0)], u64::MAX).unwrap();
