@@ -32,7 +32,8 @@
 //! - the carry out of a value's top chunk is zero: the lanes hold every count of the layer.
 //!
 //! Memory: the two layers at a block's edge in full, a carry word per state and chunk of them,
-//! per thread three layers of one chunk, per block two source indices per state.
+//! per thread three layers of one chunk, per block in flight two source indices per state
+//! ([`memory_bytes`]).
 
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -72,8 +73,8 @@ pub fn lanes(k: usize) -> usize {
 }
 
 /// The bytes a run over `plan` up to layer `n` holds at its peak on `threads` threads: the two
-/// edge layers, their carries (read and written), three layers of one chunk per running pass, and a
-/// block's source positions.
+/// edge layers, their carries (two blocks' worth), three layers of one chunk per running pass, and
+/// the source positions of the blocks in flight (their descriptions run up to three blocks ahead).
 pub fn memory_bytes(plan: &Plan, n: usize, threads: usize) -> u64 {
     let widest = plan.widest_layer() as u64 + 1;
     let tuning = Tuning::for_width(plan.widest_layer());
@@ -82,7 +83,7 @@ pub fn memory_bytes(plan: &Plan, n: usize, threads: usize) -> u64 {
     let edges = 2 * widest * lanes * 8;
     let carries = 2 * 2 * widest * (lanes / c) * 8;
     let passes = 3 * threads as u64 * widest * c * 8;
-    let block = tuning.block_layers as u64 * widest * 8;
+    let block = 4 * tuning.block_layers as u64 * widest * 8;
     edges + carries + passes + block
 }
 
@@ -91,7 +92,7 @@ pub fn memory_bytes(plan: &Plan, n: usize, threads: usize) -> u64 {
 pub struct Tuning {
     /// Layers per block, at most [`MAX_BLOCK_LAYERS`] (larger values are cut to it).
     pub block_layers: usize,
-    /// Lanes per chunk: 4, 8 or 16.
+    /// Lanes per chunk: 4, 8, 16, 32 or 64 ([`Tuning::for_width`] picks 4 to 16).
     pub chunk_lanes: usize,
 }
 
@@ -268,11 +269,11 @@ impl State {
 }
 
 /// [`run_with`], starting from `start` (or from the beginning), and, where `at_boundary` is given,
-/// calling `at_boundary(state, stopping)` between blocks: with `stopping` false as it goes (the
-/// caller may save the state), with `stopping` true once when the cancel flag stops the run, before
-/// [`Error::Interrupted`] is returned. With `at_boundary`, blocks are not cut short by the cancel
-/// flag (so that the stop comes at a boundary, with a state to save), which makes a stop take up to
-/// one block's time.
+/// calling `at_boundary(state, stopping)` between segments of four blocks: with `stopping` false as
+/// it goes (the caller may save the state), with `stopping` true once when the cancel flag stops
+/// the run, before [`Error::Interrupted`] is returned. With `at_boundary`, segments are not cut
+/// short by the cancel flag (so that the stop comes at a boundary, with a state to save), which
+/// makes a stop take up to one segment's time.
 ///
 /// # Errors
 /// [`Error::Interrupted`] when cancelled; [`Error::InvalidArgument`] naming `--checkpoint` when
