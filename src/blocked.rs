@@ -924,6 +924,8 @@ mod tests {
                 Tuning { block_layers: 4, chunk_lanes: 4 },
                 Tuning { block_layers: 7, chunk_lanes: 8 },
                 Tuning { block_layers: 64, chunk_lanes: 16 },
+                Tuning { block_layers: 22, chunk_lanes: 32 },
+                Tuning { block_layers: 9, chunk_lanes: 64 },
                 Tuning::for_width(widest),
             ] {
                 for threads in [1, 2, 3] {
