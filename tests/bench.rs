@@ -2,7 +2,7 @@
 //! (exit 2 naming the argument), a disagreement loud (exit 1), Ctrl-C exit 130. No timing is asserted.
 
 use std::io::Read;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::Value;
 
@@ -129,18 +129,7 @@ fn sigint_exits_130_and_writes_nothing() {
     assert!(child.try_wait().unwrap().is_none(), "bench --n 20000 ended within 1.5 s");
     let sent = std::process::Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
     assert!(sent.success());
-    let start = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if start.elapsed() > Duration::from_secs(30) {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("bench did not stop within 30 s of SIGINT");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let status = wait_for_stop(&mut child, "bench after SIGINT");
     let mut err = String::new();
     child.stderr.take().unwrap().read_to_string(&mut err).unwrap();
     assert_no_panic(&args, err.as_bytes());

@@ -3,7 +3,7 @@
 //! (exit 130) and SIGTERM (exit 143), which must leave neither the file nor its temporary behind.
 
 use std::io::Read;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 mod common;
 use common::*;
@@ -170,18 +170,7 @@ fn interrupt(signal: &str, code: i32) {
         .args([format!("-{signal}"), pid.to_string()])
         .status()
         .expect("running kill");
-    let start = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if start.elapsed() > Duration::from_secs(30) {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("table 1 30000 did not stop within 30 s of SIG{signal}");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let status = wait_for_stop(&mut child, &format!("table 1 30000 after SIG{signal}"));
     assert!(sent.success(), "kill -{signal} {pid}");
     let (mut out, mut err) = (String::new(), String::new());
     child.stdout.take().unwrap().read_to_string(&mut out).unwrap();

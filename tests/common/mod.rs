@@ -84,6 +84,23 @@ pub fn spawn(args: &[&str]) -> Child {
         .unwrap_or_else(|e| panic!("starting fibtree {args:?}: {e}"))
 }
 
+/// Waits for a signalled child to end, killing it and failing the test after 30 s; `what` names
+/// the run and the signal in the failure.
+pub fn wait_for_stop(child: &mut Child, what: &str) -> std::process::ExitStatus {
+    let start = std::time::Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status;
+        }
+        if start.elapsed() > Duration::from_secs(30) {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{what}: did not stop within 30 s");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
 /// The standard output of a run, which must be UTF-8.
 pub fn stdout(output: &Output) -> String {
     String::from_utf8(output.stdout.clone()).expect("stdout is UTF-8")
