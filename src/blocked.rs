@@ -638,8 +638,7 @@ fn describe_block(plan: &Plan, range: std::ops::RangeInclusive<usize>, edges: &[
     let mut new_edges: Vec<Edge> = Vec::with_capacity(range.clone().count());
     for k in range.clone() {
         let (r, l) = (plan.edge(k - 2) as u64, plan.edge(k - 1) as u64);
-        let before =
-            |back: usize| if k - back >= k0 { &new_edges[k - back - k0] } else { &edges[2 - (k0 - (k - back))] };
+        let before = |back| layer_before(&new_edges, edges, k0, k - back);
         let direct: &[u64] = if k >= 3 { &[r, l] } else { &[r] };
         let mut set = LayerSet::image(&[(&before(1).set, r), (&before(2).set, l)], Step::Forward, direct);
         set.retain_in(plan.layer(k));
@@ -649,12 +648,17 @@ fn describe_block(plan: &Plan, range: std::ops::RangeInclusive<usize>, edges: &[
         .into_par_iter()
         .map(|k| {
             let (r, l) = (plan.edge(k - 2) as u64, plan.edge(k - 1) as u64);
-            let before =
-                |back: usize| if k - back >= k0 { &new_edges[k - back - k0] } else { &edges[2 - (k0 - (k - back))] };
+            let before = |back| layer_before(&new_edges, edges, k0, k - back);
             positions(&new_edges[k - k0], before(1), before(2), k, r, l)
         })
         .collect();
     (layers, new_edges)
+}
+
+/// Layer `k` (at least k0 - 2) as the layers after it read it: one of the block's layers from k0 on
+/// (`new_edges`), else one of the two before the block (`edges`, the older first).
+fn layer_before<'e>(new_edges: &'e [Edge], edges: &'e [Edge; 2], k0: usize, k: usize) -> &'e Edge {
+    if k >= k0 { &new_edges[k - k0] } else { &edges[2 - (k0 - k)] }
 }
 
 /// Where each non-zero state `me` of layer k reads from in the layers `old` (k - 1) and `older`
