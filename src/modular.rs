@@ -143,6 +143,12 @@ pub fn dense_width(plan: &Plan, moduli: usize) -> Option<u64> {
             highest = highest.max(layer.base().checked_add(layer.window() as u64 - 1)?);
         }
     }
+    dense_width_above(highest, moduli)
+}
+
+/// The smallest power of two (at least 64) above `highest`, if arrays of that width for `moduli`
+/// moduli stay within [`DENSE_LIMIT_BYTES`].
+fn dense_width_above(highest: u64, moduli: usize) -> Option<u64> {
     let w = highest.checked_add(1)?.checked_next_power_of_two()?.max(64);
     (dense_bytes(w, moduli) <= DENSE_LIMIT_BYTES).then_some(w)
 }
@@ -273,8 +279,7 @@ fn unplanned_width(targets: &[(u64, u64)], moduli: usize) -> Result<Option<u64>>
     crate::game::check_n(top)?;
     let edges = crate::game::max_edge_value(top)? as u64;
     let highest = targets.iter().map(|t| t.1).max().unwrap_or(0).max(edges);
-    let w = highest.checked_add(1).and_then(u64::checked_next_power_of_two).map(|w| w.max(64));
-    Ok(w.filter(|&w| dense_bytes(w, moduli) <= DENSE_LIMIT_BYTES))
+    Ok(dense_width_above(highest, moduli))
 }
 
 /// The bytes [`count_mod_unplanned`] allocates, or `None` where it would not run.
