@@ -138,8 +138,6 @@ impl Measurement {
 pub struct Subject {
     n: u64,
     plan: Plan,
-    states: u64,
-    limb_additions: u128,
     residues: [u64; 2],
     memory_limit: u64,
     first: Option<(BigUint, usize)>,
@@ -169,15 +167,7 @@ impl Subject {
         }
         let found = modular::count_mod_with_plan(&plan, &targets, &MODULI, hooks)?.remove(0);
         let residues = [found[0], found[1]];
-        Ok(Subject {
-            n,
-            states: plan.states(),
-            limb_additions: limb_additions(&plan),
-            plan,
-            residues,
-            memory_limit,
-            first: None,
-        })
+        Ok(Subject { n, plan, residues, memory_limit, first: None })
     }
 
     /// The tree T(n).
@@ -192,12 +182,12 @@ impl Subject {
 
     /// The plan's states.
     pub fn states(&self) -> u64 {
-        self.states
+        self.plan.states()
     }
 
     /// The plan's limb additions ([`limb_additions`]).
     pub fn limb_additions(&self) -> u128 {
-        self.limb_additions
+        limb_additions(&self.plan)
     }
 
     /// `(modulus, residue)` of f(n) by the modular engine, for each of [`MODULI`].
@@ -266,7 +256,7 @@ impl Subject {
             seconds.push(elapsed);
             on_run(run, elapsed);
         }
-        Ok(Measurement { n, threads, seconds, limb_additions: self.limb_additions })
+        Ok(Measurement { n, threads, seconds, limb_additions: limb_additions(&self.plan) })
     }
 }
 
