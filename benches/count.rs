@@ -48,7 +48,7 @@ fn kernel(c: &mut Criterion) {
         let mut out = vec![0u64; STATES * lanes];
         group.throughput(Throughput::Elements((STATES * lanes) as u64));
         group.bench_with_input(BenchmarkId::new("lanes", lanes), &lanes, |b, &lanes| {
-            b.iter(|| fibtree::blocked::sum_layer(lanes, &mut out, &old, &older, &left, &right))
+            b.iter(|| fibtree::bench::sum_layer(lanes, &mut out, &old, &older, &left, &right))
         });
     }
     group.finish();

@@ -2,16 +2,16 @@
 //! checked, and the throughput in 64-bit limb additions per nanosecond.
 //!
 //! A [`Subject`] holds what is made once per n and never timed: the plan of (n, 0), its limb work
-//! ([`limb_additions`]) and the residues of f(n) modulo 10^18 and 998244353 by the modular engine.
+//! ([`Subject::limb_additions`]) and the residues of f(n) modulo 10^18 and 998244353 by the modular engine.
 //! [`Subject::measure`] then times the exact engine alone, in a rayon pool of exactly T threads, R
 //! times, and checks each run's value against those residues and against the first run's value.
 //!
 //! ```
-//! use fibtree::bench::{Subject, limb_additions};
-//! let mut subject = Subject::new(300, fibtree::report::available_memory(), fibtree::Hooks::default())?;
+//! use fibtree::bench::Subject;
+//! let mut subject = Subject::new(300, fibtree::available_memory(), fibtree::Hooks::default())?;
 //! let m = subject.measure(2, 3, fibtree::Hooks::default(), |_, _| {})?;
 //! assert_eq!((m.n, m.threads, m.seconds.len()), (300, 2, 3));
-//! assert_eq!(m.limb_additions, limb_additions(subject.plan()));
+//! assert_eq!(m.limb_additions, subject.limb_additions());
 //! assert!(m.min_seconds() <= m.median_seconds() && m.median_seconds() <= m.max_seconds());
 //! # Ok::<(), fibtree::Error>(())
 //! ```
@@ -21,13 +21,12 @@ use std::time::Instant;
 use num_bigint::BigUint;
 use num_traits::ToPrimitive;
 
-use crate::engine::Hooks;
-use crate::exact;
+use crate::budget::{self, PROCESS_BYTES};
+use crate::engines::{self, Engine, modular};
 use crate::game::MAX_N;
-use crate::modular;
 use crate::plan::Plan;
-use crate::report::{LAST18, P998244353, PROCESS_BYTES};
-use crate::{Error, Result};
+use crate::report::{LAST18, P998244353};
+use crate::{Error, Hooks, Param, Result};
 
 /// The values of n measured when none is given.
 pub const DEFAULT_N: [u64; 3] = [5_000, 10_000, 20_000];
@@ -72,12 +71,25 @@ pub fn default_threads(cores: usize) -> Vec<usize> {
 }
 
 /// The 64-bit limb additions of the exact engine over `plan` at full width: the sum over the layers k
-/// from 2 to the top of (states of layer k) x [`exact::limbs`]`(k)`. The work unit of
+/// from 2 to the top of (states of layer k) x (limbs of a count of layer k). The work unit of
 /// [`Measurement::limb_additions_per_ns`]: 763,862,076 for (10000, 0), over its 16.7 million states.
 ///
-/// Cost O(total window / 64) time, no memory.
-pub fn limb_additions(plan: &Plan) -> u128 {
-    (2..=plan.top()).map(|k| plan.layer_len(k) as u128 * exact::limbs(k) as u128).sum()
+/// Cost O(n) time, no memory.
+fn limb_additions(plan: &Plan) -> u128 {
+    (2..=plan.top()).map(|k| plan.layer_len(k) as u128 * engines::limbs(k) as u128).sum()
+}
+
+/// The blocked engine's kernel on its own, for benchmarks: `out[s] = old[left[s]] + older[right[s]]`
+/// lane by lane, for chunks of `chunk_lanes` lanes (4, 8, 16, 32 or 64), `out` holding `left.len()`
+/// chunks, compiled for the widest vector unit of the CPU.
+///
+/// Cost: `left.len() x chunk_lanes` additions, reading two chunks and writing one per state.
+///
+/// # Panics
+/// If a chunk size is not one of those, `left` and `right` differ in length, `out` is too short, or
+/// an index reads past `old` or `older`.
+pub fn sum_layer(chunk_lanes: usize, out: &mut [u64], old: &[u64], older: &[u64], left: &[u32], right: &[u32]) {
+    engines::blocked::sum_layer(chunk_lanes, out, old, older, left, right)
 }
 
 /// The median of `values` (the mean of the two middle ones for an even count; 0 for none).
@@ -101,7 +113,7 @@ pub struct Measurement {
     pub threads: usize,
     /// The seconds of each run, in the order run: the exact engine alone.
     pub seconds: Vec<f64>,
-    /// The plan's limb additions ([`limb_additions`]).
+    /// The plan's limb additions ([`Subject::limb_additions`]).
     pub limb_additions: u128,
 }
 
@@ -152,19 +164,17 @@ impl Subject {
     /// dropped.
     ///
     /// # Errors
-    /// [`Error::InvalidArgument`] naming `--n` for n below 2 or above [`MAX_N`];
-    /// [`Error::OutOfMemory`] naming `--n` when the plan or the modular engine would exceed
-    /// `memory_limit` bytes; [`Error::Interrupted`] when `hooks.cancel` is set.
+    /// [`Error::InvalidArgument`] naming [`Param::N`] for n below 2 or above [`MAX_N`];
+    /// [`Error::OutOfMemory`] naming [`Param::N`] when the plan or the modular engine would exceed
+    /// `memory_limit` bytes; [`Error::Interrupted`] when cancelled.
     pub fn new(n: u64, memory_limit: u64, hooks: Hooks) -> Result<Subject> {
         if !(2..=MAX_N).contains(&n) {
-            return Err(Error::invalid("--n", format!("expected N from 2 to {MAX_N}, got {n}")));
+            return Err(Error::invalid(Param::N, format!("expected N from 2 to {MAX_N}, got {n}")));
         }
         let targets = [(n, 0)];
-        let plan = Plan::new_until(&targets, memory_limit, hooks.cancel).map_err(for_n)?;
+        let plan = Plan::new(&targets, memory_limit, hooks)?;
         let estimate = PROCESS_BYTES + plan.bytes() + modular::memory_bytes(&plan, MODULI.len(), 1);
-        if estimate > memory_limit {
-            return Err(Error::OutOfMemory { arg: "--n", estimate, limit: memory_limit });
-        }
+        budget::check(Param::N, estimate, memory_limit)?;
         let found = modular::count_mod_with_plan(&plan, &targets, &MODULI, hooks)?.remove(0);
         let residues = [found[0], found[1]];
         Ok(Subject { n, plan, residues, memory_limit, first: None })
@@ -175,17 +185,15 @@ impl Subject {
         self.n
     }
 
-    /// The plan of (n, 0).
-    pub fn plan(&self) -> &Plan {
-        &self.plan
-    }
-
     /// The plan's states.
     pub fn states(&self) -> u64 {
         self.plan.states()
     }
 
-    /// The plan's limb additions ([`limb_additions`]).
+    /// The 64-bit limb additions of the exact engine over the plan at full width: the sum over the
+    /// layers k from 2 to n of (states of layer k) x (limbs of a count of layer k). The work unit of
+    /// [`Measurement::limb_additions_per_ns`]: 763,862,076 for (10000, 0), over its 16.7 million
+    /// states. Cost O(n).
     pub fn limb_additions(&self) -> u128 {
         limb_additions(&self.plan)
     }
@@ -206,18 +214,19 @@ impl Subject {
         }
     }
 
-    /// Runs the exact engine ([`exact::count_with_plan`]) `runs` times in a new rayon pool of exactly
+    /// Runs the blocked exact engine `runs` times in a new rayon pool of exactly
     /// `threads` threads, timing each run (the engine alone), and checks every value against the
     /// residues and against the first value this subject saw (with any thread count). Calls
     /// `on_run(run, seconds)` after each run (`run` from 1).
     ///
-    /// Cost: `runs` exact runs, O(plan states x limbs(n)) limb additions each ([`limb_additions`]);
+    /// Cost: `runs` exact runs, O(plan states x limbs(n)) limb additions each ([`Subject::limb_additions`]);
     /// memory the exact engine's layers for `threads` threads plus two values of limbs(n) words,
     /// estimated and checked against the limit before the pool starts any run.
     ///
     /// # Errors
-    /// [`Error::InvalidArgument`] naming `--threads` for 0 threads or naming `--runs` for 0 runs;
-    /// [`Error::OutOfMemory`] naming `--n`; [`Error::Io`] when the pool cannot be started;
+    /// [`Error::InvalidArgument`] naming [`Param::Threads`] for 0 threads or naming [`Param::Runs`]
+    /// for 0 runs; [`Error::OutOfMemory`] naming [`Param::N`]; [`Error::Io`] when the pool cannot be
+    /// started;
     /// [`Error::CrossCheck`] when a value disagrees with a residue; [`Error::RunsDisagree`] when two
     /// runs give different values; [`Error::Interrupted`] when `hooks.cancel` is set.
     pub fn measure(
@@ -228,27 +237,25 @@ impl Subject {
         mut on_run: impl FnMut(usize, f64),
     ) -> Result<Measurement> {
         if threads == 0 {
-            return Err(Error::invalid("--threads", "expected at least 1 thread, got 0"));
+            return Err(Error::invalid(Param::Threads, "expected at least 1 thread, got 0"));
         }
         if runs == 0 {
-            return Err(Error::invalid("--runs", "expected at least 1 run, got 0"));
+            return Err(Error::invalid(Param::Runs, "expected at least 1 run, got 0"));
         }
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
             .build()
             .map_err(|e| Error::Io(std::io::Error::other(format!("starting a pool of {threads} threads: {e}"))))?;
         let (n, plan) = (self.n, &self.plan);
-        let value_bytes = 2 * 8 * exact::limbs(n as usize) as u64;
+        let value_bytes = 2 * 8 * engines::limbs(n as usize) as u64;
         let estimate =
-            PROCESS_BYTES + plan.bytes() + pool.install(|| exact::layer_bytes(plan, n as usize)) + value_bytes;
-        if estimate > self.memory_limit {
-            return Err(Error::OutOfMemory { arg: "--n", estimate, limit: self.memory_limit });
-        }
+            PROCESS_BYTES + plan.bytes() + pool.install(|| engines::layer_bytes(plan, n as usize)) + value_bytes;
+        budget::check(Param::N, estimate, self.memory_limit)?;
         let mut seconds = Vec::with_capacity(runs);
         for run in 1..=runs {
             let (value, elapsed) = pool.install(|| {
                 let start = Instant::now();
-                let value = exact::count_with_plan(plan, &[(n, 0)], hooks);
+                let value = engines::count_exact(Engine::Blocked, plan, &[(n, 0)], hooks);
                 (value, start.elapsed().as_secs_f64())
             });
             let value = value?.remove(0);
@@ -300,15 +307,6 @@ fn with_threads(threads: usize) -> String {
     if threads == 1 { "1 thread".into() } else { format!("{threads} threads") }
 }
 
-/// A plan's refusal, naming `--n` as the command line does.
-fn for_n(e: Error) -> Error {
-    match e {
-        Error::OutOfMemory { estimate, limit, .. } => Error::OutOfMemory { arg: "--n", estimate, limit },
-        Error::InvalidArgument { expected, .. } => Error::InvalidArgument { arg: "--n", expected },
-        other => other,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -319,20 +317,20 @@ mod tests {
         // (k-1, (g xor (1 + G(k-2))) - 1) and (k-2, (g xor (1 + G(k-1))) - 1):
         // (6,0) -> (5,6), (4,3); (5,6) -> (4,1), (3,0); (4,3) -> (3,0), (2,6); (4,1) -> (3,2), (2,4);
         // (3,0) -> (2,0); (3,2) -> (2,2); layers 0 and 1 are never marked.
-        let plan = Plan::new(&[(6, 0)], u64::MAX).unwrap();
+        let plan = Plan::new(&[(6, 0)], u64::MAX, Hooks::default()).unwrap();
         let layers: Vec<Vec<u64>> = (2..=6).map(|k| plan.layer(k).iter().collect()).collect();
         assert_eq!(layers, [vec![0, 2, 4, 6], vec![0, 2], vec![1, 3], vec![6], vec![0]]);
-        assert!((2..=6).all(|k| exact::limbs(k) == 1), "every count of T(6) fits one limb");
+        assert!((2..=6).all(|k| engines::limbs(k) == 1), "every count of T(6) fits one limb");
         assert_eq!(limb_additions(&plan), 4 + 2 + 2 + 1 + 1);
         // T(0) and T(1) have no layers to compute
-        assert_eq!(limb_additions(&Plan::new(&[(1, 0)], u64::MAX).unwrap()), 0);
+        assert_eq!(limb_additions(&Plan::new(&[(1, 0)], u64::MAX, Hooks::default()).unwrap()), 0);
     }
 
     #[test]
     fn limb_additions_weighs_wide_layers_by_their_limbs() {
-        let plan = Plan::new(&[(300, 0)], u64::MAX).unwrap();
+        let plan = Plan::new(&[(300, 0)], u64::MAX, Hooks::default()).unwrap();
         // |T(300)| - 1 < 2^211: 4 limbs at the top, 1 at the bottom
-        assert_eq!((exact::limbs(2), exact::limbs(300)), (1, 4));
+        assert_eq!((engines::limbs(2), engines::limbs(300)), (1, 4));
         let states = plan.states() as u128;
         let w = limb_additions(&plan);
         assert!(w > states && w < 4 * states, "{w} against {states} states");
@@ -361,20 +359,26 @@ mod tests {
         assert_eq!(m.speedup_over(&m), 1.0);
         assert!(matches!(
             subject.measure(0, 1, Hooks::default(), |_, _| {}),
-            Err(Error::InvalidArgument { arg: "--threads", .. })
+            Err(Error::InvalidArgument { param: Param::Threads, .. })
         ));
         assert!(matches!(
             subject.measure(1, 0, Hooks::default(), |_, _| {}),
-            Err(Error::InvalidArgument { arg: "--runs", .. })
+            Err(Error::InvalidArgument { param: Param::Runs, .. })
         ));
         subject.perturb(P998244353);
         let err = subject.measure(2, 1, Hooks::default(), |_, _| {}).unwrap_err().to_string();
         assert!(err.contains("c(200, 0) mod 998244353 with 2 threads"), "{err}");
-        assert!(matches!(Subject::new(1, u64::MAX, Hooks::default()), Err(Error::InvalidArgument { arg: "--n", .. })));
+        assert!(matches!(
+            Subject::new(1, u64::MAX, Hooks::default()),
+            Err(Error::InvalidArgument { param: Param::N, .. })
+        ));
         assert!(matches!(
             Subject::new(MAX_N + 1, u64::MAX, Hooks::default()),
-            Err(Error::InvalidArgument { arg: "--n", .. })
+            Err(Error::InvalidArgument { param: Param::N, .. })
         ));
-        assert!(matches!(Subject::new(10_000, 1 << 20, Hooks::default()), Err(Error::OutOfMemory { arg: "--n", .. })));
+        assert!(matches!(
+            Subject::new(10_000, 1 << 20, Hooks::default()),
+            Err(Error::OutOfMemory { param: Param::N, .. })
+        ));
     }
 }

@@ -1,31 +1,25 @@
-//! Long runs that survive a crash: `count` with a checkpoint file, saved every so often and when the
-//! run is stopped, and resumed by running the same command again.
+//! Long runs that survive a crash: a counting run with a [`Checkpoint`] saves its state every so
+//! often and when it is stopped, and resumes from the file when run again.
 //!
 //! The file holds: a magic word and the format version; n, g and the engine; the moduli and the
-//! modular engine's residues (computed first); the exact engine's state between two blocks of
-//! layers ([`crate::blocked::State`]: the layer reached, the two live layers and their pending
-//! carries); and a 64-bit FNV-1a checksum of everything before it. It is written under a temporary
-//! name, synced and renamed, so a kill at any moment leaves the previous checkpoint or the new one,
-//! never a torn one.
+//! modular engine's residues (computed first); the blocked engine's state between two blocks of
+//! layers (the layer reached, the non-zero sets of the two live layers, their lane chunks and
+//! pending carries); and a 64-bit FNV-1a checksum of everything before it. It is written through an
+//! [`crate::AtomicFile`], so a kill at any moment leaves the previous checkpoint or the new one, never
+//! a torn one.
 
-use std::fs::File;
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use crate::blocked::{self, State, Tuning};
-use crate::exact::Engine;
-use crate::report::{Options, Report, assemble, moduli_of, planned};
-use crate::{Error, Result, modular};
+use crate::engines::blocked::{Chunk, NonZeroSet, State};
+use crate::files::write_atomically;
+use crate::plan::LayerSet;
+use crate::{Error, Hooks, Param, Result};
 
-/// The first bytes of a checkpoint file.
-const MAGIC: &[u8; 8] = b"FIBTCKPT";
-/// The version of the format.
-const VERSION: u64 = 2;
-
-/// Where and how often a run saves its checkpoint.
+/// Where and how often a run saves its checkpoint: the policy a counting run is handed in
+/// [`crate::Options::checkpoint`].
 #[derive(Clone, Debug)]
-pub struct Spec {
+pub struct Checkpoint {
     /// The checkpoint file.
     pub path: PathBuf,
     /// How often to save it.
@@ -36,6 +30,11 @@ pub struct Spec {
     pub keep: bool,
 }
 
+/// The first bytes of a checkpoint file.
+const MAGIC: &[u8; 8] = b"FIBTCKPT";
+/// The version of the format.
+const VERSION: u64 = 2;
+
 /// 64-bit FNV-1a.
 fn checksum(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| (h ^ b as u64).wrapping_mul(0x0100_0000_01b3))
@@ -43,27 +42,84 @@ fn checksum(bytes: &[u8]) -> u64 {
 
 /// What a checkpoint says of the run that made it.
 #[derive(Debug, PartialEq)]
-struct Saved {
-    n: u64,
-    g: u64,
-    moduli: Vec<u64>,
-    residues: Vec<u64>,
-    state: State,
+pub(crate) struct Saved {
+    pub(crate) n: u64,
+    pub(crate) g: u64,
+    pub(crate) moduli: Vec<u64>,
+    pub(crate) residues: Vec<u64>,
+    pub(crate) state: State,
 }
 
-fn encode(saved: &Saved) -> Vec<u8> {
+fn put(out: &mut Vec<u8>, w: u64) {
+    out.extend_from_slice(&w.to_le_bytes());
+}
+
+/// The file of the run `(n, g)` with its moduli, their residues, and the engine's state.
+fn encode((n, g): (u64, u64), moduli: &[u64], residues: &[u64], state: &State) -> Vec<u8> {
     let mut out = MAGIC.to_vec();
-    let put = |out: &mut Vec<u8>, w: u64| out.extend_from_slice(&w.to_le_bytes());
-    for w in [VERSION, saved.n, saved.g, 1 /* the blocked engine */, saved.moduli.len() as u64] {
+    for w in [VERSION, n, g, 1 /* the blocked engine */, moduli.len() as u64] {
         put(&mut out, w);
     }
-    for &w in saved.moduli.iter().chain(&saved.residues) {
+    for &w in moduli.iter().chain(residues) {
         put(&mut out, w);
     }
-    saved.state.write(&mut out);
+    write_state(state, &mut out);
     let sum = checksum(&out);
     put(&mut out, sum);
     out
+}
+
+/// Appends the engine's state to `out` (little-endian words): k0, the chunk lanes, the two non-zero
+/// sets (base, length, words), then the passes' chunks and carries (length, words each).
+fn write_state(state: &State, out: &mut Vec<u8>) {
+    put(out, state.k0 as u64);
+    put(out, state.chunk_lanes as u64);
+    for e in &state.edges {
+        put(out, e.set.base());
+        put(out, e.set.words().len() as u64);
+        e.set.words().iter().for_each(|&w| put(out, w));
+    }
+    put(out, state.chunks.len() as u64);
+    for chunk in state.chunks.iter().chain(&state.carries) {
+        for layer in chunk {
+            put(out, layer.len() as u64);
+            layer.iter().for_each(|&w| put(out, w));
+        }
+    }
+}
+
+/// Reads the next little-endian word from the front of `bytes`.
+fn get(bytes: &mut &[u8]) -> Option<u64> {
+    let (word, rest) = bytes.split_first_chunk::<8>()?;
+    *bytes = rest;
+    Some(u64::from_le_bytes(*word))
+}
+
+/// Reads a state written by [`write_state`] from the front of `bytes`, or `None` if it is not one.
+fn read_state(bytes: &mut &[u8]) -> Option<State> {
+    let size = |bytes: &mut &[u8]| -> Option<usize> {
+        let n = usize::try_from(get(bytes)?).ok()?;
+        (n <= bytes.len()).then_some(n) // a length never exceeds what is left: no huge allocation
+    };
+    let words = |bytes: &mut &[u8]| -> Option<Vec<u64>> {
+        let n = size(bytes)?;
+        (0..n).map(|_| get(bytes)).collect()
+    };
+    let k0 = get(bytes)? as usize;
+    let chunk_lanes = get(bytes)? as usize;
+    let mut edges: [NonZeroSet; 2] = Default::default();
+    for e in &mut edges {
+        let base = get(bytes)?;
+        *e = NonZeroSet::new(LayerSet::from_words(base, words(bytes)?)?);
+    }
+    let passes = size(bytes)?;
+    let mut chunks = Vec::with_capacity(passes);
+    let mut carries = Vec::with_capacity(passes);
+    for i in 0..2 * passes {
+        let chunk: Chunk = [words(bytes)?, words(bytes)?];
+        if i < passes { chunks.push(chunk) } else { carries.push(chunk) }
+    }
+    Some(State { k0, chunk_lanes, edges, chunks, carries })
 }
 
 /// Reads a checkpoint, or says in one line why it cannot be used.
@@ -77,235 +133,109 @@ fn decode(bytes: &[u8]) -> std::result::Result<Saved, String> {
         return Err(damaged("bad checksum"));
     }
     let mut rest = &body[MAGIC.len()..];
-    let mut get = || -> std::result::Result<u64, String> {
-        let (w, r) = rest.split_first_chunk::<8>().ok_or_else(|| damaged("truncated"))?;
-        rest = r;
-        Ok(u64::from_le_bytes(*w))
-    };
-    let version = get()?;
+    let mut next = || get(&mut rest).ok_or_else(|| damaged("truncated"));
+    let version = next()?;
     if version != VERSION {
         return Err(format!("has format version {version}; this fibtree reads version {VERSION}"));
     }
-    let (n, g, engine, count) = (get()?, get()?, get()?, get()?);
+    let (n, g, engine, count) = (next()?, next()?, next()?, next()?);
     if engine != 1 || count > 64 {
         return Err(damaged("unknown engine or moduli"));
     }
-    let moduli = (0..count).map(|_| get()).collect::<std::result::Result<Vec<_>, _>>()?;
-    let residues = (0..count).map(|_| get()).collect::<std::result::Result<Vec<_>, _>>()?;
-    let state = State::read(&mut rest).ok_or_else(|| damaged("truncated state"))?;
+    let moduli = (0..count).map(|_| next()).collect::<std::result::Result<Vec<_>, _>>()?;
+    let residues = (0..count).map(|_| next()).collect::<std::result::Result<Vec<_>, _>>()?;
+    let state = read_state(&mut rest).ok_or_else(|| damaged("truncated state"))?;
     if !rest.is_empty() {
         return Err(damaged("trailing bytes"));
     }
     Ok(Saved { n, g, moduli, residues, state })
 }
 
-/// Writes `bytes` to `path` atomically: a temporary file in the same folder, synced, renamed.
-fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
-    let name = path.file_name().map_or("checkpoint".into(), |n| n.to_string_lossy().into_owned());
-    let temp = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
-    let result = (|| {
-        let mut file = File::create(&temp)?;
-        file.write_all(bytes)?;
-        file.sync_all()?;
-        std::fs::rename(&temp, path)?;
-        if let Some(folder) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-            File::open(folder)?.sync_all()?;
-        }
-        Ok(())
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&temp);
-    }
-    result.map_err(Error::Io)
-}
-
-/// The exact c(n, g) checked like [`crate::count_report`], saving a checkpoint to `spec.path`
-/// every `spec.every` and when the run is stopped by the cancel flag, and resuming from the file if
-/// it exists (telling `say` so). The file is removed at the end unless `spec.keep`.
-///
-/// Cost: as [`crate::count_report`] with the blocked engine, plus each save (the two live layers);
-/// a stop waits for the current block to finish (well under a second).
+/// The checkpoint of the run `(n, g)` with `moduli`, if `spec.path` holds one and `spec.fresh` does
+/// not discard it (telling `hooks` so).
 ///
 /// # Errors
-/// As [`crate::count_report`]; [`Error::InvalidArgument`] naming `--checkpoint` for a file that was
-/// made for another run, is damaged or truncated, or with `--engine reference`; [`Error::Io`] when
-/// a save fails.
-pub fn count_report(n: u64, g: u64, options: &Options, spec: &Spec, mut say: impl FnMut(String)) -> Result<Report> {
-    if options.engine != Engine::Blocked {
-        return Err(Error::invalid("--checkpoint", "checkpoints work with the blocked engine only"));
-    }
-    let moduli = moduli_of(options)?;
+/// [`Error::InvalidArgument`] naming [`Param::Checkpoint`] for a file that cannot be read, is not a
+/// checkpoint, is damaged or truncated, or was made for another run; [`Error::Io`] when a file to
+/// discard cannot be removed.
+pub(crate) fn load(spec: &Checkpoint, (n, g): (u64, u64), moduli: &[u64], hooks: Hooks) -> Result<Option<Saved>> {
     let shown = spec.path.display();
-    let mut saved = match std::fs::read(&spec.path) {
+    match std::fs::read(&spec.path) {
         Ok(_) if spec.fresh => {
             std::fs::remove_file(&spec.path).map_err(Error::Io)?;
-            say(format!("discarded the checkpoint {shown}; starting over"));
-            None
+            hooks.notice(&format!("discarded the checkpoint {shown}; starting over"));
+            Ok(None)
         }
         Ok(bytes) => {
-            let saved = decode(&bytes).map_err(|why| Error::invalid("--checkpoint", format!("'{shown}' {why}")))?;
-            if (saved.n, saved.g, &saved.moduli) != (n, g, &moduli) {
+            let saved = decode(&bytes).map_err(|why| Error::invalid(Param::Checkpoint, format!("'{shown}' {why}")))?;
+            if (saved.n, saved.g, saved.moduli.as_slice()) != (n, g, moduli) {
                 let what = format!(
                     "'{shown}' was made for count {} --g {} with moduli {:?}, not this run; use --fresh to start over",
                     saved.n, saved.g, saved.moduli
                 );
-                return Err(Error::invalid("--checkpoint", what));
+                return Err(Error::invalid(Param::Checkpoint, what));
             }
-            Some(saved)
+            Ok(Some(saved))
         }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(e) => return Err(Error::invalid("--checkpoint", format!("cannot read '{shown}': {e}"))),
-    };
-    let targets = [(n, g)];
-    let (plan, estimate) = planned(&targets, options, moduli.len())?;
-    let residues = match &saved {
-        Some(s) => s.residues.clone(),
-        None => modular::count_mod_with_plan(&plan, &targets, &moduli, options.hooks)?.remove(0),
-    };
-    let start = saved.take().map(|s| {
-        say(format!("resuming from the checkpoint {shown} at layer {} of {n}", s.state.k0));
-        s.state
-    });
-    let tuning = Tuning::for_width(plan.widest_layer());
-    let mut last_save = Instant::now();
-    let mut at_boundary = |state: &State, stopping: bool| -> Result<()> {
-        if stopping || last_save.elapsed() >= spec.every {
-            let bytes =
-                encode(&Saved { n, g, moduli: moduli.clone(), residues: residues.clone(), state: clone(state) });
-            write_atomically(&spec.path, &bytes)?;
-            last_save = Instant::now();
-            if stopping {
-                say(format!("saved the checkpoint {shown} at layer {} of {n}", state.k0));
-            }
-        }
-        Ok(())
-    };
-    let mut words = Vec::new();
-    blocked::run_resumable(&plan, &targets, options.hooks, tuning, start, Some(&mut at_boundary), |_, w| {
-        words = w.to_vec()
-    })?;
-    if !spec.keep {
-        match std::fs::remove_file(&spec.path) {
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(Error::Io(e)),
-            _ => {}
-        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(Error::invalid(Param::Checkpoint, format!("cannot read '{shown}': {e}"))),
     }
-    Ok(assemble((n, g), &words, &moduli, &residues, options, estimate))
 }
 
-/// A copy of a state, through its encoding (states are copied only to be saved).
-fn clone(state: &State) -> State {
-    let mut bytes = Vec::new();
-    state.write(&mut bytes);
-    State::read(&mut bytes.as_slice()).expect("a state reads back what it wrote")
+/// The saving policy of a run: what the blocked engine calls between segments.
+pub(crate) struct Saver<'a> {
+    spec: &'a Checkpoint,
+    target: (u64, u64),
+    moduli: &'a [u64],
+    residues: &'a [u64],
+    hooks: Hooks<'a>,
+    last_save: Instant,
+}
+
+impl<'a> Saver<'a> {
+    /// A policy that saves the run `target` with its moduli and residues to `spec.path`.
+    pub(crate) fn new(
+        spec: &'a Checkpoint,
+        target: (u64, u64),
+        moduli: &'a [u64],
+        residues: &'a [u64],
+        hooks: Hooks<'a>,
+    ) -> Saver<'a> {
+        Saver { spec, target, moduli, residues, hooks, last_save: Instant::now() }
+    }
+
+    /// Saves `state` when `spec.every` has passed since the last save, or when the run is
+    /// `stopping` (and then says so).
+    ///
+    /// # Errors
+    /// [`Error::Io`] when the file cannot be written.
+    pub(crate) fn at_boundary(&mut self, state: &State, stopping: bool) -> Result<()> {
+        if !stopping && self.last_save.elapsed() < self.spec.every {
+            return Ok(());
+        }
+        write_atomically(&self.spec.path, &encode(self.target, self.moduli, self.residues, state))?;
+        self.last_save = Instant::now();
+        if stopping {
+            let (path, n) = (self.spec.path.display(), self.target.0);
+            self.hooks.notice(&format!("saved the checkpoint {path} at layer {} of {n}", state.k0));
+        }
+        Ok(())
+    }
+}
+
+/// Removes the checkpoint of a completed run, unless `spec.keep`.
+///
+/// # Errors
+/// [`Error::Io`] when it exists and cannot be removed.
+pub(crate) fn finish(spec: &Checkpoint) -> Result<()> {
+    if spec.keep {
+        return Ok(());
+    }
+    match std::fs::remove_file(&spec.path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(Error::Io(e)),
+        _ => Ok(()),
+    }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn sample() -> Saved {
-        let plan = crate::plan::Plan::new(&[(300, 0)], u64::MAX).unwrap();
-        let tuning = Tuning { block_layers: 40, chunk_lanes: 4 };
-        let mut state = None;
-        let _ = blocked::run_resumable(
-            &plan,
-            &[(300, 0)],
-            Default::default(),
-            tuning,
-            None,
-            Some(|s: &State, _| {
-                if s.k0 > 150 && state.is_none() {
-                    state = Some(clone(s));
-                }
-                Ok(())
-            }),
-            |_, _| {},
-        );
-        Saved { n: 300, g: 0, moduli: vec![7, 11], residues: vec![3, 5], state: state.unwrap() }
-    }
-
-    #[test]
-    fn encoding_round_trips_and_detects_damage() {
-        let saved = sample();
-        let bytes = encode(&saved);
-        assert_eq!(decode(&bytes).unwrap(), saved);
-        for at in [0, 9, bytes.len() / 2, bytes.len() - 1] {
-            let mut bad = bytes.clone();
-            bad[at] ^= 0x40;
-            assert!(decode(&bad).is_err(), "a flipped byte at {at}");
-        }
-        for len in [0, 7, 8, 100, bytes.len() - 1] {
-            assert!(decode(&bytes[..len]).is_err(), "truncated to {len}");
-        }
-    }
-
-    #[test]
-    fn a_resumed_run_gives_the_same_value() {
-        let plan = crate::plan::Plan::new(&[(900, 0)], u64::MAX).unwrap();
-        let tuning = Tuning { block_layers: 50, chunk_lanes: 4 };
-        let mut whole = Vec::new();
-        blocked::run_with(&plan, &[(900, 0)], Default::default(), tuning, |_, w| whole = w.to_vec()).unwrap();
-        let mut states = Vec::new();
-        blocked::run_resumable(
-            &plan,
-            &[(900, 0)],
-            Default::default(),
-            tuning,
-            None,
-            Some(|s: &State, _| {
-                states.push(clone(s));
-                Ok(())
-            }),
-            |_, _| {},
-        )
-        .unwrap();
-        for state in states.into_iter().step_by(3) {
-            let mut resumed = Vec::new();
-            blocked::run_resumable(
-                &plan,
-                &[(900, 0)],
-                Default::default(),
-                tuning,
-                Some(state),
-                None::<fn(&State, bool) -> Result<()>>,
-                |_, w| resumed = w.to_vec(),
-            )
-            .unwrap();
-            assert_eq!(crate::exact::to_biguint(&resumed), crate::exact::to_biguint(&whole));
-        }
-    }
-
-    #[test]
-    fn a_state_past_a_target_is_refused() {
-        let targets = [(900, 0), (100, 0)];
-        let plan = crate::plan::Plan::new(&targets, u64::MAX).unwrap();
-        let tuning = Tuning { block_layers: 50, chunk_lanes: 4 };
-        let mut late = None;
-        blocked::run_resumable(
-            &plan,
-            &targets,
-            Default::default(),
-            tuning,
-            None,
-            Some(|s: &State, _| {
-                if s.k0 > 300 && late.is_none() {
-                    late = Some(clone(s));
-                }
-                Ok(())
-            }),
-            |_, _| {},
-        )
-        .unwrap();
-        let resumed = blocked::run_resumable(
-            &plan,
-            &targets,
-            Default::default(),
-            tuning,
-            late,
-            None::<fn(&State, bool) -> Result<()>>,
-            |_, _| panic!("no value can be reported"),
-        );
-        assert!(matches!(resumed, Err(Error::InvalidArgument { arg: "--checkpoint", .. })), "{resumed:?}");
-    }
-}
+mod tests;

@@ -5,53 +5,53 @@
 
 use num_bigint::BigUint;
 
-use crate::engine::Hooks;
-use crate::plan::{Plan, support_until};
-use crate::{Error, Result, exact, modular};
+use crate::budget;
+use crate::engines::{self, modular};
+use crate::plan::{Plan, support};
+use crate::{Options, Param, Result};
 
 /// The targets of the whole distribution and the plan that computes them, after checking the
-/// memory estimate (plan, three layers of `words(n)` words a state, and the results) against `limit`.
-fn planned(n: u64, limit: u64, hooks: Hooks, words: impl Fn(usize) -> u64) -> Result<(Vec<(u64, u64)>, Plan)> {
+/// memory estimate (plan, three layers of `words(n)` words a state, and the results) against the
+/// options' limit.
+fn planned(n: u64, options: &Options, words: impl Fn(usize) -> u64) -> Result<(Vec<(u64, u64)>, Plan)> {
     // Before the support's forward pass: the plan of the whole distribution holds nearly every g
     // below about 11 k in each layer k, so about 11 n^2 / 16 bytes of bitsets.
     crate::game::check_n(n)?;
-    let floor = (n as u128 * n as u128 * 11 / 16).min(u64::MAX as u128) as u64;
-    if floor > limit {
-        return Err(Error::OutOfMemory { arg: "N", estimate: floor, limit });
-    }
-    let targets: Vec<(u64, u64)> = support_until(n, hooks.cancel)?.iter().map(|g| (n, g)).collect();
-    let plan = Plan::new_until(&targets, limit, hooks.cancel)?;
+    let limit = options.limit();
+    budget::check(Param::N, (n as u128 * n as u128 * 11 / 16).min(u64::MAX as u128) as u64, limit)?;
+    let targets: Vec<(u64, u64)> = support(n, options.hooks)?.iter().map(|g| (n, g)).collect();
+    let plan = Plan::new(&targets, limit, options.hooks)?;
     let estimate = plan.bytes() + 8 * words(n as usize) * (3 * plan.widest_layer() as u64 + targets.len() as u64);
-    if estimate > limit {
-        return Err(Error::OutOfMemory { arg: "N", estimate, limit });
-    }
+    budget::check(Param::N, estimate, limit)?;
     Ok((targets, plan))
 }
 
-/// `(g, c(n, g))` for every g with c(n, g) > 0, ascending g, by the exact engine `engine`.
+/// `(g, c(n, g))` for every g with c(n, g) > 0, ascending g, by the options' exact engine, in the
+/// current rayon pool (the options' moduli, double check and checkpoint are not used).
 ///
 /// Cost: the exact engine over about 6.5 n targets' states (about 12 x the work of c(n, 0) at
-/// n = 5000); memory the plan, three layers and the results, checked against `memory_limit` first.
+/// n = 5000); memory the plan, three layers and the results, checked against the limit first.
 ///
 /// # Errors
-/// [`Error::InvalidArgument`] for n too large, [`Error::OutOfMemory`] past the limit,
-/// [`Error::Interrupted`] when cancelled.
-pub fn exact(n: u64, engine: exact::Engine, hooks: Hooks, memory_limit: u64) -> Result<Vec<(u64, BigUint)>> {
-    let (targets, plan) = planned(n, memory_limit, hooks, |k| 1 + exact::limbs(k) as u64)?;
-    let values = exact::count_with_engine(engine, &plan, &targets, hooks)?;
+/// [`crate::Error::InvalidArgument`] for n too large, [`crate::Error::OutOfMemory`] past the limit,
+/// [`crate::Error::Interrupted`] when cancelled.
+pub fn distribution_with(n: u64, options: &Options) -> Result<Vec<(u64, BigUint)>> {
+    let (targets, plan) = planned(n, options, |k| 1 + engines::limbs(k) as u64)?;
+    let values = engines::count_exact(options.engine, &plan, &targets, options.hooks)?;
     Ok(targets.iter().map(|t| t.1).zip(values).collect())
 }
 
-/// `(g, c(n, g) mod m)` for every g with c(n, g) > 0 (the residue may be 0), ascending g.
+/// `(g, c(n, g) mod m)` for every g with c(n, g) > 0 (the residue may be 0), ascending g, by the
+/// modular engine alone.
 ///
-/// Cost: the modular engine over the same states as [`exact()`], one word each.
+/// Cost: the modular engine over the same states as [`distribution_with`], one word each.
 ///
 /// # Errors
-/// As [`exact()`], and [`Error::InvalidArgument`] for m outside 2..2^63.
-pub fn modular(n: u64, m: u64, hooks: Hooks, memory_limit: u64) -> Result<Vec<(u64, u64)>> {
+/// As [`distribution_with`], and [`crate::Error::InvalidArgument`] for m outside 2..2^63.
+pub fn distribution_mod(n: u64, m: u64, options: &Options) -> Result<Vec<(u64, u64)>> {
     modular::check_modulus(m)?;
-    let (targets, plan) = planned(n, memory_limit, hooks, |_| 1)?;
-    let residues = modular::count_mod_with_plan(&plan, &targets, &[m], hooks)?;
+    let (targets, plan) = planned(n, options, |_| 1)?;
+    let residues = modular::count_mod_with_plan(&plan, &targets, &[m], options.hooks)?;
     Ok(targets.iter().map(|t| t.1).zip(residues.into_iter().map(|r| r[0])).collect())
 }
 
@@ -62,12 +62,12 @@ mod tests {
     #[test]
     fn modular_distribution_is_the_exact_one_reduced() {
         let m = 1_000_003;
-        let exact = exact(300, exact::Engine::Blocked, Hooks::default(), u64::MAX).unwrap();
-        let modular = modular(300, m, Hooks::default(), u64::MAX).unwrap();
+        let exact = distribution_with(300, &Options::default()).unwrap();
+        let modular = distribution_mod(300, m, &Options::default()).unwrap();
         assert_eq!(exact.len(), modular.len());
         for ((g, v), (h, r)) in exact.iter().zip(&modular) {
             assert_eq!(g, h);
-            assert_eq!(crate::verify::residue(v, m as u128), *r as u128);
+            assert_eq!(v % m, BigUint::from(*r));
         }
         let sum: BigUint = exact.iter().map(|e| &e.1).sum();
         assert_eq!(sum, crate::tree_size(300) - 1u32);

@@ -1,21 +1,66 @@
-//! The library's one error type.
+//! The library's one error type, and the parameters its errors name.
+
+/// A parameter of the library's functions, as an error names it. The command line turns it into
+/// the flag or argument the user wrote (for example [`Param::Modulus`] into `--mod`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Param {
+    /// The tree T(n) of a count (the largest one of a run with many targets).
+    N,
+    /// The Grundy value g of a count.
+    G,
+    /// The tree T(k) of [`crate::grundy`], an oracle or a picture.
+    K,
+    /// A modulus.
+    Modulus,
+    /// A thread count.
+    Threads,
+    /// A number of timed runs.
+    Runs,
+    /// A node's path from the root (`L` and `R` steps).
+    Path,
+    /// A checkpoint file.
+    Checkpoint,
+}
+
+impl Param {
+    /// The parameter's name in the library's documentation, e.g. `n` or `modulus`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Param::N => "n",
+            Param::G => "g",
+            Param::K => "k",
+            Param::Modulus => "modulus",
+            Param::Threads => "threads",
+            Param::Runs => "runs",
+            Param::Path => "path",
+            Param::Checkpoint => "checkpoint",
+        }
+    }
+}
+
+impl std::fmt::Display for Param {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
 
 /// Everything the library can refuse or fail at.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    /// An argument outside what the computation accepts; `arg` names it as the command line does.
-    #[error("{arg}: {expected}")]
+    /// An argument outside what the computation accepts.
+    #[error("{param}: {expected}")]
     InvalidArgument {
-        /// The argument's name, e.g. `N`, `--g`, `--mod`.
-        arg: &'static str,
+        /// The parameter at fault.
+        param: Param,
         /// What was expected, and what was given.
         expected: String,
     },
     /// The run would need more memory than the limit allows; both in bytes.
-    #[error("{arg}: this run needs about {} of memory (estimate), more than the {} it may use (what is available, or --max-memory)", human_bytes(*.estimate), human_bytes(*.limit))]
+    #[error("{param}: this run needs about {} of memory (estimate), more than the {} it may use", human_bytes(*.estimate), human_bytes(*.limit))]
     OutOfMemory {
-        /// The argument that makes the run this large.
-        arg: &'static str,
+        /// The parameter that makes the run this large.
+        param: Param,
         /// The estimated peak memory of the run, in bytes.
         estimate: u64,
         /// The memory the run may use, in bytes.
@@ -34,7 +79,7 @@ pub enum Error {
     /// Two runs of the same exact computation gave different values: a bug, reported loudly.
     #[error("RUNS DISAGREE: {0}")]
     RunsDisagree(String),
-    /// Writing results failed.
+    /// Writing results (or a checkpoint) failed.
     #[error("writing the results: {0}")]
     Io(#[from] std::io::Error),
     /// The run was stopped by its cancel flag (Ctrl-C or a termination signal).
@@ -44,8 +89,8 @@ pub enum Error {
 
 impl Error {
     /// Shorthand for [`Error::InvalidArgument`].
-    pub fn invalid(arg: &'static str, expected: impl Into<String>) -> Self {
-        Error::InvalidArgument { arg, expected: expected.into() }
+    pub fn invalid(param: Param, expected: impl Into<String>) -> Self {
+        Error::InvalidArgument { param, expected: expected.into() }
     }
 }
 

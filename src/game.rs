@@ -5,7 +5,7 @@
 
 use num_bigint::BigUint;
 
-use crate::{Error, Result};
+use crate::{Error, Param, Result};
 
 /// The largest `n` the engines accept: layer indices and Grundy values are kept in `u32`.
 pub const MAX_N: u64 = (u32::MAX >> 1) as u64;
@@ -48,9 +48,9 @@ pub fn max_edge_value(n: u64) -> Result<u32> {
 /// Checks that the engines accept `n`: at most [`MAX_N`].
 ///
 /// # Errors
-/// [`Error::InvalidArgument`] naming `N`.
+/// [`Error::InvalidArgument`] naming [`Param::N`].
 pub fn check_n(n: u64) -> Result<()> {
-    if n > MAX_N { Err(Error::invalid("N", format!("at most {MAX_N}, got {n}"))) } else { Ok(()) }
+    if n > MAX_N { Err(Error::invalid(Param::N, format!("at most {MAX_N}, got {n}"))) } else { Ok(()) }
 }
 
 /// The Grundy value G(k) of T(k), or `None` for the empty tree T(0) (whose value the recurrence treats
@@ -62,7 +62,7 @@ pub fn check_n(n: u64) -> Result<()> {
 /// [`Error::InvalidArgument`] when `k` exceeds [`MAX_N`].
 pub fn grundy(k: u64) -> Result<Option<u64>> {
     if k > MAX_N {
-        return Err(Error::invalid("K", format!("at most {MAX_N}, got {k}")));
+        return Err(Error::invalid(Param::K, format!("at most {MAX_N}, got {k}")));
     }
     let (mut prev, mut cur) = (0u64, 1u64); // 1 + G(0), 1 + G(1)
     if k == 0 {

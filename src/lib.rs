@@ -10,33 +10,50 @@
 //! assert_eq!(f10.to_string(), "17");
 //! assert_eq!(fibtree::count_mod(10_000, 0, 998_244_353).unwrap(), 163_314_502);
 //! ```
+//!
+//! The counting API is at the root. Six modules hold the rest, each small: [`oracles`] (the
+//! brute-force counts that check the engines), [`ladder`] (the verification ladder of `fibtree
+//! self-test`), [`claims`] (checking another program's residues), [`moves`] (naming the moves
+//! themselves), [`draw`] (pictures of small trees) and [`mod@bench`] (timing the exact engine).
 
 #![warn(missing_docs)]
+#![deny(unsafe_code)]
 
+mod arch;
 pub mod bench;
-pub mod blocked;
-pub mod brute;
-pub mod checkpoint;
-pub mod dist;
+mod budget;
+mod checkpoint;
+pub mod claims;
+mod dist;
 pub mod draw;
-pub mod engine;
-pub mod error;
-pub mod exact;
-pub mod game;
-pub mod modular;
+mod engines;
+mod error;
+mod files;
+mod game;
+mod hooks;
+pub mod ladder;
 pub mod moves;
-pub mod plan;
-pub mod report;
-pub mod rng;
-pub mod selftest;
-pub mod verify;
+mod numbers;
+pub mod oracles;
+mod plan;
+mod report;
+mod rng;
 
-pub use engine::Hooks;
-pub use error::{Error, Result};
-pub use game::{grundy, tree_size};
+pub use budget::available_memory;
+pub use checkpoint::Checkpoint;
+pub use dist::{distribution_mod, distribution_with};
+pub use engines::Engine;
+pub use engines::modular::MODULUS_LIMIT;
+pub use error::{Error, Param, Result, human_bytes};
+pub use files::{AtomicFile, write_atomically};
+pub use game::{MAX_N, grundy, tree_size};
+pub use hooks::{Hooks, NoticeFn, ProgressFn};
+pub use numbers::{NotWhole, decimal_digits, parse_modulus, parse_number, parse_whole};
 pub use report::{
-    Counting, ModReport, Options, Projection, Report, count_mod_report, count_report, count_reports, for_each_report,
+    Counting, LAST18, ModReport, Options, P998244353, Projection, Report, count_mod_report, count_report,
+    count_reports, for_each_report,
 };
+pub use rng::{SplitMix64, clock_seed};
 
 use num_bigint::BigUint;
 
@@ -46,11 +63,29 @@ use num_bigint::BigUint;
 /// the current rayon pool; memory O(one layer) plus one bit per g of each layer's window of the plan.
 ///
 /// # Errors
-/// [`Error::InvalidArgument`] for n above [`game::MAX_N`]; [`Error::OutOfMemory`] when the run would
+/// [`Error::InvalidArgument`] for n above [`MAX_N`]; [`Error::OutOfMemory`] when the run would
 /// need more memory than is available.
 pub fn count(n: u64, g: u64) -> Result<BigUint> {
-    let plan = plan::Plan::new(&[(n, g)], report::available_memory())?;
-    Ok(exact::count_with_plan(&plan, &[(n, g)], Hooks::default())?.remove(0))
+    let plan = plan::Plan::new(&[(n, g)], available_memory(), Hooks::default())?;
+    Ok(engines::count_exact(Engine::Blocked, &plan, &[(n, g)], Hooks::default())?.remove(0))
+}
+
+/// c(n, g) modulo m, in machine arithmetic only.
+///
+/// Cost: where g is small, n x W vector lane operations with no plan, W the smallest power of two
+/// above g and every Grundy value (8192 at n = 10000), memory three arrays of W + 1 words;
+/// otherwise the plan, then the engine over its windows.
+///
+/// # Errors
+/// [`Error::InvalidArgument`] for m outside 2..2^63 or n above [`MAX_N`]; [`Error::OutOfMemory`]
+/// when the plan would not fit in the available memory.
+pub fn count_mod(n: u64, g: u64, m: u64) -> Result<u64> {
+    engines::modular::check_modulus(m)?;
+    if let Some(residues) = engines::modular::count_mod_unplanned(&[(n, g)], &[m], Hooks::default())? {
+        return Ok(residues[0][0]);
+    }
+    let plan = plan::Plan::new(&[(n, g)], available_memory(), Hooks::default())?;
+    Ok(engines::modular::count_mod_with_plan(&plan, &[(n, g)], &[m], Hooks::default())?[0][0])
 }
 
 /// The whole distribution: `(g, c(n, g))` for every g with a non-zero count, ascending g.
@@ -61,26 +96,18 @@ pub fn count(n: u64, g: u64) -> Result<BigUint> {
 /// # Errors
 /// As [`count`].
 pub fn distribution(n: u64) -> Result<Vec<(u64, BigUint)>> {
-    dist::exact(n, exact::Engine::Blocked, Hooks::default(), report::available_memory())
+    distribution_with(n, &Options::default())
 }
 
-/// c(n, g) modulo m, in machine arithmetic only.
+/// The support of c(n, .): every g with c(n, g) > 0, ascending (about 6.5 n of them, below about
+/// 11 n).
 ///
-/// Cost: where g is small, n x W vector lane operations with no plan, W the smallest power of two
-/// above g and every Grundy value (8192 at n = 10000; see [`modular::count_mod_unplanned`]), memory
-/// three arrays of W + 1 words; otherwise the plan, then the engine over its windows
-/// ([`modular::count_mod_with_plan`]).
+/// Cost: a forward pass over n layers of whole-word set operations; two layers of memory.
 ///
 /// # Errors
-/// [`Error::InvalidArgument`] for m outside 2..2^63 or n above [`game::MAX_N`];
-/// [`Error::OutOfMemory`] when the plan would not fit in the available memory.
-pub fn count_mod(n: u64, g: u64, m: u64) -> Result<u64> {
-    modular::check_modulus(m)?;
-    if let Some(residues) = modular::count_mod_unplanned(&[(n, g)], &[m], Hooks::default())? {
-        return Ok(residues[0][0]);
-    }
-    let plan = plan::Plan::new(&[(n, g)], report::available_memory())?;
-    Ok(modular::count_mod_with_plan(&plan, &[(n, g)], &[m], Hooks::default())?[0][0])
+/// [`Error::InvalidArgument`] for n above [`MAX_N`].
+pub fn support(n: u64) -> Result<Vec<u64>> {
+    Ok(plan::support(n, Hooks::default())?.iter().collect())
 }
 
 /// The README's examples, compiled and run as doctests.

@@ -12,10 +12,11 @@
 
 use num_bigint::BigUint;
 
-use crate::engine::{self, Hooks, Layer};
-use crate::exact::{Limbs, limbs, to_biguint};
+use crate::engines::recurrence::{self, Layer};
+use crate::engines::reference::Limbs;
+use crate::engines::{limbs, to_biguint};
 use crate::plan::Plan;
-use crate::{Error, Result};
+use crate::{Error, Hooks, Param, Result, budget};
 
 /// Blocks kept recomputed at once: a walk downwards needs one, a preorder listing that climbs back
 /// up a little needs a few.
@@ -39,21 +40,20 @@ impl<'a> Counts<'a> {
     /// `memory_limit` before the run.
     ///
     /// # Errors
-    /// As [`crate::count_report`].
+    /// [`Error::InvalidArgument`] for n too large; [`Error::OutOfMemory`] naming [`Param::N`] past
+    /// the limit; [`Error::Interrupted`] when cancelled.
     pub fn new(n: u64, g: u64, hooks: Hooks<'a>, memory_limit: u64) -> Result<Counts<'a>> {
-        let plan = Plan::new_until(&[(n, g)], memory_limit, hooks.cancel)?;
+        let plan = Plan::new(&[(n, g)], memory_limit, hooks)?;
         let block = ((n as f64).sqrt().ceil() as usize).max(2);
         let layer_bytes = |k: usize| 8 * plan.layer_len(k) as u64 * (2 + limbs(k) as u64);
         let widest = (2..=plan.top()).map(layer_bytes).max().unwrap_or(0);
         let blocks = (plan.top().saturating_sub(1)).div_ceil(block) as u64;
         let estimate = plan.bytes() + widest * (2 * blocks + CACHED_BLOCKS as u64 * block as u64 + 3);
-        if estimate > memory_limit {
-            return Err(Error::OutOfMemory { arg: "N", estimate, limit: memory_limit });
-        }
+        budget::check(Param::N, estimate, memory_limit)?;
         let mut checkpoints: Vec<[Layer; 2]> = vec![Default::default()];
         let mut pending: Option<Layer> = None;
         if plan.top() >= 2 {
-            engine::run_range(&plan, &Limbs, Default::default(), 2..=plan.top(), hooks, |layer| {
+            recurrence::run_range(&plan, &Limbs, Default::default(), 2..=plan.top(), hooks, |layer| {
                 // block b starts at layer 2 + b * block and needs the two layers before it
                 let k = layer.k;
                 if (k + 2 - 2) % block == 0 {
@@ -88,7 +88,7 @@ impl<'a> Counts<'a> {
                 let start = 2 + b * self.block;
                 let end = (start + self.block - 1).min(self.plan.top());
                 let mut layers = Vec::with_capacity(end + 1 - start);
-                engine::run_range(&self.plan, &Limbs, self.checkpoints[b].clone(), start..=end, self.hooks, |l| {
+                recurrence::run_range(&self.plan, &Limbs, self.checkpoints[b].clone(), start..=end, self.hooks, |l| {
                     layers.push(l.clone())
                 })?;
                 self.cache.push((b, layers));
@@ -101,7 +101,7 @@ impl<'a> Counts<'a> {
 
     /// `1 + G(k)`, 0 for the empty tree.
     fn edge(&self, k: usize) -> u64 {
-        self.plan.edge(k) as u64
+        self.plan.edge_value(k) as u64
     }
 
     /// c(k, t) where t may be "negative" (`None`) or k below 2: 0 then.
@@ -251,12 +251,12 @@ pub fn list(counts: &mut Counts, n: u64, g: u64, limit: u64, mut emit: impl FnMu
 /// Cost: O(n + path length).
 ///
 /// # Errors
-/// [`Error::InvalidArgument`] naming `PATH` for an empty path (the root is not a move), a
+/// [`Error::InvalidArgument`] naming [`Param::Path`] for an empty path (the root is not a move), a
 /// character other than L and R, or a path that leaves the tree.
 pub fn value_after(n: u64, path: &str) -> Result<u64> {
     let edge = crate::game::edge_values(n)?;
     if path.is_empty() {
-        return Err(Error::invalid("PATH", "expected a non-empty path of L and R: the root is not a move"));
+        return Err(Error::invalid(Param::Path, "expected a non-empty path of L and R: the root is not a move"));
     }
     // the subtrees along the path: sizes k, and the edge value of each untouched sibling
     let mut k = n as usize;
@@ -267,9 +267,11 @@ pub fn value_after(n: u64, path: &str) -> Result<u64> {
             'R' if k >= 3 => (k - 2, k - 1),
             'L' | 'R' => {
                 let what = format!("step {} ('{c}') leaves T({n}): the node there has no such child", i + 1);
-                return Err(Error::invalid("PATH", what));
+                return Err(Error::invalid(Param::Path, what));
             }
-            _ => return Err(Error::invalid("PATH", format!("expected only L and R, got '{c}' at step {}", i + 1))),
+            _ => {
+                return Err(Error::invalid(Param::Path, format!("expected only L and R, got '{c}' at step {}", i + 1)));
+            }
         };
         siblings.push(edge[sibling] as u64);
         k = child;
@@ -315,7 +317,7 @@ mod tests {
             for (_, v) in explicit_moves(k) {
                 *tally.entry(v).or_default() += 1;
             }
-            let oracle = crate::brute::explicit_tree_counts(k as u32).unwrap();
+            let oracle = crate::oracles::explicit_tree_counts(k as u32).unwrap();
             let want: std::collections::BTreeMap<u64, u64> =
                 oracle.iter().enumerate().filter(|e| *e.1 > 0).map(|(g, &c)| (g as u64, c)).collect();
             assert_eq!(tally, want, "k = {k}");
@@ -347,7 +349,10 @@ mod tests {
     #[test]
     fn bad_paths_are_refused() {
         for (n, path) in [(5, ""), (5, "LX"), (2, "R"), (3, "LR"), (3, "LLL"), (1, "L")] {
-            assert!(matches!(value_after(n, path), Err(Error::InvalidArgument { arg: "PATH", .. })), "{n} {path}");
+            assert!(
+                matches!(value_after(n, path), Err(Error::InvalidArgument { param: Param::Path, .. })),
+                "{n} {path}"
+            );
         }
         assert_eq!(value_after(3, "L").unwrap(), 1); // only the right child T(1) stays: 1 + G(1) = 1
     }

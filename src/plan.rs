@@ -5,9 +5,7 @@
 //! Layers 0 and 1 hold no moves and are never marked. Each layer is a bitset over a window of g (a
 //! multiple of 64 wide), so a target g far above every Grundy value costs no more than g = 0.
 
-use std::sync::atomic::{AtomicBool, Ordering};
-
-use crate::{Error, Result};
+use crate::{Hooks, Param, Result, budget};
 
 /// A set of g values of one layer: a bitset over `[base, base + 64 * words.len())`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -206,41 +204,31 @@ pub struct Plan {
 }
 
 impl Plan {
-    /// The states needed to compute c(n, g) for every `(n, g)` in `targets`.
+    /// The states needed to compute c(n, g) for every `(n, g)` in `targets`, checking `hooks`'
+    /// cancel flags every layer.
     ///
     /// Cost: O(states) time after O(top n) for the Grundy values; memory one bit per g of each
     /// layer's window (for g = 0 the window is the smallest power of two above every G(k) + 1, 8192
     /// at n = 10000: 10 MB in all) plus 4 bytes per layer for the Grundy values.
     ///
     /// # Errors
-    /// [`Error::InvalidArgument`] for an n above [`crate::game::MAX_N`]; [`Error::OutOfMemory`] as
-    /// soon as the bitsets are projected to exceed `memory_limit` bytes.
-    pub fn new(targets: &[(u64, u64)], memory_limit: u64) -> Result<Plan> {
-        Plan::new_until(targets, memory_limit, None)
-    }
-
-    /// [`Plan::new`], checking `cancel` every layer.
-    ///
-    /// # Errors
-    /// As [`Plan::new`], and [`Error::Interrupted`] once `cancel` is set.
-    pub fn new_until(targets: &[(u64, u64)], memory_limit: u64, cancel: Option<&AtomicBool>) -> Result<Plan> {
+    /// [`crate::Error::InvalidArgument`] for an n above [`crate::game::MAX_N`];
+    /// [`crate::Error::OutOfMemory`] as soon as the bitsets are projected to exceed `memory_limit`
+    /// bytes; [`crate::Error::Interrupted`] once cancelled.
+    pub fn new(targets: &[(u64, u64)], memory_limit: u64, hooks: Hooks) -> Result<Plan> {
         let top = targets.iter().map(|t| t.0).max().unwrap_or(0);
         crate::game::check_n(top)?;
         // Before allocating anything: the Grundy values, one set per layer and at least one word in
         // each are a floor under the plan's size.
         let per_layer = 4 + std::mem::size_of::<LayerSet>() as u64;
         let floor = (top + 1) * (per_layer + 8);
-        if floor > memory_limit {
-            return Err(Error::OutOfMemory { arg: "N", estimate: floor, limit: memory_limit });
-        }
+        budget::check(Param::N, floor, memory_limit)?;
         let edge = crate::game::edge_values(top)?;
         // Every g a layer needs differs from the nearest target's g in bits below the smallest power
         // of two above every edge value, so a window is about that wide: that many bits a layer.
         let window = (edge.iter().copied().max().unwrap_or(0) as u64 + 1).next_power_of_two().max(64);
         let estimate = (top + 1).saturating_mul(per_layer + window / 8);
-        if estimate > memory_limit {
-            return Err(Error::OutOfMemory { arg: "N", estimate, limit: memory_limit });
-        }
+        budget::check(Param::N, estimate, memory_limit)?;
         let n = top as usize;
         let mut by_layer = targets.to_vec();
         by_layer.sort_unstable();
@@ -251,9 +239,7 @@ impl Plan {
         // Layer i's members come from the targets at i, layer i + 1 (through R of layer i + 1,
         // which is edge[i - 1]) and layer i + 2 (through L of layer i + 2, which is edge[i + 1]).
         for i in (2..=n).rev() {
-            if cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
-                return Err(Error::Interrupted);
-            }
+            hooks.check()?;
             let own: Vec<u64> = by_layer[first_at[i]..first_at[i + 1]].iter().map(|t| t.1).collect();
             let sources: Vec<(&LayerSet, u64)> = [(i + 1, i - 1), (i + 2, i + 1)]
                 .into_iter()
@@ -269,14 +255,11 @@ impl Plan {
             let window_bytes = (hi - lo + 1).saturating_mul(8);
             if used.saturating_add(window_bytes) > memory_limit {
                 let estimate = used.saturating_add(window_bytes.saturating_mul(i as u64 - 1));
-                return Err(Error::OutOfMemory { arg: "N", estimate, limit: memory_limit });
+                budget::check(Param::N, estimate, memory_limit)?;
             }
             let set = LayerSet::image(&sources, Step::Back, &own);
             used += set.bytes();
-            let projected = used + set.bytes() * (i as u64 - 2);
-            if projected > memory_limit {
-                return Err(Error::OutOfMemory { arg: "N", estimate: projected, limit: memory_limit });
-            }
+            budget::check(Param::N, used + set.bytes() * (i as u64 - 2), memory_limit)?;
             layers[i] = set;
         }
         let lens = layers.iter().map(|l| l.len() as u32).collect();
@@ -293,8 +276,8 @@ impl Plan {
         &self.layers[k]
     }
 
-    /// `1 + G(k)`, 0 for k = 0.
-    pub fn edge(&self, k: usize) -> u32 {
+    /// The edge value `1 + G(k)`: what T(k) contributes hung under a root edge (0 for k = 0).
+    pub fn edge_value(&self, k: usize) -> u32 {
         self.edge[k]
     }
 
@@ -325,25 +308,16 @@ impl Plan {
 /// layer k-1 and (t + 1) xor L for t in that of layer k-2.
 ///
 /// Cost: O(sum over layers of the support's window / 64) time, two windows of memory (the support of
-/// layer n has about 6.5 n members below about 11 n).
+/// layer n has about 6.5 n members below about 11 n); `hooks` are checked every layer.
 ///
 /// # Errors
-/// [`Error::InvalidArgument`] for an n above [`crate::game::MAX_N`].
-pub fn support(n: u64) -> Result<LayerSet> {
-    support_until(n, None)
-}
-
-/// [`support`], checking `cancel` after each layer.
-///
-/// # Errors
-/// As [`support`], and [`Error::Interrupted`] once `cancel` is set.
-pub fn support_until(n: u64, cancel: Option<&AtomicBool>) -> Result<LayerSet> {
+/// [`crate::Error::InvalidArgument`] for an n above [`crate::game::MAX_N`];
+/// [`crate::Error::Interrupted`] once cancelled.
+pub fn support(n: u64, hooks: Hooks) -> Result<LayerSet> {
     let edge = crate::game::edge_values(n)?;
     let (mut older, mut old) = (LayerSet::default(), LayerSet::default());
     for k in 2..=n as usize {
-        if cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
-            return Err(Error::Interrupted);
-        }
+        hooks.check()?;
         let (l, r) = (edge[k - 1] as u64, edge[k - 2] as u64);
         let direct: &[u64] = if k >= 3 { &[r, l] } else { &[r] };
         let set = LayerSet::image(&[(&old, r), (&older, l)], Step::Forward, direct);
@@ -439,7 +413,7 @@ mod tests {
 
     #[test]
     fn state_count_at_10000_matches_math_md() {
-        let plan = Plan::new(&[(10_000, 0)], u64::MAX).unwrap();
+        let plan = Plan::new(&[(10_000, 0)], u64::MAX, Hooks::default()).unwrap();
         let states = plan.states();
         assert!((16_600_000..16_800_000).contains(&states), "{states}");
         assert_eq!(plan.widest_layer(), 2048);
@@ -449,12 +423,12 @@ mod tests {
     #[test]
     fn plan_is_closed_under_the_recurrence() {
         for (n, g) in [(40u64, 0u64), (57, 9), (30, 1 << 40)] {
-            let plan = Plan::new(&[(n, g)], u64::MAX).unwrap();
+            let plan = Plan::new(&[(n, g)], u64::MAX, Hooks::default()).unwrap();
             assert!(plan.layer(n as usize).contains(g));
             for i in 3..=n as usize {
                 for j in plan.layer(i).iter() {
-                    let r = plan.edge(i - 2) as u64;
-                    let l = plan.edge(i - 1) as u64;
+                    let r = plan.edge_value(i - 2) as u64;
+                    let l = plan.edge_value(i - 1) as u64;
                     if let Some(a) = (j ^ r).checked_sub(1) {
                         assert!(i - 1 < 2 || plan.layer(i - 1).contains(a));
                     }
@@ -468,15 +442,15 @@ mod tests {
 
     #[test]
     fn support_matches_math_md_at_2000() {
-        let s = support(2000).unwrap();
+        let s = support(2000, Hooks::default()).unwrap();
         assert_eq!(s.len(), 13_084);
         assert_eq!(s.iter().last(), Some(22_526));
-        assert!(support(1).unwrap().is_empty());
-        assert_eq!(support(2).unwrap().iter().collect::<Vec<_>>(), vec![0]);
+        assert!(support(1, Hooks::default()).unwrap().is_empty());
+        assert_eq!(support(2, Hooks::default()).unwrap().iter().collect::<Vec<_>>(), vec![0]);
     }
 
     #[test]
     fn memory_limit_is_enforced() {
-        assert!(matches!(Plan::new(&[(5_000, 0)], 100_000), Err(Error::OutOfMemory { .. })));
+        assert!(matches!(Plan::new(&[(5_000, 0)], 100_000, Hooks::default()), Err(crate::Error::OutOfMemory { .. })));
     }
 }

@@ -1,14 +1,17 @@
-//! A counted value with its projections and the verdict of every cross-check.
+//! A counting run: the plan, the exact engine and the modular engine, and the report of each target
+//! with its projections and the verdict of every cross-check. Checkpoints and the double check are
+//! policies of the run ([`Options`]).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use num_bigint::BigUint;
 use num_traits::ToPrimitive;
 
-use crate::engine::Hooks;
+use crate::budget::{self, PROCESS_BYTES, available_memory};
+use crate::checkpoint::{self, Checkpoint, Saver};
+use crate::engines::{self, Engine, blocked, modular};
 use crate::plan::Plan;
-use crate::{Error, Result};
-use crate::{exact, modular};
+use crate::{Error, Hooks, Param, Result};
 
 /// 10^18: the modulus of the "last 18 digits" projection.
 pub const LAST18: u64 = 1_000_000_000_000_000_000;
@@ -34,21 +37,34 @@ impl Projection {
     }
 }
 
-/// What a counting run should do beyond the two default projections.
+/// How a counting run goes beyond the two default projections.
 #[derive(Clone, Debug, Default)]
 pub struct Options<'a> {
     /// Further moduli to project onto and check (each 2 <= m < 2^63).
     pub moduli: Vec<u64>,
     /// The memory the run may use, in bytes; `None` for what the machine has available.
     pub memory_limit: Option<u64>,
-    /// A cancel flag and a progress callback for the engines.
+    /// The cancel flag and the callbacks the engines obey and tell.
     pub hooks: Hooks<'a>,
     /// The exact engine.
-    pub engine: exact::Engine,
+    pub engine: Engine,
+    /// Compute every exact value a second time with the other exact engine, over a plan made afresh
+    /// (see [`Report::double_check`]).
+    pub double_check: bool,
+    /// Save the run's state to a file every so often and when it is stopped, and resume from it
+    /// (one target, the blocked engine).
+    pub checkpoint: Option<Checkpoint>,
     /// Testing only: adds 1 to the independent residue of this modulus, to exercise the
     /// disagreement path without a real bug.
     #[doc(hidden)]
     pub perturb: Option<u64>,
+}
+
+impl Options<'_> {
+    /// The memory the run may use: [`Options::memory_limit`], or what the machine has available.
+    pub fn limit(&self) -> u64 {
+        self.memory_limit.unwrap_or_else(available_memory)
+    }
 }
 
 /// The exact c(n, g) with its projections and checks.
@@ -62,6 +78,8 @@ pub struct Report {
     pub value: BigUint,
     /// mod 10^18, mod 998244353, then each further modulus in the order asked (repeats removed).
     pub projections: Vec<Projection>,
+    /// With [`Options::double_check`]: whether the other exact engine gave the same value.
+    pub double_check: Option<bool>,
     /// The peak memory estimated before the run, in bytes.
     pub memory_estimate_bytes: u64,
 }
@@ -74,26 +92,13 @@ impl Report {
 
     /// The number of decimal digits of the value (1 for 0). Cost O(digits^2 / 64).
     pub fn digits(&self) -> usize {
-        self.value.to_str_radix(10).len()
+        crate::numbers::decimal_digits(&self.value)
     }
 
     /// The projection onto `modulus`, if the report has it.
     pub fn projection(&self, modulus: u64) -> Option<&Projection> {
         self.projections.iter().find(|p| p.modulus == modulus)
     }
-}
-
-/// The memory available to a run: `MemAvailable` from `/proc/meminfo`, or `u64::MAX` where that
-/// cannot be read.
-pub fn available_memory() -> u64 {
-    std::fs::read_to_string("/proc/meminfo")
-        .ok()
-        .and_then(|s| {
-            let line = s.lines().find(|l| l.starts_with("MemAvailable:"))?;
-            let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-            Some(kb * 1024)
-        })
-        .unwrap_or(u64::MAX)
 }
 
 /// Computes the exact c(n, g) and checks it modulo 10^18, 998244353 and every modulus in `options`
@@ -104,9 +109,9 @@ pub fn available_memory() -> u64 {
 /// each engine, estimated and checked against the limit before any layer is allocated.
 ///
 /// # Errors
-/// [`Error::InvalidArgument`] for n too large or a modulus outside 2..2^63;
-/// [`Error::OutOfMemory`] when the estimate exceeds the memory limit; [`Error::Interrupted`] when
-/// the cancel flag is set.
+/// [`Error::InvalidArgument`] for n too large, a modulus outside 2..2^63 or a checkpoint that cannot
+/// be used; [`Error::OutOfMemory`] when the estimate exceeds the memory limit;
+/// [`Error::Interrupted`] when cancelled; [`Error::Io`] when a checkpoint cannot be saved.
 pub fn count_report(n: u64, g: u64, options: &Options) -> Result<Report> {
     Ok(count_reports(&[(n, g)], options)?.remove(0))
 }
@@ -152,34 +157,51 @@ pub struct Counting<'a> {
     moduli: Vec<u64>,
     plan: Plan,
     estimate: u64,
-    /// The modular engine's residues where they were found while the plan was built.
+    /// The modular engine's residues where they were found while the plan was built, or read from
+    /// the checkpoint.
     independent: Option<Vec<Vec<u64>>>,
+    /// The blocked engine's state, read from the checkpoint.
+    resume: Option<blocked::State>,
 }
 
 impl<'a> Counting<'a> {
     /// Plans the run and checks its estimated peak memory against the limit. Where the targets' g
-    /// are small, the modular engine runs meanwhile, with no plan ([`modular::count_mod_unplanned`]),
-    /// so that its residues are ready when the exact engine starts.
+    /// are small, the modular engine runs meanwhile, with no plan, so that its residues are ready
+    /// when the exact engine starts. With a checkpoint, reads it first (or discards it, with
+    /// [`Checkpoint::fresh`]).
     ///
-    /// Cost: the plan's backward pass (see [`Plan::new`]), and the modular engine's work.
+    /// Cost: the plan's backward pass, and the modular engine's work.
     ///
     /// # Errors
     /// As [`count_report`] (including [`Error::Interrupted`]).
     pub fn new(targets: &'a [(u64, u64)], options: &'a Options<'a>) -> Result<Counting<'a>> {
         let moduli = moduli_of(options)?;
-        let limit = options.memory_limit.unwrap_or_else(available_memory);
+        let limit = options.limit();
+        if let Some(spec) = &options.checkpoint {
+            let &[target] = targets else {
+                return Err(Error::invalid(Param::Checkpoint, "a checkpoint holds the run of one count"));
+            };
+            if options.engine != Engine::Blocked {
+                return Err(Error::invalid(Param::Checkpoint, "checkpoints work with the blocked engine only"));
+            }
+            if let Some(saved) = checkpoint::load(spec, target, &moduli, options.hooks)? {
+                let (plan, estimate) = planned(targets, options, moduli.len())?;
+                let (independent, resume) = (Some(vec![saved.residues]), Some(saved.state));
+                return Ok(Counting { targets, options, moduli, plan, estimate, independent, resume });
+            }
+        }
         let early = modular::unplanned_bytes(targets, moduli.len())?.is_some_and(|b| PROCESS_BYTES + b <= limit);
         // the plan stops the modular engine when it fails
-        let stop = AtomicBool::new(false);
+        let failed = AtomicBool::new(false);
         let (planned, independent) = rayon::join(
-            || planned(targets, options, moduli.len()).inspect_err(|_| stop.store(true, Ordering::Relaxed)),
+            || planned(targets, options, moduli.len()).inspect_err(|_| failed.store(true, Ordering::Relaxed)),
             || match early {
-                true => modular::count_mod_unplanned_until(targets, &moduli, options.hooks, Some(&stop)),
+                true => modular::count_mod_unplanned(targets, &moduli, options.hooks.also_stopped_by(&failed)),
                 false => Ok(None),
             },
         );
         let (plan, estimate) = planned?;
-        Ok(Counting { targets, options, moduli, plan, estimate, independent: independent? })
+        Ok(Counting { targets, options, moduli, plan, estimate, independent: independent?, resume: None })
     }
 
     /// The estimated peak memory of the run, in bytes.
@@ -192,30 +214,51 @@ impl<'a> Counting<'a> {
     /// Cost: the two engines' work; memory the estimate.
     ///
     /// # Errors
-    /// [`Error::Interrupted`] when cancelled, and whatever `sink` returns.
+    /// [`Error::Interrupted`] when cancelled, [`Error::Io`] when a checkpoint cannot be saved, and
+    /// whatever `sink` returns.
     pub fn for_each(self, mut sink: impl FnMut(usize, Report) -> Result<()> + Send) -> Result<()> {
-        let Counting { targets, options, moduli, plan, estimate, independent } = self;
+        let Counting { targets, options, moduli, plan, estimate, independent, resume } = self;
+        let (moduli, plan, hooks) = (&moduli, &plan, options.hooks);
         let report = |t: usize, words: &[u64], independent: &[u64]| {
-            assemble(targets[t], words, &moduli, independent, options, estimate)
+            assemble(targets[t], words, moduli, independent, options, estimate)
         };
         let modular = || match &independent {
             Some(residues) => Ok(residues.clone()),
-            None => modular::count_mod_with_plan(&plan, targets, &moduli, options.hooks),
+            None => modular::count_mod_with_plan(plan, targets, moduli, hooks),
         };
-        let top = targets.iter().map(|t| t.0).max().unwrap_or(0) as usize;
-        if kept_values_bytes(targets.len(), top as u64) <= KEEP_VALUES_BYTES {
+        if let Some(spec) = &options.checkpoint {
+            let independent = modular()?;
+            if let Some(state) = &resume {
+                let shown = spec.path.display();
+                hooks
+                    .notice(&format!("resuming from the checkpoint {shown} at layer {} of {}", state.k0, targets[0].0));
+            }
+            let mut saver = Saver::new(spec, targets[0], moduli, &independent[0], hooks);
+            let mut words = Vec::new();
+            let tuning = blocked::Tuning::for_width(plan.widest_layer());
+            let mut save = |state: &blocked::State, stopping| saver.at_boundary(state, stopping);
+            blocked::run_resumable(plan, targets, hooks, tuning, resume, Some(&mut save), |_, w| words = w.to_vec())?;
+            checkpoint::finish(spec)?;
+            let reports = vec![report(0, &words, &independent[0])];
+            return self_checked(reports, targets, options)?.into_iter().try_for_each(|r| sink(0, r));
+        }
+        let top = targets.iter().map(|t| t.0).max().unwrap_or(0);
+        if options.double_check || kept_values_bytes(targets.len(), top) <= KEEP_VALUES_BYTES {
             // Small results: both engines at once, the values kept until the residues are known.
-            let exact = || exact::count_words(options.engine, &plan, targets, options.hooks);
+            let exact = || engines::count_words(options.engine, plan, targets, hooks);
             let (independent, words) = rayon::join(modular, exact);
             let (independent, words) = (independent?, words?);
-            let mut order: Vec<usize> = (0..targets.len()).collect();
-            order.sort_by_key(|&t| targets[t].0);
-            return order.into_iter().try_for_each(|t| sink(t, report(t, &words[t], &independent[t])));
+            let reports = (0..targets.len()).map(|t| report(t, &words[t], &independent[t])).collect();
+            let mut reports: Vec<Option<Report>> =
+                self_checked(reports, targets, options)?.into_iter().map(Some).collect();
+            return engines::by_layer(targets)
+                .into_iter()
+                .try_for_each(|t| sink(t, reports[t].take().expect("each target once")));
         }
         // Large results: the residues first, then the exact values streamed.
         let independent = modular()?;
         let mut failed = None;
-        exact::run_with(options.engine, &plan, targets, options.hooks, |t, words| {
+        engines::run_with(options.engine, plan, targets, hooks, |t, words| {
             if failed.is_none()
                 && let Err(e) = sink(t, report(t, words, &independent[t]))
             {
@@ -224,6 +267,22 @@ impl<'a> Counting<'a> {
         })?;
         failed.map_or(Ok(()), Err)
     }
+}
+
+/// The reports with their double check where the options ask for one: every value computed again by
+/// the other exact engine over a plan made afresh.
+///
+/// # Errors
+/// As [`count_report`].
+fn self_checked(mut reports: Vec<Report>, targets: &[(u64, u64)], options: &Options) -> Result<Vec<Report>> {
+    if options.double_check {
+        let plan = Plan::new(targets, options.limit(), options.hooks)?;
+        let again = engines::count_exact(options.engine.other(), &plan, targets, options.hooks)?;
+        for (report, value) in reports.iter_mut().zip(again) {
+            report.double_check = Some(value == report.value);
+        }
+    }
+    Ok(reports)
 }
 
 /// The residues of c(n, g) alone, by the modular engine: what `count --mod-only` prints.
@@ -241,20 +300,19 @@ pub struct ModReport {
 }
 
 /// c(n, g) modulo 10^18, 998244353 and every modulus in `options`, by the modular engine alone: no
-/// big integers, no exact engine, so nothing to cross-check (`options.engine` and `options.perturb`
-/// are not used).
+/// big integers, no exact engine, so nothing to cross-check (the options' engine, double check,
+/// checkpoint and perturbation are not used).
 ///
-/// Cost: where g is small (the dense arrays within [`modular::DENSE_LIMIT_BYTES`]), the modular
-/// engine over every g below W in every layer, with no plan ([`modular::count_mod_unplanned`]:
-/// about 20 ms for both default moduli at n = 10000); otherwise the plan's backward pass and the
-/// engine over it ([`modular::count_mod_with_plan`]). Memory the process, the engine's arrays and
-/// the plan if any, estimated and checked against the limit before anything large is allocated.
+/// Cost: where g is small (the dense arrays within 256 MiB), the modular engine over every g below W
+/// in every layer, with no plan (about 20 ms for both default moduli at n = 10000); otherwise the
+/// plan's backward pass and the engine over it. Memory the process, the engine's arrays and the plan
+/// if any, estimated and checked against the limit before anything large is allocated.
 ///
 /// # Errors
 /// As [`count_report`].
 pub fn count_mod_report(n: u64, g: u64, options: &Options) -> Result<ModReport> {
     let moduli = moduli_of(options)?;
-    let limit = options.memory_limit.unwrap_or_else(available_memory);
+    let limit = options.limit();
     let targets = [(n, g)];
     let report = |residues: Vec<u64>, estimate| ModReport {
         n,
@@ -265,18 +323,14 @@ pub fn count_mod_report(n: u64, g: u64, options: &Options) -> Result<ModReport> 
     // Without a plan where the dense arrays are small (g below about 2^20), else over the plan.
     if let Some(bytes) = modular::unplanned_bytes(&targets, moduli.len())? {
         let estimate = PROCESS_BYTES + bytes;
-        if estimate > limit {
-            return Err(Error::OutOfMemory { arg: "N", estimate, limit });
-        }
+        budget::check(Param::N, estimate, limit)?;
         if let Some(mut residues) = modular::count_mod_unplanned(&targets, &moduli, options.hooks)? {
             return Ok(report(residues.remove(0), estimate));
         }
     }
-    let plan = Plan::new_until(&targets, limit, options.hooks.cancel)?;
+    let plan = Plan::new(&targets, limit, options.hooks)?;
     let estimate = PROCESS_BYTES + plan.bytes() + modular::memory_bytes(&plan, moduli.len(), targets.len());
-    if estimate > limit {
-        return Err(Error::OutOfMemory { arg: "N", estimate, limit });
-    }
+    budget::check(Param::N, estimate, limit)?;
     let residues = modular::count_mod_with_plan(&plan, &targets, &moduli, options.hooks)?.remove(0);
     Ok(report(residues, estimate))
 }
@@ -285,7 +339,7 @@ pub fn count_mod_report(n: u64, g: u64, options: &Options) -> Result<ModReport> 
 ///
 /// # Errors
 /// [`Error::InvalidArgument`] for a modulus outside 2..2^63.
-pub(crate) fn moduli_of(options: &Options) -> Result<Vec<u64>> {
+fn moduli_of(options: &Options) -> Result<Vec<u64>> {
     let mut moduli = vec![LAST18, P998244353];
     for &m in &options.moduli {
         modular::check_modulus(m)?;
@@ -300,19 +354,17 @@ pub(crate) fn moduli_of(options: &Options) -> Result<Vec<u64>> {
 ///
 /// # Errors
 /// As [`Counting::new`].
-pub(crate) fn planned(targets: &[(u64, u64)], options: &Options, moduli: usize) -> Result<(Plan, u64)> {
-    let limit = options.memory_limit.unwrap_or_else(available_memory);
-    let plan = Plan::new_until(targets, limit, options.hooks.cancel)?;
+fn planned(targets: &[(u64, u64)], options: &Options, moduli: usize) -> Result<(Plan, u64)> {
+    let limit = options.limit();
+    let plan = Plan::new(targets, limit, options.hooks)?;
     let top = targets.iter().map(|t| t.0).max().unwrap_or(0);
-    let estimate = estimate_bytes(&plan, top, moduli, targets.len());
-    if estimate > limit {
-        return Err(Error::OutOfMemory { arg: "N", estimate, limit });
-    }
+    let estimate = estimate_bytes(&plan, top, moduli, targets.len(), options.double_check);
+    budget::check(Param::N, estimate, limit)?;
     Ok((plan, estimate))
 }
 
 /// The report of c(n, g) from its exact words and the modular engine's residues.
-pub(crate) fn assemble(
+fn assemble(
     (n, g): (u64, u64),
     words: &[u64],
     moduli: &[u64],
@@ -320,7 +372,7 @@ pub(crate) fn assemble(
     options: &Options,
     estimate: u64,
 ) -> Report {
-    let value = exact::to_biguint(words);
+    let value = engines::to_biguint(words);
     let projections = moduli
         .iter()
         .zip(independent)
@@ -330,7 +382,7 @@ pub(crate) fn assemble(
             independent: independent + (options.perturb == Some(modulus)) as u64,
         })
         .collect();
-    Report { n, g, value, projections, memory_estimate_bytes: estimate }
+    Report { n, g, value, projections, double_check: None, memory_estimate_bytes: estimate }
 }
 
 /// Results up to this size are kept whole, so that the two engines can run at the same time.
@@ -338,19 +390,16 @@ const KEEP_VALUES_BYTES: u64 = 64 << 20;
 
 /// The estimated peak memory of a counting run over `plan` up to layer `n`, in bytes: the process,
 /// the plan, the exact engine's three layers, the modular engine's arrays and its residues for each
-/// target, the values where they are kept, and the decimal string of one result.
-fn estimate_bytes(plan: &Plan, n: u64, moduli: usize, targets: usize) -> u64 {
+/// target, the values where they are kept (always for a double check), and the decimal string of
+/// one result.
+fn estimate_bytes(plan: &Plan, n: u64, moduli: usize, targets: usize, double_check: bool) -> u64 {
     let modular = modular::memory_bytes(plan, moduli, targets);
     let values = kept_values_bytes(targets, n);
-    let kept = if values <= KEEP_VALUES_BYTES { values } else { 0 };
-    PROCESS_BYTES + plan.bytes() + exact::layer_bytes(plan, n as usize) + modular + kept + n
+    let kept = if double_check || values <= KEEP_VALUES_BYTES { values } else { 0 };
+    PROCESS_BYTES + plan.bytes() + engines::layer_bytes(plan, n as usize) + modular + kept + n
 }
 
 /// The bytes of every target's value, at most `limbs(n)` words each.
 fn kept_values_bytes(targets: usize, n: u64) -> u64 {
-    targets as u64 * exact::limbs(n as usize) as u64 * 8
+    targets as u64 * engines::limbs(n as usize) as u64 * 8
 }
-
-/// What the process needs before any run: code, thread stacks, the allocator's arenas (measured
-/// peak of `count 10` on Linux x86-64).
-pub const PROCESS_BYTES: u64 = 8 << 20;

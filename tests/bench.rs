@@ -61,8 +61,8 @@ fn json_shape_and_limb_additions() {
     assert!(json["machine"].get("cpu").is_some(), "{json}");
     let results = json["results"].as_array().expect("results is a list");
     assert_eq!(results.len(), 2, "{json}");
-    let plan = fibtree::plan::Plan::new(&[(300, 0)], u64::MAX).unwrap();
-    let w = fibtree::bench::limb_additions(&plan).to_string();
+    let subject = fibtree::bench::Subject::new(300, u64::MAX, fibtree::Hooks::default()).unwrap();
+    let w = subject.limb_additions().to_string();
     for (r, threads) in results.iter().zip([1, 2]) {
         assert_eq!(r["n"], 300, "{r}");
         assert_eq!(r["threads"], threads, "ascending thread counts: {r}");
@@ -73,7 +73,7 @@ fn json_shape_and_limb_additions() {
         assert!(r["efficiency"].as_f64().is_some(), "{r}");
         assert!(r["limb_additions_per_ns"].as_f64().is_some(), "{r}");
         assert_eq!(r["limb_additions"], w.as_str(), "{r}");
-        assert_eq!(r["states"], plan.states(), "{r}");
+        assert_eq!(r["states"], subject.states(), "{r}");
         assert_eq!(r["checked"], true, "{r}");
     }
     assert_eq!(results[0]["speedup"].as_f64(), Some(1.0));

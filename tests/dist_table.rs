@@ -2,7 +2,7 @@
 //! a range of k): against the explicit-tree oracle, the sum invariant, the modular engine, `count`,
 //! `data/known.csv`, and their JSON forms and usage errors.
 
-use fibtree::brute::explicit_tree_counts;
+use fibtree::oracles::explicit_tree_counts;
 use num_bigint::BigUint;
 use serde_json::Value;
 
@@ -22,7 +22,7 @@ fn oracle(k: u32) -> Vec<(u64, BigUint)> {
 
 /// The library's exact distribution.
 fn library_dist(n: u64) -> Vec<(u64, BigUint)> {
-    fibtree::dist::exact(n, fibtree::exact::Engine::Blocked, fibtree::Hooks::default(), u64::MAX)
+    fibtree::distribution_with(n, &fibtree::Options { memory_limit: Some(u64::MAX), ..Default::default() })
         .unwrap_or_else(|e| panic!("dist {n}: {e}"))
 }
 
@@ -125,7 +125,7 @@ fn dist_modular_is_the_exact_reduced() {
         }
     }
     // the library's modular distribution too
-    let modular = fibtree::dist::modular(200, 1_000_003, fibtree::Hooks::default(), u64::MAX).unwrap();
+    let modular = fibtree::distribution_mod(200, 1_000_003, &fibtree::Options::default()).unwrap();
     let exact = library_dist(200);
     assert_eq!(modular.len(), exact.len());
     for ((g, r), (h, c)) in modular.iter().zip(&exact) {

@@ -104,7 +104,7 @@ fn draw_each_tree_with_its_winning_moves() {
         let svg = success(&["draw", &k.to_string()]);
         check_trees(&svg, k..=k, 0);
         // The brute-force oracle agrees with the count in the caption.
-        let oracle = fibtree::brute::explicit_tree_counts(k).unwrap();
+        let oracle = fibtree::oracles::explicit_tree_counts(k).unwrap();
         assert_eq!(oracle.first().copied().unwrap_or(0) as usize, c(k, 0), "f({k})");
     }
     // f(1..7) and f(10) from the problem statements.
@@ -120,7 +120,7 @@ fn draw_other_grundy_values() {
     for (k, g) in [(7, 3), (8, 5), (10, 7), (10, 14), (9, 1000)] {
         let svg = success(&["draw", &k.to_string(), "--g", &g.to_string()]);
         let picture = check_trees(&svg, k..=k, g);
-        let oracle = fibtree::brute::explicit_tree_counts(k).unwrap();
+        let oracle = fibtree::oracles::explicit_tree_counts(k).unwrap();
         let expected = oracle.get(g as usize).copied().unwrap_or(0) as usize;
         assert_eq!(picture.fills(MOVE_FILL), expected, "c({k}, {g}) by the oracle");
         assert!(picture.title.contains(&format!("Grundy value {g}")), "{}", picture.title);

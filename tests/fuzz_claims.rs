@@ -5,7 +5,7 @@
 //! `PROPTEST_CASES=200000 cargo test --release --test fuzz_claims`. The seed is fixed (printed
 //! with `--nocapture`); `PROPTEST_RNG_SEED=S` runs another one.
 
-use fibtree::verify::{CLAIMS_HEADER, parse_claims};
+use fibtree::claims::{CLAIMS_HEADER, parse_claims};
 use proptest::prelude::*;
 use proptest::test_runner::RngSeed;
 

@@ -4,69 +4,74 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use serde_json::json;
-
+use fibtree::Param;
 use fibtree::bench::{DEFAULT_N, Machine, Measurement, Subject, default_threads};
-use fibtree::{Error, Hooks};
+use serde::Serialize;
 
-use super::output::{Output, Signals};
-use super::{BenchArgs, MAX_THREADS};
+use super::args::{BenchArgs, MAX_THREADS};
+use super::flag;
+use super::session::{Form, Outcome, Session};
 
-/// One n's plan and its measurements, in ascending thread count.
-struct Row {
-    n: u64,
-    states: u64,
-    limb_additions: u128,
-    measurements: Vec<Measurement>,
+/// The measurements (fields in alphabetical order, as the JSON lists them).
+#[derive(Serialize)]
+struct Bench {
+    machine: MachineOut,
+    results: Vec<ResultOut>,
+    /// Each n's plan, for the table's heading (not in the JSON, whose rows repeat it).
+    #[serde(skip)]
+    plans: Vec<(u64, u64, u128)>,
 }
 
-pub fn bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
-    let mut out = Output::open(args.output.output.as_deref())?;
-    let machine = Machine::detect();
-    let ns = sorted(if args.n.is_empty() { DEFAULT_N.to_vec() } else { args.n.clone() });
-    let threads = sorted(if args.threads.is_empty() {
-        default_threads(machine.cores).into_iter().filter(|&t| t as u64 <= MAX_THREADS).collect()
-    } else {
-        args.threads.clone()
-    });
-    let limit = args.max_memory.unwrap_or_else(fibtree::report::available_memory);
-    let signals = Signals::install()?;
-    let hooks = Hooks { cancel: Some(&signals.cancel), progress: None };
-    let say = |line: String| {
-        if !args.quiet {
-            eprintln!("{line}");
+#[derive(Serialize)]
+struct MachineOut {
+    cores: usize,
+    cpu: Option<String>,
+}
+
+/// One (n, threads) row.
+#[derive(Serialize)]
+struct ResultOut {
+    checked: bool,
+    efficiency: Option<f64>,
+    limb_additions: String,
+    limb_additions_per_ns: f64,
+    max_seconds: f64,
+    median_seconds: f64,
+    min_seconds: f64,
+    n: u64,
+    runs: Vec<f64>,
+    speedup: Option<f64>,
+    states: u64,
+    threads: usize,
+}
+
+impl Outcome for Bench {
+    fn human(&self, out: &mut dyn Write) -> std::io::Result<()> {
+        let cores =
+            if self.machine.cores == 1 { "1 core".to_string() } else { format!("{} cores", self.machine.cores) };
+        writeln!(out, "machine  {}, {cores}", self.machine.cpu.as_deref().unwrap_or("unknown CPU"))?;
+        for (n, states, limb_additions) in &self.plans {
+            writeln!(out, "plan     n={n}: {states} states, {limb_additions} limb additions")?;
         }
-    };
-    let measured = ns
-        .iter()
-        .map(|&n| {
-            let mut subject = Subject::new(n, limit, hooks)?;
-            if let Some(m) = args.test_perturb {
-                subject.perturb(m);
-            }
-            say(format!("n={n}: {} states, {} limb additions", subject.states(), subject.limb_additions()));
-            let measurements = threads
-                .iter()
-                .map(|&t| {
-                    subject.measure(t, args.runs, hooks, |run, seconds| {
-                        say(format!("n={n} threads={t} run {run}/{} {seconds:.4} s", args.runs))
-                    })
-                })
-                .collect::<fibtree::Result<Vec<_>>>()?;
-            Ok(Row { n, states: subject.states(), limb_additions: subject.limb_additions(), measurements })
-        })
-        .collect::<fibtree::Result<Vec<_>>>();
-    let rows = match measured {
-        Err(Error::Interrupted) => return Err(signals.stopped().into()),
-        other => other?,
-    };
-    if args.json {
-        writeln!(out, "{}", to_json(&machine, &rows))?;
-    } else {
-        write_table(&mut out, &machine, &rows)?;
+        writeln!(out)?;
+        writeln!(
+            out,
+            "{:>8} {:>7} {:>10} {:>10} {:>10} {:>8} {:>10} {:>12}",
+            "n", "threads", "median s", "min s", "max s", "speedup", "efficiency", "limb adds/ns"
+        )?;
+        for r in &self.results {
+            let (speedup, efficiency) = match (r.speedup, r.efficiency) {
+                (Some(s), Some(e)) => (format!("{s:.2}"), format!("{e:.2}")),
+                _ => ("-".into(), "-".into()),
+            };
+            writeln!(
+                out,
+                "{:>8} {:>7} {:>10.4} {:>10.4} {:>10.4} {speedup:>8} {efficiency:>10} {:>12.3}",
+                r.n, r.threads, r.median_seconds, r.min_seconds, r.max_seconds, r.limb_additions_per_ns
+            )?;
+        }
+        Ok(())
     }
-    out.finish()?;
-    Ok(ExitCode::SUCCESS)
 }
 
 /// Ascending, repeats removed.
@@ -76,75 +81,61 @@ fn sorted<T: Ord>(mut v: Vec<T>) -> Vec<T> {
     v
 }
 
-/// The speedup and parallel efficiency of `m` over the 1-thread measurement of its row, if any.
-fn scaling(row: &Row, m: &Measurement) -> Option<(f64, f64)> {
-    let one = row.measurements.iter().find(|o| o.threads == 1)?;
-    let speedup = m.speedup_over(one);
-    Some((speedup, speedup / m.threads as f64))
-}
-
-fn machine_name(machine: &Machine) -> String {
-    let cores = if machine.cores == 1 { "1 core".to_string() } else { format!("{} cores", machine.cores) };
-    format!("{}, {cores}", machine.cpu.as_deref().unwrap_or("unknown CPU"))
-}
-
-fn write_table(out: &mut Output, machine: &Machine, rows: &[Row]) -> std::io::Result<()> {
-    writeln!(out, "machine  {}", machine_name(machine))?;
-    for row in rows {
-        writeln!(out, "plan     n={}: {} states, {} limb additions", row.n, row.states, row.limb_additions)?;
-    }
-    writeln!(out)?;
-    writeln!(
-        out,
-        "{:>8} {:>7} {:>10} {:>10} {:>10} {:>8} {:>10} {:>12}",
-        "n", "threads", "median s", "min s", "max s", "speedup", "efficiency", "limb adds/ns"
-    )?;
-    for row in rows {
-        for m in &row.measurements {
-            let (speedup, efficiency) = match scaling(row, m) {
-                Some((s, e)) => (format!("{s:.2}"), format!("{e:.2}")),
-                None => ("-".into(), "-".into()),
-            };
-            writeln!(
-                out,
-                "{:>8} {:>7} {:>10.4} {:>10.4} {:>10.4} {speedup:>8} {efficiency:>10} {:>12.3}",
-                m.n,
-                m.threads,
-                m.median_seconds(),
-                m.min_seconds(),
-                m.max_seconds(),
-                m.limb_additions_per_ns()
-            )?;
+pub(super) fn bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
+    // the trees are `--n`, one per measured f(n)
+    let bench_flags = |param| if param == Param::N { "--n" } else { flag(param) };
+    let session = Session::new(args.output.output.as_deref(), None, false)?.naming(bench_flags);
+    let machine = Machine::detect();
+    let ns = sorted(if args.n.is_empty() { DEFAULT_N.to_vec() } else { args.n.clone() });
+    let threads = sorted(if args.threads.is_empty() {
+        default_threads(machine.cores).into_iter().filter(|&t| t as u64 <= MAX_THREADS).collect()
+    } else {
+        args.threads.clone()
+    });
+    let limit = args.max_memory.unwrap_or_else(fibtree::available_memory);
+    let hooks = session.hooks();
+    let say = |line: String| {
+        if !args.quiet {
+            eprintln!("{line}");
         }
+    };
+    let mut plans = Vec::new();
+    let mut results = Vec::new();
+    for &n in &ns {
+        let mut subject = Subject::new(n, limit, hooks).map_err(|e| session.error(e))?;
+        if let Some(m) = args.test_perturb {
+            subject.perturb(m);
+        }
+        say(format!("n={n}: {} states, {} limb additions", subject.states(), subject.limb_additions()));
+        plans.push((n, subject.states(), subject.limb_additions()));
+        let mut row: Vec<Measurement> = Vec::new();
+        for &t in &threads {
+            let measured = subject.measure(t, args.runs, hooks, |run, seconds| {
+                say(format!("n={n} threads={t} run {run}/{} {seconds:.4} s", args.runs))
+            });
+            row.push(measured.map_err(|e| session.error(e))?);
+        }
+        let one = row.iter().find(|m| m.threads == 1).cloned();
+        results.extend(row.into_iter().map(|m| {
+            let speedup = one.as_ref().map(|one| m.speedup_over(one));
+            ResultOut {
+                checked: true,
+                efficiency: speedup.map(|s| s / m.threads as f64),
+                limb_additions: m.limb_additions.to_string(),
+                limb_additions_per_ns: m.limb_additions_per_ns(),
+                max_seconds: m.max_seconds(),
+                median_seconds: m.median_seconds(),
+                min_seconds: m.min_seconds(),
+                n: m.n,
+                runs: m.seconds.clone(),
+                speedup,
+                states: subject.states(),
+                threads: m.threads,
+            }
+        }));
     }
-    Ok(())
-}
-
-fn to_json(machine: &Machine, rows: &[Row]) -> serde_json::Value {
-    let results: Vec<serde_json::Value> = rows
-        .iter()
-        .flat_map(|row| {
-            row.measurements.iter().map(move |m| {
-                let scaling = scaling(row, m);
-                json!({
-                    "n": m.n,
-                    "threads": m.threads,
-                    "runs": m.seconds,
-                    "median_seconds": m.median_seconds(),
-                    "min_seconds": m.min_seconds(),
-                    "max_seconds": m.max_seconds(),
-                    "speedup": scaling.map(|s| s.0),
-                    "efficiency": scaling.map(|s| s.1),
-                    "states": row.states,
-                    "limb_additions": m.limb_additions.to_string(),
-                    "limb_additions_per_ns": m.limb_additions_per_ns(),
-                    "checked": true,
-                })
-            })
-        })
-        .collect();
-    json!({
-        "machine": {"cpu": machine.cpu, "cores": machine.cores},
-        "results": results,
-    })
+    let bench = Bench { machine: MachineOut { cores: machine.cores, cpu: machine.cpu }, results, plans };
+    let mut session = session;
+    session.emit(&bench, Form::of(args.json, false))?;
+    Ok(ExitCode::SUCCESS)
 }

@@ -1,39 +1,88 @@
-//! `fibtree draw` and `fibtree dist --svg`: pictures.
+//! `fibtree draw`: an SVG picture of T(K), or of T(A)..T(B) side by side, with the moves to G in red.
 
-use std::io::Write;
-use std::path::Path;
+use std::ops::RangeInclusive;
 use std::process::ExitCode;
 
-use num_bigint::BigUint;
+use fibtree::NotWhole;
+use fibtree::draw::{MAX_DRAW_K, svg};
+use serde::Serialize;
 
-use super::DrawArgs;
-use super::output::Output;
+use super::args::DrawArgs;
+use super::session::{Form, Outcome, Session};
+use super::usage;
 
-/// `fibtree draw K|A..B [--g G] [-o FILE]`: the SVG picture of the trees, on standard output or in FILE
-/// (atomically).
-pub fn draw(args: DrawArgs) -> anyhow::Result<ExitCode> {
-    let trees = fibtree::draw::parse_trees(&args.trees)?;
-    let svg = fibtree::draw::svg(trees, args.g)?;
-    let mut out = Output::open(args.output.output.as_deref())?;
-    out.write_all(svg.as_bytes())?;
-    out.finish()?;
+/// The picture: an SVG document (its JSON form is not offered; `draw` has no `--json`).
+#[derive(Serialize)]
+struct Picture {
+    svg: String,
+}
+
+impl Outcome for Picture {
+    fn human(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        out.write_all(self.svg.as_bytes())
+    }
+}
+
+/// `fibtree draw K|A..B [--g G] [-o FILE]`: the SVG picture of the trees, on standard output or in
+/// FILE (atomically).
+pub(super) fn draw(args: DrawArgs) -> anyhow::Result<ExitCode> {
+    let trees = parse_trees(&args.trees).map_err(|(flag, message)| usage(flag, message))?;
+    let picture = Picture { svg: svg(trees, args.g)? };
+    let mut session = Session::new(args.output.output.as_deref(), None, false)?;
+    session.emit(&picture, Form::Human)?;
     Ok(ExitCode::SUCCESS)
 }
 
-/// Opens the file of `dist --svg` (a temporary name until the plot is complete), before any work,
-/// so that a bad path is refused at once.
-pub fn open_svg(path: &Path) -> anyhow::Result<Output> {
-    Output::open(Some(path)).map_err(|e| match e.downcast::<fibtree::Error>() {
-        // Output::open names --output; here the file is --svg's.
-        Ok(fibtree::Error::InvalidArgument { expected, .. }) => fibtree::Error::invalid("--svg", expected).into(),
-        Ok(other) => other.into(),
-        Err(e) => e,
-    })
+/// The trees `K` or `A..B` (both ends included), each at most [`MAX_DRAW_K`].
+///
+/// # Errors
+/// `(argument, message)`, the argument `K|A..B` for a malformed value, `K` or `B` for a tree above
+/// [`MAX_DRAW_K`], `A..B` for A > B.
+fn parse_trees(s: &str) -> Result<RangeInclusive<u32>, (&'static str, String)> {
+    // Digits only, so the only failure is overflow: a huge number, refused as above the limit.
+    let value = |t: &str| match fibtree::parse_whole::<u32>(t) {
+        Ok(v) => Some(v),
+        Err(NotWhole::TooLarge) => Some(u32::MAX),
+        Err(NotWhole::NotDigits) => None,
+    };
+    let too_many = |arg, t: &str| (arg, format!("at most {MAX_DRAW_K}: too many nodes to draw legibly, got {t}"));
+    if let Some(k) = value(s) {
+        return if k > MAX_DRAW_K { Err(too_many("K", s)) } else { Ok(k..=k) };
+    }
+    match s.split_once("..").map(|(a, b)| (value(a), value(b), b)) {
+        Some((Some(from), Some(to), b)) => {
+            if from > to {
+                Err(("A..B", format!("A at most B, got {s}")))
+            } else if to > MAX_DRAW_K {
+                Err(too_many("B", b))
+            } else {
+                Ok(from..=to)
+            }
+        }
+        _ => Err(("K|A..B", format!("expected a tree K or a range A..B of whole numbers (e.g. 6 or 1..6), got '{s}'"))),
+    }
 }
 
-/// Writes the plot of a distribution to `out` (opened by [`open_svg`]) and renames it into place.
-pub fn dist_svg(mut out: Output, n: u64, entries: &[(u64, BigUint)], modulus: Option<u64>) -> anyhow::Result<()> {
-    let svg = fibtree::draw::dist_svg(n, entries, modulus)?;
-    out.write_all(svg.as_bytes())?;
-    out.finish()
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_trees_and_ranges() {
+        assert_eq!(parse_trees("6").unwrap(), 6..=6);
+        assert_eq!(parse_trees("0").unwrap(), 0..=0);
+        assert_eq!(parse_trees("1..6").unwrap(), 1..=6);
+        assert_eq!(parse_trees("14..14").unwrap(), 14..=14);
+        let arg = |s: &str| match parse_trees(s) {
+            Err((arg, _)) => arg,
+            other => panic!("{s}: {other:?}"),
+        };
+        assert_eq!(arg("15"), "K");
+        assert_eq!(arg("99999999999999999999999"), "K");
+        assert_eq!(arg("3..20"), "B");
+        assert_eq!(arg("5..2"), "A..B");
+        for bad in ["x", "", "1..", "..3", "1...3", "1..=3", "-1", "1..2..3", " 1", "1 .. 2", "+3"] {
+            assert_eq!(arg(bad), "K|A..B", "{bad:?}");
+        }
+    }
 }

@@ -1,430 +1,95 @@
-//! The command-line interface: its clap definition, its parsers, and the dispatch to the commands.
+//! The command line: its definition ([`args`]), one session type that every command runs in
+//! ([`session`], with [`output`] and [`progress`]), and a file per command or group of commands,
+//! each computing a typed result that the session writes for people, as numbers only or as JSON.
+//!
+//! Library errors name a parameter ([`fibtree::Param`]); here they become the flag or argument the
+//! user wrote ([`flag`]), and every refusal ends the process with status 2.
 
+mod args;
 mod bench;
-mod commands;
+mod count;
+mod dist;
 mod draw;
 mod moves;
 mod output;
+mod plot;
+mod progress;
+mod selftest;
+mod session;
+mod table;
+mod tools;
+mod verify;
 
 use std::ffi::OsString;
-use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Args, CommandFactory, Parser, Subcommand};
+use clap::{CommandFactory, Parser};
+use fibtree::{Error, Param, human_bytes};
 
-use fibtree::Error;
+use args::{Cli, Command};
+use session::Stopped;
 
-/// Exact counts of the winning first moves of the Fibonacci tree game.
-#[derive(Debug, Parser)]
-#[command(name = "fibtree", version, about, long_about = None, subcommand_required = true)]
-pub struct Cli {
-    #[command(subcommand)]
-    command: Command,
-}
+/// A refusal in the command line's terms: one line naming the flag or argument at fault, exit
+/// status 2.
+#[derive(Debug)]
+struct Usage(String);
 
-#[derive(Debug, Subcommand)]
-enum Command {
-    /// The exact count c(N, G) of moves in T(N) leading to Grundy value G (G = 0: winning moves),
-    /// with its last 18 digits and residues checked against an independent modular computation.
-    Count(CountArgs),
-    /// Check a claimed residue of c(N, G), or a CSV file of claims, against the exact value.
-    Verify(VerifyArgs),
-    /// The whole distribution c(N, g) over every g with a non-zero count, as CSV `g,count` or JSON.
-    Dist(DistArgs),
-    /// f(k) = c(k, 0) for every k from FROM to TO, in one pass: `k,digits,last18,mod_998244353,value`.
-    Table(TableArgs),
-    /// The moves to Grundy value G (default: the winning moves) named by their paths from the root
-    /// (L: left child T(k-1), R: right child T(k-2)), in preorder: all, the I-th, or one at random.
-    Moves(MovesArgs),
-    /// The value left by deleting the node at PATH, and its index among the moves to that value.
-    Rank(RankArgs),
-    /// An SVG picture of T(K), or of T(A)..T(B) side by side, with the moves to G drawn in red.
-    Draw(DrawArgs),
-    /// Time the exact engine for each N and thread count (every run checked against the modular
-    /// engine): median seconds, speedup, parallel efficiency and limb additions per nanosecond.
-    Bench(BenchArgs),
-    /// The verification ladder: every engine against the simpler one before it, in under a minute.
-    SelfTest {
-        /// The seed of the random cases (default: from the clock; printed).
-        #[arg(long, value_name = "S", value_parser = parse_whole)]
-        seed: Option<u64>,
-    },
-    /// Shell completions for fibtree, on standard output.
-    Completions {
-        /// The shell.
-        #[arg(value_enum)]
-        shell: clap_complete::Shell,
-    },
-    /// The manual page (roff), generated from the command-line definition.
-    Man {
-        #[command(flatten)]
-        output: OutputArg,
-    },
-    /// The Grundy value G(K) of the Fibonacci tree T(K) (-1 for the empty tree T(0)).
-    Grundy {
-        /// The tree T(K).
-        #[arg(value_name = "K", value_parser = parse_whole, allow_negative_numbers = true)]
-        k: u64,
-        /// Print one JSON object.
-        #[arg(long)]
-        json: bool,
-        #[command(flatten)]
-        output: OutputArg,
-    },
-    /// The brute-force oracles' counts c(K, g): the explicit tree (K <= 30) and first principles (K <= 7).
-    Brute {
-        /// The tree T(K).
-        #[arg(value_name = "K", value_parser = parse_whole, allow_negative_numbers = true)]
-        k: u64,
-        /// Only this Grundy value.
-        #[arg(long, value_name = "G", value_parser = parse_whole, allow_negative_numbers = true)]
-        g: Option<u64>,
-        #[command(flatten)]
-        output: OutputArg,
-    },
-}
-
-/// Where the results go.
-#[derive(Debug, Args)]
-struct OutputArg {
-    /// Write the results to FILE (atomically: a temporary file renamed when complete).
-    #[arg(long, short = 'o', value_name = "FILE")]
-    output: Option<PathBuf>,
-}
-
-/// How a computation runs.
-#[derive(Debug, Args)]
-struct RunArgs {
-    /// Worker threads (default: all cores). The answer is the same for every count.
-    #[arg(long, value_name = "T", value_parser = parse_threads)]
-    threads: Option<usize>,
-    /// The exact engine: `blocked` (fast, in cache) or `reference` (whole values layer by layer).
-    #[arg(long, value_enum, default_value_t = EngineArg::Blocked)]
-    engine: EngineArg,
-    /// The memory a run may use, e.g. 512M or 4G (default: what the machine has available).
-    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
-    max_memory: Option<u64>,
-    #[command(flatten)]
-    output: OutputArg,
-}
-
-impl RunArgs {
-    /// The memory limit of the run: `--max-memory`, or what the machine has available.
-    fn memory_limit(&self) -> u64 {
-        self.max_memory.unwrap_or_else(fibtree::report::available_memory)
+impl std::fmt::Display for Usage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
     }
 }
 
-#[derive(Debug, Args)]
-struct CountArgs {
-    /// The tree T(N).
-    #[arg(value_name = "N", value_parser = parse_whole, allow_negative_numbers = true)]
-    n: u64,
-    /// Count the moves that leave Grundy value G.
-    #[arg(long, value_name = "G", default_value_t = 0, value_parser = parse_whole, allow_negative_numbers = true)]
-    g: u64,
-    /// Also project onto modulus M and check it (2 <= M < 2^63; 10^18 and 1e18 forms accepted); repeatable.
-    #[arg(long = "mod", value_name = "M", value_parser = parse_modulus, allow_negative_numbers = true)]
-    moduli: Vec<u64>,
-    /// Print one JSON object.
-    #[arg(long, conflicts_with = "quiet")]
-    json: bool,
-    /// Print only the exact value (with --mod-only: the residues, one a line).
-    #[arg(short, long)]
-    quiet: bool,
-    #[command(flatten)]
-    run: RunArgs,
-    /// Also print the run's memory estimate on stderr.
-    #[arg(long, short = 'v')]
-    verbose: bool,
-    /// Save the run's state to FILE every so often and on Ctrl-C; the same command resumes from it.
-    #[arg(long, value_name = "FILE")]
-    checkpoint: Option<PathBuf>,
-    /// Seconds between checkpoints.
-    #[arg(long, value_name = "SECONDS", default_value_t = 60, requires = "checkpoint", value_parser = parse_whole)]
-    checkpoint_every: u64,
-    /// Keep the checkpoint file when the run completes.
-    #[arg(long, requires = "checkpoint")]
-    keep_checkpoint: bool,
-    /// Discard an existing checkpoint and start over.
-    #[arg(long, requires = "checkpoint")]
-    fresh: bool,
-    /// Compute the exact value a second time with the other exact engine, and fail unless both agree.
-    #[arg(long)]
-    double_check: bool,
-    /// Residues only (mod 10^18, 998244353 and each --mod), by the modular engine alone: no exact
-    /// value, no big integers, nothing to cross-check.
-    #[arg(long, conflicts_with_all = ["double_check", "engine", "checkpoint", "checkpoint_every", "keep_checkpoint", "fresh", "test_perturb"])]
-    mod_only: bool,
-    /// Testing only: panic, to exercise the report of a bug.
-    #[arg(long, hide = true)]
-    test_panic: bool,
-    /// Testing only: perturb the independent residue for this modulus.
-    #[arg(long, hide = true, value_name = "M", value_parser = parse_whole)]
-    test_perturb: Option<u64>,
+impl std::error::Error for Usage {}
+
+/// A refusal naming `flag`: `flag: message`.
+fn usage(flag: &str, message: impl std::fmt::Display) -> anyhow::Error {
+    Usage(format!("{flag}: {message}")).into()
 }
 
-/// The exact engines, as `--engine` names them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-enum EngineArg {
-    /// Blocks of layers one limb chunk at a time.
-    Blocked,
-    /// Whole values, layer by layer.
-    Reference,
-}
-
-impl From<EngineArg> for fibtree::exact::Engine {
-    fn from(e: EngineArg) -> Self {
-        match e {
-            EngineArg::Blocked => fibtree::exact::Engine::Blocked,
-            EngineArg::Reference => fibtree::exact::Engine::Reference,
-        }
+/// The command line's name for a parameter of the library, where a command does not name it
+/// otherwise.
+fn flag(param: Param) -> &'static str {
+    match param {
+        Param::N => "N",
+        Param::G => "--g",
+        Param::K => "K",
+        Param::Modulus => "--mod",
+        Param::Threads => "--threads",
+        Param::Runs => "--runs",
+        Param::Path => "PATH",
+        Param::Checkpoint => "--checkpoint",
+        _ => "an argument",
     }
 }
 
-#[derive(Debug, Args)]
-struct VerifyArgs {
-    /// The tree T(N) of the claim.
-    #[arg(value_name = "N", value_parser = parse_whole, allow_negative_numbers = true,
-          required_unless_present = "claims", conflicts_with = "claims")]
-    n: Option<u64>,
-    /// The claimed residue.
-    #[arg(long, value_name = "A", value_parser = parse_answer, allow_negative_numbers = true,
-          required_unless_present = "claims", conflicts_with = "claims")]
-    answer: Option<u128>,
-    /// The claim's modulus, 2 <= M < 2^128 (digits, 10^18 or 1e18 forms).
-    #[arg(long = "mod", value_name = "M", value_parser = parse_wide_modulus, allow_negative_numbers = true,
-          conflicts_with_all = ["last_digits", "claims"])]
-    modulus: Option<u128>,
-    /// The claim is the last D digits (modulus 10^D, 1 <= D <= 38).
-    #[arg(long, value_name = "D", value_parser = parse_last_digits, allow_negative_numbers = true,
-          conflicts_with = "claims")]
-    last_digits: Option<u32>,
-    /// The Grundy value of the claim.
-    #[arg(long, value_name = "G", default_value_t = 0, value_parser = parse_whole, allow_negative_numbers = true,
-          conflicts_with = "claims")]
-    g: u64,
-    /// A CSV file of claims with the header `n,g,modulus,answer` (`-` for standard input).
-    #[arg(long, value_name = "FILE")]
-    claims: Option<PathBuf>,
-    /// Print one JSON object.
-    #[arg(long)]
-    json: bool,
-    #[command(flatten)]
-    run: RunArgs,
-}
-
-#[derive(Debug, Args)]
-struct DistArgs {
-    /// The tree T(N).
-    #[arg(value_name = "N", value_parser = parse_whole, allow_negative_numbers = true)]
-    n: u64,
-    /// Residues modulo M only (2 <= M < 2^63), without big integers.
-    #[arg(long = "mod", value_name = "M", value_parser = parse_modulus, allow_negative_numbers = true)]
-    modulus: Option<u64>,
-    /// Also plot the distribution (log scale) as an SVG file.
-    #[arg(long, value_name = "FILE")]
-    svg: Option<PathBuf>,
-    /// Print one JSON object.
-    #[arg(long)]
-    json: bool,
-    #[command(flatten)]
-    run: RunArgs,
-}
-
-#[derive(Debug, Args)]
-#[command(group(clap::ArgGroup::new("which").required(true).args(["list", "nth", "random"])))]
-struct MovesArgs {
-    /// The tree T(N).
-    #[arg(value_name = "N", value_parser = parse_whole, allow_negative_numbers = true)]
-    n: u64,
-    /// The moves that leave Grundy value G.
-    #[arg(long, value_name = "G", default_value_t = 0, value_parser = parse_whole, allow_negative_numbers = true)]
-    g: u64,
-    /// Every move to G in preorder (refused above a million lines without --limit).
-    #[arg(long)]
-    list: bool,
-    /// Only the first K moves.
-    #[arg(long, value_name = "K", requires = "list", value_parser = parse_whole, allow_negative_numbers = true)]
-    limit: Option<u64>,
-    /// The I-th move to G (0-based; decimal digits, any length).
-    #[arg(long, value_name = "I", allow_negative_numbers = true)]
-    nth: Option<String>,
-    /// A uniformly random move to G.
-    #[arg(long)]
-    random: bool,
-    /// The seed of --random (default: from the clock; the seed used is printed).
-    #[arg(long, value_name = "S", requires = "random", value_parser = parse_whole, allow_negative_numbers = true)]
-    seed: Option<u64>,
-    /// Print one JSON object.
-    #[arg(long)]
-    json: bool,
-    #[command(flatten)]
-    run: RunArgs,
-}
-
-#[derive(Debug, Args)]
-struct RankArgs {
-    /// The tree T(N).
-    #[arg(value_name = "N", value_parser = parse_whole, allow_negative_numbers = true)]
-    n: u64,
-    /// The node, as its path from the root: L (left child) and R (right child), e.g. LLR.
-    #[arg(value_name = "PATH")]
-    path: String,
-    /// Print one JSON object.
-    #[arg(long)]
-    json: bool,
-    #[command(flatten)]
-    run: RunArgs,
-}
-
-#[derive(Debug, Args)]
-struct DrawArgs {
-    /// The tree T(K), or the trees T(A)..T(B) side by side (K, A and B at most 14).
-    #[arg(value_name = "K|A..B", allow_hyphen_values = true)]
-    trees: String,
-    /// Draw in red the moves that leave Grundy value G (default: the winning moves).
-    #[arg(long, value_name = "G", default_value_t = 0, value_parser = parse_whole, allow_negative_numbers = true)]
-    g: u64,
-    #[command(flatten)]
-    output: OutputArg,
-}
-
-#[derive(Debug, Args)]
-struct BenchArgs {
-    /// Measure f(N), 2 <= N; repeatable (default: 5000, 10000 and 20000).
-    #[arg(long = "n", value_name = "N", value_parser = parse_bench_n, allow_negative_numbers = true)]
-    n: Vec<u64>,
-    /// Measure with T worker threads, 1 to 1024; repeatable (default: 1, 2, 4, ... up to the core count,
-    /// and the core count itself).
-    #[arg(long, value_name = "T", value_parser = parse_threads, allow_negative_numbers = true)]
-    threads: Vec<usize>,
-    /// Timed runs of each N and T, at least 1; the table shows their median.
-    #[arg(long, value_name = "R", default_value_t = fibtree::bench::DEFAULT_RUNS, value_parser = parse_runs,
-          allow_negative_numbers = true)]
-    runs: usize,
-    /// The memory a run may use, e.g. 512M or 4G (default: what the machine has available).
-    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
-    max_memory: Option<u64>,
-    /// Print one JSON object.
-    #[arg(long)]
-    json: bool,
-    /// No progress lines on stderr.
-    #[arg(short, long)]
-    quiet: bool,
-    #[command(flatten)]
-    output: OutputArg,
-    /// Testing only: perturb the independent residue for this modulus.
-    #[arg(long, hide = true, value_name = "M", value_parser = parse_whole)]
-    test_perturb: Option<u64>,
-}
-
-#[derive(Debug, Args)]
-struct TableArgs {
-    /// The first k.
-    #[arg(value_name = "FROM", value_parser = parse_whole, allow_negative_numbers = true)]
-    from: u64,
-    /// The last k.
-    #[arg(value_name = "TO", value_parser = parse_whole, allow_negative_numbers = true)]
-    to: u64,
-    /// Print one JSON object.
-    #[arg(long)]
-    json: bool,
-    #[command(flatten)]
-    run: RunArgs,
-}
-
-/// A whole number in 0..2^64, in decimal digits only.
-fn parse_whole(s: &str) -> Result<u64, String> {
-    if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
-        return Err("expected a whole number (decimal digits only)".into());
-    }
-    s.parse().map_err(|_| "expected a whole number below 2^64".into())
-}
-
-/// A modulus for the modular engine, 2 <= M < 2^63, written as digits, `A^B` or `AeB`.
-fn parse_modulus(s: &str) -> Result<u64, String> {
-    fibtree::verify::parse_number(s)
-        .ok()
-        .and_then(|m| u64::try_from(m).ok())
-        .filter(|m| (2..fibtree::modular::MODULUS_LIMIT).contains(m))
-        .ok_or_else(|| "expected a modulus with 2 <= M < 2^63 (digits, A^B or AeB)".to_string())
-}
-
-/// A modulus from 2 to 2^128 - 1, written as digits, `A^B` or `AeB`.
-fn parse_wide_modulus(s: &str) -> Result<u128, String> {
-    fibtree::verify::parse_modulus(s)
-}
-
-/// A claimed residue: decimal digits, below 2^128.
-fn parse_answer(s: &str) -> Result<u128, String> {
-    if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
-        return Err("expected a whole number (decimal digits only)".into());
-    }
-    s.parse().map_err(|_| "expected a number below 2^128".into())
-}
-
-/// A number of last digits, 1 to 38 (10^38 < 2^128).
-fn parse_last_digits(s: &str) -> Result<u32, String> {
-    match parse_whole(s)? {
-        d @ 1..=38 => Ok(d as u32),
-        _ => Err("expected from 1 to 38 digits".into()),
+/// A library error in the command line's terms: a refusal (a bad argument, or a run too large for
+/// memory) names the flag `flags` gives its parameter; anything else is left as it is.
+fn in_terms(e: anyhow::Error, flags: fn(Param) -> &'static str) -> anyhow::Error {
+    match e.downcast::<Error>() {
+        Ok(Error::InvalidArgument { param, expected }) => usage(flags(param), expected),
+        Ok(Error::OutOfMemory { param, estimate, limit }) => usage(
+            flags(param),
+            format!(
+                "this run needs about {} of memory (estimate), more than the {} it may use (what is available, or \
+                 --max-memory)",
+                human_bytes(estimate),
+                human_bytes(limit)
+            ),
+        ),
+        Ok(other) => other.into(),
+        Err(e) => e,
     }
 }
 
-/// A size in bytes: digits with an optional unit K, M, G or T (powers of 1024; `KiB`, `MB` and the
-/// like are read the same way).
-fn parse_size(s: &str) -> Result<u64, String> {
-    let bad = || format!("expected a size such as 4G, 512M or 1000000, got '{s}'");
-    let digits = s.bytes().take_while(u8::is_ascii_digit).count();
-    let (number, unit) = s.split_at(digits);
-    let number: u64 = number.parse().map_err(|_| bad())?;
-    let shift = match unit.trim().to_ascii_uppercase().trim_end_matches('B').trim_end_matches('I') {
-        "" => 0,
-        "K" => 10,
-        "M" => 20,
-        "G" => 30,
-        "T" => 40,
-        _ => return Err(bad()),
-    };
-    number.checked_mul(1 << shift).filter(|&b| b > 0).ok_or_else(bad)
-}
-
-/// The most worker threads `--threads` accepts.
-const MAX_THREADS: u64 = 1024;
-
-/// A thread count from 1 to [`MAX_THREADS`].
-fn parse_threads(s: &str) -> Result<usize, String> {
-    match parse_whole(s)? {
-        t @ 1..=MAX_THREADS => Ok(t as usize),
-        _ => Err(format!("expected a thread count from 1 to {MAX_THREADS}")),
-    }
-}
-
-/// A tree for `bench --n`: 2 <= N <= MAX_N (T(0) and T(1) have no moves to time).
-fn parse_bench_n(s: &str) -> Result<u64, String> {
-    match parse_whole(s)? {
-        n @ 2..=fibtree::game::MAX_N => Ok(n),
-        _ => Err(format!("expected N from 2 to {}", fibtree::game::MAX_N)),
-    }
-}
-
-/// A number of timed runs, at least 1.
-fn parse_runs(s: &str) -> Result<usize, String> {
-    match parse_whole(s)? {
-        0 => Err("expected at least 1 run".into()),
-        r => usize::try_from(r).map_err(|_| "expected a smaller number of runs".into()),
-    }
-}
-
-/// Exit status for an error: 130 or 143 for a run a signal stopped, 2 for bad input (including a run
-/// too large for memory), 1 otherwise.
+/// Exit status for an error: 130 or 143 for a run a signal stopped, 2 for a refusal (bad input,
+/// including a run too large for memory), 1 otherwise.
 pub fn exit_status(err: &anyhow::Error) -> u8 {
-    if let Some(stopped) = err.downcast_ref::<output::Stopped>() {
+    if let Some(stopped) = err.downcast_ref::<Stopped>() {
         return stopped.status;
     }
-    match err.downcast_ref::<Error>() {
-        Some(Error::InvalidArgument { .. } | Error::OutOfMemory { .. }) => 2,
+    match (err.downcast_ref::<Usage>(), err.downcast_ref::<Error>()) {
+        (Some(_), _) | (_, Some(Error::InvalidArgument { .. } | Error::OutOfMemory { .. })) => 2,
         _ => 1,
     }
 }
@@ -460,71 +125,20 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> anyhow::Result<ExitCode>
             return Ok(ExitCode::from(2));
         }
     };
-    match cli.command {
-        Command::Count(args) => commands::count(args),
-        Command::Verify(args) => commands::verify(args),
-        Command::Dist(args) => commands::dist(args),
-        Command::Table(args) => commands::table(args),
+    let result = match cli.command {
+        Command::Count(args) => count::count(args),
+        Command::Verify(args) => verify::verify(args),
+        Command::Dist(args) => dist::dist(args),
+        Command::Table(args) => table::table(args),
         Command::Moves(args) => moves::moves(args),
         Command::Rank(args) => moves::rank(args),
         Command::Draw(args) => draw::draw(args),
         Command::Bench(args) => bench::bench(args),
-        Command::SelfTest { seed } => commands::self_test(seed),
-        Command::Completions { shell } => {
-            clap_complete::generate(shell, &mut Cli::command(), "fibtree", &mut std::io::stdout());
-            Ok(ExitCode::SUCCESS)
-        }
-        Command::Man { output } => {
-            let mut out = output::Output::open(output.output.as_deref())?;
-            clap_mangen::Man::new(Cli::command()).render(&mut out)?;
-            out.finish()?;
-            Ok(ExitCode::SUCCESS)
-        }
-        Command::Grundy { k, json, output } => commands::grundy(k, json, output),
-        Command::Brute { k, g, output } => commands::brute(k, g, output),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn clap_definition_is_valid() {
-        Cli::command().debug_assert();
-    }
-
-    #[test]
-    fn moduli_in_every_form() {
-        assert_eq!(parse_modulus("1000000007"), Ok(1_000_000_007));
-        assert_eq!(parse_modulus("10^18"), Ok(fibtree::report::LAST18));
-        assert_eq!(parse_modulus("1e18"), Ok(fibtree::report::LAST18));
-        assert_eq!(parse_modulus("2^62"), Ok(1 << 62));
-        assert_eq!(parse_wide_modulus("2^127"), Ok(1 << 127));
-        assert!(parse_wide_modulus("2^128").is_err());
-        assert_eq!(parse_last_digits("38"), Ok(38));
-        assert!(parse_last_digits("39").is_err() && parse_last_digits("0").is_err());
-        assert_eq!(parse_answer("0017"), Ok(17));
-        assert!(parse_answer("1e3").is_err());
-        for bad in ["0", "1", "2^63", "1e19", "-7", "x", "", "10^", "^3", "9223372036854775808"] {
-            assert!(parse_modulus(bad).is_err(), "{bad}");
-        }
-    }
-
-    #[test]
-    fn whole_numbers_only() {
-        assert_eq!(parse_whole("0"), Ok(0));
-        assert_eq!(parse_whole("18446744073709551615"), Ok(u64::MAX));
-        for bad in ["-1", "+1", " 1", "1 ", "1.0", "18446744073709551616", "abc", ""] {
-            assert!(parse_whole(bad).is_err(), "{bad}");
-        }
-        assert!(parse_threads("0").is_err());
-        assert_eq!(parse_threads("4"), Ok(4));
-        assert_eq!(parse_size("4G"), Ok(4 << 30));
-        assert_eq!(parse_size("512MiB"), Ok(512 << 20));
-        assert_eq!(parse_size("1000"), Ok(1000));
-        for bad in ["", "G", "-1G", "4X", "0", "1.5G", "99999999999T"] {
-            assert!(parse_size(bad).is_err(), "{bad}");
-        }
-    }
+        Command::SelfTest { seed } => selftest::self_test(seed),
+        Command::Completions { shell } => tools::completions(shell),
+        Command::Man { output } => tools::man(output),
+        Command::Grundy { k, json, output } => tools::grundy(k, json, output),
+        Command::Brute { k, g, output } => tools::brute(k, g, output),
+    };
+    result.map_err(|e| in_terms(e, flag))
 }

@@ -3,25 +3,46 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use num_bigint::BigUint;
-use serde_json::json;
-
-use fibtree::Error;
 use fibtree::moves::{Counts, list, nth, rank as rank_of, value_after};
-use fibtree::rng::SplitMix64;
+use fibtree::{NotWhole, SplitMix64};
+use num_bigint::BigUint;
+use serde::Serialize;
 
-use super::commands::Session;
-use super::{MovesArgs, RankArgs};
+use super::args::{MovesArgs, RankArgs};
+use super::session::{Form, Outcome, Session};
+use super::usage;
 
 /// The most lines `--list` prints without `--limit`.
 const MAX_LIST: u64 = 1_000_000;
 
-/// An index written in decimal digits, of any length.
-fn parse_index(s: &str) -> Result<BigUint, Error> {
-    if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(Error::invalid("--nth", format!("expected a whole number (decimal digits only), got '{s}'")));
+/// The moves found (fields in alphabetical order, as the JSON lists them).
+#[derive(Serialize)]
+struct Moves {
+    count: String,
+    g: u64,
+    moves: Vec<Move>,
+    n: u64,
+}
+
+#[derive(Serialize)]
+struct Move {
+    index: String,
+    path: String,
+}
+
+impl Outcome for Moves {
+    fn human(&self, out: &mut dyn Write) -> std::io::Result<()> {
+        self.moves.iter().try_for_each(|m| writeln!(out, "{}", m.path))
     }
-    Ok(BigUint::parse_bytes(s.as_bytes(), 10).expect("digits"))
+}
+
+/// An index written in decimal digits, of any length.
+fn parse_index(s: &str) -> anyhow::Result<BigUint> {
+    fibtree::parse_whole(s).map_err(|e: NotWhole| match e {
+        NotWhole::NotDigits | NotWhole::TooLarge => {
+            usage("--nth", format!("expected a whole number (decimal digits only), got '{s}'"))
+        }
+    })
 }
 
 /// Checks a move found by the walk against the colon principle before it is printed.
@@ -33,30 +54,28 @@ fn checked(n: u64, g: u64, path: &str) -> anyhow::Result<()> {
     Ok(())
 }
 
-pub fn moves(args: MovesArgs) -> anyhow::Result<ExitCode> {
+pub(super) fn moves(args: MovesArgs) -> anyhow::Result<ExitCode> {
     let index = args.nth.as_deref().map(parse_index).transpose()?;
     let (n, g) = (args.n, args.g);
-    let mut session = Session::new(&args.run, !args.json)?;
+    let mut session = Session::new(args.run.output.output.as_deref(), args.run.threads, !args.json)?;
     let memory_limit = args.run.memory_limit();
-    let seed = args.seed.unwrap_or_else(fibtree::rng::clock_seed);
-    let (json, limit) = (args.json, args.limit);
-    let found = session.compute(|hooks, out| {
+    let seed = args.seed.unwrap_or_else(fibtree::clock_seed);
+    let limit = args.limit;
+    let moves = session.compute(|hooks, _| {
         let mut counts = Counts::new(n, g, hooks, memory_limit)?;
         let total = counts.count(n as usize, g)?;
-        let mut found: Vec<(BigUint, String)> = Vec::new();
+        let mut found: Vec<Move> = Vec::new();
         if args.list {
             if limit.is_none() && total > BigUint::from(MAX_LIST) {
                 let what = format!("c({n}, {g}) = {total} moves, more than {MAX_LIST} lines; add --limit K");
-                return Err(Error::invalid("--list", what).into());
+                return Err(usage("--list", what));
             }
-            let mut i = 0u64;
             let mut failed = None;
             list(&mut counts, n, g, limit.unwrap_or(u64::MAX), |path| {
                 if let Err(e) = checked(n, g, path) {
                     failed.get_or_insert(e);
                 }
-                found.push((BigUint::from(i), path.to_string()));
-                i += 1;
+                found.push(Move { index: found.len().to_string(), path: path.to_string() });
                 Ok(())
             })?;
             if let Some(e) = failed {
@@ -65,42 +84,48 @@ pub fn moves(args: MovesArgs) -> anyhow::Result<ExitCode> {
         } else {
             let i = match &index {
                 Some(i) if *i >= total => {
-                    let what = format!("expected I below c({n}, {g}) = {total}, got {i}");
-                    return Err(Error::invalid("--nth", what).into());
+                    return Err(usage("--nth", format!("expected I below c({n}, {g}) = {total}, got {i}")));
                 }
                 Some(i) => i.clone(),
                 None if total == BigUint::ZERO => {
-                    return Err(Error::invalid("--random", format!("T({n}) has no move to value {g}")).into());
+                    return Err(usage("--random", format!("T({n}) has no move to value {g}")));
                 }
                 None => SplitMix64(seed).below_big(&total),
             };
             let path = nth(&mut counts, n, g, &i)?;
             checked(n, g, &path)?;
-            found.push((i, path));
+            found.push(Move { index: i.to_string(), path });
         }
-        if json {
-            let moves: Vec<_> = found.iter().map(|(i, p)| json!({"index": i.to_string(), "path": p})).collect();
-            writeln!(out, "{}", json!({"n": n, "g": g, "count": total.to_string(), "moves": moves}))?;
-        } else {
-            for (_, path) in &found {
-                writeln!(out, "{path}")?;
-            }
-        }
-        Ok(found)
+        Ok(Moves { count: total.to_string(), g, moves: found, n })
     })?;
-    session.out.finish()?;
-    if args.random && !json {
-        eprintln!("index {} (seed {seed})", found[0].0);
+    session.emit(&moves, Form::of(args.json, false))?;
+    if args.random && !args.json {
+        eprintln!("index {} (seed {seed})", moves.moves[0].index);
     }
     Ok(ExitCode::SUCCESS)
 }
 
-pub fn rank(args: RankArgs) -> anyhow::Result<ExitCode> {
+/// A node's value and index (fields in alphabetical order, as the JSON lists them).
+#[derive(Serialize)]
+struct Ranked {
+    index: String,
+    n: u64,
+    path: String,
+    value: u64,
+}
+
+impl Outcome for Ranked {
+    fn human(&self, out: &mut dyn Write) -> std::io::Result<()> {
+        writeln!(out, "value {}\nindex {}", self.value, self.index)
+    }
+}
+
+pub(super) fn rank(args: RankArgs) -> anyhow::Result<ExitCode> {
     let (n, path) = (args.n, args.path.clone());
     let g = value_after(n, &path)?;
-    let mut session = Session::new(&args.run, !args.json)?;
+    let mut session = Session::new(args.run.output.output.as_deref(), args.run.threads, !args.json)?;
     let memory_limit = args.run.memory_limit();
-    session.compute(|hooks, out| {
+    let ranked = session.compute(|hooks, _| {
         let mut counts = Counts::new(n, g, hooks, memory_limit)?;
         let index = rank_of(&mut counts, n, g, &path)?;
         // the walk back down from the index must find the same node
@@ -108,13 +133,8 @@ pub fn rank(args: RankArgs) -> anyhow::Result<ExitCode> {
         if back != path {
             anyhow::bail!("CHECK FAILED: rank gives index {index}, whose move is {back}, not {path}");
         }
-        if args.json {
-            writeln!(out, "{}", json!({"n": n, "path": path, "value": g, "index": index.to_string()}))?;
-        } else {
-            writeln!(out, "value {g}\nindex {index}")?;
-        }
-        Ok(())
+        Ok(Ranked { index: index.to_string(), n, path: path.clone(), value: g })
     })?;
-    session.out.finish()?;
+    session.emit(&ranked, Form::of(args.json, false))?;
     Ok(ExitCode::SUCCESS)
 }

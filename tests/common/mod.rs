@@ -246,7 +246,7 @@ pub fn residue(value: &BigUint, m: u64) -> u64 {
 }
 
 /// The library's seeded generator serves the randomised tests too.
-pub use fibtree::rng::SplitMix64;
+pub use fibtree::SplitMix64;
 
 /// Numbers in a range from a [`SplitMix64`].
 pub trait Range {

@@ -7,7 +7,8 @@
 use num_bigint::BigUint;
 use num_traits::ToPrimitive;
 
-use crate::modular::MODULUS_LIMIT;
+use crate::engines::modular::MODULUS_LIMIT;
+use crate::numbers::{NotWhole, parse_modulus, parse_whole};
 use crate::report::{Options, for_each_report};
 use crate::{Error, Result};
 
@@ -16,42 +17,6 @@ pub const CLAIMS_HEADER: &str = "n,g,modulus,answer";
 
 /// The longest line a claims file may have, in bytes.
 pub const MAX_LINE: usize = 4096;
-
-/// Parses a whole number written as decimal digits, `A^B` (A to the power B) or `AeB` (A times ten to
-/// the B), if it fits in 128 bits. Cost O(length).
-///
-/// # Errors
-/// A message saying what was expected.
-pub fn parse_number(s: &str) -> std::result::Result<u128, String> {
-    let digits = |t: &str| -> std::result::Result<u128, String> {
-        if t.is_empty() || !t.bytes().all(|b| b.is_ascii_digit()) {
-            return Err(format!("expected a whole number (digits, A^B or AeB), got '{s}'"));
-        }
-        t.parse().map_err(|_| format!("'{s}' does not fit in 128 bits"))
-    };
-    let too_big = || format!("'{s}' does not fit in 128 bits");
-    if let Some((base, exp)) = s.split_once('^') {
-        let exp = u32::try_from(digits(exp)?).map_err(|_| too_big())?;
-        digits(base)?.checked_pow(exp).ok_or_else(too_big)
-    } else if let Some((mantissa, exp)) = s.split_once(['e', 'E']) {
-        let exp = u32::try_from(digits(exp)?).map_err(|_| too_big())?;
-        10u128.checked_pow(exp).and_then(|p| p.checked_mul(digits(mantissa).ok()?)).ok_or_else(too_big)
-    } else {
-        digits(s)
-    }
-}
-
-/// Parses a modulus: a number as [`parse_number`] reads it, at least 2.
-///
-/// # Errors
-/// A message saying what was expected.
-pub fn parse_modulus(s: &str) -> std::result::Result<u128, String> {
-    match parse_number(s) {
-        Ok(m) if m >= 2 => Ok(m),
-        Ok(m) => Err(format!("expected a modulus of at least 2, got {m}")),
-        Err(e) => Err(e),
-    }
-}
 
 /// One claim: c(n, g) mod `modulus` = `answer`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -149,19 +114,19 @@ fn parse_claim(s: &str, line: usize) -> std::result::Result<Claim, String> {
         return Err(format!("expected 4 fields (n,g,modulus,answer), found {}", fields.len()));
     };
     let whole = |name: &str, t: &str| -> std::result::Result<u64, String> {
-        if t.is_empty() || !t.bytes().all(|b| b.is_ascii_digit()) {
-            return Err(format!("{name}: expected a whole number, got '{t}'"));
-        }
-        t.parse().map_err(|_| format!("{name}: '{t}' is larger than 2^64 - 1"))
+        parse_whole(t).map_err(|e| match e {
+            NotWhole::NotDigits => format!("{name}: expected a whole number, got '{t}'"),
+            NotWhole::TooLarge => format!("{name}: '{t}' is larger than 2^64 - 1"),
+        })
     };
     let n = whole("n", n)?;
     crate::game::check_n(n).map_err(|_| format!("n: at most {}, got {n}", crate::game::MAX_N))?;
     let g = if g.is_empty() { 0 } else { whole("g", g)? };
     let modulus = parse_modulus(modulus).map_err(|e| format!("modulus: {e}"))?;
-    if answer.is_empty() || !answer.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(format!("answer: expected a whole number, got '{answer}'"));
-    }
-    let answer: u128 = answer.parse().map_err(|_| format!("answer: '{answer}' is not below the modulus {modulus}"))?;
+    let answer: u128 = parse_whole(answer).map_err(|e| match e {
+        NotWhole::NotDigits => format!("answer: expected a whole number, got '{answer}'"),
+        NotWhole::TooLarge => format!("answer: '{answer}' is not below the modulus {modulus}"),
+    })?;
     if answer >= modulus {
         return Err(format!("answer: {answer} is not below the modulus {modulus}"));
     }
@@ -221,22 +186,6 @@ pub fn residue(value: &BigUint, m: u128) -> u128 {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn numbers_in_every_form() {
-        assert_eq!(parse_number("1000000007"), Ok(1_000_000_007));
-        assert_eq!(parse_number("10^18"), Ok(10u128.pow(18)));
-        assert_eq!(parse_number("1e18"), Ok(10u128.pow(18)));
-        assert_eq!(parse_number("3e2"), Ok(300));
-        assert_eq!(parse_number("2^127"), Ok(1u128 << 127));
-        assert_eq!(parse_number("340282366920938463463374607431768211455"), Ok(u128::MAX));
-        for bad in ["2^128", "1e39", "340282366920938463463374607431768211456", "", "-3", "1.5", "x^2", "10^", "e5"] {
-            assert!(parse_number(bad).is_err(), "{bad}");
-        }
-        assert!(parse_modulus("1").is_err());
-        assert!(parse_modulus("0").is_err());
-        assert_eq!(parse_modulus("2"), Ok(2));
-    }
 
     #[test]
     fn claims_file_lines_and_errors() {

@@ -17,15 +17,13 @@
 //! into contiguous chunks computed by rayon threads, each writing only its own slice, so the result is
 //! the same for every thread count.
 
-use std::sync::atomic::{AtomicBool, Ordering};
-
 use rayon::prelude::*;
 
 use crate::plan::{LayerSet, Plan};
-use crate::{Error, Result};
+use crate::{Hooks, Result};
 
 /// A number system the recurrence can run in: each value is a fixed number of `u64` words per layer.
-pub trait Numbers: Sync {
+pub(crate) trait Numbers: Sync {
     /// A short name for progress reports.
     const NAME: &'static str;
 
@@ -41,32 +39,9 @@ pub trait Numbers: Sync {
 /// scheduling and the wait at the end of each layer. Smaller layers run on one thread.
 const MIN_TASK_WORDS: usize = 1 << 14;
 
-/// A progress callback: the run's name, the work done, the run's total work.
-pub type ProgressFn<'a> = dyn Fn(&str, u64, u64) + Sync + 'a;
-
-/// What a run reports and obeys while it goes: a flag that stops it, and a callback told the work
-/// done so far after each layer.
-#[derive(Clone, Copy, Default)]
-pub struct Hooks<'a> {
-    /// When set, the run stops after the current layer with [`Error::Interrupted`].
-    pub cancel: Option<&'a AtomicBool>,
-    /// Called after each layer with the run's name (`N::NAME`), the work done and the run's total
-    /// work, in the units of [`work`] (states x words).
-    pub progress: Option<&'a ProgressFn<'a>>,
-}
-
-impl std::fmt::Debug for Hooks<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Hooks")
-            .field("cancel", &self.cancel)
-            .field("progress", &self.progress.map(|_| "callback"))
-            .finish()
-    }
-}
-
 /// The work of a run over `plan` in `numbers`: the sum over layers of states x words, the unit of
-/// [`Hooks::progress`]. Cost O(total window / 64).
-pub fn work<N: Numbers>(plan: &Plan, numbers: &N) -> u64 {
+/// its progress reports. Cost O(n).
+pub(crate) fn work<N: Numbers>(plan: &Plan, numbers: &N) -> u64 {
     (2..=plan.top()).map(|k| plan.layer_len(k) as u64 * numbers.width(k) as u64).sum()
 }
 
@@ -77,11 +52,11 @@ pub fn work<N: Numbers>(plan: &Plan, numbers: &N) -> u64 {
 /// results.
 ///
 /// # Errors
-/// [`Error::Interrupted`] when `hooks.cancel` is set.
+/// [`crate::Error::Interrupted`] when cancelled.
 ///
 /// # Panics
 /// If a target is not marked in `plan`.
-pub fn run<N: Numbers>(plan: &Plan, numbers: &N, targets: &[(u64, u64)], hooks: Hooks) -> Result<Vec<Vec<u64>>> {
+pub(crate) fn run<N: Numbers>(plan: &Plan, numbers: &N, targets: &[(u64, u64)], hooks: Hooks) -> Result<Vec<Vec<u64>>> {
     let mut found: Vec<Vec<u64>> = vec![Vec::new(); targets.len()];
     run_with(plan, numbers, targets, hooks, |t, words| found[t] = words.to_vec())?;
     Ok(found)
@@ -92,7 +67,7 @@ pub fn run<N: Numbers>(plan: &Plan, numbers: &N, targets: &[(u64, u64)], hooks: 
 /// 0 and 1 (count 0) are handed an empty slice first.
 ///
 /// Cost and errors as [`run`]; memory three layers, nothing per target.
-pub fn run_with<N: Numbers>(
+pub(crate) fn run_with<N: Numbers>(
     plan: &Plan,
     numbers: &N,
     targets: &[(u64, u64)],
@@ -111,8 +86,7 @@ fn run_layers<N: Numbers>(
     hooks: Hooks,
     mut sink: impl FnMut(usize, &[u64]),
 ) -> Result<()> {
-    let mut by_layer: Vec<usize> = (0..targets.len()).collect();
-    by_layer.sort_by_key(|&t| targets[t].0);
+    let by_layer = super::by_layer(targets);
     let mut next = by_layer.iter().peekable();
     while let Some(&t) = next.next_if(|&&t| targets[t].0 < 2) {
         sink(t, &[]);
@@ -132,8 +106,8 @@ fn run_layers<N: Numbers>(
 /// Cost: as [`run`] for the layers in the range; memory three layers.
 ///
 /// # Errors
-/// [`Error::Interrupted`] when `hooks.cancel` is set.
-pub fn run_range<N: Numbers>(
+/// [`crate::Error::Interrupted`] when cancelled.
+pub(crate) fn run_range<N: Numbers>(
     plan: &Plan,
     numbers: &N,
     before: [Layer; 2],
@@ -145,16 +119,14 @@ pub fn run_range<N: Numbers>(
     let [older, old] = before;
     let mut live: [Layer; 3] = [older, old, Layer::default()];
     let threads = rayon::current_num_threads();
-    let total = if hooks.progress.is_some() { work(plan, numbers) } else { 0 };
+    let total = if hooks.wants_progress() { work(plan, numbers) } else { 0 };
     let mut done: u64 = (2..*range.start()).map(|k| plan.layer_len(k) as u64 * numbers.width(k) as u64).sum();
     for k in range {
-        if hooks.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
-            return Err(Error::Interrupted);
-        }
+        hooks.check()?;
         let [older, old, cur] = &mut live;
         cur.fill(k, plan.layer(k), numbers.width(k));
-        let right_edge = plan.edge(k - 2) as u64;
-        let left_edge = plan.edge(k - 1) as u64;
+        let right_edge = plan.edge_value(k - 2) as u64;
+        let left_edge = plan.edge_value(k - 1) as u64;
         let (old, older) = (&*old, &*older);
         let width = cur.width;
         let task = |(out, gs): (&mut [u64], &[u64])| {
@@ -174,10 +146,8 @@ pub fn run_range<N: Numbers>(
         }
         on_layer(cur);
         live.rotate_left(1);
-        if let Some(progress) = hooks.progress {
-            done += (states * width) as u64;
-            progress(N::NAME, done, total);
-        }
+        done += (states * width) as u64;
+        hooks.progress(N::NAME, done, total);
     }
     let [older, old, _] = live;
     Ok([older, old])
@@ -186,7 +156,7 @@ pub fn run_range<N: Numbers>(
 /// One whole layer k of values: its states in ascending g, a slot map from g to position, and the
 /// values packed, `width` words each.
 #[derive(Clone, Debug, Default)]
-pub struct Layer {
+pub(crate) struct Layer {
     /// The layer's index k.
     pub k: usize,
     states: Vec<u64>,
@@ -221,7 +191,7 @@ impl Layer {
     }
 
     /// The value of state `g`, or `None` if the layer does not hold it. Cost O(1).
-    pub fn value(&self, g: u64) -> Option<&[u64]> {
+    pub(crate) fn value(&self, g: u64) -> Option<&[u64]> {
         let i = *self.slot.get(usize::try_from(g.checked_sub(self.base)?).ok()?)? as usize;
         (self.states.get(i) == Some(&g)).then(|| &self.data[i * self.width..(i + 1) * self.width])
     }

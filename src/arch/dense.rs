@@ -1,0 +1,198 @@
+//! The dense modular engine's kernel: one layer's window of residues, each read from two earlier
+//! layers at positions permuted by xor. Portable Rust, and AVX-512 intrinsics (an aligned load and a
+//! lane permutation per vector) where the CPU has them.
+
+use super::{Isa, Kernel, compiled};
+
+/// A residue type of the dense engine: `u64` for any modulus below 2^63, `u32` for moduli below
+/// 2^31 (twice the lanes per vector).
+pub(crate) trait Residue: Copy + Send + Sync + 'static {
+    /// Zero.
+    const ZERO: Self;
+
+    /// `x`, which fits.
+    fn from_u64(x: u64) -> Self;
+
+    /// The residue as a `u64`.
+    fn to_u64(self) -> u64;
+
+    /// `(a + b) mod m` for a, b < m. Branch-free: below m, `s - m` wraps above `s`.
+    fn add_mod(a: Self, b: Self, m: Self) -> Self;
+
+    /// [`window`] with AVX-512F intrinsics.
+    ///
+    /// # Safety
+    /// The CPU has AVX-512F, and the arguments are as [`window`] checks them.
+    #[cfg(target_arch = "x86_64")]
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn avx512(cur: &mut [Self], old: &[Self], older: &[Self], lo: usize, hi: usize, r: usize, l: usize, m: Self);
+}
+
+impl Residue for u64 {
+    const ZERO: Self = 0;
+
+    fn from_u64(x: u64) -> Self {
+        x
+    }
+
+    fn to_u64(self) -> u64 {
+        self
+    }
+
+    #[inline(always)]
+    fn add_mod(a: u64, b: u64, m: u64) -> u64 {
+        let s = a + b; // a, b < m < 2^63: no overflow
+        s.min(s.wrapping_sub(m))
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f")]
+    unsafe fn avx512(cur: &mut [u64], old: &[u64], older: &[u64], lo: usize, hi: usize, r: usize, l: usize, m: u64) {
+        use std::arch::x86_64::*;
+        // lane i of the block at g0 reads element i xor (r & 7) of the aligned block at g0 xor r
+        let lanes = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);
+        let by_r = _mm512_xor_si512(lanes, _mm512_set1_epi64((r & 7) as i64));
+        let by_l = _mm512_xor_si512(lanes, _mm512_set1_epi64((l & 7) as i64));
+        let modulus = _mm512_set1_epi64(m as i64);
+        let (r, l) = (r & !7, l & !7);
+        let (out, a, b) = (cur.as_mut_ptr(), old.as_ptr(), older.as_ptr());
+        for g in (lo..hi).step_by(8) {
+            // SAFETY: g, r and l are below W, g a multiple of 8 and hi <= W, so g ^ r + 8 <= W and
+            // g + 1 + 8 <= W + 1: every access is within the W + 1 elements `window` checked.
+            unsafe {
+                let x = _mm512_permutexvar_epi64(by_r, _mm512_loadu_si512(a.add(g ^ r).cast()));
+                let y = _mm512_permutexvar_epi64(by_l, _mm512_loadu_si512(b.add(g ^ l).cast()));
+                let s = _mm512_add_epi64(x, y);
+                _mm512_storeu_si512(out.add(g + 1).cast(), _mm512_min_epu64(s, _mm512_sub_epi64(s, modulus)));
+            }
+        }
+    }
+}
+
+impl Residue for u32 {
+    const ZERO: Self = 0;
+
+    fn from_u64(x: u64) -> Self {
+        x as u32
+    }
+
+    fn to_u64(self) -> u64 {
+        self as u64
+    }
+
+    #[inline(always)]
+    fn add_mod(a: u32, b: u32, m: u32) -> u32 {
+        let s = a + b; // a, b < m < 2^31: no overflow
+        s.min(s.wrapping_sub(m))
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f")]
+    unsafe fn avx512(cur: &mut [u32], old: &[u32], older: &[u32], lo: usize, hi: usize, r: usize, l: usize, m: u32) {
+        use std::arch::x86_64::*;
+        let lanes = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+        let by_r = _mm512_xor_si512(lanes, _mm512_set1_epi32((r & 15) as i32));
+        let by_l = _mm512_xor_si512(lanes, _mm512_set1_epi32((l & 15) as i32));
+        let modulus = _mm512_set1_epi32(m as i32);
+        let (r, l) = (r & !15, l & !15);
+        let (out, a, b) = (cur.as_mut_ptr(), old.as_ptr(), older.as_ptr());
+        for g in (lo..hi).step_by(16) {
+            // SAFETY: as for u64, with blocks of 16 (W and the window ends are multiples of 64).
+            unsafe {
+                let x = _mm512_permutexvar_epi32(by_r, _mm512_loadu_si512(a.add(g ^ r).cast()));
+                let y = _mm512_permutexvar_epi32(by_l, _mm512_loadu_si512(b.add(g ^ l).cast()));
+                let s = _mm512_add_epi32(x, y);
+                _mm512_storeu_si512(out.add(g + 1).cast(), _mm512_min_epu32(s, _mm512_sub_epi32(s, modulus)));
+            }
+        }
+    }
+}
+
+/// One layer's window of the dense engine: `cur[g + 1] = old[g ^ r] + older[g ^ l] mod m` for every
+/// g in `lo..hi`, where `old` is layer k-1, `older` layer k-2, r = 1 + G(k-2) and l = 1 + G(k-1).
+/// AVX-512 intrinsics where `isa` (and the CPU) has them, else the portable loop compiled for `isa`.
+///
+/// Cost: `hi - lo` additions mod m.
+///
+/// # Panics
+/// Unless the three arrays have W + 1 elements for a power of two W >= 64, `lo` and `hi` are
+/// multiples of 64 with `lo <= hi <= W`, and `r, l < W`: what makes the vector accesses safe.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn window<T: Residue>(
+    isa: Isa,
+    cur: &mut [T],
+    old: &[T],
+    older: &[T],
+    lo: usize,
+    hi: usize,
+    r: usize,
+    l: usize,
+    m: T,
+) {
+    let w = cur.len() - 1;
+    assert!(w.is_power_of_two() && w >= 64 && old.len() == w + 1 && older.len() == w + 1, "arrays of W + 1");
+    assert!(
+        lo.is_multiple_of(64) && hi.is_multiple_of(64) && lo <= hi && hi <= w && r < w && l < w,
+        "a window within W"
+    );
+    #[cfg(target_arch = "x86_64")]
+    if isa.min(Isa::detect()) == Isa::Avx512 {
+        // SAFETY: `Isa::detect` found AVX-512F on this CPU; the bounds are checked above.
+        return unsafe { T::avx512(cur, old, older, lo, hi, r, l, m) };
+    }
+    compiled(isa, Window { cur, old, older, lo, hi, r, l, m })
+}
+
+struct Window<'a, T> {
+    cur: &'a mut [T],
+    old: &'a [T],
+    older: &'a [T],
+    lo: usize,
+    hi: usize,
+    r: usize,
+    l: usize,
+    m: T,
+}
+
+impl<T: Residue> Kernel for Window<'_, T> {
+    type Output = ();
+
+    #[inline(always)]
+    fn run(self) {
+        let Window { cur, old, older, lo, hi, r, l, m } = self;
+        for g in lo..hi {
+            cur[g + 1] = T::add_mod(old[g ^ r], older[g ^ l], m);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_instruction_set_sweeps_alike() {
+        let mut rng = crate::rng::SplitMix64(0xd1ce);
+        let w = 256;
+        for m in [7u64, 998_244_353, (1 << 63) - 25] {
+            let old: Vec<u64> = (0..=w).map(|_| rng.below(m)).collect();
+            let older: Vec<u64> = (0..=w).map(|_| rng.below(m)).collect();
+            let (r, l) = (rng.below(w as u64) as usize, rng.below(w as u64) as usize);
+            let mut want = vec![0u64; w + 1];
+            for g in 64..192 {
+                want[g + 1] = (old[g ^ r] + older[g ^ l]) % m;
+            }
+            for isa in Isa::available() {
+                let mut got = vec![0u64; w + 1];
+                window(isa, &mut got, &old, &older, 64, 192, r, l, m);
+                assert_eq!(got, want, "{isa:?}, mod {m}");
+                if m < 1 << 31 {
+                    let narrow = |v: &[u64]| v.iter().map(|&x| x as u32).collect::<Vec<_>>();
+                    let mut got = vec![0u32; w + 1];
+                    window(isa, &mut got, &narrow(&old), &narrow(&older), 64, 192, r, l, m as u32);
+                    assert_eq!(got, narrow(&want), "{isa:?}, mod {m}, u32 lanes");
+                }
+            }
+        }
+    }
+}

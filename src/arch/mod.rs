@@ -1,0 +1,116 @@
+//! The CPU: the instruction sets fibtree has kernels for, detected in one place, and the kernels.
+//!
+//! This is the only module with `unsafe` code. A kernel is written once, in portable Rust, and run
+//! through [`compiled`], which calls it inside a wrapper compiled for the instruction set asked for
+//! (the compiler then vectorises the same source for AVX-512, AVX2 or the build's baseline: SSE2 on
+//! x86-64, NEON on aarch64). Where hand-written intrinsics beat the compiler (the dense modular
+//! sweep's lane permutation), the kernel's file holds them beside its portable form.
+//!
+//! - [`lanes`]: the blocked exact engine's kernels, the lane-wise sum of a layer and the
+//!   normalisation at a block's end;
+//! - [`dense`]: the dense modular engine's sweep of a window, portable and AVX-512;
+//! - [`carry`]: the add-with-carry chain of the reference exact engine;
+//! - [`aligned`]: zeroed arrays aligned to a cache line, for the vector loads.
+
+#![allow(unsafe_code)]
+
+mod aligned;
+mod carry;
+mod dense;
+mod lanes;
+
+pub(crate) use aligned::AlignedLanes;
+pub(crate) use carry::add_run;
+pub(crate) use dense::{Residue, window};
+pub(crate) use lanes::{normalise, sum_layer};
+
+use std::sync::OnceLock;
+
+/// An instruction set fibtree has kernels for, from the narrowest: each includes the ones before it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub(crate) enum Isa {
+    /// Plain Rust as compiled for the build's target: every CPU.
+    Portable,
+    /// x86-64 with AVX2, BMI1 and POPCNT (as x86-64-v3 has them).
+    Avx2,
+    /// x86-64 with AVX-512F as well.
+    Avx512,
+}
+
+impl Isa {
+    /// The widest instruction set this CPU has, detected once per process. Cost: one load after
+    /// the first call.
+    pub(crate) fn detect() -> Isa {
+        static DETECTED: OnceLock<Isa> = OnceLock::new();
+        *DETECTED.get_or_init(|| {
+            #[cfg(target_arch = "x86_64")]
+            {
+                use std::arch::is_x86_feature_detected as has;
+                if has!("avx2") && has!("bmi1") && has!("popcnt") {
+                    return if has!("avx512f") { Isa::Avx512 } else { Isa::Avx2 };
+                }
+            }
+            Isa::Portable
+        })
+    }
+
+    /// Every instruction set this CPU runs, the portable one first.
+    #[cfg(test)]
+    pub(crate) fn available() -> Vec<Isa> {
+        [Isa::Portable, Isa::Avx2, Isa::Avx512].into_iter().filter(|&isa| isa <= Isa::detect()).collect()
+    }
+}
+
+/// Portable code for [`compiled`] to run as compiled for an instruction set. Its `run` must be
+/// `#[inline(always)]`, so that it is compiled into each instruction set's wrapper.
+pub(crate) trait Kernel {
+    /// What the kernel returns.
+    type Output;
+
+    /// The kernel's work.
+    fn run(self) -> Self::Output;
+}
+
+/// Runs `kernel` compiled for `isa`, or for the widest instruction set below it that the CPU has.
+/// Cost: the kernel's, plus one load and a branch.
+#[inline]
+pub(crate) fn compiled<K: Kernel>(isa: Isa, kernel: K) -> K::Output {
+    match isa.min(Isa::detect()) {
+        // SAFETY: `Isa::detect` found AVX-512F, AVX2, BMI1 and POPCNT on this CPU.
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx512 => unsafe { x86::avx512(kernel) },
+        // SAFETY: `Isa::detect` found AVX2, BMI1 and POPCNT on this CPU.
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx2 => unsafe { x86::avx2(kernel) },
+        _ => kernel.run(),
+    }
+}
+
+/// The wrappers that compile a kernel for an x86-64 instruction set.
+#[cfg(target_arch = "x86_64")]
+mod x86 {
+    use super::Kernel;
+
+    #[target_feature(enable = "avx512f,avx2,bmi1,popcnt")]
+    pub(super) fn avx512<K: Kernel>(kernel: K) -> K::Output {
+        kernel.run()
+    }
+
+    #[target_feature(enable = "avx2,bmi1,popcnt")]
+    pub(super) fn avx2<K: Kernel>(kernel: K) -> K::Output {
+        kernel.run()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_portable_set_is_always_there() {
+        let all = Isa::available();
+        assert_eq!(all[0], Isa::Portable);
+        assert_eq!(all.last(), Some(&Isa::detect()));
+        assert!(all.windows(2).all(|w| w[0] < w[1]));
+    }
+}

@@ -1,0 +1,237 @@
+//! `fibtree count`: the exact c(N, G) with its projections, each checked; `--mod-only`: the residues
+//! alone.
+
+use std::io::Write;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use fibtree::{Checkpoint, Counting, LAST18, ModReport, Options, P998244353, Report, human_bytes};
+use serde::Serialize;
+
+use super::args::CountArgs;
+use super::session::{Form, Outcome, Session};
+
+/// `count`'s result (fields in alphabetical order, as the JSON lists them).
+#[derive(Serialize)]
+struct Counted {
+    digits: usize,
+    double_check: Option<bool>,
+    g: u64,
+    last18: Option<String>,
+    memory_estimate_bytes: u64,
+    mod_998244353: Option<String>,
+    n: u64,
+    ok: bool,
+    projections: Vec<ProjectionOut>,
+    seconds: f64,
+    threads: usize,
+    value: String,
+}
+
+/// One projection as `count --json` gives it.
+#[derive(Serialize)]
+struct ProjectionOut {
+    agrees: bool,
+    independent: String,
+    modulus: String,
+    residue: String,
+}
+
+impl Counted {
+    fn new(report: &Report, threads: usize, seconds: f64) -> Counted {
+        let value = report.value.to_str_radix(10);
+        let residue = |m: u64| report.projection(m).map(|p| p.residue.to_string());
+        Counted {
+            digits: value.len(),
+            double_check: report.double_check,
+            g: report.g,
+            last18: residue(LAST18),
+            memory_estimate_bytes: report.memory_estimate_bytes,
+            mod_998244353: residue(P998244353),
+            n: report.n,
+            ok: report.ok(),
+            projections: report
+                .projections
+                .iter()
+                .map(|p| ProjectionOut {
+                    agrees: p.agrees(),
+                    independent: p.independent.to_string(),
+                    modulus: p.modulus.to_string(),
+                    residue: p.residue.to_string(),
+                })
+                .collect(),
+            seconds,
+            threads,
+            value,
+        }
+    }
+}
+
+impl Outcome for Counted {
+    fn human(&self, out: &mut dyn Write) -> std::io::Result<()> {
+        writeln!(out, "{}", title(self.n, self.g))?;
+        writeln!(out, "digits          {}", self.digits)?;
+        for p in &self.projections {
+            let (label, residue) = match p.modulus.parse::<u64>() {
+                Ok(LAST18) => ("last 18 digits".to_string(), format!("{:0>18}", p.residue)),
+                _ => (format!("mod {}", p.modulus), p.residue.clone()),
+            };
+            let verdict = if p.agrees { "agrees with the modular engine" } else { "DISAGREES with the modular engine" };
+            writeln!(out, "{label:<15} {residue:<20} {verdict}")?;
+        }
+        writeln!(out, "value           {}", self.value)?;
+        if let Some(agree) = self.double_check {
+            let word = if agree { "agrees" } else { "DISAGREES" };
+            writeln!(out, "double check    the other exact engine {word}")?;
+        }
+        Ok(())
+    }
+
+    fn quiet(&self, out: &mut dyn Write) -> std::io::Result<()> {
+        writeln!(out, "{}", self.value)
+    }
+}
+
+/// The first line of `count`'s human output: what c(n, g) counts.
+fn title(n: u64, g: u64) -> String {
+    if g == 0 {
+        format!("c({n}, 0) = f({n}): the winning first moves of T({n})")
+    } else {
+        format!("c({n}, {g}): the first moves of T({n}) that leave Grundy value {g}")
+    }
+}
+
+/// Prints the loud message for each projection of `report` that disagrees; true when all agree.
+pub(super) fn all_agree(report: &Report) -> bool {
+    for p in report.projections.iter().filter(|p| !p.agrees()) {
+        eprintln!(
+            "error: CROSS-CHECK FAILED for c({}, {}) mod {}: the exact value gives {}, the modular engine gives {}",
+            report.n, report.g, p.modulus, p.residue, p.independent
+        );
+    }
+    report.ok()
+}
+
+/// `count --verbose`: the run's memory estimate on stderr.
+fn say_estimate(verbose: bool, estimate: u64, limit: u64) {
+    if verbose {
+        eprintln!("memory estimate {} (limit {})", human_bytes(estimate), human_bytes(limit));
+    }
+}
+
+pub(super) fn count(args: CountArgs) -> anyhow::Result<ExitCode> {
+    assert!(!args.test_panic, "a panic asked for by --test-panic");
+    if args.mod_only {
+        return count_mod_only(args);
+    }
+    let form = Form::of(args.json, args.quiet);
+    let mut session = Session::new(args.run.output.output.as_deref(), args.run.threads, form == Form::Human)?;
+    let limit = args.run.memory_limit();
+    let checkpoint = args.checkpoint.as_ref().map(|path| Checkpoint {
+        path: path.clone(),
+        every: Duration::from_secs(args.checkpoint_every),
+        fresh: args.fresh,
+        keep: args.keep_checkpoint,
+    });
+    let options = Options {
+        moduli: args.moduli.clone(),
+        memory_limit: Some(limit),
+        engine: args.run.engine.into(),
+        double_check: args.double_check,
+        checkpoint,
+        perturb: args.test_perturb,
+        ..Options::default()
+    };
+    let targets = [(args.n, args.g)];
+    let report = session.compute(|hooks, _| {
+        let options = Options { hooks, ..options };
+        let counting = Counting::new(&targets, &options)?;
+        say_estimate(args.verbose, counting.memory_estimate_bytes(), limit);
+        let mut report = None;
+        counting.for_each(|_, r| {
+            report = Some(r);
+            Ok(())
+        })?;
+        Ok(report.expect("the one target is reported"))
+    })?;
+    let counted = Counted::new(&report, session.threads(), session.seconds());
+    session.emit(&counted, form)?;
+    if report.double_check == Some(false) {
+        eprintln!("error: DOUBLE CHECK FAILED for c({}, {}): the two exact engines disagree", args.n, args.g);
+        return Ok(ExitCode::from(1));
+    }
+    Ok(if all_agree(&report) { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}
+
+/// `count --mod-only`'s result (fields in alphabetical order, as the JSON lists them).
+#[derive(Serialize)]
+struct Residues {
+    g: u64,
+    last18: Option<String>,
+    memory_estimate_bytes: u64,
+    mod_998244353: Option<String>,
+    mod_only: bool,
+    n: u64,
+    residues: Vec<ResidueOut>,
+    seconds: f64,
+    threads: usize,
+}
+
+/// One residue as `count --mod-only --json` gives it.
+#[derive(Serialize)]
+struct ResidueOut {
+    modulus: String,
+    residue: String,
+}
+
+impl Residues {
+    fn new(report: &ModReport, threads: usize, seconds: f64) -> Residues {
+        let residue = |m: u64| report.residues.iter().find(|r| r.0 == m).map(|r| r.1.to_string());
+        Residues {
+            g: report.g,
+            last18: residue(LAST18),
+            memory_estimate_bytes: report.memory_estimate_bytes,
+            mod_998244353: residue(P998244353),
+            mod_only: true,
+            n: report.n,
+            residues: report
+                .residues
+                .iter()
+                .map(|&(modulus, residue)| ResidueOut { modulus: modulus.to_string(), residue: residue.to_string() })
+                .collect(),
+            seconds,
+            threads,
+        }
+    }
+}
+
+impl Outcome for Residues {
+    fn human(&self, out: &mut dyn Write) -> std::io::Result<()> {
+        let (n, g) = (self.n, self.g);
+        writeln!(out, "{}; residues only, the exact value was not computed", title(n, g))?;
+        for r in &self.residues {
+            writeln!(out, "c({n}, {g}) mod {} = {}", r.modulus, r.residue)?;
+        }
+        Ok(())
+    }
+
+    fn quiet(&self, out: &mut dyn Write) -> std::io::Result<()> {
+        self.residues.iter().try_for_each(|r| writeln!(out, "{}", r.residue))
+    }
+}
+
+/// `count --mod-only`: the residues by the modular engine alone, in the same three forms as `count`.
+fn count_mod_only(args: CountArgs) -> anyhow::Result<ExitCode> {
+    let form = Form::of(args.json, args.quiet);
+    let mut session = Session::new(args.run.output.output.as_deref(), args.run.threads, form == Form::Human)?;
+    let limit = args.run.memory_limit();
+    let report = session.compute(|hooks, _| {
+        let options = Options { moduli: args.moduli.clone(), memory_limit: Some(limit), hooks, ..Options::default() };
+        let report = fibtree::count_mod_report(args.n, args.g, &options)?;
+        say_estimate(args.verbose, report.memory_estimate_bytes, limit);
+        Ok(report)
+    })?;
+    let residues = Residues::new(&report, session.threads(), session.seconds());
+    session.emit(&residues, form)?;
+    Ok(ExitCode::SUCCESS)
+}

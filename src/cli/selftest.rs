@@ -1,0 +1,36 @@
+//! `fibtree self-test`: the verification ladder, every engine against the simpler one before it,
+//! each rung printed as it finishes.
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use fibtree::Hooks;
+
+use super::session::Session;
+
+pub(super) fn self_test(seed: Option<u64>) -> anyhow::Result<ExitCode> {
+    let seed = seed.unwrap_or_else(fibtree::clock_seed);
+    let mut session = Session::new(None, None, false)?;
+    writeln!(session.out(), "seed {seed:#x}")?;
+    let cancel = session.cancel_flag();
+    let mut unwritten = None;
+    let all = fibtree::ladder::run(seed, Hooks::default().cancel_on(&cancel), |rung| {
+        let word = if rung.ok { "OK  " } else { "FAIL" };
+        let out = session.out();
+        let written = writeln!(out, "{word} {:<40} {:>6.2} s  {}", rung.name, rung.seconds, rung.detail);
+        if let Err(e) = written.and_then(|()| out.flush()) {
+            unwritten.get_or_insert(e);
+        }
+    });
+    let all = all.map_err(|e| session.error(e))?;
+    if let Some(e) = unwritten {
+        return Err(e.into());
+    }
+    session.finish()?;
+    if all {
+        Ok(ExitCode::SUCCESS)
+    } else {
+        eprintln!("error: a rung of the ladder FAILED (seed {seed:#x})");
+        Ok(ExitCode::from(1))
+    }
+}

@@ -1,0 +1,222 @@
+//! What every command runs with: one [`Session`] holds the output, the thread pool, the signals that
+//! stop a run and the progress bar, and writes a command's typed result ([`Outcome`]) in the form
+//! asked for.
+
+use std::io::Write;
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+use anyhow::Context;
+use fibtree::{Error, Hooks, Param};
+use serde::Serialize;
+
+use super::output::Output;
+use super::progress::Progress;
+use super::{flag, in_terms};
+
+/// The form of a command's result: for people, numbers only (`-q`), or one JSON object.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Form {
+    Human,
+    Quiet,
+    Json,
+}
+
+impl Form {
+    /// The form `--json` and `-q` ask for (clap makes them exclusive where both exist).
+    pub(super) fn of(json: bool, quiet: bool) -> Form {
+        match (json, quiet) {
+            (true, _) => Form::Json,
+            (false, true) => Form::Quiet,
+            (false, false) => Form::Human,
+        }
+    }
+}
+
+/// A command's result: its JSON form comes from `Serialize` (the fields of each result type are in
+/// alphabetical order, the order of the keys in the JSON), its other forms from these writers.
+pub(super) trait Outcome: Serialize {
+    /// The form for people.
+    fn human(&self, out: &mut dyn Write) -> std::io::Result<()>;
+
+    /// The numbers-only form of `-q`; the human form where a command has no other.
+    fn quiet(&self, out: &mut dyn Write) -> std::io::Result<()> {
+        self.human(out)
+    }
+}
+
+/// What a command runs with: its output (opened before any work, so that a bad `--output` fails at
+/// once), its thread pool, the signal flags, the progress bar, and the names its errors give the
+/// library's parameters.
+pub(super) struct Session {
+    threads: usize,
+    pool: Option<rayon::ThreadPool>,
+    signals: Signals,
+    progress: Progress,
+    out: Output,
+    start: Instant,
+    flags: fn(Param) -> &'static str,
+}
+
+impl Session {
+    /// A session writing to `output` (standard output if `None`), computing on `threads` threads
+    /// (every core if `None`), with a progress bar on a terminal if `progress`.
+    ///
+    /// # Errors
+    /// A usage error naming `--output` for a file that cannot be written; an error if the signal
+    /// handlers cannot be installed.
+    pub(super) fn new(output: Option<&Path>, threads: Option<usize>, progress: bool) -> anyhow::Result<Session> {
+        let out = Output::open(output, "--output")?;
+        let threads = threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+        let signals = Signals::install()?;
+        Ok(Session {
+            threads,
+            pool: None,
+            signals,
+            progress: Progress::new(progress),
+            out,
+            start: Instant::now(),
+            flags: flag,
+        })
+    }
+
+    /// This session, naming the library's parameters with `flags` in its errors.
+    pub(super) fn naming(self, flags: fn(Param) -> &'static str) -> Session {
+        Session { flags, ..self }
+    }
+
+    /// The worker threads of the session's pool.
+    pub(super) fn threads(&self) -> usize {
+        self.threads
+    }
+
+    /// Seconds since the session began.
+    pub(super) fn seconds(&self) -> f64 {
+        self.start.elapsed().as_secs_f64()
+    }
+
+    /// The hooks of work done outside [`Session::compute`]: the signals' cancel flag, no progress.
+    pub(super) fn hooks(&self) -> Hooks<'_> {
+        Hooks::default().cancel_on(&self.signals.cancel)
+    }
+
+    /// The signals' cancel flag, for hooks that must not borrow the session.
+    pub(super) fn cancel_flag(&self) -> Arc<AtomicBool> {
+        self.signals.cancel.clone()
+    }
+
+    /// A library error in the command line's terms: an interruption becomes a [`Stopped`] error
+    /// carrying the signal's exit status, a refusal names the session's flag for its parameter.
+    pub(super) fn error(&self, e: impl Into<anyhow::Error>) -> anyhow::Error {
+        let e = e.into();
+        match e.downcast_ref::<Error>() {
+            Some(Error::Interrupted) => self.signals.stopped().into(),
+            _ => in_terms(e, self.flags),
+        }
+    }
+
+    /// Runs `work` in the session's pool with its hooks (the signals, the progress bar, notices on
+    /// standard error) and its output; errors as [`Session::error`] says (an unfinished output file
+    /// is removed when the session is dropped).
+    pub(super) fn compute<T: Send>(
+        &mut self,
+        work: impl FnOnce(Hooks, &mut Output) -> anyhow::Result<T> + Send,
+    ) -> anyhow::Result<T> {
+        let threads = self.threads;
+        let pool = match self.pool.take() {
+            Some(pool) => pool,
+            None => rayon::ThreadPoolBuilder::new().num_threads(threads).build().context("starting the thread pool")?,
+        };
+        let progress = &self.progress;
+        let update = |stage: &str, done: u64, total: u64| progress.update(stage, done, total);
+        let notice = |line: &str| eprintln!("{line}");
+        let hooks = Hooks::default().cancel_on(&self.signals.cancel).progress_to(&update).notices_to(&notice);
+        let out = &mut self.out;
+        let result = pool.install(|| work(hooks, out));
+        self.progress.finish();
+        self.pool = Some(pool);
+        result.map_err(|e| self.error(e))
+    }
+
+    /// The output, for a command that streams its result.
+    pub(super) fn out(&mut self) -> &mut Output {
+        &mut self.out
+    }
+
+    /// Writes `outcome` in `form` and completes the output (a file is renamed into place).
+    ///
+    /// # Errors
+    /// Any I/O error.
+    pub(super) fn emit(&mut self, outcome: &impl Outcome, form: Form) -> anyhow::Result<()> {
+        match form {
+            Form::Json => {
+                serde_json::to_writer(&mut self.out, outcome)?;
+                writeln!(self.out)?;
+            }
+            Form::Quiet => outcome.quiet(&mut self.out)?,
+            Form::Human => outcome.human(&mut self.out)?,
+        }
+        self.finish()
+    }
+
+    /// Completes the output: flushes standard output, or renames the file into place.
+    ///
+    /// # Errors
+    /// Any I/O error.
+    pub(super) fn finish(&mut self) -> anyhow::Result<()> {
+        self.out.finish()
+    }
+}
+
+/// The flags that SIGINT and SIGTERM set: the first stops the run after its current layer; a second
+/// SIGINT ends the process at once.
+struct Signals {
+    /// Set by either signal: the engines stop at the next layer.
+    cancel: Arc<AtomicBool>,
+    term: Arc<AtomicBool>,
+}
+
+impl Signals {
+    /// Installs the handlers.
+    ///
+    /// # Errors
+    /// If the handlers cannot be installed.
+    fn install() -> anyhow::Result<Signals> {
+        use signal_hook::consts::{SIGINT, SIGTERM};
+        let cancel = Arc::new(AtomicBool::new(false));
+        let term = Arc::new(AtomicBool::new(false));
+        signal_hook::flag::register_conditional_shutdown(SIGINT, 130, cancel.clone())?;
+        signal_hook::flag::register(SIGINT, cancel.clone())?;
+        signal_hook::flag::register(SIGTERM, cancel.clone())?;
+        signal_hook::flag::register(SIGTERM, term.clone())?;
+        Ok(Signals { cancel, term })
+    }
+
+    /// What stopped the run: SIGTERM (exit status 143) if it came, else SIGINT (130).
+    fn stopped(&self) -> Stopped {
+        if self.term.load(Ordering::Relaxed) {
+            Stopped { status: 143, signal: "SIGTERM" }
+        } else {
+            Stopped { status: 130, signal: "SIGINT" }
+        }
+    }
+}
+
+/// A run stopped by a signal: the error `main` reports, with the exit status it calls for.
+#[derive(Debug)]
+pub(super) struct Stopped {
+    /// 130 for SIGINT, 143 for SIGTERM.
+    pub(super) status: u8,
+    /// The signal's name.
+    signal: &'static str,
+}
+
+impl std::fmt::Display for Stopped {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "interrupted by {}; no results were written", self.signal)
+    }
+}
+
+impl std::error::Error for Stopped {}

@@ -1,0 +1,81 @@
+//! `fibtree table`: f(k) for every k from FROM to TO, in one pass, every row checked; rows are
+//! written as they are counted.
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use fibtree::{Counting, LAST18, Options, P998244353, Param};
+use serde::Serialize;
+
+use super::args::TableArgs;
+use super::count::all_agree;
+use super::session::Session;
+use super::{flag, usage};
+
+/// One row (fields in alphabetical order, as the JSON lists them).
+#[derive(Serialize)]
+struct Row {
+    digits: usize,
+    k: u64,
+    last18: String,
+    mod_998244353: String,
+    ok: bool,
+    value: String,
+}
+
+pub(super) fn table(args: TableArgs) -> anyhow::Result<ExitCode> {
+    if args.from > args.to {
+        return Err(usage("FROM", format!("expected FROM <= TO, got {} > {}", args.from, args.to)));
+    }
+    if args.to > fibtree::MAX_N {
+        return Err(usage("TO", format!("at most {}, got {}", fibtree::MAX_N, args.to)));
+    }
+    // Before the target list: 16 bytes a row, and more than that in the plan.
+    let (rows, limit) = (args.to - args.from + 1, args.run.memory_limit());
+    let table_flags = |param| if param == Param::N { "TO" } else { flag(param) };
+    let mut session =
+        Session::new(args.run.output.output.as_deref(), args.run.threads, !args.json)?.naming(table_flags);
+    if rows.saturating_mul(64) > limit {
+        let refused = fibtree::Error::OutOfMemory { param: Param::N, estimate: rows.saturating_mul(64), limit };
+        return Err(session.error(refused));
+    }
+    let targets: Vec<(u64, u64)> = (args.from..=args.to).map(|k| (k, 0)).collect();
+    let (json, engine) = (args.json, args.run.engine.into());
+    let all_ok = session.compute(|hooks, out| {
+        let options = Options { hooks, engine, memory_limit: Some(limit), ..Options::default() };
+        // Planned and checked against memory before anything is written.
+        let counting = Counting::new(&targets, &options)?;
+        if json {
+            write!(out, "{{\"from\":{},\"to\":{},\"rows\":[", args.from, args.to)?;
+        } else {
+            writeln!(out, "k,digits,last18,mod_998244353,value")?;
+        }
+        let mut all_ok = true;
+        counting.for_each(|i, report| {
+            all_ok &= all_agree(&report);
+            let value = report.value.to_str_radix(10);
+            let residue = |m: u64| report.projection(m).map_or(0, |p| p.residue).to_string();
+            let row = Row {
+                digits: value.len(),
+                k: report.n,
+                last18: residue(LAST18),
+                mod_998244353: residue(P998244353),
+                ok: report.ok(),
+                value,
+            };
+            if json {
+                write!(out, "{}", if i == 0 { "" } else { "," })?;
+                serde_json::to_writer(&mut *out, &row).map_err(std::io::Error::from)?;
+            } else {
+                writeln!(out, "{},{},{},{},{}", row.k, row.digits, row.last18, row.mod_998244353, row.value)?;
+            }
+            Ok(())
+        })?;
+        if json {
+            writeln!(out, "],\"ok\":{all_ok}}}")?;
+        }
+        Ok(all_ok)
+    })?;
+    session.finish()?;
+    Ok(if all_ok { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}

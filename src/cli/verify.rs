@@ -1,0 +1,208 @@
+//! `fibtree verify`: is another program's residue right? One claim, or a CSV file of them.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use fibtree::claims::{CLAIMS_HEADER, Checked, Claim, Malformed, check_claims, parse_claims};
+use fibtree::{Error, Options, Param};
+use serde::Serialize;
+
+use super::args::VerifyArgs;
+use super::session::{Form, Outcome, Session};
+use super::{flag, usage};
+
+pub(super) fn verify(args: VerifyArgs) -> anyhow::Result<ExitCode> {
+    match &args.claims {
+        Some(path) => verify_claims(path, &args),
+        None => verify_one(&args),
+    }
+}
+
+/// One claim's verdict (fields in alphabetical order, as the JSON lists them).
+#[derive(Serialize)]
+struct Verdict {
+    answer: String,
+    expected: String,
+    g: u64,
+    independent: Option<String>,
+    last_digits: Option<u32>,
+    modulus: String,
+    n: u64,
+    true_last_digits: Option<String>,
+    verdict: &'static str,
+}
+
+impl Outcome for Verdict {
+    fn human(&self, out: &mut dyn Write) -> std::io::Result<()> {
+        let Verdict { n, g, modulus, answer, expected, verdict, .. } = self;
+        writeln!(out, "{verdict}: c({n}, {g}) mod {modulus}: claimed {answer}, true {expected}")?;
+        if let (Some(d), Some(digits)) = (self.last_digits, &self.true_last_digits) {
+            let noun = if d == 1 { "digit" } else { "digits" };
+            writeln!(out, "the true last {d} {noun}: {digits}")?;
+        }
+        Ok(())
+    }
+}
+
+fn word(checked: &Checked) -> &'static str {
+    if checked.ok() { "OK" } else { "MISMATCH" }
+}
+
+fn verify_one(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
+    let (n, answer) = (args.n.expect("clap requires N"), args.answer.expect("clap requires --answer"));
+    let modulus = match (args.modulus, args.last_digits) {
+        (Some(m), _) => m,
+        (None, Some(d)) => 10u128.pow(d),
+        (None, None) => return Err(usage("--mod", "expected --mod M or --last-digits D")),
+    };
+    if answer >= modulus {
+        return Err(usage("--answer", format!("expected a residue below the modulus {modulus}, got {answer}")));
+    }
+    let claim = Claim { line: 0, n, g: args.g, modulus, answer };
+    let mut session = Session::new(args.run.output.output.as_deref(), args.run.threads, !args.json)?;
+    let (engine, memory_limit) = (args.run.engine.into(), Some(args.run.memory_limit()));
+    let checked = session
+        .compute(|hooks, _| {
+            Ok(check_claims(&[claim], &Options { hooks, engine, memory_limit, ..Options::default() })?)
+        })?
+        .remove(0);
+    if !checked.engines_agree() {
+        return Err(cross_check_failed(&checked).into());
+    }
+    let verdict = Verdict {
+        answer: answer.to_string(),
+        expected: checked.expected.to_string(),
+        g: args.g,
+        independent: checked.independent.map(|r| r.to_string()),
+        last_digits: args.last_digits,
+        modulus: modulus.to_string(),
+        n,
+        true_last_digits: args.last_digits.map(|d| format!("{:0width$}", checked.expected, width = d as usize)),
+        verdict: word(&checked),
+    };
+    session.emit(&verdict, Form::of(args.json, false))?;
+    Ok(if checked.ok() { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}
+
+fn cross_check_failed(c: &Checked) -> Error {
+    Error::CrossCheck {
+        what: format!("c({}, {}) mod {}", c.claim.n, c.claim.g, c.claim.modulus),
+        exact: c.expected.to_string(),
+        modular: c.independent.map_or("-".into(), |r| r.to_string()),
+    }
+}
+
+/// A claims file's verdicts (fields in alphabetical order, as the JSON lists them).
+#[derive(Serialize)]
+struct Verdicts {
+    counts: Counts,
+    malformed: Vec<MalformedOut>,
+    verdicts: Vec<ClaimVerdict>,
+}
+
+#[derive(Serialize)]
+struct Counts {
+    malformed: usize,
+    mismatch: usize,
+    ok: usize,
+}
+
+#[derive(Serialize)]
+struct MalformedOut {
+    error: String,
+    line: usize,
+}
+
+#[derive(Serialize)]
+struct ClaimVerdict {
+    answer: String,
+    expected: String,
+    g: u64,
+    line: usize,
+    modulus: String,
+    n: u64,
+    verdict: &'static str,
+}
+
+impl Verdicts {
+    fn new(checked: &[Checked], malformed: &[Malformed]) -> Verdicts {
+        let ok = checked.iter().filter(|c| c.ok()).count();
+        Verdicts {
+            counts: Counts { malformed: malformed.len(), mismatch: checked.len() - ok, ok },
+            malformed: malformed.iter().map(|m| MalformedOut { error: m.error.clone(), line: m.line }).collect(),
+            verdicts: checked
+                .iter()
+                .map(|c| ClaimVerdict {
+                    answer: c.claim.answer.to_string(),
+                    expected: c.expected.to_string(),
+                    g: c.claim.g,
+                    line: c.claim.line,
+                    modulus: c.claim.modulus.to_string(),
+                    n: c.claim.n,
+                    verdict: word(c),
+                })
+                .collect(),
+        }
+    }
+}
+
+impl Outcome for Verdicts {
+    /// Every line in file order, claims and malformed lines together, then the counts.
+    fn human(&self, out: &mut dyn Write) -> std::io::Result<()> {
+        let mut lines: Vec<(usize, String)> = self
+            .verdicts
+            .iter()
+            .map(|c| {
+                let ClaimVerdict { line, n, g, modulus, answer, expected, verdict } = c;
+                (*line, format!("line {line}: c({n}, {g}) mod {modulus}: claimed {answer}, true {expected}: {verdict}"))
+            })
+            .chain(self.malformed.iter().map(|m| (m.line, format!("line {}: malformed: {}", m.line, m.error))))
+            .collect();
+        lines.sort_by_key(|l| l.0);
+        for (_, line) in lines {
+            writeln!(out, "{line}")?;
+        }
+        let Counts { ok, mismatch, malformed } = self.counts;
+        writeln!(out, "{ok} OK, {mismatch} MISMATCH, {malformed} malformed")
+    }
+}
+
+fn verify_claims(path: &Path, args: &VerifyArgs) -> anyhow::Result<ExitCode> {
+    let text = if path.as_os_str() == "-" {
+        let mut buf = Vec::new();
+        std::io::Read::read_to_end(&mut std::io::stdin(), &mut buf)
+            .context("reading the claims from standard input")?;
+        buf
+    } else {
+        std::fs::read(path).map_err(|e| usage("--claims", format!("cannot read '{}': {e}", path.display())))?
+    };
+    let source = if path.as_os_str() == "-" { "standard input" } else { "the file" };
+    if text.iter().all(u8::is_ascii_whitespace) {
+        return Err(usage("--claims", format!("{source} is empty; expected the header '{CLAIMS_HEADER}' and claims")));
+    }
+    let (claims, malformed) = parse_claims(&text);
+    if claims.is_empty() && malformed.is_empty() {
+        return Err(usage("--claims", format!("{source} has no claims, only its header")));
+    }
+    // A run too large for memory: the file is what asks for it.
+    let claims_flags = |param| if param == Param::N { "--claims" } else { flag(param) };
+    let mut session =
+        Session::new(args.run.output.output.as_deref(), args.run.threads, !args.json)?.naming(claims_flags);
+    let checked = if claims.is_empty() {
+        Vec::new()
+    } else {
+        let (engine, memory_limit) = (args.run.engine.into(), Some(args.run.memory_limit()));
+        session.compute(|hooks, _| {
+            Ok(check_claims(&claims, &Options { hooks, engine, memory_limit, ..Options::default() })?)
+        })?
+    };
+    if let Some(bad) = checked.iter().find(|c| !c.engines_agree()) {
+        return Err(cross_check_failed(bad).into());
+    }
+    let verdicts = Verdicts::new(&checked, &malformed);
+    session.emit(&verdicts, Form::of(args.json, false))?;
+    let Counts { mismatch, malformed, .. } = verdicts.counts;
+    Ok(ExitCode::from(if malformed > 0 { 2 } else { u8::from(mismatch > 0) }))
+}

@@ -1,0 +1,245 @@
+//! The fast exact engine: the recurrence over blocks of layers, one lane chunk at a time, with
+//! delayed carries.
+//!
+//! **The recurrence.** For k >= 2, with L = 1 + G(k-1) and R = 1 + G(k-2),
+//! c(k, g) = [g == R] + [k >= 3][g == L] + c(k-1, (g xor R) - 1) + c(k-2, (g xor L) - 1), over the
+//! states (k, g) of the [`Plan`]. Layer k reads only layers k-1 and k-2.
+//!
+//! **Lanes** ([`mod@lanes`]). A value is held in lanes of 48 payload bits in `u64` words: value = sum of
+//! lane_i x 2^(48 i), where a lane may hold more than 48 bits between normalisations. Adding two
+//! values is then a plain lane-wise addition, with no carry chain, which the compiler vectorises
+//! ([`crate::arch::sum_layer`]). A lane grows at most like the counts do (c(k) = c(k-1) + c(k-2) + 2),
+//! so a block of layers (at most [`MAX_BLOCK_LAYERS`], about 22) can run from normalised lanes
+//! without overflowing a word.
+//!
+//! **Blocks and passes** ([`pass`]). Because lanes are independent within a block, chunk j (lanes
+//! jC .. (j+1)C) of every value of every layer of the block depends only on chunk j of the two
+//! layers before the block. So a block is a set of independent passes, pass j computing chunk j of
+//! every layer of the block while only three layers of one chunk (a few hundred KiB) are live: the
+//! working set stays in cache however long the numbers grow, and the passes run on any number of
+//! threads without waiting for each other. Before its passes, a block is described ([`describe`]):
+//! which states are non-zero, and where each reads from.
+//!
+//! **The schedule** ([`schedule`]). The passes are tasks of a graph rather than rounds with a
+//! barrier: pass j of block b waits only for the description of block b and for passes j-1, j and
+//! j+1 of block b-1, so a thread that finishes early starts the next block.
+//!
+//! **Carries.** At the end of a block each pass normalises chunk j of the block's last two layers:
+//! each lane keeps its low 48 bits and adds the high bits of the lane below; the high bits of the
+//! chunk's top lane (the carry out, per state) are handed to pass j + 1 of the next block, which
+//! adds them to its lane 0 before it starts. Targets are taken from the raw lanes and fully
+//! normalised once.
+//!
+//! **Invariants.**
+//! - at a block's start every lane of its two edge layers (carries applied) is below
+//!   [`lanes::LANE_START`]; the block is short enough that no lane of its layers can exceed `u64::MAX`;
+//! - a state whose count is zero is known before any pass: its g is in the plan but in none of
+//!   the images of the earlier layers' non-zero states, and it is not a direct move. It is dropped;
+//!   readers of it read a zero chunk kept after each layer's states;
+//! - the carry out of a value's top chunk is zero: the lanes hold every count of the layer.
+//!
+//! **Memory**: the two layers at a block's edge in full, a carry word per state and chunk of them,
+//! per thread three layers of one chunk, per block in flight two source indices per state
+//! ([`memory_bytes`]).
+
+mod describe;
+mod lanes;
+mod pass;
+mod schedule;
+#[cfg(test)]
+mod tests;
+
+use std::sync::Mutex;
+use std::sync::atomic::AtomicU64;
+
+pub(crate) use describe::NonZeroSet;
+pub(crate) use lanes::{MAX_BLOCK_LAYERS, lanes};
+pub(crate) use pass::Chunk;
+
+use crate::arch::{self, Isa};
+use crate::plan::Plan;
+use crate::{Error, Hooks, Param, Result};
+use schedule::{Segment, Shared};
+
+/// The bytes a run over `plan` up to layer `n` holds at its peak on `threads` threads: the two
+/// edge layers, their carries (two blocks' worth), three layers of one chunk per running pass, and
+/// the source positions of the blocks in flight (their descriptions run up to three blocks ahead).
+/// Cost O(n).
+pub(crate) fn memory_bytes(plan: &Plan, n: usize, threads: usize) -> u64 {
+    let widest = plan.widest_layer() as u64 + 1;
+    let tuning = Tuning::for_width(plan.widest_layer());
+    let c = tuning.chunk_lanes as u64;
+    let lanes = (lanes(n) as u64).div_ceil(c) * c;
+    let edges = 2 * widest * lanes * 8;
+    let carries = 2 * 2 * widest * (lanes / c) * 8;
+    let passes = 3 * threads as u64 * widest * c * 8;
+    let block = 4 * tuning.block_layers as u64 * widest * 8;
+    edges + carries + passes + block
+}
+
+/// How a run is cut into blocks and chunks, and the instruction set its kernels are compiled for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Tuning {
+    /// Layers per block, at most [`MAX_BLOCK_LAYERS`] (larger values are cut to it).
+    pub(crate) block_layers: usize,
+    /// Lanes per chunk: 4, 8, 16, 32 or 64 ([`Tuning::for_width`] picks 4 to 16).
+    pub(crate) chunk_lanes: usize,
+    /// The instruction set of the kernels.
+    pub(crate) isa: Isa,
+}
+
+impl Tuning {
+    /// A tuning for layers of at most `widest` states: three layers of a chunk in about 1 MiB (the
+    /// L2 cache of one core), blocks as long as the lanes allow, the CPU's widest kernels.
+    pub(crate) fn for_width(widest: usize) -> Tuning {
+        let widest = widest.max(1);
+        let chunk_lanes = match (1 << 20) / (24 * widest) {
+            0..8 => 4,
+            8..16 => 8,
+            _ => 16,
+        };
+        Tuning { block_layers: MAX_BLOCK_LAYERS, chunk_lanes, isa: Isa::detect() }
+    }
+}
+
+/// Where a run stands between two blocks: enough to go on from there (a checkpoint holds it). The
+/// layers before `k0` are done.
+#[derive(Debug, Default, PartialEq)]
+pub(crate) struct State {
+    /// The first layer not yet computed.
+    pub(crate) k0: usize,
+    /// The lanes per chunk the run was cut into.
+    pub(crate) chunk_lanes: usize,
+    /// The non-zero states of the two layers before `k0` (the older first).
+    pub(crate) edges: [NonZeroSet; 2],
+    /// Per pass: its chunk of those two layers, and the carries out of its top lane.
+    pub(crate) chunks: Vec<Chunk>,
+    pub(crate) carries: Vec<Chunk>,
+}
+
+/// What a resumable run calls between segments: `(state, stopping)`, see [`run_resumable`].
+pub(crate) type AtBoundary<'b> = dyn FnMut(&State, bool) -> Result<()> + 'b;
+
+/// Runs the exact recurrence over `plan`, handing each target's value to `sink` in the words format
+/// of the exact engines (a length word, then limbs), in order of layer.
+///
+/// Cost: O(plan states x lanes(n)) lane additions, in cache; memory as the module says.
+///
+/// # Errors
+/// [`Error::Interrupted`] when cancelled.
+pub(crate) fn run_with(
+    plan: &Plan,
+    targets: &[(u64, u64)],
+    hooks: Hooks,
+    tuning: Tuning,
+    sink: impl FnMut(usize, &[u64]) + Send,
+) -> Result<()> {
+    run_resumable(plan, targets, hooks, tuning, None, None, sink)
+}
+
+/// Blocks in a segment of a resumable run: it stops and saves only between segments.
+const SEGMENT_BLOCKS: usize = 4;
+
+/// [`run_with`], starting from `start` (or from the beginning), and, where `at_boundary` is given,
+/// calling `at_boundary(state, stopping)` between segments of four blocks: with `stopping` false as
+/// it goes (the caller may save the state), with `stopping` true once when the cancel flag stops
+/// the run, before [`Error::Interrupted`] is returned. With `at_boundary`, segments are not cut
+/// short by the cancel flag (so that the stop comes at a boundary, with a state to save), which
+/// makes a stop take up to one segment's time.
+///
+/// # Errors
+/// [`Error::Interrupted`] when cancelled; [`Error::InvalidArgument`] naming [`Param::Checkpoint`]
+/// when `start` does not fit the plan's tuning or is past a target; whatever `at_boundary` returns.
+pub(crate) fn run_resumable(
+    plan: &Plan,
+    targets: &[(u64, u64)],
+    hooks: Hooks,
+    tuning: Tuning,
+    start: Option<State>,
+    mut at_boundary: Option<&mut AtBoundary>,
+    mut sink: impl FnMut(usize, &[u64]) + Send,
+) -> Result<()> {
+    let resumable = at_boundary.is_some();
+    let c = tuning.chunk_lanes;
+    assert!([4, 8, 16, 32, 64].contains(&c), "a chunk is 4, 8, 16, 32 or 64 lanes");
+    let block_layers = tuning.block_layers.clamp(1, MAX_BLOCK_LAYERS);
+    let mut state = start.unwrap_or(State { k0: 2, chunk_lanes: c, ..State::default() });
+    if state.chunk_lanes != c || state.k0 < 2 || state.k0 > plan.top().max(1) + 1 {
+        return Err(Error::invalid(Param::Checkpoint, "the saved state does not fit this run"));
+    }
+    let by_layer = crate::engines::by_layer(targets);
+    let mut next = by_layer.iter().peekable();
+    while let Some(&t) = next.next_if(|&&t| targets[t].0 < 2) {
+        sink(t, &[]); // layers 0 and 1 hold no moves
+    }
+    // A resumed run has no values for the layers it skips: a target there cannot be answered.
+    if next.peek().is_some_and(|&&t| (targets[t].0 as usize) < state.k0) {
+        return Err(Error::invalid(Param::Checkpoint, "the saved state is past a target of this run"));
+    }
+    let work = |k: usize| plan.layer_len(k) as u64 * lanes(k) as u64;
+    let total: u64 = (2..=plan.top()).map(work).sum();
+    let done = AtomicU64::new((2..state.k0).map(work).sum());
+    let shared = Shared {
+        plan,
+        targets,
+        c,
+        isa: tuning.isa,
+        hooks,
+        // A resumable run stops only between segments, so that it has a state to save.
+        segment_hooks: if resumable { hooks.uncancellable() } else { hooks },
+        sink: Mutex::new(&mut sink),
+        spares: Default::default(),
+        done,
+        total,
+    };
+    while state.k0 <= plan.top() {
+        let stopping = hooks.cancelled();
+        if let Some(at_boundary) = &mut at_boundary {
+            at_boundary(&state, stopping)?;
+        }
+        if stopping {
+            return Err(Error::Interrupted);
+        }
+        let blocks = if resumable { SEGMENT_BLOCKS } else { usize::MAX };
+        let bounds: Vec<(usize, usize)> = std::iter::successors(Some(state.k0), |&k| Some(k + block_layers))
+            .take_while(|&k| k <= plan.top())
+            .take(blocks)
+            .map(|k0| (k0, (k0 + block_layers - 1).min(plan.top())))
+            .collect();
+        let block_targets: Vec<Vec<usize>> = bounds
+            .iter()
+            .map(|&(_, k1)| std::iter::from_fn(|| next.next_if(|&&t| targets[t].0 as usize <= k1).copied()).collect())
+            .collect();
+        let segment = Segment::new(&shared, &bounds, block_targets, std::mem::take(&mut state));
+        rayon::scope(|s| segment.describe(s, 0));
+        if !resumable && hooks.cancelled() {
+            return Err(Error::Interrupted);
+        }
+        state = segment.finish();
+    }
+    Ok(())
+}
+
+/// The engine's kernel on its own (for benchmarks): `out[s] = old[left[s]] + older[right[s]]` lane
+/// by lane, for chunks of `chunk_lanes` lanes (4, 8, 16, 32 or 64), `out` holding `left.len()`
+/// chunks, compiled for the widest vector unit of the CPU.
+///
+/// Cost: `left.len() x chunk_lanes` additions, reading two chunks and writing one per state.
+///
+/// # Panics
+/// If a chunk size is not one of those, `left` and `right` differ in length, `out` is too short, or
+/// an index reads past `old` or `older`.
+pub(crate) fn sum_layer(chunk_lanes: usize, out: &mut [u64], old: &[u64], older: &[u64], left: &[u32], right: &[u32]) {
+    assert_eq!(left.len(), right.len(), "one right source per left source");
+    assert!(out.len() >= left.len() * chunk_lanes, "out holds every chunk");
+    let out = &mut out[..left.len() * chunk_lanes];
+    let isa = Isa::detect();
+    match chunk_lanes {
+        4 => arch::sum_layer::<4>(isa, out, old, older, left, right),
+        8 => arch::sum_layer::<8>(isa, out, old, older, left, right),
+        16 => arch::sum_layer::<16>(isa, out, old, older, left, right),
+        32 => arch::sum_layer::<32>(isa, out, old, older, left, right),
+        64 => arch::sum_layer::<64>(isa, out, old, older, left, right),
+        _ => panic!("a chunk is 4, 8, 16, 32 or 64 lanes"),
+    }
+}

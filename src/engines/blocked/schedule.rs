@@ -1,0 +1,273 @@
+//! The schedule of a run: its blocks as a graph of tasks, so that no thread waits at the end of a
+//! block. Block b's describe task D(b) follows D(b-1) (it extends the non-zero sets) and the end of
+//! block b-3 (which bounds the descriptions held); its pass P(b, j) follows D(b) and the passes j-1,
+//! j and j+1 of block b-1 (its own chunk, the carries it adds, and the carry buffer it overwrites).
+//! A block ends when its last pass does, after the block before it: its targets reach the sink in
+//! order.
+
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use super::State;
+use super::describe::{NonZeroSet, Sources, describe_block};
+use super::lanes::{lanes, limbs_of};
+use super::pass::{Chunk, PassContext, PassInput, Spares};
+use crate::Hooks;
+use crate::arch::Isa;
+use crate::plan::Plan;
+
+/// Where a run hands its targets' values.
+pub(super) type SinkFn<'s> = dyn FnMut(usize, &[u64]) + Send + 's;
+
+/// What the segments of a run share.
+pub(super) struct Shared<'a, 's> {
+    pub(super) plan: &'a Plan,
+    pub(super) targets: &'a [(u64, u64)],
+    /// Lanes per chunk.
+    pub(super) c: usize,
+    pub(super) isa: Isa,
+    /// The run's hooks, for progress; and the hooks that stop a segment midway (without cancel flags
+    /// in a resumable run, which stops only between segments).
+    pub(super) hooks: Hooks<'a>,
+    pub(super) segment_hooks: Hooks<'a>,
+    pub(super) sink: Mutex<&'s mut SinkFn<'s>>,
+    pub(super) spares: Spares,
+    /// The work done so far and in all, in lane additions, for the progress callback.
+    pub(super) done: AtomicU64,
+    pub(super) total: u64,
+}
+
+/// A run of blocks scheduled as a graph of tasks, so that no thread waits at the end of a block.
+/// Block b's describe task D(b) follows D(b-1) (it extends the non-zero sets) and the end of block
+/// b-3 (which bounds the descriptions held); its pass P(b, j) follows D(b) and the passes j-1, j
+/// and j+1 of block b-1 (its own chunk, the carries it adds, and the carry buffer it overwrites).
+/// A block ends when its last pass does, after the block before it: its targets reach the sink in
+/// order.
+pub(super) struct Segment<'a, 's> {
+    shared: &'a Shared<'a, 's>,
+    blocks: Vec<Block>,
+    /// Per pass j: its chunk of the two newest layers finished, and its carries out by block parity.
+    chunks: Vec<Mutex<Option<Chunk>>>,
+    carries: Vec<[Mutex<Option<Chunk>>; 2]>,
+    /// The non-zero states of the two layers before the segment.
+    edges: Mutex<Option<[NonZeroSet; 2]>>,
+}
+
+/// One block of a segment: its layers, and the counters and results of its tasks.
+struct Block {
+    k0: usize,
+    k1: usize,
+    passes: usize,
+    /// The targets in the block's layers, in order of layer.
+    targets: Vec<usize>,
+    /// Set by D(b), dropped when the block ends.
+    described: Mutex<Option<Arc<Described>>>,
+    /// The non-zero states of the block's last two layers, for D(b+1) (or the segment's end).
+    edges_out: Mutex<Option<[NonZeroSet; 2]>>,
+    /// The unfinished tasks that D(b) and each P(b, j) wait for.
+    waiting_describe: AtomicUsize,
+    waiting: Vec<AtomicUsize>,
+    /// Passes not yet finished, and the chunk of the targets' lanes each left.
+    unfinished: AtomicUsize,
+    target_lanes: Mutex<Vec<Vec<u64>>>,
+}
+
+/// A block as its passes read it.
+struct Described {
+    layers: Vec<Sources>,
+    /// The non-zero counts of the two layers before the block: the sizes of a new pass's chunks.
+    edge_lens: [usize; 2],
+}
+
+impl<'a, 's> Segment<'a, 's> {
+    pub(super) fn new(
+        shared: &'a Shared<'a, 's>,
+        bounds: &[(usize, usize)],
+        block_targets: Vec<Vec<usize>>,
+        state: State,
+    ) -> Segment<'a, 's> {
+        let passes_before = state.chunks.len();
+        let passes: Vec<usize> =
+            bounds.iter().map(|&(_, k1)| lanes(k1).div_ceil(shared.c).max(passes_before)).collect();
+        let most = passes.last().copied().unwrap_or(passes_before);
+        let blocks = bounds
+            .iter()
+            .zip(block_targets)
+            .enumerate()
+            .map(|(b, (&(k0, k1), targets))| {
+                // block -1 (the state) is done: only later blocks' passes are waited for
+                let before = if b == 0 { 0 } else { passes[b - 1] };
+                let waiting = (0..passes[b])
+                    .map(|j| AtomicUsize::new(1 + (j.saturating_sub(1)..=j + 1).filter(|&i| i < before).count()))
+                    .collect();
+                Block {
+                    k0,
+                    k1,
+                    passes: passes[b],
+                    targets,
+                    described: Mutex::new(None),
+                    edges_out: Mutex::new(None),
+                    waiting_describe: AtomicUsize::new((b >= 1) as usize + (b >= 3) as usize),
+                    waiting,
+                    unfinished: AtomicUsize::new(passes[b]),
+                    target_lanes: Mutex::new(vec![Vec::new(); passes[b]]),
+                }
+            })
+            .collect();
+        let State { edges, chunks, carries, .. } = state;
+        let mut chunks: Vec<Mutex<Option<Chunk>>> = chunks.into_iter().map(|c| Mutex::new(Some(c))).collect();
+        chunks.resize_with(most, || Mutex::new(None));
+        // the state's carries are those of block -1, of parity 1
+        let mut carries: Vec<[Mutex<Option<Chunk>>; 2]> =
+            carries.into_iter().map(|c| [Mutex::new(None), Mutex::new(Some(c))]).collect();
+        carries.resize_with(most, Default::default);
+        Segment { shared, blocks, chunks, carries, edges: Mutex::new(Some(edges)) }
+    }
+
+    /// One dependency of D(b) is done: run it if it was the last.
+    fn release_describe<'x>(&'x self, s: &rayon::Scope<'x>, b: usize) {
+        if b < self.blocks.len() && self.blocks[b].waiting_describe.fetch_sub(1, Ordering::AcqRel) == 1 {
+            s.spawn(move |s| self.describe(s, b));
+        }
+    }
+
+    /// One dependency of P(b, j) is done: run it if it was the last.
+    fn release_pass<'x>(&'x self, s: &rayon::Scope<'x>, b: usize, j: usize) {
+        if b < self.blocks.len()
+            && j < self.blocks[b].passes
+            && self.blocks[b].waiting[j].fetch_sub(1, Ordering::AcqRel) == 1
+        {
+            s.spawn(move |s| self.pass(s, b, j));
+        }
+    }
+
+    /// D(b): the block's layers described, its targets placed, its last two non-zero sets kept.
+    pub(super) fn describe<'x>(&'x self, s: &rayon::Scope<'x>, b: usize) {
+        let block = &self.blocks[b];
+        let edges = match b {
+            0 => self.edges.lock().expect("not poisoned").take(),
+            _ => self.blocks[b - 1].edges_out.lock().expect("not poisoned").take(),
+        }
+        .expect("D(b) follows D(b-1)");
+        let edge_lens = [edges[0].len as usize, edges[1].len as usize];
+        if self.cancelled() {
+            // the run is stopping: the rest of the graph runs out without work
+            *block.edges_out.lock().expect("not poisoned") = Some(edges);
+            *block.described.lock().expect("not poisoned") =
+                Some(Arc::new(Described { layers: Vec::new(), edge_lens }));
+            return self.described(s, b);
+        }
+        let (mut layers, mut new_edges) =
+            describe_block(self.shared.plan, block.k0..=block.k1, &edges, self.shared.isa);
+        let mut targets = block.targets.iter().peekable();
+        for (layer, k) in layers.iter_mut().zip(block.k0..) {
+            let edge = &new_edges[k - block.k0];
+            while let Some(&t) = targets.next_if(|&&t| self.shared.targets[t].0 as usize == k) {
+                layer.targets.push((t, edge.index(self.shared.targets[t].1)));
+            }
+        }
+        let [_, newer] = edges;
+        let old = new_edges.pop().expect("a block has a layer");
+        let older = new_edges.pop().unwrap_or(newer);
+        *block.edges_out.lock().expect("not poisoned") = Some([older, old]);
+        *block.described.lock().expect("not poisoned") = Some(Arc::new(Described { layers, edge_lens }));
+        self.described(s, b);
+    }
+
+    /// D(b) is done: its passes and D(b+1) may go.
+    fn described<'x>(&'x self, s: &rayon::Scope<'x>, b: usize) {
+        for j in 0..self.blocks[b].passes {
+            self.release_pass(s, b, j);
+        }
+        self.release_describe(s, b + 1);
+    }
+
+    fn cancelled(&self) -> bool {
+        self.shared.segment_hooks.cancelled()
+    }
+
+    /// P(b, j): chunk j of every layer of block b.
+    fn pass<'x>(&'x self, s: &rayon::Scope<'x>, b: usize, j: usize) {
+        if !self.cancelled() {
+            self.compute_pass(b, j);
+        } // else the run is stopping: its results are discarded (see `end_block`)
+        let block = &self.blocks[b];
+        // the block's end first: the next block cannot end before it (see the type)
+        if block.unfinished.fetch_sub(1, Ordering::AcqRel) == 1 {
+            self.end_block(b);
+            self.release_describe(s, b + 3);
+        }
+        for next in j.saturating_sub(1)..=j + 1 {
+            self.release_pass(s, b + 1, next);
+        }
+    }
+
+    /// The work of P(b, j).
+    fn compute_pass(&self, b: usize, j: usize) {
+        let block = &self.blocks[b];
+        let c = self.shared.c;
+        let described = block.described.lock().expect("not poisoned").clone().expect("P(b, j) follows D(b)");
+        let chunk = self.chunks[j].lock().expect("not poisoned").take().unwrap_or_else(|| {
+            // a new pass: the chunks of the layers before the block are zero
+            let [a, b] = described.edge_lens;
+            [vec![0; (a + 1) * c], vec![0; (b + 1) * c]]
+        });
+        let carry_in = match j {
+            0 => None,
+            // the carries of P(b-1, j-1): block b-1 has parity (b + 1) & 1
+            _ => self.carries[j - 1][(b + 1) & 1].lock().expect("not poisoned").take(),
+        };
+        let spare_carries = self.shared.spares.lock().expect("not poisoned").1.pop().unwrap_or_default();
+        let input = PassInput { chunk, spare_carries };
+        let context = PassContext {
+            layers: &described.layers,
+            hooks: self.shared.segment_hooks,
+            spares: &self.shared.spares,
+            isa: self.shared.isa,
+        };
+        let result = context.pass(c, j, input, carry_in.as_ref());
+        drop(described);
+        if let Some(carries) = carry_in {
+            self.shared.spares.lock().expect("not poisoned").1.push(carries);
+        }
+        *self.chunks[j].lock().expect("not poisoned") = Some(result.chunk);
+        *self.carries[j][b & 1].lock().expect("not poisoned") = Some(result.carries);
+        block.target_lanes.lock().expect("not poisoned")[j] = result.targets;
+    }
+
+    /// Every pass of block b is done: its targets go to the sink, in order.
+    fn end_block(&self, b: usize) {
+        let block = &self.blocks[b];
+        let c = self.shared.c;
+        let described = block.described.lock().expect("not poisoned").take().expect("described once");
+        let chunks = std::mem::take(&mut *block.target_lanes.lock().expect("not poisoned"));
+        let targets = described.layers.iter().flat_map(|l| &l.targets);
+        if self.cancelled() || chunks.iter().any(|chunk| chunk.len() != targets.clone().count() * c) {
+            return; // a pass stopped early on the cancel flag: the run's results are discarded
+        }
+        let mut sink = self.shared.sink.lock().expect("not poisoned");
+        for (i, &(t, _)) in targets.enumerate() {
+            let lanes: Vec<u64> = chunks.iter().flat_map(|chunk| &chunk[i * c..(i + 1) * c]).copied().collect();
+            (*sink)(t, &limbs_of(&lanes));
+        }
+        if self.shared.hooks.wants_progress() {
+            let work: u64 = (block.k0..=block.k1).map(|k| self.shared.plan.layer_len(k) as u64 * lanes(k) as u64).sum();
+            let done = self.shared.done.fetch_add(work, Ordering::Relaxed) + work;
+            self.shared.hooks.progress("exact", done, self.shared.total);
+        }
+    }
+
+    /// The state after the segment's last block.
+    pub(super) fn finish(self) -> State {
+        let last = self.blocks.len() - 1;
+        let passes = self.blocks[last].passes;
+        let take = |m: &Mutex<Option<Chunk>>| m.lock().expect("not poisoned").take().expect("every pass ran");
+        State {
+            k0: self.blocks[last].k1 + 1,
+            chunk_lanes: self.shared.c,
+            edges: self.blocks[last].edges_out.lock().expect("not poisoned").take().expect("described"),
+            chunks: self.chunks[..passes].iter().map(take).collect(),
+            carries: self.carries[..passes].iter().map(|pair| take(&pair[last & 1])).collect(),
+        }
+    }
+}

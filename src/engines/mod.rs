@@ -1,0 +1,104 @@
+//! The engines: the recurrence for c(k, g) run layer by layer over a [`Plan`] of the states it needs.
+//!
+//! - [`recurrence`]: the recurrence, written once, over any number system ([`recurrence::Numbers`]);
+//! - [`mod@reference`]: whole big integers in that recurrence, the straightforward exact engine;
+//! - [`blocked`]: the fast exact engine, blocks of layers one lane chunk at a time, carries delayed;
+//! - [`modular`]: residues in machine arithmetic, a generic engine over the recurrence and a dense
+//!   vectorised one; the independent computation every exact value is checked against.
+//!
+//! This file dispatches [`Engine`] and holds what the engines share: the order of targets by layer
+//! and the words format of an exact value (a length word, then little-endian 64-bit limbs).
+
+pub(crate) mod blocked;
+pub(crate) mod modular;
+pub(crate) mod recurrence;
+pub(crate) mod reference;
+
+use num_bigint::BigUint;
+
+use crate::plan::Plan;
+use crate::{Hooks, Result};
+
+pub(crate) use reference::{limbs, to_biguint};
+
+/// Which exact engine runs the recurrence.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Engine {
+    /// The fast engine: blocks of layers computed one lane chunk at a time, in cache, with delayed
+    /// carries.
+    #[default]
+    Blocked,
+    /// The straightforward engine: whole values layer by layer, kept as the reference the fast one
+    /// is tested against.
+    Reference,
+}
+
+impl Engine {
+    /// The other exact engine: the second route of a double check.
+    pub fn other(self) -> Engine {
+        match self {
+            Engine::Blocked => Engine::Reference,
+            Engine::Reference => Engine::Blocked,
+        }
+    }
+}
+
+/// The indices of `targets` in order of layer (targets of one layer in the order given). Cost
+/// O(t log t).
+pub(crate) fn by_layer(targets: &[(u64, u64)]) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..targets.len()).collect();
+    order.sort_by_key(|&t| targets[t].0);
+    order
+}
+
+/// Runs `engine` over `plan`, handing each target's words (a length word, then limbs; see
+/// [`to_biguint`]) to `sink` in order of layer.
+///
+/// Cost: O(plan states x limbs(n)) limb additions; memory of the engine (three layers for the
+/// reference, see [`blocked`] for the other).
+///
+/// # Errors
+/// [`crate::Error::Interrupted`] when cancelled.
+pub(crate) fn run_with(
+    engine: Engine,
+    plan: &Plan,
+    targets: &[(u64, u64)],
+    hooks: Hooks,
+    sink: impl FnMut(usize, &[u64]) + Send,
+) -> Result<()> {
+    match engine {
+        Engine::Blocked => {
+            let tuning = blocked::Tuning::for_width(plan.widest_layer());
+            blocked::run_with(plan, targets, hooks, tuning, sink)
+        }
+        Engine::Reference => recurrence::run_with(plan, &reference::Limbs, targets, hooks, sink),
+    }
+}
+
+/// The words of every target (see [`run_with`]), in order of `targets`.
+///
+/// # Errors
+/// As [`run_with`].
+pub(crate) fn count_words(engine: Engine, plan: &Plan, targets: &[(u64, u64)], hooks: Hooks) -> Result<Vec<Vec<u64>>> {
+    let mut words = vec![Vec::new(); targets.len()];
+    run_with(engine, plan, targets, hooks, |t, w| words[t] = w.to_vec())?;
+    Ok(words)
+}
+
+/// The exact c(n, g) for every target of `plan`, in order, by `engine`.
+///
+/// Cost: as [`run_with`], plus the values.
+///
+/// # Errors
+/// As [`run_with`].
+pub(crate) fn count_exact(engine: Engine, plan: &Plan, targets: &[(u64, u64)], hooks: Hooks) -> Result<Vec<BigUint>> {
+    Ok(count_words(engine, plan, targets, hooks)?.iter().map(|w| to_biguint(w)).collect())
+}
+
+/// Bytes the exact engines' layers need over `plan` for a top layer `n`, in the current rayon pool:
+/// the larger of the reference engine's three layers and the blocked engine's
+/// ([`blocked::memory_bytes`]).
+pub(crate) fn layer_bytes(plan: &Plan, n: usize) -> u64 {
+    let reference = 3 * plan.widest_layer() as u64 * (1 + limbs(n)) as u64 * 8;
+    reference.max(blocked::memory_bytes(plan, n, rayon::current_num_threads()))
+}

@@ -1,0 +1,107 @@
+//! What a run reports and obeys while it goes: the flags that stop it, and the callbacks it tells of
+//! its progress and of what it did with files.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use crate::{Error, Result};
+
+/// A progress callback: the run's name, the work done, the run's total work.
+pub type ProgressFn<'a> = dyn Fn(&str, u64, u64) + Sync + 'a;
+
+/// A notice callback: one line saying what a run did besides computing (for example that it resumed
+/// from a checkpoint).
+pub type NoticeFn<'a> = dyn Fn(&str) + Sync + 'a;
+
+/// What a run reports and obeys while it goes: a flag that stops it, a callback told the work done
+/// so far, and one told of what it did with files. Every engine and every long computation takes one;
+/// the default stops never and tells nothing.
+///
+/// ```
+/// use std::sync::atomic::AtomicBool;
+/// let stop = AtomicBool::new(false);
+/// let progress = |name: &str, done: u64, total: u64| eprintln!("{name}: {done} of {total}");
+/// let hooks = fibtree::Hooks::default().cancel_on(&stop).progress_to(&progress);
+/// assert!(!hooks.cancelled());
+/// ```
+#[derive(Clone, Copy, Default)]
+pub struct Hooks<'a> {
+    cancel: Option<&'a AtomicBool>,
+    /// A second flag, set by the library itself (a run whose companion failed).
+    stop: Option<&'a AtomicBool>,
+    progress: Option<&'a ProgressFn<'a>>,
+    notice: Option<&'a NoticeFn<'a>>,
+}
+
+impl<'a> Hooks<'a> {
+    /// These hooks, stopped (with [`Error::Interrupted`], within about a second) once `flag` is set.
+    pub fn cancel_on(self, flag: &'a AtomicBool) -> Self {
+        Hooks { cancel: Some(flag), ..self }
+    }
+
+    /// These hooks, telling `callback` the work done: called now and then with the run's name, the
+    /// work done and the run's total work, in units of the run's own (states x words for the engines).
+    pub fn progress_to(self, callback: &'a ProgressFn<'a>) -> Self {
+        Hooks { progress: Some(callback), ..self }
+    }
+
+    /// These hooks, telling `callback` in one line what a run did besides computing (saved, resumed
+    /// or discarded a checkpoint).
+    pub fn notices_to(self, callback: &'a NoticeFn<'a>) -> Self {
+        Hooks { notice: Some(callback), ..self }
+    }
+
+    /// These hooks, also stopped once `flag` is set (by the library, for a run whose companion failed).
+    pub(crate) fn also_stopped_by(self, flag: &'a AtomicBool) -> Self {
+        Hooks { stop: Some(flag), ..self }
+    }
+
+    /// These hooks without their cancel flags: for a part of a run that must finish once started.
+    pub(crate) fn uncancellable(self) -> Self {
+        Hooks { cancel: None, stop: None, ..self }
+    }
+
+    /// Whether a flag says to stop. Cost: one or two relaxed loads.
+    #[inline]
+    pub fn cancelled(&self) -> bool {
+        [self.cancel, self.stop].iter().flatten().any(|flag| flag.load(Ordering::Relaxed))
+    }
+
+    /// `Err(Interrupted)` once a flag says to stop.
+    ///
+    /// # Errors
+    /// [`Error::Interrupted`] when cancelled.
+    #[inline]
+    pub(crate) fn check(&self) -> Result<()> {
+        if self.cancelled() { Err(Error::Interrupted) } else { Ok(()) }
+    }
+
+    /// Whether a progress callback listens (so that a run need not total its work otherwise).
+    pub(crate) fn wants_progress(&self) -> bool {
+        self.progress.is_some()
+    }
+
+    /// Tells the progress callback, if any.
+    pub(crate) fn progress(&self, name: &str, done: u64, total: u64) {
+        if let Some(progress) = self.progress {
+            progress(name, done, total);
+        }
+    }
+
+    /// Tells the notice callback, if any.
+    pub(crate) fn notice(&self, line: &str) {
+        if let Some(notice) = self.notice {
+            notice(line);
+        }
+    }
+}
+
+impl std::fmt::Debug for Hooks<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Hooks")
+            .field("cancel", &self.cancel)
+            .field("stop", &self.stop)
+            .field("progress", &self.progress.map(|_| "callback"))
+            .field("notice", &self.notice.map(|_| "callback"))
+            .finish()
+    }
+}

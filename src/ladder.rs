@@ -1,0 +1,181 @@
+//! The verification ladder: each engine checked against the simpler one before it. `fibtree
+//! self-test` runs every rung ([`run`]); the tests call the rungs too, with wider ranges.
+//!
+//! A rung returns `Ok(verdict)` when it could run: the verdict is `Ok(what was compared)` or
+//! `Err(the first disagreement)`.
+
+use std::time::Instant;
+
+use num_bigint::BigUint;
+
+use crate::engines::{Engine, count_exact};
+use crate::oracles::{MAX_FIRST_PRINCIPLES_K, explicit_tree_counts, first_principles_counts};
+use crate::plan::{Plan, support};
+use crate::rng::SplitMix64;
+use crate::{Hooks, Options, Result, count, count_mod, distribution_with};
+
+/// What a rung found: `Ok(what was compared)` or `Err(the first disagreement)`.
+pub type Verdict = std::result::Result<String, String>;
+
+/// The first rung: the first-principles oracle (mex over all moves) against the explicit tree
+/// (colon principle), every g of T(k) for k <= `max_k` (at most 7).
+///
+/// Cost: about 0.5 s at `max_k` = 7, 30 MB.
+///
+/// # Errors
+/// [`crate::Error::InvalidArgument`] for `max_k` above 7.
+pub fn oracles_agree(max_k: u32) -> Result<Verdict> {
+    for k in 0..=max_k {
+        if first_principles_counts(k)? != explicit_tree_counts(k)? {
+            return Ok(Err(format!("they differ at k = {k}")));
+        }
+    }
+    Ok(Ok(format!("every g of {} trees", max_k + 1)))
+}
+
+/// The second rung: the explicit tree against the whole distribution by the blocked exact engine,
+/// every g of T(k) for k <= `max_k` (at most 30).
+///
+/// Cost: dominated by the explicit tree of T(max_k): about 0.1 s at 25.
+///
+/// # Errors
+/// [`crate::Error::InvalidArgument`] for `max_k` above 30; [`crate::Error::Interrupted`] when
+/// cancelled.
+pub fn explicit_tree_agrees_with_engine(max_k: u32, hooks: Hooks) -> Result<Verdict> {
+    for k in 0..=max_k {
+        let oracle = explicit_tree_counts(k)?;
+        let want: Vec<(u64, BigUint)> =
+            oracle.iter().enumerate().filter(|e| *e.1 > 0).map(|(g, &c)| (g as u64, BigUint::from(c))).collect();
+        if distribution_with(k as u64, &Options { hooks, memory_limit: Some(u64::MAX), ..Options::default() })? != want
+        {
+            return Ok(Err(format!("they differ at k = {k}")));
+        }
+    }
+    Ok(Ok(format!("every g of {} trees", max_k + 1)))
+}
+
+/// The third rung: the exact engine against the modular engine for `cases` random (n, g, m) drawn
+/// from `seed`: n below `max_n`; g 0, small, in the support of c(n, .) or far above every Grundy
+/// value in turn; m small, 998244353, 10^18, 2^61 - 1 or any below 2^63.
+///
+/// Cost: `cases` exact counts of n below `max_n` (about 5 s for 100 cases below 4000).
+///
+/// # Errors
+/// [`crate::Error::Interrupted`] when cancelled.
+pub fn exact_agrees_with_modular(seed: u64, cases: usize, max_n: u64, hooks: Hooks) -> Result<Verdict> {
+    let mut rng = SplitMix64(seed);
+    let fixed = [998_244_353, 1_000_000_000_000_000_000, (1 << 61) - 1, (1 << 63) - 1];
+    for case in 0..cases {
+        hooks.check()?;
+        let n = rng.below(max_n);
+        let g = match case % 4 {
+            0 => 0,
+            1 => rng.below(64),
+            2 => {
+                let support: Vec<u64> = support(n, hooks)?.iter().collect();
+                if support.is_empty() { 0 } else { support[rng.below(support.len() as u64) as usize] }
+            }
+            _ => (1 << 40) + rng.below(1 << 40),
+        };
+        let m = match rng.below(3) {
+            0 => 2 + rng.below(1000),
+            1 => fixed[case % fixed.len()],
+            _ => 2 + rng.below((1 << 63) - 2),
+        };
+        let exact = count(n, g)?;
+        let modular = count_mod(n, g, m)?;
+        if &exact % m != BigUint::from(modular) {
+            return Ok(Err(format!("c({n}, {g}) mod {m}: exact gives {}, modular {modular}", &exact % m)));
+        }
+    }
+    Ok(Ok(format!("{cases} cases from seed {seed:#x}")))
+}
+
+/// The fourth rung: each of `targets` counted exactly in pools of each of `threads` threads, which
+/// must all give one answer.
+///
+/// Cost: one exact count per target and thread count.
+///
+/// # Errors
+/// [`crate::Error::Io`] when a pool cannot be started.
+pub fn thread_counts_agree(targets: &[(u64, u64)], threads: &[usize]) -> Result<Verdict> {
+    for &(n, g) in targets {
+        let mut answers = Vec::new();
+        for &t in threads {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(t).build().map_err(std::io::Error::other)?;
+            answers.push(pool.install(|| count(n, g))?);
+        }
+        if answers.windows(2).any(|w| w[0] != w[1]) {
+            return Ok(Err(format!("c({n}, {g}) differs between thread counts {threads:?}")));
+        }
+    }
+    let shown: Vec<String> = targets.iter().map(|(n, g)| format!("c({n}, {g})")).collect();
+    Ok(Ok(shown.join(", ")))
+}
+
+/// The fifth rung: the reference exact engine against the blocked one, on f(10000), two other
+/// counts, the whole distribution of T(400) and f(0..=600) in one run.
+///
+/// Cost: about 2 s on two cores.
+///
+/// # Errors
+/// [`crate::Error::Interrupted`] when cancelled.
+pub fn engines_agree(hooks: Hooks) -> Result<Verdict> {
+    let whole: Vec<(u64, u64)> = support(400, hooks)?.iter().map(|g| (400, g)).collect();
+    let many: Vec<(u64, u64)> = (0..=600).map(|k| (k, 0)).collect();
+    let cases = [vec![(10_000u64, 0u64)], vec![(2000, 3)], vec![(777, 12)], whole, many];
+    for targets in &cases {
+        let plan = Plan::new(targets, u64::MAX, hooks)?;
+        let reference = count_exact(Engine::Reference, &plan, targets, hooks)?;
+        let blocked = count_exact(Engine::Blocked, &plan, targets, hooks)?;
+        if reference != blocked {
+            return Ok(Err(format!("they differ on {} targets up to {:?}", targets.len(), targets.last())));
+        }
+    }
+    Ok(Ok("c(10000, 0), two more, dist(400), f(0..=600)".into()))
+}
+
+/// One rung of the ladder as [`run`] reports it: what was checked, whether it held, what was seen,
+/// and how long it took.
+#[derive(Clone, Debug)]
+pub struct Rung {
+    /// What the rung checks.
+    pub name: &'static str,
+    /// Whether it held.
+    pub ok: bool,
+    /// What was compared, or the first disagreement.
+    pub detail: String,
+    /// Seconds taken.
+    pub seconds: f64,
+}
+
+/// Runs every rung in order, handing each to `report` as it finishes; returns whether all held.
+///
+/// The rungs: first principles against the explicit tree (k <= 7, every g); the explicit tree
+/// against the exact DP (k <= 22, every g); exact against modular for 100 random (n, g, m) drawn
+/// from `seed`; the same count with 1, 2 and 4 threads; the reference engine against the blocked
+/// one.
+///
+/// Cost: about ten seconds on two cores.
+///
+/// # Errors
+/// Only what the engines return for their own reasons (memory, interruption through `hooks`).
+pub fn run(seed: u64, hooks: Hooks, mut report: impl FnMut(&Rung)) -> Result<bool> {
+    let mut all = true;
+    let mut rung = |name: &'static str, check: &mut dyn FnMut() -> Result<Verdict>| {
+        let start = Instant::now();
+        let (ok, detail) = match check()? {
+            Ok(d) => (true, d),
+            Err(d) => (false, d),
+        };
+        all &= ok;
+        report(&Rung { name, ok, detail, seconds: start.elapsed().as_secs_f64() });
+        Ok::<(), crate::Error>(())
+    };
+    rung("first principles = explicit tree, k <= 7", &mut || oracles_agree(MAX_FIRST_PRINCIPLES_K))?;
+    rung("explicit tree = exact DP, k <= 22", &mut || explicit_tree_agrees_with_engine(22, hooks))?;
+    rung("exact = modular, random (n, g, m)", &mut || exact_agrees_with_modular(seed, 100, 4000, hooks))?;
+    rung("1, 2 and 4 threads give one answer", &mut || thread_counts_agree(&[(6000, 5)], &[1, 2, 4]))?;
+    rung("reference engine = blocked engine", &mut || engines_agree(hooks))?;
+    Ok(all)
+}
