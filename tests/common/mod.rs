@@ -1,6 +1,6 @@
 //! Helpers shared by the integration tests: running the `fibtree` binary (every run checked for a
 //! panic), the checks of a successful run and of a usage error, temporary folders, and a few small
-//! computations the tests compare against.
+//! computations the tests compare against. Constants and generators are the library's own.
 
 // Each test crate compiles its own copy of this module and uses a different subset of it.
 #![allow(dead_code)]
@@ -15,11 +15,11 @@ use num_bigint::BigUint;
 use num_traits::ToPrimitive;
 use serde_json::Value;
 
-/// 10^18, the modulus of the last 18 digits.
-pub const LAST18: u64 = 1_000_000_000_000_000_000;
+/// The library's moduli of the last 18 digits (10^18) and of the contest problem (998244353).
+pub use fibtree::{LAST18, P998244353};
 
-/// The prime 998244353.
-pub const P998244353: u64 = 998_244_353;
+/// The Mersenne prime 2^61 - 1, a third modulus for the checks.
+pub const MERSENNE61: u64 = (1 << 61) - 1;
 
 /// How long one run of the binary may take before the test fails: generous, for the slowest runs
 /// (f(10000)'s moves, long claims files) on a loaded machine.
@@ -227,13 +227,6 @@ impl Drop for TempDir {
 // Small computations
 // ---------------------------------------------------------------------------------------------
 
-/// MemAvailable from /proc/meminfo, in bytes, if it can be read.
-pub fn available_memory() -> Option<u64> {
-    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
-    Some(line.split_whitespace().nth(1)?.parse::<u64>().ok()? * 1024)
-}
-
 /// |T(n)| - 1, the number of moves of T(n) (0 for the empty tree T(0)).
 pub fn moves(n: u64) -> BigUint {
     let size = fibtree::tree_size(n);
@@ -243,6 +236,11 @@ pub fn moves(n: u64) -> BigUint {
 /// `value` mod `m`.
 pub fn residue(value: &BigUint, m: u64) -> u64 {
     (value % m).to_u64().expect("a residue is below its modulus")
+}
+
+/// The explicit-tree oracle's c(k, g) (a vector indexed by g), 0 beyond its end.
+pub fn oracle_at(oracle: &[u64], g: u64) -> BigUint {
+    BigUint::from(usize::try_from(g).ok().and_then(|i| oracle.get(i).copied()).unwrap_or(0))
 }
 
 /// The library's seeded generator serves the randomised tests too.

@@ -2,7 +2,7 @@
 //! either a claim or reported malformed, each with its true line number.
 //!
 //! The default run is short; a longer one, with a fixed budget of cases:
-//! `PROPTEST_CASES=200000 cargo test --release --test fuzz_claims`. The seed is fixed (printed
+//! `PROPTEST_CASES=200000 cargo test --release --test lib claims`. The seed is fixed (printed
 //! with `--nocapture`); `PROPTEST_RNG_SEED=S` runs another one.
 
 use fibtree::claims::{CLAIMS_HEADER, parse_claims};

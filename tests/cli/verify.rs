@@ -1,6 +1,5 @@
-//! Integration tests of `fibtree verify`: one claim (`--mod M` in every form, `--last-digits D`,
-//! `--g`, `--json`), a CSV file of claims (from a file or standard input, text and JSON), and the
-//! usage errors (exit 2, one `error:` line on stderr, nothing on stdout).
+//! `fibtree verify`: one claim (`--mod M` in every form, `--last-digits D`, `--g`, `--json`) and a
+//! CSV file of claims (from a file or standard input, text and JSON).
 //!
 //! The true residues come from the library (`fibtree::count`), reduced here with `BigUint`, and the
 //! public value f(10000) mod 10^18 = 438505383468410633 (docs/math.md).
@@ -9,8 +8,7 @@ use num_bigint::BigUint;
 use num_traits::ToPrimitive;
 use serde_json::Value;
 
-mod common;
-use common::{TempDir, fibtree, fibtree_with_stdin, json_line, stderr, stdout, usage_error, usage_error_with_stdin};
+use crate::common::*;
 
 /// f(10000) mod 10^18 (docs/math.md, "Known values (public)").
 const F10000_LAST18: u128 = 438_505_383_468_410_633;
@@ -221,49 +219,6 @@ fn one_claim_as_json() {
     assert_eq!(json["expected"], right.as_str());
     assert_eq!(json["independent"], Value::Null);
     assert_eq!(json["verdict"], "OK");
-}
-
-#[test]
-fn bad_input_exits_2() {
-    let cases: &[(&[&str], &str)] = &[
-        (&["verify", "10", "--answer", "17"], "--mod"),
-        (&["verify", "10", "--answer", "17", "--mod", "1"], "--mod"),
-        (&["verify", "10", "--answer", "0", "--mod", "0"], "--mod"),
-        (&["verify", "10", "--answer", "17", "--mod", "2^128"], "--mod"),
-        (&["verify", "10", "--answer", "17", "--mod", "340282366920938463463374607431768211456"], "--mod"),
-        (&["verify", "10", "--answer", "17", "--mod", "1e39"], "--mod"),
-        (&["verify", "10", "--answer", "17", "--mod", "x"], "--mod"),
-        (&["verify", "10", "--answer", "17", "--mod", "-7"], "--mod"),
-        (&["verify", "10", "--answer", "17", "--mod", ""], "--mod"),
-        (&["verify", "10", "--answer", "17", "--last-digits", "0"], "--last-digits"),
-        (&["verify", "10", "--answer", "17", "--last-digits", "39"], "--last-digits"),
-        (&["verify", "10", "--answer", "17", "--last-digits", "x"], "--last-digits"),
-        (&["verify", "10", "--answer", "-1", "--mod", "7"], "--answer"),
-        (&["verify", "10", "--answer", "x", "--mod", "7"], "--answer"),
-        (&["verify", "10", "--answer", "", "--mod", "7"], "--answer"),
-        (&["verify", "10", "--answer", "1e3", "--mod", "10^4"], "--answer"),
-        (&["verify", "10", "--answer", "7", "--mod", "7"], "--answer"),
-        (&["verify", "10", "--answer", "8", "--mod", "7"], "--answer"),
-        (&["verify", "10", "--answer", "100000", "--last-digits", "5"], "--answer"),
-        (&["verify", "10", "--answer", "340282366920938463463374607431768211456", "--mod", "2^127"], "--answer"),
-        (&["verify", "-1", "--answer", "3", "--mod", "7"], "N"),
-        (&["verify", "x", "--answer", "3", "--mod", "7"], "N"),
-        (&["verify", "--answer", "3", "--mod", "7"], "N"),
-        (&["verify", "10", "--mod", "7"], "--answer"),
-        (&["verify", "10", "--answer", "3", "--mod", "7", "--g", "-1"], "--g"),
-        (&["verify", "10", "--answer", "3", "--mod", "7", "--last-digits", "3"], "--last-digits"),
-        (&["verify", "10", "--answer", "3", "--mod", "7", "--claims", "-"], "--claims"),
-        (&["verify"], "required"),
-    ];
-    for (args, names) in cases {
-        usage_error(args, names);
-    }
-    // the residue check names the modulus and the answer
-    let err = usage_error(&["verify", "10", "--answer", "7", "--mod", "7"], "--answer");
-    assert!(err.contains('7'), "{err}");
-    // n beyond the engines
-    let err = usage_error(&["verify", "4000000000", "--answer", "3", "--mod", "7"], "N");
-    assert!(err.contains("at most 2147483647"), "{err}");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -540,35 +495,4 @@ fn claims_file_all_right_exits_0_and_a_wrong_one_exits_1() {
         out.ends_with("line 7: c(10, 0) mod 100: claimed 18, true 17: MISMATCH\n5 OK, 1 MISMATCH, 0 malformed\n"),
         "{out}"
     );
-}
-
-#[test]
-fn empty_claims_file_exits_2() {
-    let dir = TempDir::new("empty");
-    for (name, text) in [("empty.csv", ""), ("blank.csv", "\n  \n\t\n")] {
-        let path = dir.file(name, text);
-        usage_error(&["verify", "--claims", &path], "--claims");
-        usage_error(&["verify", "--claims", &path, "--json"], "--claims");
-    }
-    usage_error_with_stdin(&["verify", "--claims", "-"], b"", "--claims");
-}
-
-#[test]
-fn missing_claims_file_exits_2() {
-    let dir = TempDir::new("missing");
-    let path = dir.path().join("no-such-file.csv");
-    let path = path.to_str().unwrap();
-    let err = usage_error(&["verify", "--claims", path], "--claims");
-    assert!(err.contains("no-such-file.csv"), "the message names the file: {err}");
-    // a folder is not a claims file either
-    usage_error(&["verify", "--claims", dir.path().to_str().unwrap()], "--claims");
-}
-
-#[test]
-fn claims_refuse_single_claim_options() {
-    let dir = TempDir::new("conflict");
-    let path = dir.file("claims.csv", "n,g,modulus,answer\n10,0,7,3\n");
-    usage_error(&["verify", "--claims", &path, "--g", "3"], "--g");
-    usage_error(&["verify", "--claims", &path, "--mod", "5"], "--mod");
-    usage_error(&["verify", "--claims", &path, "--last-digits", "3"], "--last-digits");
 }

@@ -5,8 +5,7 @@
 use num_bigint::BigUint;
 use serde_json::Value;
 
-mod common;
-use common::*;
+use crate::common::*;
 
 /// 1 + G(k) for k = 0..=n, computed here: 0, 1, then (a xor b) + 1.
 fn edges(n: usize) -> Vec<u64> {
@@ -120,20 +119,4 @@ fn random_is_reproducible_with_a_seed() {
     assert!(err.contains("seed 42") && err.starts_with("index "), "{err}");
     let path = stdout(&a);
     assert_eq!(value_after(300, path.trim_end().as_bytes(), &edges(300)), 0);
-}
-
-#[test]
-fn bad_input_exits_2() {
-    usage_error(&["moves", "10", "--nth", "17"], "--nth");
-    usage_error(&["moves", "10", "--nth", "-1"], "--nth");
-    usage_error(&["moves", "10", "--nth", "1e3"], "--nth");
-    usage_error(&["moves", "10"], "--list");
-    usage_error(&["moves", "10", "--list", "--nth", "1"], "--nth");
-    usage_error(&["moves", "7", "--random"], "--random"); // f(7) = 0
-    usage_error(&["moves", "40", "--list"], "--list"); // f(40) has more than a million moves
-    usage_error(&["rank", "10", ""], "PATH");
-    usage_error(&["rank", "10", "LXR"], "PATH");
-    usage_error(&["rank", "3", "LLL"], "PATH");
-    usage_error(&["rank", "2", "R"], "PATH");
-    usage_error(&["moves", "-3", "--list"], "<N>");
 }

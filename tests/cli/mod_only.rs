@@ -1,11 +1,9 @@
 //! `fibtree count N --mod-only`: the residues by the modular engine alone, in the three forms of
-//! `count` (human, `-q`, `--json`), their agreement with `count`, the combinations it refuses, and the
-//! memory guard.
+//! `count` (human, `-q`, `--json`), and their agreement with `count`.
 
 use serde_json::Value;
 
-mod common;
-use common::*;
+use crate::common::*;
 
 /// The `(modulus, residue)` pairs of a `--mod-only --json` object, as strings.
 fn residues(json: &Value) -> Vec<(String, String)> {
@@ -121,41 +119,4 @@ fn output_file_and_verbose() {
     assert_eq!(out, "");
     assert_eq!(std::fs::read_to_string(&file).unwrap(), success(&["count", "500", "--mod-only", "-q"]));
     assert!(err.contains("memory estimate"), "--verbose prints the estimate: {err:?}");
-}
-
-#[test]
-fn refused_combinations_exit_2() {
-    let dir = TempDir::new("modonly-refused");
-    let checkpoint = dir.join("c.ckpt");
-    let refused: &[(&[&str], &str)] = &[
-        (&["--double-check"], "--double-check"),
-        (&["--engine", "reference"], "--engine"),
-        (&["--engine", "blocked"], "--engine"),
-        (&["--checkpoint", &checkpoint], "--checkpoint"),
-        (&["--checkpoint", &checkpoint, "--fresh"], "--checkpoint"),
-        (&["--checkpoint-every", "5"], "--checkpoint-every"),
-        (&["--fresh"], "--fresh"),
-        (&["--keep-checkpoint"], "--keep-checkpoint"),
-        (&["--test-perturb", "998244353"], "--test-perturb"),
-    ];
-    for (extra, name) in refused {
-        let mut args = vec!["count", "10", "--mod-only"];
-        args.extend_from_slice(extra);
-        let err = usage_error(&args, name);
-        assert!(err.contains("--mod-only"), "{err:?}");
-    }
-    assert!(dir.names().is_empty(), "nothing written: {:?}", dir.names());
-    usage_error(&["count", "10", "--mod-only", "--json", "-q"], "--json");
-    usage_error(&["count", "10", "--mod-only", "--mod", "1"], "--mod");
-}
-
-#[test]
-fn memory_guard() {
-    let err = usage_error(&["count", "10000", "--mod-only", "--max-memory", "1M"], "N");
-    assert!(err.contains("memory"), "{err:?}");
-    let json = success_json(&["count", "10000", "--mod-only", "--json"]);
-    let estimate = json["memory_estimate_bytes"].as_u64().unwrap();
-    let below = (estimate - 1).to_string();
-    let err = usage_error(&["count", "10000", "--mod-only", "--max-memory", &below], "N");
-    assert!(err.contains("memory"), "{err:?}");
 }

@@ -1,24 +1,16 @@
-//! Integration tests of the library's engines: the exact engine (`count`, `distribution`) against
-//! the brute-force oracles, against the modular engine (`count_mod`), against the sum invariant
-//! and the public values, across thread counts, and against `data/known.csv`.
+//! The library's engines: the exact engine (`count`, `distribution`) against the brute-force
+//! oracles (through the verification ladder's rungs), against the modular engine (`count_mod`),
+//! against the sum invariant and the public values, and across thread counts.
 //!
 //! The public values are those of `docs/math.md` in this repository ("Known values (public)"): f(1..7) = 0, 1, 1, 1, 1,
 //! 3, 0; f(10) = 17; f(10000) mod 10^18 = 438505383468410633, f(10000) mod 998244353 = 163314502,
 //! and f(10000) has 2087 digits.
 
 use fibtree::oracles::{explicit_tree_counts, first_principles_counts};
-use fibtree::{Error, Options, count, count_mod, count_report, distribution, grundy};
+use fibtree::{Error, Hooks, Options, count, count_mod, count_report, distribution, grundy, ladder};
 use num_bigint::BigUint;
 
-mod common;
-use common::*;
-
-const MERSENNE61: u64 = (1 << 61) - 1;
-
-/// The explicit-tree oracle's c(k, g), 0 beyond its vector.
-fn oracle_at(oracle: &[u64], g: u64) -> BigUint {
-    BigUint::from(usize::try_from(g).ok().and_then(|i| oracle.get(i).copied()).unwrap_or(0))
-}
+use crate::common::*;
 
 // ---------------------------------------------------------------------------------------------
 // Public values (docs/math.md, "Known values (public)").
@@ -59,11 +51,14 @@ fn public_f10000_projections() {
 
 #[test]
 fn exact_engine_matches_explicit_oracle_up_to_25() {
+    // the ladder's second rung, wider than self-test runs it: every distribution up to 25
+    assert_eq!(
+        ladder::explicit_tree_agrees_with_engine(25, Hooks::default()).unwrap(),
+        Ok("every g of 26 trees".into())
+    );
+    // and each count on its own, up to 8 values of g past the support
     for k in 0..=25u32 {
         let oracle = explicit_tree_counts(k).unwrap();
-        let want: Vec<(u64, BigUint)> =
-            oracle.iter().enumerate().filter(|(_, c)| **c != 0).map(|(g, &c)| (g as u64, BigUint::from(c))).collect();
-        assert_eq!(distribution(u64::from(k)).unwrap(), want, "distribution({k})");
         for g in 0..oracle.len() as u64 + 8 {
             assert_eq!(count(u64::from(k), g).unwrap(), oracle_at(&oracle, g), "c({k}, {g})");
         }
@@ -72,11 +67,11 @@ fn exact_engine_matches_explicit_oracle_up_to_25() {
 
 #[test]
 fn explicit_oracle_matches_first_principles_up_to_7() {
-    for k in 0..=7u32 {
-        let explicit = explicit_tree_counts(k).unwrap();
-        let principled = first_principles_counts(k).unwrap();
-        assert_eq!(explicit, principled, "c({k}, .)");
-    }
+    // the ladder's first rung
+    assert_eq!(ladder::oracles_agree(7).unwrap(), Ok("every g of 8 trees".into()));
+    assert!(matches!(ladder::oracles_agree(8), Err(Error::InvalidArgument { .. })), "first principles stop at 7");
+    // a disagreement would be seen: the two oracles do differ on a tree where the theory says they must not
+    assert_ne!(explicit_tree_counts(7).unwrap(), first_principles_counts(6).unwrap());
 }
 
 #[test]
@@ -145,39 +140,18 @@ fn distribution_agrees_with_count_and_count_mod() {
 
 #[test]
 fn exact_agrees_with_modular_on_random_cases() {
+    // the ladder's third rung, on its own seed
     let seed = 0x00C0_FFEE_F1B7_4EE5u64;
     println!("seed = {seed:#x}");
-    let mut rng = SplitMix64(seed);
-    let fixed_moduli = [2u64, 3, 10, LAST18, P998244353, MERSENNE61, (1 << 63) - 1];
-    let mut nonzero = 0;
-    for case in 0..32 {
-        let n = rng.range(0, 3001);
-        // The kind of g: 0, small, within the support of c(n, .), or far off.
-        let g = match case % 4 {
-            0 => 0,
-            1 => rng.range(0, 16),
-            2 => {
-                let support: Vec<u64> = fibtree::support(n).unwrap();
-                if support.is_empty() { 0 } else { support[rng.range(0, support.len() as u64) as usize] }
-            }
-            _ => [1u64 << 40, rng.range(1 << 40, 1 << 62), u64::MAX][rng.range(0, 3) as usize],
-        };
-        let exact = count(n, g).unwrap();
-        if g >= 1 << 40 {
-            assert_eq!(exact, BigUint::ZERO, "c({n}, {g}) is far beyond the support");
-        }
-        if exact != BigUint::ZERO {
-            nonzero += 1;
-        }
-        let mut moduli = vec![fixed_moduli[case % fixed_moduli.len()], rng.range(2, 1 << 63)];
-        if case % 3 == 0 {
-            moduli.push(rng.range(2, 1000));
-        }
-        for m in moduli {
-            assert_eq!(count_mod(n, g, m).unwrap(), residue(&exact, m), "c({n}, {g}) mod {m}");
-        }
+    let verdict = ladder::exact_agrees_with_modular(seed, 40, 3001, Hooks::default()).unwrap();
+    let detail = verdict.unwrap_or_else(|disagreement| panic!("seed {seed:#x}: {disagreement}"));
+    // enough of the cases must count something for the agreement to mean anything
+    let nonzero: usize = detail.split(", ").nth(1).and_then(|s| s.split(' ').next()).unwrap().parse().unwrap();
+    assert!(nonzero >= 12, "too few non-zero cases: {detail}");
+    // far above every Grundy value, the count is zero
+    for g in [1u64 << 40, (1 << 62) + 12345, u64::MAX] {
+        assert_eq!(count(3000, g).unwrap(), BigUint::ZERO, "c(3000, {g})");
     }
-    assert!(nonzero >= 12, "too few non-zero cases ({nonzero}) to mean anything");
 }
 
 #[test]
@@ -211,6 +185,11 @@ fn perturbed_report_disagrees() {
 #[test]
 fn same_answer_with_1_2_and_4_threads() {
     let cases = [(3000u64, 0u64), (2500, 7), (1999, 5)];
+    // the ladder's fourth rung on these cases, then the residues too
+    assert_eq!(
+        ladder::thread_counts_agree(&cases, &[1, 2, 4]).unwrap(),
+        Ok("c(3000, 0), c(2500, 7), c(1999, 5)".into())
+    );
     let mut answers: Vec<Vec<(BigUint, u64)>> = Vec::new();
     for threads in [1, 2, 4] {
         let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
@@ -275,53 +254,4 @@ fn memory_limit_gives_out_of_memory() {
     let report = count_report(100, 0, &options).unwrap();
     assert!(report.memory_estimate_bytes <= 100_000_000);
     assert_eq!(report.value, count(100, 0).unwrap());
-}
-
-// ---------------------------------------------------------------------------------------------
-// data/known.csv.
-// ---------------------------------------------------------------------------------------------
-
-/// The rows of `data/known.csv` as (k, f, source), after checking the header.
-fn known_rows() -> Vec<(u64, BigUint, String)> {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/data/known.csv");
-    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("reading {path}: {e}"));
-    let mut lines = text.lines();
-    assert_eq!(lines.next(), Some("k,f,source"), "header of {path}");
-    lines
-        .map(|line| {
-            let fields: Vec<&str> = line.split(',').collect();
-            assert_eq!(fields.len(), 3, "row {line:?}");
-            let k: u64 = fields[0].parse().unwrap_or_else(|e| panic!("k in {line:?}: {e}"));
-            assert!(fields[1].bytes().all(|b| b.is_ascii_digit()) && !fields[1].is_empty(), "f in {line:?}");
-            let f: BigUint = fields[1].parse().unwrap();
-            (k, f, fields[2].to_string())
-        })
-        .collect()
-}
-
-#[test]
-fn known_csv_covers_1_to_200() {
-    let rows = known_rows();
-    let ks: Vec<u64> = rows.iter().map(|r| r.0).collect();
-    assert_eq!(ks, (1..=200).collect::<Vec<_>>());
-    for (k, _, source) in &rows {
-        assert_eq!(source, &format!("fibtree count {k} --quiet"), "source of k = {k}");
-    }
-}
-
-#[test]
-fn known_csv_matches_oracle_and_modular_engine() {
-    let rows = known_rows();
-    assert!(!rows.is_empty());
-    for (k, f, _) in &rows {
-        if *k <= 25 {
-            let oracle = explicit_tree_counts(*k as u32).unwrap();
-            assert_eq!(f, &oracle_at(&oracle, 0), "f({k}) against the explicit tree");
-        }
-        for m in [P998244353, LAST18, MERSENNE61] {
-            assert_eq!(count_mod(*k, 0, m).unwrap(), residue(f, m), "f({k}) mod {m}");
-        }
-        // No count exceeds the number of moves.
-        assert!(f <= &moves(*k), "f({k}) is at most |T({k})| - 1");
-    }
 }

@@ -1,0 +1,164 @@
+//! `fibtree count`: its three forms (human, `-q`, `--json`) and their fields, every modulus form,
+//! the same answer for every thread count, a disagreement exit 1, and the memory estimate against
+//! the measured peak.
+
+use serde_json::Value;
+
+use crate::common::*;
+
+// ---------------------------------------------------------------------------------------------
+// count
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn count_json_fields() {
+    let json = success_json(&["count", "10", "--json"]);
+    assert_eq!(json["n"], 10);
+    assert_eq!(json["g"], 0);
+    assert!(json["n"].is_u64() && json["g"].is_u64());
+    assert_eq!(json["value"], "17");
+    assert_eq!(json["digits"], 2);
+    assert_eq!(json["last18"], "17");
+    assert_eq!(json["mod_998244353"], "17");
+    assert_eq!(json["ok"], true);
+    assert!(json["threads"].as_u64().is_some_and(|t| t >= 1), "threads: {}", json["threads"]);
+    assert!(json["seconds"].as_f64().is_some_and(|s| s >= 0.0), "seconds: {}", json["seconds"]);
+    let projections = json["projections"].as_array().expect("projections is a list");
+    assert_eq!(projections.len(), 2);
+    let moduli: Vec<&str> = projections.iter().map(|p| p["modulus"].as_str().unwrap()).collect();
+    assert_eq!(moduli, ["1000000000000000000", "998244353"]);
+    for p in projections {
+        assert_eq!(p["residue"], "17", "{p}");
+        assert_eq!(p["independent"], "17", "{p}");
+        assert_eq!(p["agrees"], true, "{p}");
+    }
+}
+
+#[test]
+fn count_json_with_extra_moduli() {
+    let json = success_json(&["count", "10", "--json", "--mod", "1000000007", "--mod", "7"]);
+    let projections = json["projections"].as_array().unwrap();
+    assert_eq!(projections.len(), 4);
+    let moduli: Vec<&str> = projections.iter().map(|p| p["modulus"].as_str().unwrap()).collect();
+    assert_eq!(moduli, ["1000000000000000000", "998244353", "1000000007", "7"]);
+    let residues: Vec<&str> = projections.iter().map(|p| p["residue"].as_str().unwrap()).collect();
+    assert_eq!(residues, ["17", "17", "17", "3"]);
+    for p in projections {
+        assert_eq!(p["agrees"], true, "{p}");
+        assert_eq!(p["residue"], p["independent"], "{p}");
+        assert!(p.get("modulus").is_some() && p.get("residue").is_some() && p.get("independent").is_some());
+    }
+    assert_eq!(json["ok"], true);
+}
+
+#[test]
+fn count_json_f10000_public_values() {
+    // docs/math.md: f(10000) mod 10^18 = 438505383468410633, mod 998244353 = 163314502, 2087 digits.
+    let json = success_json(&["count", "10000", "--json"]);
+    assert_eq!(json["digits"], 2087);
+    assert_eq!(json["value"].as_str().unwrap().len(), 2087);
+    assert_eq!(json["last18"], "438505383468410633");
+    assert_eq!(json["mod_998244353"], "163314502");
+    assert_eq!(json["ok"], true);
+}
+
+#[test]
+fn count_quiet() {
+    assert_eq!(success(&["count", "10", "--quiet"]), "17\n");
+    assert_eq!(success(&["count", "10", "-q"]), "17\n");
+    assert_eq!(success(&["count", "0", "-q"]), "0\n");
+    assert_eq!(success(&["count", "1", "-q"]), "0\n");
+    assert_eq!(success(&["count", "7", "-q"]), "0\n");
+    assert_eq!(success(&["count", "10", "--g", "1000000", "-q"]), "0\n");
+    assert_eq!(success(&["count", "10", "--g", "18446744073709551615", "-q"]), "0\n");
+    // c(3, .) = 1, 1, 1 (deleting the right leaf, the left child, the left grandchild).
+    for g in ["0", "1", "2"] {
+        assert_eq!(success(&["count", "3", "--g", g, "-q"]), "1\n", "c(3, {g})");
+    }
+}
+
+#[test]
+fn count_human_output() {
+    let value = success(&["count", "100", "-q"]);
+    let value = value.trim_end();
+    assert!(!value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()), "{value:?}");
+    let human = success(&["count", "100"]);
+    for needle in ["digits", "last 18 digits", "mod 998244353", "agrees", value] {
+        assert!(human.contains(needle), "count 100 should print {needle:?}:\n{human}");
+    }
+    assert!(!human.contains("DISAGREES"), "{human}");
+    assert!(human.contains(&format!("digits          {}", value.len())), "{human}");
+}
+
+#[test]
+fn count_same_answer_for_any_thread_count() {
+    let one = success(&["count", "2000", "-q", "--threads", "1"]);
+    let three = success(&["count", "2000", "-q", "--threads", "3"]);
+    let default = success(&["count", "2000", "-q"]);
+    assert_eq!(one, three);
+    assert_eq!(one, default);
+    assert!(one.len() > 100, "f(2000) has hundreds of digits: {one:?}");
+    let json = success_json(&["count", "20", "--json", "--threads", "3"]);
+    assert_eq!(json["threads"], 3);
+}
+
+#[test]
+fn count_modulus_forms() {
+    for form in ["10^18", "1e18", "1000000000000000000"] {
+        let json = success_json(&["count", "10", "--json", "--mod", form]);
+        assert_eq!(json["projections"].as_array().unwrap().len(), 2, "--mod {form} repeats 10^18");
+    }
+    let json = success_json(&["count", "10", "--json", "--mod", "2^62"]);
+    assert_eq!(json["projections"][2]["modulus"], (1u64 << 62).to_string());
+}
+
+#[test]
+fn cross_check_failure_exits_1() {
+    let output = fibtree(&["count", "50", "--test-perturb", "998244353"]);
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(1), "{err}");
+    assert!(err.contains("CROSS-CHECK FAILED"), "{err}");
+    assert!(err.contains("998244353"), "{err}");
+    assert!(stdout(&output).contains("DISAGREES"), "{}", stdout(&output));
+
+    let output = fibtree(&["count", "50", "--test-perturb", "998244353", "--json"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(stderr(&output).contains("CROSS-CHECK FAILED"));
+    let json: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    assert_eq!(json["ok"], false);
+    for p in json["projections"].as_array().unwrap() {
+        let perturbed = p["modulus"] == "998244353";
+        assert_eq!(p["agrees"], !perturbed, "{p}");
+    }
+}
+
+/// The memory guard's estimate against the measured peak: within a factor of 1.5 at n = 5000. The
+/// peak is the kernel's accounting of that one child (wait4), so other tests' runs do not count.
+#[test]
+fn estimate_is_within_one_and_a_half_of_the_peak_at_5000() {
+    let args = ["count", "5000", "--json"];
+    let child = spawn(&args);
+    let pid = child.id() as libc::pid_t;
+    let (mut status, mut usage): (libc::c_int, libc::rusage) = (0, zeroed_rusage());
+    // SAFETY: wait4 writes only the status and the rusage it is given; the child is ours, and
+    // `Child::wait` is never called on it after this (its handle is forgotten below).
+    let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    assert_eq!(waited, pid, "wait4: {}", std::io::Error::last_os_error());
+    let mut child = child;
+    let mut out = String::new();
+    std::io::Read::read_to_string(child.stdout.as_mut().unwrap(), &mut out).unwrap();
+    std::mem::forget(child); // already reaped
+    assert!(libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0, "fibtree {args:?}: status {status}");
+    let report: Value = serde_json::from_str(&out).unwrap();
+    let estimate = report["memory_estimate_bytes"].as_u64().unwrap() as f64;
+    let peak = usage.ru_maxrss as f64 * 1024.0; // kilobytes on Linux
+    let ratio = peak / estimate;
+    println!("estimate {estimate} bytes, peak {peak} bytes, ratio {ratio:.2}");
+    assert!((1.0 / 1.5..=1.5).contains(&ratio), "peak / estimate = {ratio:.2}");
+}
+
+/// An all-zero `rusage`, for wait4 to fill.
+fn zeroed_rusage() -> libc::rusage {
+    // SAFETY: rusage is plain integers and timevals, for which all-zero bytes are a valid value.
+    unsafe { std::mem::zeroed() }
+}

@@ -1,0 +1,24 @@
+//! The `fibtree` command line, run as a user runs it: one module per command or area, each checking
+//! what the command prints, its exit status (0 success, 1 a failed check, 2 bad input, 130/143 a
+//! signal) and that no invocation panics.
+//!
+//! Where new tests go: a command's output and behaviour in its module (`count`, `mod_only`,
+//! `verify`, `dist`, `table`, `moves`, `draw`, `bench`, `tools` for `grundy` and `brute`); output
+//! files and signals in `output`; checkpoints in `checkpoint`; every usage error (exit 2) of every
+//! command in `validation`. Tests of the library without the binary go in `tests/lib/`.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod bench;
+mod checkpoint;
+mod count;
+mod dist;
+mod draw;
+mod mod_only;
+mod moves;
+mod output;
+mod table;
+mod tools;
+mod validation;
+mod verify;

@@ -1,0 +1,13 @@
+//! The library, through its public API: the engines against the oracles and each other, the
+//! recorded values in `data/`, and the claims parser under fuzzing.
+//!
+//! Where new tests go: engines, distributions and the ladder's rungs in `engines`; a value recorded
+//! in `data/` in `known`; the claims parser in `claims`. Tests of one module's internals stay beside
+//! its code (`#[cfg(test)]`); tests of the command line go in `tests/cli/`.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod claims;
+mod engines;
+mod known;
