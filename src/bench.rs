@@ -23,10 +23,11 @@ use num_traits::ToPrimitive;
 
 use crate::budget::{self, PROCESS_BYTES};
 use crate::engines::{self, Engine, modular};
+use crate::error::{Error, Param, Result};
 use crate::game::MAX_N;
+use crate::hooks::Hooks;
 use crate::plan::Plan;
 use crate::report::{LAST18, P998244353};
-use crate::{Error, Hooks, Param, Result};
 
 /// The values of n measured when none is given.
 pub const DEFAULT_N: [u64; 3] = [5_000, 10_000, 20_000];

@@ -1,6 +1,6 @@
 //! The memory guard: what a run may use, and the one check of an estimate against it.
 
-use crate::{Error, Param, Result};
+use crate::error::{Error, Param, Result};
 
 /// What the process needs before any run: code, thread stacks, the allocator's arenas (measured
 /// peak of `count 10` on Linux x86-64).

@@ -12,9 +12,10 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use crate::engines::blocked::{Chunk, NonZeroSet, State};
+use crate::error::{Error, Param, Result};
 use crate::files::write_atomically;
+use crate::hooks::Hooks;
 use crate::plan::LayerSet;
-use crate::{Error, Hooks, Param, Result};
 
 /// Where and how often a run saves its checkpoint: the policy a counting run is handed in
 /// [`crate::Options::checkpoint`].

@@ -8,9 +8,9 @@ use num_bigint::BigUint;
 use num_traits::ToPrimitive;
 
 use crate::engines::modular::MODULUS_LIMIT;
+use crate::error::{Error, Result};
 use crate::numbers::{NotWhole, parse_modulus, parse_whole};
 use crate::report::{Options, for_each_report};
-use crate::{Error, Result};
 
 /// The header a claims file must start with.
 pub const CLAIMS_HEADER: &str = "n,g,modulus,answer";

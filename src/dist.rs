@@ -7,8 +7,9 @@ use num_bigint::BigUint;
 
 use crate::budget;
 use crate::engines::{self, modular};
+use crate::error::{Param, Result};
 use crate::plan::{Plan, support};
-use crate::{Options, Param, Result};
+use crate::report::Options;
 
 /// The targets of the whole distribution and the plan that computes them, after checking the
 /// memory estimate (plan, three layers of `words(n)` words a state, and the results) against the

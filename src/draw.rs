@@ -7,8 +7,8 @@
 use std::fmt::Write as _;
 use std::ops::RangeInclusive;
 
+use crate::error::{Error, Param, Result};
 use crate::oracles::{ExplicitNode, explicit_tree_nodes};
-use crate::{Error, Param, Result};
 
 /// The largest K that [`svg`] draws: T(14) has 986 nodes, a picture about 12,900 pixels wide.
 pub const MAX_DRAW_K: u32 = 14;

@@ -5,7 +5,7 @@
 
 use num_bigint::BigUint;
 
-use crate::{Error, Param, Result};
+use crate::error::{Error, Param, Result};
 
 /// The largest `n` the engines accept: layer indices and Grundy values are kept in `u32`.
 pub const MAX_N: u64 = (u32::MAX >> 1) as u64;

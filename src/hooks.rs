@@ -3,7 +3,7 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use crate::{Error, Result};
+use crate::error::{Error, Result};
 
 /// A progress callback: the run's name, the work done, the run's total work.
 pub type ProgressFn<'a> = dyn Fn(&str, u64, u64) + Sync + 'a;

@@ -8,11 +8,15 @@ use std::time::Instant;
 
 use num_bigint::BigUint;
 
+use crate::dist::distribution_with;
 use crate::engines::{Engine, count_exact};
+use crate::error::Result;
+use crate::hooks::Hooks;
 use crate::oracles::{MAX_FIRST_PRINCIPLES_K, explicit_tree_counts, first_principles_counts};
 use crate::plan::{Plan, support};
+use crate::report::Options;
 use crate::rng::SplitMix64;
-use crate::{Hooks, Options, Result, count, count_mod, distribution_with};
+use crate::{count, count_mod};
 
 /// What a rung found: `Ok(what was compared)` or `Err(the first disagreement)`.
 pub type Verdict = std::result::Result<String, String>;

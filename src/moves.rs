@@ -12,11 +12,13 @@
 
 use num_bigint::BigUint;
 
+use crate::budget;
 use crate::engines::recurrence::{self, Layer};
 use crate::engines::reference::Limbs;
 use crate::engines::{limbs, to_biguint};
+use crate::error::{Error, Param, Result};
+use crate::hooks::Hooks;
 use crate::plan::Plan;
-use crate::{Error, Hooks, Param, Result, budget};
 
 /// Blocks kept recomputed at once: a walk downwards needs one, a preorder listing that climbs back
 /// up a little needs a few.

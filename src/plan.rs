@@ -5,7 +5,9 @@
 //! Layers 0 and 1 hold no moves and are never marked. Each layer is a bitset over a window of g (a
 //! multiple of 64 wide), so a target g far above every Grundy value costs no more than g = 0.
 
-use crate::{Hooks, Param, Result, budget};
+use crate::budget;
+use crate::error::{Param, Result};
+use crate::hooks::Hooks;
 
 /// A set of g values of one layer: a bitset over `[base, base + 64 * words.len())`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -10,8 +10,9 @@ use num_traits::ToPrimitive;
 use crate::budget::{self, PROCESS_BYTES, available_memory};
 use crate::checkpoint::{self, Checkpoint, Saver};
 use crate::engines::{self, Engine, blocked, modular};
+use crate::error::{Error, Param, Result};
+use crate::hooks::Hooks;
 use crate::plan::Plan;
-use crate::{Error, Hooks, Param, Result};
 
 /// 10^18: the modulus of the "last 18 digits" projection.
 pub const LAST18: u64 = 1_000_000_000_000_000_000;

@@ -16,8 +16,9 @@ pub(crate) mod reference;
 
 use num_bigint::BigUint;
 
+use crate::error::Result;
+use crate::hooks::Hooks;
 use crate::plan::Plan;
-use crate::{Hooks, Result};
 
 pub(crate) use reference::{limbs, to_biguint};
 

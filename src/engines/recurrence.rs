@@ -19,8 +19,9 @@
 
 use rayon::prelude::*;
 
+use crate::error::Result;
+use crate::hooks::Hooks;
 use crate::plan::{LayerSet, Plan};
-use crate::{Hooks, Result};
 
 /// A number system the recurrence can run in: each value is a fixed number of `u64` words per layer.
 pub(crate) trait Numbers: Sync {

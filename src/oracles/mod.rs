@@ -24,7 +24,7 @@ mod tests;
 pub use explicit_tree::{ExplicitNode, explicit_tree_counts, explicit_tree_grundy, explicit_tree_nodes};
 pub use first_principles::first_principles_counts;
 
-use crate::{Error, Param, Result};
+use crate::error::{Error, Param, Result};
 
 /// Largest k the explicit-tree oracle accepts.
 ///

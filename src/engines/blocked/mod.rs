@@ -57,8 +57,9 @@ pub(crate) use lanes::{MAX_BLOCK_LAYERS, lanes};
 pub(crate) use pass::Chunk;
 
 use crate::arch::{self, Isa};
+use crate::error::{Error, Param, Result};
+use crate::hooks::Hooks;
 use crate::plan::Plan;
-use crate::{Error, Hooks, Param, Result};
 use schedule::{Segment, Shared};
 
 /// The bytes a run over `plan` up to layer `n` holds at its peak on `threads` threads: the two

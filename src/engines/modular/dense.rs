@@ -23,8 +23,9 @@ use rayon::prelude::*;
 
 use super::NAME;
 use crate::arch::{AlignedLanes, Isa, Residue, window};
+use crate::error::Result;
+use crate::hooks::Hooks;
 use crate::plan::Plan;
-use crate::{Hooks, Result};
 
 /// Moduli below this run in `u32` lanes, twice as many per vector (a sum of two residues is below
 /// 2^32).

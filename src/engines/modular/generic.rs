@@ -4,8 +4,9 @@
 
 use super::{NAME, add_mod};
 use crate::engines::recurrence::{self, Numbers};
+use crate::error::Result;
+use crate::hooks::Hooks;
 use crate::plan::Plan;
-use crate::{Hooks, Result};
 
 /// Residues modulo each of a list of moduli, one word per modulus (each 2 <= m < 2^63).
 struct Residues<'a> {

@@ -13,8 +13,9 @@ mod dense;
 mod generic;
 
 use crate::arch::Isa;
+use crate::error::{Error, Param, Result};
+use crate::hooks::Hooks;
 use crate::plan::Plan;
-use crate::{Error, Hooks, Param, Result};
 
 /// The largest modulus (exclusive) the modular engine accepts: sums of two residues fit in a `u64`.
 pub const MODULUS_LIMIT: u64 = 1 << 63;
