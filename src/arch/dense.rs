@@ -160,9 +160,17 @@ impl<T: Residue> Kernel for Window<'_, T> {
     #[inline(always)]
     fn run(self) {
         let Window { cur, old, older, lo, hi, r, l, m } = self;
-        for g in lo..hi {
-            cur[g + 1] = T::add_mod(old[g ^ r], older[g ^ l], m);
-        }
+        sweep(cur, old, older, lo, hi, r, l, m)
+    }
+}
+
+/// The portable loop of [`window`], its slices arguments of their own, so that the compiler knows
+/// `cur` aliases neither source.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn sweep<T: Residue>(cur: &mut [T], old: &[T], older: &[T], lo: usize, hi: usize, r: usize, l: usize, m: T) {
+    for g in lo..hi {
+        cur[g + 1] = T::add_mod(old[g ^ r], older[g ^ l], m);
     }
 }
 

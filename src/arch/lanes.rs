@@ -36,14 +36,20 @@ impl<const C: usize> Kernel for Sum<'_, C> {
 
     #[inline(always)]
     fn run(self) {
-        for ((out, &l), &r) in self.out.chunks_exact_mut(C).zip(self.left).zip(self.right) {
-            let out: &mut [u64; C] = out.try_into().expect("C lanes");
-            let a: &[u64; C] = self.old[l as usize * C..][..C].try_into().expect("C lanes");
-            let b: &[u64; C] = self.older[r as usize * C..][..C].try_into().expect("C lanes");
-            for i in 0..C {
-                out[i] = a[i] + b[i];
-            }
-        }
+        sum::<C>(self.out, self.old, self.older, self.left, self.right)
+    }
+}
+
+/// The loop of [`sum_layer`]. Each chunk's sources are copied into locals before its sum is stored,
+/// so that the compiler vectorises the chunk without having to prove that `out` aliases neither
+/// source (a fact that inlining loses).
+#[inline(always)]
+fn sum<const C: usize>(out: &mut [u64], old: &[u64], older: &[u64], left: &[u32], right: &[u32]) {
+    for ((out, &l), &r) in out.chunks_exact_mut(C).zip(left).zip(right) {
+        let a: [u64; C] = old[l as usize * C..][..C].try_into().expect("C lanes");
+        let b: [u64; C] = older[r as usize * C..][..C].try_into().expect("C lanes");
+        let sum: [u64; C] = std::array::from_fn(|i| a[i] + b[i]);
+        out.copy_from_slice(&sum);
     }
 }
 
@@ -67,17 +73,23 @@ impl<const C: usize, const P: u32> Kernel for Normalise<'_, C, P> {
 
     #[inline(always)]
     fn run(self) {
-        let mask = (1u64 << P) - 1;
-        let states = self.layer.len() / C - 1;
-        self.carries.clear();
-        for chunk in self.layer[..states * C].chunks_exact_mut(C) {
-            let chunk: &mut [u64; C] = chunk.try_into().expect("C lanes");
-            let high: [u64; C] = std::array::from_fn(|i| chunk[i] >> P);
-            self.carries.push(high[C - 1]);
-            for i in 0..C {
-                chunk[i] = (chunk[i] & mask) + if i > 0 { high[i - 1] } else { 0 };
-            }
-        }
+        normalise_loop::<C, P>(self.layer, self.carries)
+    }
+}
+
+/// The loop of [`normalise`]: each chunk is copied into a local, normalised there and stored back
+/// before its carry is pushed (as [`sum`] says why).
+#[inline(always)]
+fn normalise_loop<const C: usize, const P: u32>(layer: &mut [u64], carries: &mut Vec<u64>) {
+    let mask = (1u64 << P) - 1;
+    let states = layer.len() / C - 1;
+    carries.clear();
+    for chunk in layer[..states * C].chunks_exact_mut(C) {
+        let lanes: [u64; C] = (&*chunk).try_into().expect("C lanes");
+        let high: [u64; C] = std::array::from_fn(|i| lanes[i] >> P);
+        let kept: [u64; C] = std::array::from_fn(|i| (lanes[i] & mask) + if i > 0 { high[i - 1] } else { 0 });
+        chunk.copy_from_slice(&kept);
+        carries.push(high[C - 1]);
     }
 }
 
