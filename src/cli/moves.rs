@@ -3,8 +3,8 @@
 use std::io::Write;
 use std::process::ExitCode;
 
+use fibtree::SplitMix64;
 use fibtree::moves::{Counts, list, nth, rank as rank_of, value_after};
-use fibtree::{NotWhole, SplitMix64};
 use num_bigint::BigUint;
 use serde::Serialize;
 
@@ -38,11 +38,9 @@ impl Outcome for Moves {
 
 /// An index written in decimal digits, of any length.
 fn parse_index(s: &str) -> anyhow::Result<BigUint> {
-    fibtree::parse_whole(s).map_err(|e: NotWhole| match e {
-        NotWhole::NotDigits | NotWhole::TooLarge => {
-            usage("--nth", format!("expected a whole number (decimal digits only), got '{s}'"))
-        }
-    })
+    // digits of any length fit a big integer: not being digits is the only refusal
+    fibtree::parse_whole(s)
+        .map_err(|_| usage("--nth", format!("expected a whole number (decimal digits only), got '{s}'")))
 }
 
 /// Checks a move found by the walk against the colon principle before it is printed.

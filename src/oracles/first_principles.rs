@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use super::{MAX_FIRST_PRINCIPLES_K, check_k, tally};
-use crate::Result;
+use crate::error::Result;
 
 /// The id of an interned rooted tree in [`Positions`].
 pub(super) type TreeId = u32;

@@ -38,8 +38,10 @@ fn wait_for_save(child: &mut Child, ckpt: &Path, before: Option<SystemTime>) -> 
     panic!("no checkpoint within two minutes");
 }
 
+/// f(N) from a run without checkpoints, computed once for every test here.
 fn uninterrupted() -> String {
-    success(&["count", N, "-q"])
+    static VALUE: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    VALUE.get_or_init(|| success(&["count", N, "-q"])).clone()
 }
 
 /// The temporary files left in `dir`.

@@ -6,8 +6,8 @@ use std::sync::Mutex;
 
 use super::describe::Sources;
 use super::lanes::PAYLOAD;
-use crate::Hooks;
 use crate::arch::{self, Isa};
+use crate::hooks::Hooks;
 
 /// Chunk j of two consecutive layers (the older first), `(states + 1) x C` lanes each (the last chunk
 /// is the zero chunk, which the states that read nothing read).

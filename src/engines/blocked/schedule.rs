@@ -12,8 +12,8 @@ use super::State;
 use super::describe::{NonZeroSet, Sources, describe_block};
 use super::lanes::{lanes, limbs_of};
 use super::pass::{Chunk, PassContext, PassInput, Spares};
-use crate::Hooks;
 use crate::arch::Isa;
+use crate::hooks::Hooks;
 use crate::plan::Plan;
 
 /// Where a run hands its targets' values.
@@ -37,12 +37,8 @@ pub(super) struct Shared<'a, 's> {
     pub(super) total: u64,
 }
 
-/// A run of blocks scheduled as a graph of tasks, so that no thread waits at the end of a block.
-/// Block b's describe task D(b) follows D(b-1) (it extends the non-zero sets) and the end of block
-/// b-3 (which bounds the descriptions held); its pass P(b, j) follows D(b) and the passes j-1, j
-/// and j+1 of block b-1 (its own chunk, the carries it adds, and the carry buffer it overwrites).
-/// A block ends when its last pass does, after the block before it: its targets reach the sink in
-/// order.
+/// A segment of a run: a few blocks (all of them, unless the run saves checkpoints) scheduled as the
+/// graph of tasks the module describes.
 pub(super) struct Segment<'a, 's> {
     shared: &'a Shared<'a, 's>,
     blocks: Vec<Block>,
