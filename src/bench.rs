@@ -175,7 +175,7 @@ impl Subject {
         let targets = [(n, 0)];
         let plan = Plan::new(&targets, memory_limit, hooks)?;
         let estimate = PROCESS_BYTES + plan.bytes() + modular::memory_bytes(&plan, MODULI.len(), 1);
-        budget::check(Param::N, estimate, memory_limit)?;
+        budget::check_memory(Param::N, estimate, memory_limit)?;
         let found = modular::count_mod_with_plan(&plan, &targets, &MODULI, hooks)?.remove(0);
         let residues = [found[0], found[1]];
         Ok(Subject { n, plan, residues, memory_limit, first: None })
@@ -251,7 +251,7 @@ impl Subject {
         let value_bytes = 2 * 8 * engines::limbs(n as usize) as u64;
         let estimate =
             PROCESS_BYTES + plan.bytes() + pool.install(|| engines::layer_bytes(plan, n as usize)) + value_bytes;
-        budget::check(Param::N, estimate, self.memory_limit)?;
+        budget::check_memory(Param::N, estimate, self.memory_limit)?;
         let mut seconds = Vec::with_capacity(runs);
         for run in 1..=runs {
             let (value, elapsed) = pool.install(|| {

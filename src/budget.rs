@@ -19,11 +19,12 @@ pub fn available_memory() -> u64 {
         .unwrap_or(u64::MAX)
 }
 
-/// Refuses a run whose `estimate` (bytes) exceeds `limit`, naming `param`, the parameter that makes
-/// it this large.
+/// The memory guard's one rule: refuses a run whose `estimate` (bytes) exceeds `limit`, naming
+/// `param`, the parameter that makes it this large. Every estimate of the library goes through it.
+/// Cost O(1).
 ///
 /// # Errors
 /// [`Error::OutOfMemory`] when `estimate > limit`.
-pub(crate) fn check(param: Param, estimate: u64, limit: u64) -> Result<()> {
+pub fn check_memory(param: Param, estimate: u64, limit: u64) -> Result<()> {
     if estimate > limit { Err(Error::OutOfMemory { param, estimate, limit }) } else { Ok(()) }
 }

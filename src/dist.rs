@@ -19,11 +19,11 @@ fn planned(n: u64, options: &Options, words: impl Fn(usize) -> u64) -> Result<(V
     // below about 11 k in each layer k, so about 11 n^2 / 16 bytes of bitsets.
     crate::game::check_n(n)?;
     let limit = options.limit();
-    budget::check(Param::N, (n as u128 * n as u128 * 11 / 16).min(u64::MAX as u128) as u64, limit)?;
+    budget::check_memory(Param::N, (n as u128 * n as u128 * 11 / 16).min(u64::MAX as u128) as u64, limit)?;
     let targets: Vec<(u64, u64)> = support(n, options.hooks)?.iter().map(|g| (n, g)).collect();
     let plan = Plan::new(&targets, limit, options.hooks)?;
     let estimate = plan.bytes() + 8 * words(n as usize) * (3 * plan.widest_layer() as u64 + targets.len() as u64);
-    budget::check(Param::N, estimate, limit)?;
+    budget::check_memory(Param::N, estimate, limit)?;
     Ok((targets, plan))
 }
 

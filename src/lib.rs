@@ -39,7 +39,7 @@ mod plan;
 mod report;
 mod rng;
 
-pub use budget::available_memory;
+pub use budget::{available_memory, check_memory};
 pub use checkpoint::Checkpoint;
 pub use dist::{distribution_mod, distribution_with};
 pub use engines::Engine;

@@ -51,7 +51,7 @@ impl<'a> Counts<'a> {
         let widest = (2..=plan.top()).map(layer_bytes).max().unwrap_or(0);
         let blocks = (plan.top().saturating_sub(1)).div_ceil(block) as u64;
         let estimate = plan.bytes() + widest * (2 * blocks + CACHED_BLOCKS as u64 * block as u64 + 3);
-        budget::check(Param::N, estimate, memory_limit)?;
+        budget::check_memory(Param::N, estimate, memory_limit)?;
         let mut checkpoints: Vec<[Layer; 2]> = vec![Default::default()];
         let mut pending: Option<Layer> = None;
         if plan.top() >= 2 {

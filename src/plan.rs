@@ -224,13 +224,13 @@ impl Plan {
         // each are a floor under the plan's size.
         let per_layer = 4 + std::mem::size_of::<LayerSet>() as u64;
         let floor = (top + 1) * (per_layer + 8);
-        budget::check(Param::N, floor, memory_limit)?;
+        budget::check_memory(Param::N, floor, memory_limit)?;
         let edge = crate::game::edge_values(top)?;
         // Every g a layer needs differs from the nearest target's g in bits below the smallest power
         // of two above every edge value, so a window is about that wide: that many bits a layer.
         let window = (edge.iter().copied().max().unwrap_or(0) as u64 + 1).next_power_of_two().max(64);
         let estimate = (top + 1).saturating_mul(per_layer + window / 8);
-        budget::check(Param::N, estimate, memory_limit)?;
+        budget::check_memory(Param::N, estimate, memory_limit)?;
         let n = top as usize;
         let mut by_layer = targets.to_vec();
         by_layer.sort_unstable();
@@ -257,11 +257,11 @@ impl Plan {
             let window_bytes = (hi - lo + 1).saturating_mul(8);
             if used.saturating_add(window_bytes) > memory_limit {
                 let estimate = used.saturating_add(window_bytes.saturating_mul(i as u64 - 1));
-                budget::check(Param::N, estimate, memory_limit)?;
+                budget::check_memory(Param::N, estimate, memory_limit)?;
             }
             let set = LayerSet::image(&sources, Step::Back, &own);
             used += set.bytes();
-            budget::check(Param::N, used + set.bytes() * (i as u64 - 2), memory_limit)?;
+            budget::check_memory(Param::N, used + set.bytes() * (i as u64 - 2), memory_limit)?;
             layers[i] = set;
         }
         let lens = layers.iter().map(|l| l.len() as u32).collect();

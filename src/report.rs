@@ -324,14 +324,14 @@ pub fn count_mod_report(n: u64, g: u64, options: &Options) -> Result<ModReport> 
     // Without a plan where the dense arrays are small (g below about 2^20), else over the plan.
     if let Some(bytes) = modular::unplanned_bytes(&targets, moduli.len())? {
         let estimate = PROCESS_BYTES + bytes;
-        budget::check(Param::N, estimate, limit)?;
+        budget::check_memory(Param::N, estimate, limit)?;
         if let Some(mut residues) = modular::count_mod_unplanned(&targets, &moduli, options.hooks)? {
             return Ok(report(residues.remove(0), estimate));
         }
     }
     let plan = Plan::new(&targets, limit, options.hooks)?;
     let estimate = PROCESS_BYTES + plan.bytes() + modular::memory_bytes(&plan, moduli.len(), targets.len());
-    budget::check(Param::N, estimate, limit)?;
+    budget::check_memory(Param::N, estimate, limit)?;
     let residues = modular::count_mod_with_plan(&plan, &targets, &moduli, options.hooks)?.remove(0);
     Ok(report(residues, estimate))
 }
@@ -360,7 +360,7 @@ fn planned(targets: &[(u64, u64)], options: &Options, moduli: usize) -> Result<(
     let plan = Plan::new(targets, limit, options.hooks)?;
     let top = targets.iter().map(|t| t.0).max().unwrap_or(0);
     let estimate = estimate_bytes(&plan, top, moduli, targets.len(), options.double_check);
-    budget::check(Param::N, estimate, limit)?;
+    budget::check_memory(Param::N, estimate, limit)?;
     Ok((plan, estimate))
 }
 

@@ -35,10 +35,7 @@ pub(super) fn table(args: TableArgs) -> anyhow::Result<ExitCode> {
     let table_flags = |param| if param == Param::N { "TO" } else { flag(param) };
     let mut session =
         Session::new(args.run.output.output.as_deref(), args.run.threads, !args.json)?.naming(table_flags);
-    if rows.saturating_mul(64) > limit {
-        let refused = fibtree::Error::OutOfMemory { param: Param::N, estimate: rows.saturating_mul(64), limit };
-        return Err(session.error(refused));
-    }
+    fibtree::check_memory(Param::N, rows.saturating_mul(64), limit).map_err(|e| session.error(e))?;
     let targets: Vec<(u64, u64)> = (args.from..=args.to).map(|k| (k, 0)).collect();
     let (json, engine) = (args.json, args.run.engine.into());
     let all_ok = session.compute(|hooks, out| {
