@@ -78,7 +78,7 @@ impl Drop for AtomicFile {
 ///
 /// # Errors
 /// As [`AtomicFile::create`] and [`AtomicFile::commit`].
-pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let mut file = AtomicFile::create(path)?;
     file.write_all(bytes)?;
     file.commit()

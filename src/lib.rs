@@ -45,7 +45,7 @@ pub use dist::{distribution_mod, distribution_with};
 pub use engines::Engine;
 pub use engines::modular::MODULUS_LIMIT;
 pub use error::{Error, Param, Result, human_bytes};
-pub use files::{AtomicFile, write_atomically};
+pub use files::AtomicFile;
 pub use game::{MAX_N, grundy, tree_size};
 pub use hooks::{Hooks, NoticeFn, ProgressFn};
 pub use numbers::{NotWhole, decimal_digits, parse_modulus, parse_number, parse_whole};

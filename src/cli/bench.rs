@@ -84,7 +84,7 @@ fn sorted<T: Ord>(mut v: Vec<T>) -> Vec<T> {
 pub(super) fn bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
     // the trees are `--n`, one per measured f(n)
     let bench_flags = |param| if param == Param::N { "--n" } else { flag(param) };
-    let session = Session::new(args.output.output.as_deref(), None, false)?.naming(bench_flags);
+    let mut session = Session::new(args.output.output.as_deref(), None, false)?.naming(bench_flags);
     let machine = Machine::detect();
     let ns = sorted(if args.n.is_empty() { DEFAULT_N.to_vec() } else { args.n.clone() });
     let threads = sorted(if args.threads.is_empty() {
@@ -93,7 +93,8 @@ pub(super) fn bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
         args.threads.clone()
     });
     let limit = args.max_memory.unwrap_or_else(fibtree::available_memory);
-    let hooks = session.hooks();
+    let cancel = session.cancel_flag();
+    let hooks = fibtree::Hooks::default().cancel_on(&cancel);
     let say = |line: String| {
         if !args.quiet {
             eprintln!("{line}");
@@ -135,7 +136,6 @@ pub(super) fn bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
         }));
     }
     let bench = Bench { machine: MachineOut { cores: machine.cores, cpu: machine.cpu }, results, plans };
-    let mut session = session;
     session.emit(&bench, Form::of(args.json, false))?;
     Ok(ExitCode::SUCCESS)
 }

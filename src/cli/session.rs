@@ -97,12 +97,8 @@ impl Session {
         self.start.elapsed().as_secs_f64()
     }
 
-    /// The hooks of work done outside [`Session::compute`]: the signals' cancel flag, no progress.
-    pub(super) fn hooks(&self) -> Hooks<'_> {
-        Hooks::default().cancel_on(&self.signals.cancel)
-    }
-
-    /// The signals' cancel flag, for hooks that must not borrow the session.
+    /// The signals' cancel flag, for the hooks of work done outside [`Session::compute`] (shared,
+    /// so that those hooks do not borrow the session).
     pub(super) fn cancel_flag(&self) -> Arc<AtomicBool> {
         self.signals.cancel.clone()
     }
