@@ -1,14 +1,78 @@
-//! Files that are whole or absent: written under a temporary name in the same folder, synced, and
-//! renamed over the final name only when complete, so that an interrupted run (even `kill -9`)
+//! Files that are whole or absent ([`AtomicFile`], also at the crate's root): written under a temporary name in the target's folder, synced,
+//! and renamed over the final name only when complete, so that an interrupted run (even `kill -9`)
 //! leaves the previous file or the new one, never a torn one.
+//!
+//! A path that is a symbolic link is followed: the link's target is replaced and the link stays.
+//! An existing file keeps its permissions (and, where the process may set it, its owner).
 
-use std::fs::File;
+use std::fs::{File, OpenOptions};
 use std::io::{BufWriter, Write};
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
-/// A file written under a temporary name (`.NAME.PID.tmp` beside it) and renamed into place by
-/// [`AtomicFile::commit`]; dropped uncommitted, it removes its temporary file. Checkpoints and the
-/// command line's output files are both written through it.
+use crate::rng::{SplitMix64, clock_seed};
+
+/// The most symbolic links followed from one path (as the kernel's own limit, `ELOOP`).
+const MAX_LINKS: usize = 40;
+
+/// `path` with its symbolic links followed to the file they name (which need not exist): the
+/// path a replacement must be renamed onto.
+///
+/// # Errors
+/// A link that cannot be read, or a loop of links.
+pub fn resolve_links(path: &Path) -> std::io::Result<PathBuf> {
+    let mut path = path.to_path_buf();
+    for _ in 0..MAX_LINKS {
+        match std::fs::symlink_metadata(&path) {
+            Ok(m) if m.file_type().is_symlink() => {
+                let target = std::fs::read_link(&path)?;
+                path = match path.parent() {
+                    Some(folder) if target.is_relative() => folder.join(target),
+                    _ => target,
+                };
+            }
+            _ => return Ok(path),
+        }
+    }
+    Err(std::io::Error::other(format!("too many levels of symbolic links at '{}'", path.display())))
+}
+
+/// The folder a file at `path` lives in (`.` for a bare name).
+pub fn folder_of(path: &Path) -> &Path {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    }
+}
+
+/// Creates a new file with a random name `.NAME.RANDOM.tmp` beside `path`, never an existing one.
+fn create_temporary(path: &Path) -> std::io::Result<(PathBuf, File)> {
+    let name = path.file_name().map_or_else(|| "output".into(), |n| n.to_string_lossy().into_owned());
+    let mut rng = SplitMix64(clock_seed() ^ (u64::from(std::process::id()) << 32));
+    loop {
+        let temp = path.with_file_name(format!(".{name}.{:016x}.tmp", rng.next_u64()));
+        match OpenOptions::new().write(true).create_new(true).open(&temp) {
+            Ok(file) => return Ok((temp, file)),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// Checks that a file could be created in `path`'s folder, by creating and removing a temporary
+/// file there: what [`AtomicFile::create`] will do later, tried at once.
+///
+/// # Errors
+/// Whatever creating the file gives (a missing or read-only folder, for example).
+pub fn probe_folder(path: &Path) -> std::io::Result<()> {
+    let (temp, file) = create_temporary(&resolve_links(path)?)?;
+    drop(file);
+    std::fs::remove_file(temp)
+}
+
+/// A file written under a temporary name (`.NAME.RANDOM.tmp` in the folder of the file a path's
+/// links lead to) and renamed into place by [`AtomicFile::commit`]; dropped uncommitted, it removes
+/// its temporary file. Checkpoints and the command line's output files are both written through it.
 #[derive(Debug)]
 pub struct AtomicFile {
     temp: PathBuf,
@@ -17,18 +81,28 @@ pub struct AtomicFile {
 }
 
 impl AtomicFile {
-    /// Creates the temporary file for `path`, in the same folder (so that the rename is atomic).
+    /// Creates the temporary file for `path` (its links followed), in the same folder as the file
+    /// it replaces, so that the rename is atomic; an existing file's permissions (and owner, where
+    /// allowed) are given to it.
     ///
     /// # Errors
     /// Whatever creating the temporary file gives (a missing or read-only folder, for example).
     pub fn create(path: &Path) -> std::io::Result<AtomicFile> {
-        let name = path.file_name().map_or_else(|| "output".into(), |n| n.to_string_lossy().into_owned());
-        let temp = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
-        let file = File::create(&temp)?;
-        Ok(AtomicFile { temp, path: path.to_path_buf(), file: Some(BufWriter::new(file)) })
+        let path = resolve_links(path)?;
+        let (temp, file) = create_temporary(&path)?;
+        if let Some(old) = std::fs::metadata(&path).ok().filter(|m| m.is_file()) {
+            // the same owner first (only possible for a privileged process), then the mode, which
+            // a change of owner may clear
+            let _ = std::os::unix::fs::fchown(&file, Some(old.uid()), Some(old.gid()));
+            if let Err(e) = file.set_permissions(std::fs::Permissions::from_mode(old.mode() & 0o7777)) {
+                let _ = std::fs::remove_file(&temp);
+                return Err(e);
+            }
+        }
+        Ok(AtomicFile { temp, path, file: Some(BufWriter::new(file)) })
     }
 
-    /// The final path.
+    /// The file that the commit replaces (the path given, its links followed).
     pub fn path(&self) -> &Path {
         &self.path
     }
@@ -44,10 +118,7 @@ impl AtomicFile {
             let file = file.into_inner().map_err(|e| e.into_error())?;
             file.sync_all()?;
             std::fs::rename(&self.temp, &self.path)?;
-            if let Some(folder) = self.path.parent().filter(|p| !p.as_os_str().is_empty()) {
-                File::open(folder)?.sync_all()?;
-            }
-            Ok(())
+            File::open(folder_of(&self.path))?.sync_all()
         })();
         if result.is_err() {
             let _ = std::fs::remove_file(&self.temp);
@@ -88,10 +159,17 @@ pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()>
 mod tests {
     use super::*;
 
+    /// A fresh folder for one test.
+    fn folder(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("fibtree-files-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
     #[test]
     fn a_file_appears_whole_or_not_at_all() {
-        let dir = std::env::temp_dir().join(format!("fibtree-files-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = folder("whole");
         let path = dir.join("out.txt");
         std::fs::write(&path, "old").unwrap();
         {
@@ -103,6 +181,44 @@ mod tests {
         write_atomically(&path, b"new").unwrap();
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "new");
         assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1, "no temporary file left");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_link_is_followed_and_a_mode_kept() {
+        let dir = folder("link");
+        let target = dir.join("sub").join("target.txt");
+        std::fs::create_dir(dir.join("sub")).unwrap();
+        std::fs::write(&target, "old").unwrap();
+        std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o600)).unwrap();
+        let link = dir.join("link.txt");
+        std::os::unix::fs::symlink("sub/target.txt", &link).unwrap();
+        write_atomically(&link, b"new").unwrap();
+        assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink(), "the link stays a link");
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "new");
+        assert_eq!(std::fs::metadata(&target).unwrap().mode() & 0o777, 0o600);
+        // a dangling link: its target is created
+        let dangling = dir.join("dangling.txt");
+        std::os::unix::fs::symlink("sub/new.txt", &dangling).unwrap();
+        write_atomically(&dangling, b"made").unwrap();
+        assert_eq!(std::fs::read_to_string(dir.join("sub/new.txt")).unwrap(), "made");
+        // a loop of links is an error, not a hang
+        std::os::unix::fs::symlink("loop2", dir.join("loop1")).unwrap();
+        std::os::unix::fs::symlink("loop1", dir.join("loop2")).unwrap();
+        assert!(write_atomically(&dir.join("loop1"), b"x").is_err());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn temporary_names_differ_and_a_probe_leaves_nothing() {
+        let dir = folder("probe");
+        let path = dir.join("out.txt");
+        let (a, b) = (AtomicFile::create(&path).unwrap(), AtomicFile::create(&path).unwrap());
+        assert_ne!(a.temp, b.temp);
+        drop((a, b));
+        probe_folder(&path).unwrap();
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
+        assert!(probe_folder(&dir.join("missing").join("out.txt")).is_err());
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -11,10 +11,11 @@
 //! assert_eq!(fibtree::count_mod(10_000, 0, 998_244_353).unwrap(), 163_314_502);
 //! ```
 //!
-//! The counting API is at the root. Six modules hold the rest, each small: [`oracles`] (the
+//! The counting API is at the root. Seven modules hold the rest, each small: [`oracles`] (the
 //! brute-force counts that check the engines), [`ladder`] (the verification ladder of `fibtree
 //! self-test`), [`claims`] (checking another program's residues), [`moves`] (naming the moves
-//! themselves), [`draw`] (pictures of small trees) and [`mod@bench`] (timing the exact engine).
+//! themselves), [`draw`] (pictures of small trees), [`mod@bench`] (timing the exact engine) and
+//! [`files`] (files written whole or not at all).
 
 #![warn(missing_docs)]
 #![deny(unsafe_code)]
@@ -28,7 +29,7 @@ mod dist;
 pub mod draw;
 mod engines;
 mod error;
-mod files;
+pub mod files;
 mod game;
 mod hooks;
 pub mod ladder;
