@@ -7,13 +7,20 @@
 //! pending carries); and a 64-bit FNV-1a checksum of everything before it. It is written through an
 //! [`crate::AtomicFile`], so a kill at any moment leaves the previous checkpoint or the new one, never
 //! a torn one.
+//!
+//! A run holds its checkpoint ([`hold`]): the path is checked before any work (a regular file or
+//! none, in a folder where files can be made), and a lock file `.NAME.lock` beside it, locked for
+//! the run's life and holding its process id, keeps a second run off the same file.
 
-use std::path::PathBuf;
+use std::fs::{File, OpenOptions, TryLockError};
+use std::io::{Read, Seek, Write};
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use crate::engines::blocked::{Chunk, NonZeroSet, State};
 use crate::error::{Error, Param, Result};
-use crate::files::write_atomically;
+use crate::files::{folder_of, resolve_links, write_atomically};
 use crate::hooks::Hooks;
 use crate::plan::LayerSet;
 
@@ -163,7 +170,7 @@ pub(crate) fn load(spec: &Checkpoint, (n, g): (u64, u64), moduli: &[u64], hooks:
     let shown = spec.path.display();
     match std::fs::read(&spec.path) {
         Ok(_) if spec.fresh => {
-            std::fs::remove_file(&spec.path).map_err(Error::Io)?;
+            std::fs::remove_file(&spec.path).map_err(|e| in_file(&spec.path, "discarding", e))?;
             hooks.notice(&format!("discarded the checkpoint {shown}; starting over"));
             Ok(None)
         }
@@ -214,7 +221,8 @@ impl<'a> Saver<'a> {
         if !stopping && self.last_save.elapsed() < self.spec.every {
             return Ok(());
         }
-        write_atomically(&self.spec.path, &encode(self.target, self.moduli, self.residues, state))?;
+        let bytes = encode(self.target, self.moduli, self.residues, state);
+        write_atomically(&self.spec.path, &bytes).map_err(|e| in_file(&self.spec.path, "saving", e))?;
         self.last_save = Instant::now();
         if stopping {
             let (path, n) = (self.spec.path.display(), self.target.0);
@@ -224,17 +232,96 @@ impl<'a> Saver<'a> {
     }
 }
 
-/// Removes the checkpoint of a completed run, unless `spec.keep`.
-///
-/// # Errors
-/// [`Error::Io`] when it exists and cannot be removed.
-pub(crate) fn finish(spec: &Checkpoint) -> Result<()> {
+/// Removes the checkpoint of a completed run, unless `spec.keep`. A file that cannot be removed
+/// does not lose the result: `hooks` is told, and the run goes on to its report.
+pub(crate) fn finish(spec: &Checkpoint, hooks: Hooks) {
     if spec.keep {
-        return Ok(());
+        return;
     }
     match std::fs::remove_file(&spec.path) {
-        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(Error::Io(e)),
-        _ => Ok(()),
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => hooks.notice(&format!(
+            "warning: the run is complete, but its checkpoint {} could not be removed: {e}",
+            spec.path.display()
+        )),
+        _ => {}
+    }
+}
+
+/// An I/O error on the checkpoint `path`, saying what was being done and naming the file.
+fn in_file(path: &Path, doing: &str, e: std::io::Error) -> Error {
+    Error::Io(std::io::Error::new(e.kind(), format!("{doing} the checkpoint {}: {e}", path.display())))
+}
+
+/// A run's hold on its checkpoint: the lock file beside it, locked and holding the process id
+/// while the run lives, removed when the hold is dropped.
+#[derive(Debug)]
+pub(crate) struct Hold {
+    lock: PathBuf,
+    _file: File,
+}
+
+impl Drop for Hold {
+    fn drop(&mut self) {
+        // removed while still locked, so that no other run takes a lock on a file about to go
+        let _ = std::fs::remove_file(&self.lock);
+    }
+}
+
+/// Checks `spec.path` before a run and takes the run's hold on it: the path must be a regular file
+/// or none, in an existing folder where files can be made, and no other run may hold it.
+///
+/// Cost: a few system calls.
+///
+/// # Errors
+/// [`Error::InvalidArgument`] naming [`Param::Checkpoint`] for a path that is not a regular file, a
+/// missing or read-only folder, or a checkpoint another run holds (with that run's process id).
+pub(crate) fn hold(spec: &Checkpoint) -> Result<Hold> {
+    let shown = spec.path.display();
+    let refuse = |what: String| Error::invalid(Param::Checkpoint, what);
+    let path = resolve_links(&spec.path).map_err(|e| refuse(format!("'{shown}': {e}")))?;
+    match std::fs::metadata(&path) {
+        Ok(m) if !m.is_file() => {
+            return Err(refuse(format!("'{shown}' is not a regular file; expected a checkpoint file or a new name")));
+        }
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            return Err(refuse(format!("cannot read '{shown}': {e}")));
+        }
+        _ => {}
+    }
+    let folder = folder_of(&path);
+    if !folder.is_dir() {
+        return Err(refuse(format!("the folder '{}' does not exist", folder.display())));
+    }
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let lock = path.with_file_name(format!(".{name}.lock"));
+    let cannot =
+        |e: std::io::Error| refuse(format!("cannot make its lock file in the folder '{}': {e}", folder.display()));
+    loop {
+        let mut file =
+            OpenOptions::new().read(true).write(true).create(true).truncate(false).open(&lock).map_err(cannot)?;
+        match file.try_lock() {
+            Ok(()) => {}
+            Err(TryLockError::WouldBlock) => {
+                let mut holder = String::new();
+                let _ = file.read_to_string(&mut holder);
+                let holder = holder.trim().parse::<u32>().map_or(String::new(), |pid| format!(" (process {pid})"));
+                return Err(refuse(format!(
+                    "'{shown}' is in use by another fibtree run{holder}; wait for it to end, or stop it"
+                )));
+            }
+            Err(TryLockError::Error(e)) => return Err(cannot(e)),
+        }
+        // the lock file may have been removed by the run that held it between our open and our
+        // lock: then the lock is on a file no other run sees, and we start again
+        let same = |m: std::fs::Metadata| file.metadata().is_ok_and(|f| (f.dev(), f.ino()) == (m.dev(), m.ino()));
+        if !std::fs::metadata(&lock).is_ok_and(same) {
+            continue;
+        }
+        file.set_len(0)
+            .and_then(|()| file.rewind())
+            .and_then(|()| writeln!(file, "{}", std::process::id()))
+            .map_err(cannot)?;
+        return Ok(Hold { lock, _file: file });
     }
 }
 

@@ -79,8 +79,8 @@ pub enum Error {
     /// Two runs of the same exact computation gave different values: a bug, reported loudly.
     #[error("RUNS DISAGREE: {0}")]
     RunsDisagree(String),
-    /// Writing results (or a checkpoint) failed.
-    #[error("writing the results: {0}")]
+    /// Reading or writing a file failed (the message names it).
+    #[error(transparent)]
     Io(#[from] std::io::Error),
     /// The run was stopped by its cancel flag (Ctrl-C or a termination signal).
     #[error("interrupted")]

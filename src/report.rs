@@ -163,6 +163,8 @@ pub struct Counting<'a> {
     independent: Option<Vec<Vec<u64>>>,
     /// The blocked engine's state, read from the checkpoint.
     resume: Option<blocked::State>,
+    /// The run's hold on its checkpoint, for the run's life.
+    _hold: Option<checkpoint::Hold>,
 }
 
 impl<'a> Counting<'a> {
@@ -185,12 +187,27 @@ impl<'a> Counting<'a> {
             if options.engine != Engine::Blocked {
                 return Err(Error::invalid(Param::Checkpoint, "checkpoints work with the blocked engine only"));
             }
+            let hold = checkpoint::hold(spec)?;
             if let Some(saved) = checkpoint::load(spec, target, &moduli, options.hooks)? {
                 let (plan, estimate) = planned(targets, options, moduli.len())?;
                 let (independent, resume) = (Some(vec![saved.residues]), Some(saved.state));
-                return Ok(Counting { targets, options, moduli, plan, estimate, independent, resume });
+                let _hold = Some(hold);
+                return Ok(Counting { targets, options, moduli, plan, estimate, independent, resume, _hold });
             }
+            return Counting::planned(targets, options, moduli, limit, Some(hold));
         }
+        Counting::planned(targets, options, moduli, limit, None)
+    }
+
+    /// A run with no state to resume: the plan, with the modular engine running meanwhile where it
+    /// fits.
+    fn planned(
+        targets: &'a [(u64, u64)],
+        options: &'a Options<'a>,
+        moduli: Vec<u64>,
+        limit: u64,
+        _hold: Option<checkpoint::Hold>,
+    ) -> Result<Counting<'a>> {
         let early = modular::unplanned_bytes(targets, moduli.len())?.is_some_and(|b| PROCESS_BYTES + b <= limit);
         // the plan stops the modular engine when it fails
         let failed = AtomicBool::new(false);
@@ -202,7 +219,7 @@ impl<'a> Counting<'a> {
             },
         );
         let (plan, estimate) = planned?;
-        Ok(Counting { targets, options, moduli, plan, estimate, independent: independent?, resume: None })
+        Ok(Counting { targets, options, moduli, plan, estimate, independent: independent?, resume: None, _hold })
     }
 
     /// The estimated peak memory of the run, in bytes.
@@ -218,7 +235,7 @@ impl<'a> Counting<'a> {
     /// [`Error::Interrupted`] when cancelled, [`Error::Io`] when a checkpoint cannot be saved, and
     /// whatever `sink` returns.
     pub fn for_each(self, mut sink: impl FnMut(usize, Report) -> Result<()> + Send) -> Result<()> {
-        let Counting { targets, options, moduli, plan, estimate, independent, resume } = self;
+        let Counting { targets, options, moduli, plan, estimate, independent, resume, _hold } = self;
         let (moduli, plan, hooks) = (&moduli, &plan, options.hooks);
         let report = |t: usize, words: &[u64], independent: &[u64]| {
             assemble(targets[t], words, moduli, independent, options, estimate)
@@ -239,7 +256,7 @@ impl<'a> Counting<'a> {
             let tuning = blocked::Tuning::for_width(plan.widest_layer());
             let mut save = |state: &blocked::State, stopping| saver.at_boundary(state, stopping);
             blocked::run_resumable(plan, targets, hooks, tuning, resume, Some(&mut save), |_, w| words = w.to_vec())?;
-            checkpoint::finish(spec)?;
+            checkpoint::finish(spec, hooks);
             let reports = vec![report(0, &words, &independent[0])];
             return self_checked(reports, targets, options)?.into_iter().try_for_each(|r| sink(0, r));
         }

@@ -70,3 +70,37 @@ fn a_state_past_a_target_is_refused() {
     });
     assert!(matches!(resumed, Err(Error::InvalidArgument { param: Param::Checkpoint, .. })), "{resumed:?}");
 }
+
+#[test]
+fn a_checkpoint_that_cannot_be_removed_is_a_warning_not_an_error() {
+    let dir = std::env::temp_dir().join(format!("fibtree-ckpt-finish-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    // a non-empty folder where the checkpoint was: removing it fails
+    std::fs::create_dir_all(dir.join("run.ckpt").join("inside")).unwrap();
+    let spec = Checkpoint { path: dir.join("run.ckpt"), every: Duration::from_secs(1), fresh: false, keep: false };
+    let said = std::sync::Mutex::new(Vec::new());
+    let notice = |line: &str| said.lock().unwrap().push(line.to_string());
+    finish(&spec, Hooks::default().notices_to(&notice));
+    let said = said.into_inner().unwrap();
+    assert_eq!(said.len(), 1, "{said:?}");
+    assert!(said[0].starts_with("warning:") && said[0].contains("run.ckpt"), "{said:?}");
+    // and a checkpoint path that is a folder is refused before a run
+    let refused = hold(&spec).unwrap_err().to_string();
+    assert!(refused.contains("not a regular file"), "{refused}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_hold_is_exclusive_and_released_when_dropped() {
+    let dir = std::env::temp_dir().join(format!("fibtree-ckpt-hold-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let spec = Checkpoint { path: dir.join("run.ckpt"), every: Duration::from_secs(1), fresh: false, keep: false };
+    let first = hold(&spec).unwrap();
+    let refused = hold(&spec).unwrap_err().to_string();
+    assert!(refused.contains(&format!("process {}", std::process::id())), "{refused}");
+    drop(first);
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0, "the lock file goes with the hold");
+    drop(hold(&spec).unwrap());
+    std::fs::remove_dir_all(&dir).unwrap();
+}

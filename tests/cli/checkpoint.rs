@@ -1,6 +1,7 @@
 //! Checkpoints: a run killed with SIGKILL at several moments resumes to the same answer; SIGINT
-//! saves one and exits 130 with no stray file. (A damaged, truncated or foreign checkpoint is
-//! refused: see `validation.rs`.)
+//! saves one and exits 130 with no stray file; a second run on the same checkpoint is refused at
+//! once. (A damaged, truncated or foreign checkpoint, or a path that cannot be one, is refused: see
+//! `validation.rs`.)
 
 use std::path::Path;
 use std::process::Child;
@@ -100,4 +101,28 @@ fn sigint_saves_a_checkpoint_and_exits_130_then_the_run_resumes() {
     assert!(err.contains("resuming from the checkpoint"), "{err}");
     assert_eq!(out, uninterrupted());
     assert!(!ckpt.exists(), "the checkpoint is removed at the end");
+}
+
+#[test]
+fn a_second_run_on_the_same_checkpoint_is_refused_naming_the_first() {
+    let dir = TempDir::new("locked");
+    let ckpt = dir.path().join("run.ckpt");
+    let mut first = start(&ckpt);
+    // the first run holds the checkpoint from its start: its lock file says so
+    let lock = dir.path().join(".run.ckpt.lock");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !std::fs::read_to_string(&lock).is_ok_and(|s| s.ends_with('\n')) {
+        assert!(Instant::now() < deadline, "no lock file within 30 s: {:?}", dir.names());
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let args = checkpointed(&ckpt);
+    let output = fibtree(&args);
+    let _ = first.kill();
+    let _ = first.wait();
+    let err = check_usage_error(&args, &output, "--checkpoint");
+    assert!(err.contains(&format!("process {}", first.id())), "names the other run: {err}");
+    // the lock of a killed run is taken over, and removed when the run completes
+    let output = fibtree(&["count", "100", "-q", "--checkpoint", ckpt.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(dir.names().iter().all(|n| n.ends_with(".ckpt")), "left {:?}", dir.names());
 }
