@@ -17,14 +17,11 @@ fn main() -> ExitCode {
             .or_else(|| info.payload().downcast_ref::<String>().cloned())
             .unwrap_or_else(|| "unknown cause".into());
         let place = info.location().map_or(String::new(), |l| format!(" at {}:{}", l.file(), l.line()));
-        eprintln!("error: internal error (a bug): {}{place}; {REPORT}", message.replace('\n', " "));
+        cli::say(&format!("error: internal error (a bug): {message}{place}; {REPORT}"));
     }));
     match std::panic::catch_unwind(|| cli::run(std::env::args_os())) {
         Ok(Ok(code)) => code,
-        Ok(Err(err)) => {
-            eprintln!("error: {err:#}");
-            ExitCode::from(cli::exit_status(&err))
-        }
+        Ok(Err(err)) => cli::fail(&err),
         Err(_) => ExitCode::from(101),
     }
 }

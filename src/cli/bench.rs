@@ -97,7 +97,7 @@ pub(super) fn bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
     let hooks = fibtree::Hooks::default().cancel_on(&cancel);
     let say = |line: String| {
         if !args.quiet {
-            eprintln!("{line}");
+            super::say(&line);
         }
     };
     let mut plans = Vec::new();

@@ -9,6 +9,8 @@ use fibtree::{Checkpoint, Counting, LAST18, ModReport, Options, P998244353, Repo
 use serde::Serialize;
 
 use super::args::CountArgs;
+use super::output::distinct;
+use super::say;
 use super::session::{Form, Outcome, Session};
 
 /// `count`'s result (fields in alphabetical order, as the JSON lists them).
@@ -104,10 +106,10 @@ fn title(n: u64, g: u64) -> String {
 /// Prints the loud message for each projection of `report` that disagrees; true when all agree.
 pub(super) fn all_agree(report: &Report) -> bool {
     for p in report.projections.iter().filter(|p| !p.agrees()) {
-        eprintln!(
+        say(&format!(
             "error: CROSS-CHECK FAILED for c({}, {}) mod {}: the exact value gives {}, the modular engine gives {}",
             report.n, report.g, p.modulus, p.residue, p.independent
-        );
+        ));
     }
     report.ok()
 }
@@ -115,7 +117,7 @@ pub(super) fn all_agree(report: &Report) -> bool {
 /// `count --verbose`: the run's memory estimate on stderr.
 fn say_estimate(verbose: bool, estimate: u64, limit: u64) {
     if verbose {
-        eprintln!("memory estimate {} (limit {})", human_bytes(estimate), human_bytes(limit));
+        say(&format!("memory estimate {} (limit {})", human_bytes(estimate), human_bytes(limit)));
     }
 }
 
@@ -125,7 +127,9 @@ pub(super) fn count(args: CountArgs) -> anyhow::Result<ExitCode> {
         return count_mod_only(args);
     }
     let form = Form::of(args.json, args.quiet);
-    let mut session = Session::new(args.run.output.output.as_deref(), args.run.threads, form == Form::Human)?;
+    let output = args.run.output.output.as_deref();
+    distinct(&[("--checkpoint", args.checkpoint.as_deref()), ("--output", output)])?;
+    let mut session = Session::new(output, args.run.threads, form == Form::Human)?;
     let limit = args.run.memory_limit();
     let checkpoint = args.checkpoint.as_ref().map(|path| Checkpoint {
         path: path.clone(),
@@ -157,7 +161,7 @@ pub(super) fn count(args: CountArgs) -> anyhow::Result<ExitCode> {
     let counted = Counted::new(&report, session.threads(), session.seconds());
     session.emit(&counted, form)?;
     if report.double_check == Some(false) {
-        eprintln!("error: DOUBLE CHECK FAILED for c({}, {}): the two exact engines disagree", args.n, args.g);
+        say(&format!("error: DOUBLE CHECK FAILED for c({}, {}): the two exact engines disagree", args.n, args.g));
         return Ok(ExitCode::from(1));
     }
     Ok(if all_agree(&report) { ExitCode::SUCCESS } else { ExitCode::from(1) })

@@ -9,8 +9,9 @@ use num_bigint::BigUint;
 use serde::Serialize;
 
 use super::args::DistArgs;
-use super::output::Output;
+use super::output::{Output, distinct};
 use super::plot::dist_svg;
+use super::say;
 use super::session::{Form, Outcome, Session};
 
 /// The distribution (fields in alphabetical order, as the JSON lists them).
@@ -39,7 +40,8 @@ impl Outcome for Distribution {
 }
 
 pub(super) fn dist(args: DistArgs) -> anyhow::Result<ExitCode> {
-    // the plot's file is opened (under a temporary name) before any work, so that a bad path fails at once
+    // the plot's file is checked before any work, so that a bad path fails at once
+    distinct(&[("--output", args.run.output.output.as_deref()), ("--svg", args.svg.as_deref())])?;
     let svg = args.svg.as_deref().map(|path| Output::open(Some(path), "--svg")).transpose()?;
     let mut session = Session::new(args.run.output.output.as_deref(), args.run.threads, !args.json)?;
     let n = args.n;
@@ -82,11 +84,11 @@ pub(super) fn dist(args: DistArgs) -> anyhow::Result<ExitCode> {
     };
     if sum_ok {
         if !args.json {
-            eprintln!("{} g with c({n}, g) > 0; {what}: OK", entries.len());
+            say(&format!("{} g with c({n}, g) > 0; {what}: OK", entries.len()));
         }
         Ok(ExitCode::SUCCESS)
     } else {
-        eprintln!("error: SUM CHECK FAILED: {what}");
+        say(&format!("error: SUM CHECK FAILED: {what}"));
         Ok(ExitCode::from(1))
     }
 }

@@ -10,6 +10,7 @@ mod bench;
 mod count;
 mod dist;
 mod draw;
+mod messages;
 mod moves;
 mod output;
 mod plot;
@@ -21,12 +22,14 @@ mod tools;
 mod verify;
 
 use std::ffi::OsString;
+use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
 use clap::{CommandFactory, Parser};
 use fibtree::{Error, Param, human_bytes};
 
 use args::{Cli, Command};
+pub use messages::say;
 use session::Stopped;
 
 /// A refusal in the command line's terms: one line naming the flag or argument at fault, exit
@@ -94,6 +97,16 @@ pub fn exit_status(err: &anyhow::Error) -> u8 {
     }
 }
 
+/// Ends the process for `err`: quietly with status 0 where standard output was a pipe closed by
+/// its reader (as `head` users expect), else with one line `error: ...` and [`exit_status`].
+pub fn fail(err: &anyhow::Error) -> ExitCode {
+    if messages::is_broken_pipe(err) {
+        return ExitCode::SUCCESS;
+    }
+    say(&format!("error: {}", messages::chain(err)));
+    ExitCode::from(exit_status(err))
+}
+
 /// clap's usage error folded into one line: its message lines without the usage and the pointer to
 /// `--help`.
 fn one_line(rendered: &str) -> String {
@@ -112,16 +125,20 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> anyhow::Result<ExitCode>
     let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
         Err(e) if !e.use_stderr() => {
-            e.print()?;
+            // --help and --version: their text on standard output
+            let mut out = std::io::stdout().lock();
+            let text = e.render();
+            let text = if out.is_terminal() { text.ansi().to_string() } else { text.to_string() };
+            out.write_all(text.as_bytes()).and_then(|()| out.flush()).map_err(output::on_stdout)?;
             return Ok(ExitCode::SUCCESS);
         }
         Err(e) if e.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
             let names: Vec<String> = Cli::command().get_subcommands().map(|c| c.get_name().to_string()).collect();
-            eprintln!("error: a command is required, one of: {} (see --help)", names.join(", "));
+            say(&format!("error: a command is required, one of: {} (see --help)", names.join(", ")));
             return Ok(ExitCode::from(2));
         }
         Err(e) => {
-            eprintln!("{}", one_line(&e.render().to_string()));
+            say(&one_line(&e.render().to_string()));
             return Ok(ExitCode::from(2));
         }
     };

@@ -98,7 +98,7 @@ pub(super) fn moves(args: MovesArgs) -> anyhow::Result<ExitCode> {
     })?;
     session.emit(&moves, Form::of(args.json, false))?;
     if args.random && !args.json {
-        eprintln!("index {} (seed {seed})", moves.moves[0].index);
+        super::say(&format!("index {} (seed {seed})", moves.moves[0].index));
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -1,79 +1,193 @@
-//! Where results go: standard output, or a file written through the library's [`AtomicFile`] (a
-//! temporary name in the same folder, renamed when complete), so that an interrupted run leaves no
-//! file and no temporary behind.
+//! Where results go: standard output (no path, or `-`); a device, FIFO or socket, written through;
+//! or a regular file, replaced whole through the library's [`AtomicFile`]. The path is checked
+//! before any work, but the temporary file is made only when the first byte of the result is
+//! ready, so that a run killed while it computes leaves nothing behind. A symbolic link is followed
+//! (its target is replaced, the link stays); an existing file keeps its permissions; a read-only
+//! file is refused. Write errors name the file, or standard output.
 
+use std::fs::{File, OpenOptions};
 use std::io::Write;
+use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::{Path, PathBuf};
 
-use anyhow::Context;
 use fibtree::AtomicFile;
+use fibtree::files::{folder_of, probe_folder, resolve_links};
 
 use super::usage;
 
-/// Results on standard output, or in a file being written.
+/// Results on standard output, or on their way to a path.
 pub(super) enum Output {
     /// Standard output.
     Stdout(std::io::Stdout),
-    /// A file being written, until it is committed.
-    File(Option<AtomicFile>),
+    /// Anything but a regular file or a folder (a device, a FIFO, a socket), written through. A FIFO
+    /// is opened at the first write (opening waits for a reader), anything else at once.
+    Through { path: PathBuf, flag: &'static str, file: Option<File> },
+    /// A regular file, new or replaced: its temporary file is made at the first write and renamed
+    /// into place by [`Output::finish`].
+    Replaced { path: PathBuf, flag: &'static str, file: Option<AtomicFile>, finished: bool },
+}
+
+/// An error writing standard output, saying so.
+pub(super) fn on_stdout(e: std::io::Error) -> std::io::Error {
+    std::io::Error::new(e.kind(), format!("writing standard output: {e}"))
+}
+
+/// An error writing the file `path` that `flag` asked for, naming both.
+fn on_file(path: &Path, flag: &str, e: std::io::Error) -> std::io::Error {
+    std::io::Error::new(e.kind(), format!("writing '{}' ({flag}): {e}", path.display()))
 }
 
 impl Output {
-    /// Standard output, or a new temporary file beside `path`; `flag` names the option that asked
-    /// for the file in an error.
+    /// Standard output for `None` or `-`; else the path, checked now: `flag` names the option
+    /// that asked for it in an error.
     ///
     /// # Errors
-    /// A usage error naming `flag` when `path` is a folder, or its folder is missing or not writable.
-    pub(super) fn open(path: Option<&Path>, flag: &str) -> anyhow::Result<Output> {
-        let Some(path) = path else {
+    /// A usage error naming `flag` when `path` is a folder or a read-only file, its folder is missing
+    /// or files cannot be made there, or a device cannot be opened for writing.
+    pub(super) fn open(path: Option<&Path>, flag: &'static str) -> anyhow::Result<Output> {
+        let Some(path) = path.filter(|p| p.as_os_str() != "-") else {
             return Ok(Output::Stdout(std::io::stdout()));
         };
-        if path.is_dir() {
-            return Err(usage(flag, format!("'{}' is a folder; expected a file name", path.display())));
+        let shown = path.display();
+        let target = resolve_links(path).map_err(|e| usage(flag, format!("'{shown}': {e}")))?;
+        match std::fs::metadata(&target) {
+            Ok(m) if m.is_dir() => Err(usage(flag, format!("'{shown}' is a folder; expected a file name"))),
+            Ok(m) if m.file_type().is_fifo() => Ok(Output::Through { path: path.into(), flag, file: None }),
+            Ok(m) if !m.is_file() => {
+                let file = OpenOptions::new()
+                    .write(true)
+                    .open(&target)
+                    .map_err(|e| usage(flag, format!("cannot open '{shown}' for writing: {e}")))?;
+                Ok(Output::Through { path: path.into(), flag, file: Some(file) })
+            }
+            Ok(m) if m.permissions().readonly() => Err(usage(
+                flag,
+                format!("'{shown}' is read-only (mode {:o}); expected a file that may be replaced", m.mode() & 0o7777),
+            )),
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                Err(usage(flag, format!("cannot read '{shown}': {e}")))
+            }
+            _ => {
+                if target.file_name().is_none() {
+                    return Err(usage(flag, format!("'{shown}' names no file; expected a file name")));
+                }
+                let folder = folder_of(&target);
+                if !folder.is_dir() {
+                    return Err(usage(flag, format!("the folder '{}' does not exist", folder.display())));
+                }
+                probe_folder(&target)
+                    .map_err(|e| usage(flag, format!("cannot write in the folder '{}': {e}", folder.display())))?;
+                Ok(Output::Replaced { path: path.into(), flag, file: None, finished: false })
+            }
         }
-        if path.file_name().is_none() {
-            return Err(usage(flag, "expected a file name"));
-        }
-        let folder = match path.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-            _ => PathBuf::from("."),
-        };
-        if !folder.is_dir() {
-            return Err(usage(flag, format!("the folder '{}' does not exist", folder.display())));
-        }
-        let file = AtomicFile::create(path)
-            .map_err(|e| usage(flag, format!("cannot write in the folder '{}': {e}", folder.display())))?;
-        Ok(Output::File(Some(file)))
     }
 
-    /// Flushes standard output, or commits the file (flushed, synced and renamed into place).
+    /// Flushes standard output or the file written through, or commits the file (flushed, synced
+    /// and renamed into place; made empty if nothing was written).
     ///
     /// # Errors
-    /// Any I/O error, with the path.
-    pub(super) fn finish(&mut self) -> anyhow::Result<()> {
+    /// Any I/O error, naming the file or standard output.
+    pub(super) fn finish(&mut self) -> std::io::Result<()> {
         match self {
-            Output::Stdout(out) => Ok(out.flush()?),
-            Output::File(file) => {
-                let Some(file) = file.take() else { return Ok(()) };
-                let path = file.path().display().to_string();
-                file.commit().with_context(|| format!("writing the output file {path}"))
+            Output::Stdout(out) => out.flush().map_err(on_stdout),
+            Output::Through { path, flag, file } => {
+                let file = match file {
+                    Some(file) => file,
+                    None => file.insert(open_through(path, flag)?),
+                };
+                file.flush().map_err(|e| on_file(path, flag, e))
+            }
+            Output::Replaced { path, flag, file, finished } => {
+                if std::mem::replace(finished, true) {
+                    return Ok(());
+                }
+                let file = match file.take() {
+                    Some(file) => file,
+                    None => AtomicFile::create(path).map_err(|e| on_file(path, flag, e))?,
+                };
+                file.commit().map_err(|e| on_file(path, flag, e))
             }
         }
     }
 }
 
+/// Opens the FIFO (or device) `path` for writing.
+fn open_through(path: &Path, flag: &str) -> std::io::Result<File> {
+    OpenOptions::new().write(true).open(path).map_err(|e| on_file(path, flag, e))
+}
+
 impl Write for Output {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
         match self {
-            Output::Stdout(out) => out.write(buf),
-            Output::File(file) => file.as_mut().expect("not written after finish").write(buf),
+            Output::Stdout(out) => out.write(buf).map_err(on_stdout),
+            Output::Through { path, flag, file } => {
+                let file = match file {
+                    Some(file) => file,
+                    None => file.insert(open_through(path, flag)?),
+                };
+                file.write(buf).map_err(|e| on_file(path, flag, e))
+            }
+            Output::Replaced { path, flag, file, finished } => {
+                assert!(!*finished, "not written after finish");
+                let file = match file {
+                    Some(file) => file,
+                    None => file.insert(AtomicFile::create(path).map_err(|e| on_file(path, flag, e))?),
+                };
+                file.write(buf).map_err(|e| on_file(path, flag, e))
+            }
         }
     }
 
     fn flush(&mut self) -> std::io::Result<()> {
         match self {
-            Output::Stdout(out) => out.flush(),
-            Output::File(file) => file.as_mut().map_or(Ok(()), |f| f.flush()),
+            Output::Stdout(out) => out.flush().map_err(on_stdout),
+            Output::Through { path, flag, file: Some(file) } => file.flush().map_err(|e| on_file(path, flag, e)),
+            Output::Replaced { path, flag, file: Some(file), .. } => file.flush().map_err(|e| on_file(path, flag, e)),
+            _ => Ok(()),
         }
     }
+}
+
+/// What makes two paths the same file: the device and inode of an existing regular file, or the
+/// real folder and name of a file yet to be made. Devices, FIFOs and standard output have none:
+/// two outputs may both go to `/dev/null`.
+#[derive(PartialEq, Eq)]
+enum Identity {
+    Existing(u64, u64),
+    New(PathBuf),
+}
+
+fn identity(path: &Path) -> Option<Identity> {
+    if path.as_os_str() == "-" {
+        return None;
+    }
+    let target = resolve_links(path).ok()?;
+    match std::fs::metadata(&target) {
+        Ok(m) if m.is_file() => Some(Identity::Existing(m.dev(), m.ino())),
+        Ok(_) => None,
+        Err(_) => {
+            let folder = std::fs::canonicalize(folder_of(&target)).ok()?;
+            Some(Identity::New(folder.join(target.file_name()?)))
+        }
+    }
+}
+
+/// Refuses a run whose files clash: `files` are the (flag, path) of its input, outputs and
+/// checkpoint, and no two may be the same file (an output over the input, or two outputs that would
+/// each replace the other's result).
+///
+/// # Errors
+/// A usage error naming the second flag of the first clash.
+pub(super) fn distinct(files: &[(&str, Option<&Path>)]) -> anyhow::Result<()> {
+    let known: Vec<(&str, &Path, Option<Identity>)> =
+        files.iter().filter_map(|&(flag, path)| path.map(|p| (flag, p, identity(p)))).collect();
+    for (i, (flag, path, id)) in known.iter().enumerate() {
+        if let Some((first, ..)) = known[..i].iter().find(|k| id.is_some() && k.2 == *id) {
+            return Err(usage(
+                flag,
+                format!("'{}' is also the file of {first}; expected another file", path.display()),
+            ));
+        }
+    }
+    Ok(())
 }

@@ -30,7 +30,7 @@ pub(super) fn self_test(seed: Option<u64>) -> anyhow::Result<ExitCode> {
     if all {
         Ok(ExitCode::SUCCESS)
     } else {
-        eprintln!("error: a rung of the ladder FAILED (seed {seed:#x})");
+        super::say(&format!("error: a rung of the ladder FAILED (seed {seed:#x})"));
         Ok(ExitCode::from(1))
     }
 }

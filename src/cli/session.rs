@@ -127,7 +127,7 @@ impl Session {
         };
         let progress = &self.progress;
         let update = |stage: &str, done: u64, total: u64| progress.update(stage, done, total);
-        let notice = |line: &str| eprintln!("{line}");
+        let notice = |line: &str| super::say(line);
         let hooks = Hooks::default().cancel_on(&self.signals.cancel).progress_to(&update).notices_to(&notice);
         let out = &mut self.out;
         let result = pool.install(|| work(hooks, out));
@@ -162,7 +162,7 @@ impl Session {
     /// # Errors
     /// Any I/O error.
     pub(super) fn finish(&mut self) -> anyhow::Result<()> {
-        self.out.finish()
+        Ok(self.out.finish()?)
     }
 }
 

@@ -69,7 +69,10 @@ pub(super) fn brute(k: u64, g: Option<u64>, output: OutputArg) -> anyhow::Result
 /// `fibtree completions SHELL`: the shell's completions, on standard output.
 pub(super) fn completions(shell: clap_complete::Shell) -> anyhow::Result<ExitCode> {
     let mut session = Session::new(None, None, false)?;
-    clap_complete::generate(shell, &mut Cli::command(), "fibtree", session.out());
+    // made whole first: the generator cannot report a write error (it panics)
+    let mut script = Vec::new();
+    clap_complete::generate(shell, &mut Cli::command(), "fibtree", &mut script);
+    session.out().write_all(&script)?;
     session.finish()?;
     Ok(ExitCode::SUCCESS)
 }

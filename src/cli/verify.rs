@@ -10,6 +10,7 @@ use fibtree::{Error, Options, Param};
 use serde::Serialize;
 
 use super::args::VerifyArgs;
+use super::output::distinct;
 use super::session::{Form, Outcome, Session};
 use super::{flag, usage};
 
@@ -170,6 +171,7 @@ impl Outcome for Verdicts {
 }
 
 fn verify_claims(path: &Path, args: &VerifyArgs) -> anyhow::Result<ExitCode> {
+    distinct(&[("--claims", Some(path)), ("--output", args.run.output.output.as_deref())])?;
     let text = if path.as_os_str() == "-" {
         let mut buf = Vec::new();
         std::io::Read::read_to_end(&mut std::io::stdin(), &mut buf)

@@ -1,8 +1,12 @@
-//! `--output FILE` / `-o FILE` (written to a hidden temporary file `.NAME.PID.tmp` in the same
-//! folder and renamed when complete) on every command, and stopping a run with SIGINT (exit 130)
-//! and SIGTERM (exit 143), which must leave neither the file nor its temporary behind.
+//! `--output FILE` / `-o FILE` (written to a hidden temporary file `.NAME.RANDOM.tmp` in the same
+//! folder, made when the result is ready and renamed when complete) on every command; outputs that
+//! are not regular files (devices, FIFOs, `-`), links, permissions and clashes between a run's
+//! files; standard output closed early or full; and stopping a run with SIGINT (exit 130), SIGTERM
+//! (exit 143) and SIGKILL, which must leave neither the file nor its temporary behind.
 
 use std::io::Read;
+use std::os::unix::fs::{FileTypeExt, PermissionsExt};
+use std::process::Stdio;
 use std::time::Duration;
 
 use crate::common::*;
@@ -104,9 +108,9 @@ fn completed_table_file_is_complete() {
 // Interrupts
 // ---------------------------------------------------------------------------------------------
 
-/// Starts `table 1 30000 --threads 1 -o FILE` (minutes of work), checks after 1.5 s that it still runs with its
-/// temporary file `.t.csv.PID.tmp`, sends `signal` with kill(1), and checks the exit status, the
-/// message, and that the folder is left empty.
+/// Starts `table 1 30000 --threads 1 -o FILE` (minutes of work), checks after 1.5 s that it still
+/// runs, with at most its temporary file `.t.csv.RANDOM.tmp` (made at the first row), sends `signal`
+/// with kill(1), and checks the exit status, the message, and that the folder is left empty.
 fn interrupt(signal: &str, code: i32) {
     let dir = TempDir::new(&format!("sig{signal}"));
     let file = dir.join("t.csv");
@@ -129,7 +133,10 @@ fn interrupt(signal: &str, code: i32) {
     let (mut out, mut err) = (String::new(), String::new());
     child.stdout.take().unwrap().read_to_string(&mut out).unwrap();
     child.stderr.take().unwrap().read_to_string(&mut err).unwrap();
-    assert_eq!(names, [format!(".t.csv.{pid}.tmp")], "while running, only the temporary file");
+    assert!(
+        names.len() <= 1 && names.iter().all(|n| n.starts_with(".t.csv.") && n.ends_with(".tmp")),
+        "while running, at most the temporary file: {names:?}"
+    );
     assert_eq!(status.code(), Some(code), "SIG{signal}: {status:?}, stderr {err:?}");
     assert_no_panic(&args, err.as_bytes());
     assert!(err.contains("interrupted"), "stderr: {err:?}");
@@ -145,4 +152,234 @@ fn sigint_stops_with_130_and_removes_the_file() {
 #[test]
 fn sigterm_stops_with_143_and_removes_the_file() {
     interrupt("TERM", 143);
+}
+
+#[test]
+fn sigkill_while_computing_leaves_nothing() {
+    // the temporary file is made when the result is ready, so a run killed before that leaves
+    // nothing behind
+    let dir = TempDir::new("kill9");
+    let file = dir.join("out.txt");
+    let args = ["count", "40000", "--threads", "1", "-o", &file];
+    let mut child = spawn(&args);
+    std::thread::sleep(Duration::from_millis(1500));
+    assert!(child.try_wait().unwrap().is_none(), "count 40000 ended within 1.5 s");
+    let names = dir.names();
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(names.is_empty(), "while computing, the folder holds {names:?}");
+    assert!(dir.names().is_empty(), "SIGKILL left {:?}", dir.names());
+}
+
+// ---------------------------------------------------------------------------------------------
+// What an output path is: devices, FIFOs, links, permissions, `-`
+// ---------------------------------------------------------------------------------------------
+
+/// Whether this process runs as root (only root may make device files with mknod).
+fn is_root() -> bool {
+    std::fs::metadata("/proc/self").map(|m| std::os::unix::fs::MetadataExt::uid(&m) == 0).unwrap_or(false)
+}
+
+#[test]
+fn devices_are_written_through_not_replaced() {
+    let output = fibtree(&["count", "100", "-q", "-o", "/dev/null"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!(stdout(&output), "");
+    assert!(std::fs::metadata("/dev/null").unwrap().file_type().is_char_device(), "/dev/null is still a device");
+    // a device made in a test folder (root only)
+    if !is_root() {
+        eprintln!("skipped: a character device made with mknod (needs root)");
+        return;
+    }
+    let dir = TempDir::new("mknod");
+    let null = dir.join("null");
+    let made = std::process::Command::new("mknod").args([null.as_str(), "c", "1", "3"]).status().unwrap();
+    assert!(made.success(), "mknod {null} c 1 3");
+    for form in [&["-q"][..], &["--json"], &[]] {
+        let args: Vec<&str> =
+            ["count", "300"].iter().copied().chain(form.iter().copied()).chain(["-o", &null]).collect();
+        let output = fibtree(&args);
+        assert_eq!(output.status.code(), Some(0), "fibtree {args:?}: {}", stderr(&output));
+        assert!(std::fs::metadata(&null).unwrap().file_type().is_char_device(), "fibtree {args:?}: still a device");
+    }
+    assert_eq!(dir.names(), ["null"], "nothing else made");
+}
+
+#[test]
+fn a_full_device_is_one_error_naming_the_file() {
+    let output = fibtree(&["count", "100", "-o", "/dev/full"]);
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(1), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("'/dev/full' (--output)"), "names the file and the option: {err}");
+    assert_eq!(err.matches("No space left on device").count(), 1, "the OS error once: {err}");
+    assert!(std::fs::metadata("/dev/full").unwrap().file_type().is_char_device());
+}
+
+#[test]
+fn a_fifo_is_written_through() {
+    let dir = TempDir::new("fifo");
+    let fifo = dir.join("results");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success(), "mkfifo {fifo}");
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::read_to_string(fifo).unwrap())
+    };
+    let output = fibtree(&["count", "100", "-q", "-o", &fifo]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!(reader.join().unwrap(), success(&["count", "100", "-q"]));
+    assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo(), "still a FIFO");
+    assert_eq!(dir.names(), ["results"]);
+}
+
+#[test]
+fn a_link_is_followed_and_the_target_keeps_its_mode() {
+    let dir = TempDir::new("link");
+    std::fs::create_dir(dir.path().join("real")).unwrap();
+    let target = dir.file("real/out.txt", "old\n");
+    std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let link = dir.join("link.txt");
+    std::os::unix::fs::symlink("real/out.txt", &link).unwrap();
+    let output = fibtree(&["grundy", "10", "-o", &link]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink(), "the link stays a link");
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "14\n");
+    assert_eq!(std::fs::metadata(&target).unwrap().permissions().mode() & 0o777, 0o600, "the mode is kept");
+    assert_eq!(dir.names(), ["link.txt", "real"]);
+}
+
+#[test]
+fn a_read_only_file_is_refused_and_left_alone() {
+    let dir = TempDir::new("read-only");
+    let file = dir.file("out.txt", "keep me\n");
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o444)).unwrap();
+    let err = usage_error(&["count", "10", "-o", &file], "--output");
+    assert!(err.contains("read-only"), "{err}");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "keep me\n");
+    assert_eq!(dir.names(), ["out.txt"]);
+}
+
+#[test]
+fn a_dash_is_standard_output() {
+    let dir = TempDir::new("dash");
+    let output = fibtree_in(dir.path(), &["count", "100", "-q", "-o", "-"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!(stdout(&output), success(&["count", "100", "-q"]));
+    assert!(dir.names().is_empty(), "no file named '-': {:?}", dir.names());
+}
+
+#[test]
+fn one_file_for_two_roles_is_refused_before_any_work() {
+    let dir = TempDir::new("clash");
+    let claims = dir.file("c.csv", "n,g,modulus,answer\n10,0,7,3\n");
+    // an output over the run's own input
+    let err = usage_error(&["verify", "--claims", &claims, "-o", &claims], "--output");
+    assert!(err.contains("--claims"), "{err}");
+    assert_eq!(std::fs::read_to_string(&claims).unwrap(), "n,g,modulus,answer\n10,0,7,3\n");
+    // through a link too
+    let link = dir.join("link.csv");
+    std::os::unix::fs::symlink(&claims, &link).unwrap();
+    usage_error(&["verify", "--claims", &claims, "-o", &link], "--output");
+    // the output and the checkpoint, new or existing; the table and the plot
+    let same = dir.join("same");
+    usage_error(&["count", "100", "-o", &same, "--checkpoint", &same], "--output");
+    usage_error(&["dist", "30", "-o", &same, "--svg", &same], "--svg");
+    std::fs::write(&same, "old").unwrap();
+    usage_error(&["dist", "30", "-o", &same, "--svg", &same], "--svg");
+    assert_eq!(std::fs::read_to_string(&same).unwrap(), "old");
+    // two outputs may both be a device
+    let output = fibtree(&["dist", "30", "-o", "/dev/null", "--svg", "/dev/null"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!(dir.names(), ["c.csv", "link.csv", "same"]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Standard output closed early or full
+// ---------------------------------------------------------------------------------------------
+
+/// A short run of every command, and the help, version and man texts.
+const EVERY_COMMAND: &[&[&str]] = &[
+    &["count", "300"],
+    &["count", "300", "--json"],
+    &["count", "300", "--mod-only", "-q"],
+    &["verify", "100", "--answer", "783211951", "--mod", "998244353"],
+    &["dist", "300"],
+    &["table", "1", "300"],
+    &["moves", "30", "--list"],
+    &["moves", "30", "--random", "--seed", "1"],
+    &["rank", "30", "LLR"],
+    &["draw", "6"],
+    &["bench", "--n", "300", "--runs", "1", "--threads", "1", "-q"],
+    &["self-test", "--seed", "1"],
+    &["grundy", "10"],
+    &["brute", "7"],
+    &["completions", "bash"],
+    &["man"],
+    &["--help"],
+    &["count", "--help"],
+    &["--version"],
+];
+
+/// Runs `fibtree args` with standard output `out`, within the tests' timeout.
+fn run_to(args: &[&str], out: Stdio) -> std::process::Output {
+    let mut child = std::process::Command::new(binary())
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(out)
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("starting fibtree {args:?}: {e}"));
+    let mut err = Vec::new();
+    child.stderr.take().unwrap().read_to_end(&mut err).unwrap();
+    let status = wait_for_stop(&mut child, &format!("fibtree {args:?}"));
+    std::process::Output { status, stdout: Vec::new(), stderr: err }
+}
+
+#[test]
+fn a_closed_pipe_ends_every_command_quietly() {
+    for args in EVERY_COMMAND {
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader); // the reader is gone before the first write, as with `| head -0`
+        let output = run_to(args, Stdio::from(writer));
+        let err = stderr(&output);
+        assert_no_panic(args, &output.stderr);
+        assert_eq!(output.status.code(), Some(0), "fibtree {args:?} to a closed pipe: {err}");
+        assert!(!err.contains("error"), "fibtree {args:?} to a closed pipe: {err}");
+    }
+}
+
+#[test]
+fn a_full_standard_output_is_one_error_for_every_command() {
+    for args in EVERY_COMMAND {
+        let full = std::fs::OpenOptions::new().write(true).open("/dev/full").unwrap();
+        let output = run_to(args, Stdio::from(full));
+        let err = stderr(&output);
+        assert_no_panic(args, &output.stderr);
+        assert_eq!(output.status.code(), Some(1), "fibtree {args:?} to /dev/full: {err}");
+        let line = err.lines().find(|l| l.starts_with("error:")).unwrap_or_default();
+        assert!(line.contains("standard output"), "fibtree {args:?}: names standard output: {err}");
+        assert_eq!(err.matches("No space left on device").count(), 1, "fibtree {args:?}: {err}");
+    }
+}
+
+#[test]
+fn head_ends_a_long_stream_with_status_0() {
+    // the reader goes after the first lines, while the command still writes
+    for args in [&["dist", "3000"][..], &["table", "1", "5000"]] {
+        let mut child = std::process::Command::new(binary())
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut first = [0u8; 16];
+        child.stdout.as_mut().unwrap().read_exact(&mut first).unwrap();
+        drop(child.stdout.take());
+        let status = wait_for_stop(&mut child, &format!("fibtree {args:?} | head"));
+        let mut err = String::new();
+        child.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+        assert_eq!(status.code(), Some(0), "fibtree {args:?} | head: {err}");
+        assert!(!err.contains("error"), "fibtree {args:?} | head: {err}");
+    }
 }

@@ -395,6 +395,37 @@ fn output_into_a_missing_folder_exits_2() {
 }
 
 #[test]
+fn checkpoint_paths_are_checked_before_any_work() {
+    let dir = TempDir::new("checkpoint-path");
+    // a missing folder, a folder, a FIFO (which would block the run), a file /proc will not make
+    let fifo = dir.join("fifo");
+    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let missing = dir.join("no-such-folder/x.ckpt");
+    for (path, says) in [
+        (missing.as_str(), "does not exist"),
+        (dir.path().to_str().unwrap(), "not a regular file"),
+        (fifo.as_str(), "not a regular file"),
+        ("/proc/fibtree.ckpt", "cannot"),
+    ] {
+        // a run short enough to end before any save: the check is still made
+        let err = usage_error(&["count", "100", "--checkpoint", path], "--checkpoint");
+        assert!(err.contains(says), "--checkpoint {path}: {err}");
+    }
+    assert_eq!(dir.names(), ["fifo"]);
+}
+
+#[test]
+fn messages_escape_control_characters_and_cut_long_numbers() {
+    let err = usage_error(&["rank", "10", "LLR\n\u{1b}[31m"], "PATH");
+    assert!(!err.contains('\u{1b}'), "no raw escape: {err:?}");
+    assert!(err.contains("\\n") || err.contains("\\u{1b}"), "escaped: {err:?}");
+    let digits = "7".repeat(3001);
+    let err = usage_error(&["moves", "10000", "--nth", &digits], "--nth");
+    assert!(err.len() < 400, "one short line: {} characters: {err}", err.len());
+    assert!(err.contains("(3001 digits)") && err.contains("(2087 digits)"), "{err}");
+}
+
+#[test]
 fn output_onto_a_folder_exits_2_and_leaves_nothing() {
     let dir = TempDir::new("onto-folder");
     std::fs::create_dir(dir.path().join("sub")).unwrap();

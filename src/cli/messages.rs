@@ -1,0 +1,103 @@
+//! What goes to standard error: one line a message, whatever the input held. Control characters
+//! are escaped (a newline in an argument cannot split an error, an escape sequence cannot reach the
+//! terminal), numbers longer than [`MAX_DIGITS`] digits are cut to their ends, and a write to a
+//! closed or full standard error is not an error of its own.
+
+use std::io::Write;
+
+/// The longest run of digits a message shows whole; a longer one shows its first and last
+/// `MAX_DIGITS / 2` digits and its length.
+pub(super) const MAX_DIGITS: usize = 40;
+
+/// `text` made fit for one line of a message: control characters escaped as Rust writes them
+/// (`\n`, `\t`, `\u{1b}`), long numbers cut.
+pub(super) fn one_line(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(c) = rest.chars().next() {
+        if c.is_ascii_digit() {
+            let len = rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len());
+            let (digits, after) = rest.split_at(len);
+            if len > MAX_DIGITS {
+                let half = MAX_DIGITS / 2;
+                out.push_str(&format!("{}...{} ({len} digits)", &digits[..half], &digits[len - half..]));
+            } else {
+                out.push_str(digits);
+            }
+            rest = after;
+            continue;
+        }
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+        rest = &rest[c.len_utf8()..];
+    }
+    out
+}
+
+/// Writes `line` to standard error as one line ([`one_line`]); a failed write is ignored, as there
+/// is nowhere left to report it.
+pub fn say(line: &str) {
+    let mut err = std::io::stderr().lock();
+    let _ = writeln!(err, "{}", one_line(line));
+}
+
+/// The message of `err` and its causes, joined by `: `, each said once (a cause whose text the
+/// message already ends with is not repeated).
+pub(super) fn chain(err: &anyhow::Error) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    for cause in err.chain() {
+        let text = cause.to_string();
+        if !parts.last().is_some_and(|last| last.ends_with(&text)) {
+            parts.push(text);
+        }
+    }
+    parts.join(": ")
+}
+
+/// Whether `err` is, or was caused by, a write to a closed pipe.
+pub(super) fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain().any(|cause| {
+        let io = cause.downcast_ref::<std::io::Error>().or_else(|| match cause.downcast_ref::<fibtree::Error>() {
+            Some(fibtree::Error::Io(e)) => Some(e),
+            _ => None,
+        });
+        io.is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn control_characters_are_escaped() {
+        assert_eq!(one_line("path 'LLR\n' bad"), "path 'LLR\\n' bad");
+        assert_eq!(one_line("\u{1b}[31mred\ttab\r"), "\\u{1b}[31mred\\ttab\\r");
+        assert_eq!(one_line("café ünïcode"), "café ünïcode");
+    }
+
+    #[test]
+    fn long_numbers_are_cut_to_their_ends() {
+        let long: String = (0..2087).map(|i| char::from(b'0' + (i % 10) as u8)).collect();
+        let cut = one_line(&format!("got {long}, expected 12"));
+        assert_eq!(cut, "got 01234567890123456789...78901234567890123456 (2087 digits), expected 12");
+        let forty = "1".repeat(MAX_DIGITS);
+        assert_eq!(one_line(&forty), forty, "a number of the limit's length is shown whole");
+    }
+
+    #[test]
+    fn a_cause_is_said_once() {
+        let io = std::io::Error::new(std::io::ErrorKind::BrokenPipe, "Broken pipe (os error 32)");
+        let err = anyhow::Error::new(io).context("writing standard output");
+        assert_eq!(chain(&err), "writing standard output: Broken pipe (os error 32)");
+        assert!(is_broken_pipe(&err));
+        let repeated = anyhow::anyhow!("Broken pipe (os error 32)").context("writing: Broken pipe (os error 32)");
+        assert_eq!(chain(&repeated), "writing: Broken pipe (os error 32)");
+        let library = anyhow::Error::from(fibtree::Error::Io(std::io::ErrorKind::BrokenPipe.into()));
+        assert!(is_broken_pipe(&library));
+        assert!(!is_broken_pipe(&anyhow::anyhow!("other")));
+    }
+}
