@@ -82,6 +82,14 @@ impl Output {
         }
     }
 
+    /// The regular file the results go to, if they go to one.
+    pub(super) fn file(&self) -> Option<&Path> {
+        match self {
+            Output::Replaced { path, .. } => Some(path),
+            _ => None,
+        }
+    }
+
     /// Flushes standard output or the file written through, or commits the file (flushed, synced
     /// and renamed into place; made empty if nothing was written).
     ///

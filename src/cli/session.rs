@@ -108,7 +108,9 @@ impl Session {
     pub(super) fn error(&self, e: impl Into<anyhow::Error>) -> anyhow::Error {
         let e = e.into();
         match e.downcast_ref::<Error>() {
-            Some(Error::Interrupted) => self.signals.stopped().into(),
+            Some(Error::Interrupted) => {
+                Stopped { unwritten: self.out.file().map(|p| p.display().to_string()), ..self.signals.stopped() }.into()
+            }
             _ => in_terms(e, self.flags),
         }
     }
@@ -193,9 +195,9 @@ impl Signals {
     /// What stopped the run: SIGTERM (exit status 143) if it came, else SIGINT (130).
     fn stopped(&self) -> Stopped {
         if self.term.load(Ordering::Relaxed) {
-            Stopped { status: 143, signal: "SIGTERM" }
+            Stopped { status: 143, signal: "SIGTERM", unwritten: None }
         } else {
-            Stopped { status: 130, signal: "SIGINT" }
+            Stopped { status: 130, signal: "SIGINT", unwritten: None }
         }
     }
 }
@@ -207,11 +209,17 @@ pub(super) struct Stopped {
     pub(super) status: u8,
     /// The signal's name.
     signal: &'static str,
+    /// The output file that was not written, if the results were to go to one.
+    unwritten: Option<String>,
 }
 
 impl std::fmt::Display for Stopped {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "interrupted by {}; no results were written", self.signal)
+        write!(f, "interrupted by {}", self.signal)?;
+        match &self.unwritten {
+            Some(path) => write!(f, "; '{path}' was not written"),
+            None => Ok(()),
+        }
     }
 }
 
