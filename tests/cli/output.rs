@@ -139,7 +139,7 @@ fn interrupt(signal: &str, code: i32) {
     );
     assert_eq!(status.code(), Some(code), "SIG{signal}: {status:?}, stderr {err:?}");
     assert_no_panic(&args, err.as_bytes());
-    assert!(err.contains("interrupted"), "stderr: {err:?}");
+    assert!(err.contains("interrupted") && err.contains("t.csv' was not written"), "stderr: {err:?}");
     assert_eq!(out, "");
     assert!(dir.names().is_empty(), "SIG{signal} left {:?}", dir.names());
 }
