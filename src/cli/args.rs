@@ -290,7 +290,7 @@ pub(super) struct BenchArgs {
     /// and the core count itself).
     #[arg(long, value_name = "T", value_parser = parse_threads, allow_negative_numbers = true)]
     pub(super) threads: Vec<usize>,
-    /// Timed runs of each N and T, at least 1; the table shows their median.
+    /// Timed runs of each N and T, 1 to 1000; the table shows their median.
     #[arg(long, value_name = "R", default_value_t = fibtree::bench::DEFAULT_RUNS, value_parser = parse_runs,
           allow_negative_numbers = true)]
     pub(super) runs: usize,
@@ -400,12 +400,13 @@ fn parse_bench_n(s: &str) -> Result<u64, String> {
     }
 }
 
-/// A number of timed runs, at least 1.
+/// A number of timed runs, from 1 to [`fibtree::bench::MAX_RUNS`].
 fn parse_runs(s: &str) -> Result<usize, String> {
-    match parse_whole(s)? {
-        0 => Err("expected at least 1 run".into()),
-        r => usize::try_from(r).map_err(|_| "expected a smaller number of runs".into()),
-    }
+    let max = fibtree::bench::MAX_RUNS;
+    usize::try_from(parse_whole(s)?)
+        .ok()
+        .filter(|r| (1..=max).contains(r))
+        .ok_or_else(|| format!("expected from 1 to {max} runs"))
 }
 
 #[cfg(test)]

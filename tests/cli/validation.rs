@@ -105,9 +105,13 @@ fn bench_bad_input_exits_2_naming_the_argument() {
     for bad in ["0", "1025", "-1", "x"] {
         usage_error(&["bench", "--n", "100", "--threads", bad], "--threads");
     }
-    for bad in ["0", "-1", "x"] {
+    for bad in ["0", "-1", "x", "1001", "18446744073709551615", "18446744073709551616"] {
         usage_error(&["bench", "--n", "100", "--runs", bad], "--runs");
     }
+    // u64::MAX runs once asked for a vector of that many times (a capacity overflow panic); the
+    // refusal names the range
+    let err = usage_error(&["bench", "--n", "100", "--runs", "18446744073709551615"], "--runs");
+    assert!(err.contains(&format!("from 1 to {} runs", fibtree::bench::MAX_RUNS)), "{err}");
     usage_error(&["bench", "--n", "100", "--max-memory", "lots"], "--max-memory");
     usage_error(&["bench", "--n", "20000", "--max-memory", "1M"], "--n");
     usage_error(&["bench", "--n", "100", "-o", "/nonexistent-folder/b.txt"], "--output");
