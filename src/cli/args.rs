@@ -244,7 +244,8 @@ pub(super) struct MovesArgs {
     /// A uniformly random move to G.
     #[arg(long)]
     pub(super) random: bool,
-    /// The seed of --random (default: from the clock; the seed used is printed).
+    /// The seed of --random (default: from the clock; the seed used is printed on stderr, and is the
+    /// JSON's `seed`).
     #[arg(long, value_name = "S", requires = "random", value_parser = parse_whole, allow_negative_numbers = true)]
     pub(super) seed: Option<u64>,
     /// Print one JSON object.
