@@ -235,8 +235,9 @@ pub(super) struct MovesArgs {
     /// Every move to G in preorder (refused above a million lines without --limit).
     #[arg(long)]
     pub(super) list: bool,
-    /// Only the first K moves.
-    #[arg(long, value_name = "K", requires = "list", value_parser = parse_whole, allow_negative_numbers = true)]
+    /// Only the first K moves (with --list only).
+    #[arg(long, value_name = "K", requires = "list", conflicts_with_all = ["nth", "random"], value_parser = parse_whole,
+          allow_negative_numbers = true)]
     pub(super) limit: Option<u64>,
     /// The I-th move to G (0-based; decimal digits, any length).
     #[arg(long, value_name = "I", allow_negative_numbers = true)]

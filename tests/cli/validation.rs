@@ -357,6 +357,9 @@ fn moves_bad_input_exits_2() {
     usage_error(&["moves", "10", "--nth", "1e3"], "--nth");
     usage_error(&["moves", "10"], "--list");
     usage_error(&["moves", "10", "--list", "--nth", "1"], "--nth");
+    // --limit belongs to --list: refused, not ignored, with the other two
+    usage_error(&["moves", "10", "--nth", "1", "--limit", "3"], "--limit");
+    usage_error(&["moves", "10", "--random", "--limit", "3"], "--limit");
     usage_error(&["moves", "7", "--random"], "--random"); // f(7) = 0
     usage_error(&["moves", "40", "--list"], "--list"); // f(40) has more than a million moves
     usage_error(&["rank", "10", ""], "PATH");
