@@ -7,7 +7,8 @@ use fibtree::NotWhole;
 
 /// Exact counts of the winning first moves of the Fibonacci tree game.
 #[derive(Debug, Parser)]
-#[command(name = "fibtree", version, about, long_about = None, subcommand_required = true)]
+#[command(name = "fibtree", version, about, long_about = None, subcommand_required = true, propagate_version = true,
+          disable_help_subcommand = true)]
 pub(super) struct Cli {
     #[command(subcommand)]
     pub(super) command: Command,
@@ -46,10 +47,15 @@ pub(super) enum Command {
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
-    /// The manual page (roff), generated from the command-line definition.
+    /// The manual (roff), generated from the command-line definition.
+    ///
+    /// On standard output, one page that documents every command and its options; with -o DIR, a page
+    /// per command (fibtree-count.1, ...) and fibtree.1, which refers to them.
     Man {
-        #[command(flatten)]
-        output: OutputArg,
+        /// Write the pages into the folder DIR (created if missing; its parent must exist), each one
+        /// atomically: a temporary file renamed when complete.
+        #[arg(long, short = 'o', value_name = "DIR")]
+        output: Option<PathBuf>,
     },
     /// The Grundy value G(K) of the Fibonacci tree T(K) (-1 for the empty tree T(0)).
     Grundy {
@@ -70,8 +76,17 @@ pub(super) enum Command {
         /// Only this Grundy value.
         #[arg(long, value_name = "G", value_parser = parse_whole, allow_negative_numbers = true)]
         g: Option<u64>,
+        /// Print one JSON object.
+        #[arg(long)]
+        json: bool,
         #[command(flatten)]
         output: OutputArg,
+    },
+    /// The help of fibtree, or of one of its commands (the same as `fibtree COMMAND --help`).
+    Help {
+        /// The command.
+        #[arg(value_name = "COMMAND")]
+        command: Option<String>,
     },
 }
 

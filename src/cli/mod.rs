@@ -136,9 +136,10 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> anyhow::Result<ExitCode>
         Command::Bench(args) => bench::bench(args),
         Command::SelfTest { seed } => selftest::self_test(seed),
         Command::Completions { shell } => tools::completions(shell),
-        Command::Man { output } => tools::man(output),
+        Command::Man { output } => tools::man(output.as_deref()),
+        Command::Help { command } => tools::help(command.as_deref()),
         Command::Grundy { k, json, output } => tools::grundy(k, json, output),
-        Command::Brute { k, g, output } => tools::brute(k, g, output),
+        Command::Brute { k, g, json, output } => tools::brute(k, g, json, output),
     };
     result.map_err(|e| in_terms(e, flag))
 }

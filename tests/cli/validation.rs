@@ -84,6 +84,22 @@ fn usage_errors() {
     usage_error(&["frobnicate"], "frobnicate");
     usage_error(&["count", "10", "--engine", "fast"], "--engine");
     usage_error(&["completions", "tcsh"], "<SHELL>");
+    let err = usage_error(&["help", "frobnicate"], "COMMAND");
+    assert!(err.contains("frobnicate") && err.contains("count"), "{err}");
+    // the forms other commands have, and these do not
+    usage_error(&["draw", "3", "--json"], "--json");
+    usage_error(&["completions", "bash", "--json"], "--json");
+}
+
+#[test]
+fn man_into_a_file_or_a_missing_parent_exits_2() {
+    let dir = TempDir::new("man-refused");
+    let file = dir.file("page.1", b"x");
+    let err = usage_error(&["man", "-o", &file], "--output");
+    assert!(err.contains("not a folder"), "{err}");
+    assert_eq!(std::fs::read(&file).unwrap(), b"x", "left as it was");
+    usage_error(&["man", "-o", &dir.join("missing/pages")], "--output");
+    assert_eq!(dir.names(), ["page.1"]);
 }
 
 #[test]
