@@ -121,7 +121,9 @@ impl Tally {
     pub(super) fn update(&mut self, name: &str, done: u64, total: u64, now: Instant) {
         let current = self.runs.iter_mut().rev().find(|r| r.name == name);
         match current {
-            Some(run) if !(run.done == run.total && done < total) => (run.done, run.total, run.last) = (done, total, now),
+            Some(run) if !(run.done == run.total && done < total) => {
+                (run.done, run.total, run.last) = (done, total, now)
+            }
             _ => {
                 if let Some(at) = self.expected.iter().position(|e| e == name) {
                     self.expected.drain(..=at);

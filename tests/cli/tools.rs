@@ -147,10 +147,8 @@ fn man_into_a_folder_writes_a_page_per_command_and_every_page_referred_to() {
     let folder = dir.join("pages"); // created
     let (out, _) = success_with_stderr(&["man", "-o", &folder]);
     assert!(out.is_empty(), "{out}");
-    let mut names: Vec<String> = std::fs::read_dir(&folder)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
+    let mut names: Vec<String> =
+        std::fs::read_dir(&folder).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
     names.sort();
     let mut want: Vec<String> = commands().iter().map(|c| format!("fibtree-{c}.1")).collect();
     want.push("fibtree.1".into());
