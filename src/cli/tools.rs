@@ -140,7 +140,7 @@ fn one_page(cmd: &clap::Command) -> std::io::Result<Vec<u8>> {
         let name = sub.get_bin_name().unwrap_or_else(|| sub.get_name());
         writeln!(page, ".SS \"{}\"", name.replace('-', "\\-"))?;
         let man = Man::new(sub.clone());
-        let sections: [fn(&Man, &mut dyn Write) -> std::io::Result<()>; 3] =
+        let sections: [RenderSection; 3] =
             [Man::render_synopsis_section, Man::render_description_section, Man::render_options_section];
         for render in sections {
             let mut section = Vec::new();
@@ -151,6 +151,9 @@ fn one_page(cmd: &clap::Command) -> std::io::Result<Vec<u8>> {
     man.render_version_section(&mut page)?;
     Ok(strip_repeated_preambles(&page))
 }
+
+/// One of clap_mangen's renderers of a section.
+type RenderSection = fn(&Man, &mut dyn Write) -> std::io::Result<()>;
 
 /// A rendered section without roff's preamble and its heading: its `.SH` lines become `.PP`, a
 /// paragraph of the command's subsection.
