@@ -35,6 +35,12 @@ pub const DEFAULT_N: [u64; 3] = [5_000, 10_000, 20_000];
 /// The runs of each (n, threads) when no number is given.
 pub const DEFAULT_RUNS: usize = 3;
 
+/// The most timed runs of each (n, threads) [`Subject::measure`] accepts. A median settles long
+/// before: on a shared machine the spread between runs, not their number, limits it. A thousand runs
+/// of the default f(20000) already take hours, so a larger count is a slip rather than a plan (and
+/// the runs' times are kept, one number each).
+pub const MAX_RUNS: usize = 1000;
+
 /// The moduli every run is checked against: 10^18 and 998244353.
 pub const MODULI: [u64; 2] = [LAST18, P998244353];
 
@@ -226,7 +232,7 @@ impl Subject {
     ///
     /// # Errors
     /// [`Error::InvalidArgument`] naming [`Param::Threads`] for 0 threads or naming [`Param::Runs`]
-    /// for 0 runs; [`Error::OutOfMemory`] naming [`Param::N`]; [`Error::Io`] when the pool cannot be
+    /// for 0 runs or more than [`MAX_RUNS`]; [`Error::OutOfMemory`] naming [`Param::N`]; [`Error::Io`] when the pool cannot be
     /// started;
     /// [`Error::CrossCheck`] when a value disagrees with a residue; [`Error::RunsDisagree`] when two
     /// runs give different values; [`Error::Interrupted`] when `hooks.cancel` is set.
@@ -240,8 +246,8 @@ impl Subject {
         if threads == 0 {
             return Err(Error::invalid(Param::Threads, "expected at least 1 thread, got 0"));
         }
-        if runs == 0 {
-            return Err(Error::invalid(Param::Runs, "expected at least 1 run, got 0"));
+        if !(1..=MAX_RUNS).contains(&runs) {
+            return Err(Error::invalid(Param::Runs, format!("expected from 1 to {MAX_RUNS} runs, got {runs}")));
         }
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
@@ -364,6 +370,10 @@ mod tests {
         ));
         assert!(matches!(
             subject.measure(1, 0, Hooks::default(), |_, _| {}),
+            Err(Error::InvalidArgument { param: Param::Runs, .. })
+        ));
+        assert!(matches!(
+            subject.measure(1, usize::MAX, Hooks::default(), |_, _| {}),
             Err(Error::InvalidArgument { param: Param::Runs, .. })
         ));
         subject.perturb(P998244353);

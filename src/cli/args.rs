@@ -7,7 +7,8 @@ use fibtree::NotWhole;
 
 /// Exact counts of the winning first moves of the Fibonacci tree game.
 #[derive(Debug, Parser)]
-#[command(name = "fibtree", version, about, long_about = None, subcommand_required = true)]
+#[command(name = "fibtree", version, about, long_about = None, subcommand_required = true, propagate_version = true,
+          disable_help_subcommand = true)]
 pub(super) struct Cli {
     #[command(subcommand)]
     pub(super) command: Command,
@@ -46,10 +47,15 @@ pub(super) enum Command {
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
-    /// The manual page (roff), generated from the command-line definition.
+    /// The manual (roff), generated from the command-line definition.
+    ///
+    /// On standard output, one page that documents every command and its options; with -o DIR, a page
+    /// per command (fibtree-count.1, ...) and fibtree.1, which refers to them.
     Man {
-        #[command(flatten)]
-        output: OutputArg,
+        /// Write the pages into the folder DIR (created if missing; its parent must exist), each one
+        /// atomically: a temporary file renamed when complete.
+        #[arg(long, short = 'o', value_name = "DIR")]
+        output: Option<PathBuf>,
     },
     /// The Grundy value G(K) of the Fibonacci tree T(K) (-1 for the empty tree T(0)).
     Grundy {
@@ -70,8 +76,17 @@ pub(super) enum Command {
         /// Only this Grundy value.
         #[arg(long, value_name = "G", value_parser = parse_whole, allow_negative_numbers = true)]
         g: Option<u64>,
+        /// Print one JSON object.
+        #[arg(long)]
+        json: bool,
         #[command(flatten)]
         output: OutputArg,
+    },
+    /// The help of fibtree, or of one of its commands (the same as `fibtree COMMAND --help`).
+    Help {
+        /// The command.
+        #[arg(value_name = "COMMAND")]
+        command: Option<String>,
     },
 }
 
@@ -235,8 +250,9 @@ pub(super) struct MovesArgs {
     /// Every move to G in preorder (refused above a million lines without --limit).
     #[arg(long)]
     pub(super) list: bool,
-    /// Only the first K moves.
-    #[arg(long, value_name = "K", requires = "list", value_parser = parse_whole, allow_negative_numbers = true)]
+    /// Only the first K moves (with --list only).
+    #[arg(long, value_name = "K", requires = "list", conflicts_with_all = ["nth", "random"], value_parser = parse_whole,
+          allow_negative_numbers = true)]
     pub(super) limit: Option<u64>,
     /// The I-th move to G (0-based; decimal digits, any length).
     #[arg(long, value_name = "I", allow_negative_numbers = true)]
@@ -244,7 +260,8 @@ pub(super) struct MovesArgs {
     /// A uniformly random move to G.
     #[arg(long)]
     pub(super) random: bool,
-    /// The seed of --random (default: from the clock; the seed used is printed).
+    /// The seed of --random (default: from the clock; the seed used is printed on stderr, and is the
+    /// JSON's `seed`).
     #[arg(long, value_name = "S", requires = "random", value_parser = parse_whole, allow_negative_numbers = true)]
     pub(super) seed: Option<u64>,
     /// Print one JSON object.
@@ -290,7 +307,7 @@ pub(super) struct BenchArgs {
     /// and the core count itself).
     #[arg(long, value_name = "T", value_parser = parse_threads, allow_negative_numbers = true)]
     pub(super) threads: Vec<usize>,
-    /// Timed runs of each N and T, at least 1; the table shows their median.
+    /// Timed runs of each N and T, 1 to 1000; the table shows their median.
     #[arg(long, value_name = "R", default_value_t = fibtree::bench::DEFAULT_RUNS, value_parser = parse_runs,
           allow_negative_numbers = true)]
     pub(super) runs: usize,
@@ -400,12 +417,13 @@ fn parse_bench_n(s: &str) -> Result<u64, String> {
     }
 }
 
-/// A number of timed runs, at least 1.
+/// A number of timed runs, from 1 to [`fibtree::bench::MAX_RUNS`].
 fn parse_runs(s: &str) -> Result<usize, String> {
-    match parse_whole(s)? {
-        0 => Err("expected at least 1 run".into()),
-        r => usize::try_from(r).map_err(|_| "expected a smaller number of runs".into()),
-    }
+    let max = fibtree::bench::MAX_RUNS;
+    usize::try_from(parse_whole(s)?)
+        .ok()
+        .filter(|r| (1..=max).contains(r))
+        .ok_or_else(|| format!("expected from 1 to {max} runs"))
 }
 
 #[cfg(test)]

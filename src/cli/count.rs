@@ -146,6 +146,9 @@ pub(super) fn count(args: CountArgs) -> anyhow::Result<ExitCode> {
         perturb: args.test_perturb,
         ..Options::default()
     };
+    // the runs the library reports, by their names: the residues, the exact value, and with
+    // --double-check the exact value again; one progress bar covers them all
+    session.expect_runs(if args.double_check { &["modular", "exact", "exact"] } else { &["modular", "exact"] });
     let targets = [(args.n, args.g)];
     let report = session.compute(|hooks, _| {
         let options = Options { hooks, ..options };

@@ -78,7 +78,8 @@ pub(super) fn dist(args: DistArgs) -> anyhow::Result<ExitCode> {
         Some(m) => format!("sum over g of c({n}, g) mod {m} = {sum}; the moves of T({n}) mod {m} = {moves}"),
         None if sum_ok => {
             let digits = fibtree::decimal_digits(&moves);
-            format!("sum over g of c({n}, g) = the number of moves of T({n}) ({digits} digits)")
+            let digits = if digits == 1 { "1 digit".to_string() } else { format!("{digits} digits") };
+            format!("sum over g of c({n}, g) = the number of moves of T({n}) ({digits})")
         }
         None => format!("sum over g of c({n}, g) = {sum}, but T({n}) has {moves} moves"),
     };

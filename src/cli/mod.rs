@@ -120,16 +120,24 @@ fn one_line(rendered: &str) -> String {
     if line.starts_with("error:") { line } else { "error: bad arguments (see --help)".into() }
 }
 
+/// Writes the text of clap's `--help` or `--version` "error" on standard output, in colour on a
+/// terminal.
+///
+/// # Errors
+/// A write error, saying it was standard output.
+fn print_help(e: &clap::Error) -> std::io::Result<()> {
+    let mut out = std::io::stdout().lock();
+    let text = e.render();
+    let text = if out.is_terminal() { text.ansi().to_string() } else { text.to_string() };
+    out.write_all(text.as_bytes()).and_then(|()| out.flush()).map_err(output::on_stdout)
+}
+
 /// Parses the arguments and runs the command. Usage errors print one line and exit 2.
 pub fn run(args: impl IntoIterator<Item = OsString>) -> anyhow::Result<ExitCode> {
     let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
         Err(e) if !e.use_stderr() => {
-            // --help and --version: their text on standard output
-            let mut out = std::io::stdout().lock();
-            let text = e.render();
-            let text = if out.is_terminal() { text.ansi().to_string() } else { text.to_string() };
-            out.write_all(text.as_bytes()).and_then(|()| out.flush()).map_err(output::on_stdout)?;
+            print_help(&e)?;
             return Ok(ExitCode::SUCCESS);
         }
         Err(e) if e.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
@@ -153,9 +161,10 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> anyhow::Result<ExitCode>
         Command::Bench(args) => bench::bench(args),
         Command::SelfTest { seed } => selftest::self_test(seed),
         Command::Completions { shell } => tools::completions(shell),
-        Command::Man { output } => tools::man(output),
+        Command::Man { output } => tools::man(output.as_deref()),
+        Command::Help { command } => tools::help(command.as_deref()),
         Command::Grundy { k, json, output } => tools::grundy(k, json, output),
-        Command::Brute { k, g, output } => tools::brute(k, g, output),
+        Command::Brute { k, g, json, output } => tools::brute(k, g, json, output),
     };
     result.map_err(|e| in_terms(e, flag))
 }

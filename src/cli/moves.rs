@@ -22,6 +22,10 @@ struct Moves {
     g: u64,
     moves: Vec<Move>,
     n: u64,
+    /// The seed of `--random` (a decimal string: a seed from the clock may exceed 2^53); absent
+    /// otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    seed: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -94,10 +98,12 @@ pub(super) fn moves(args: MovesArgs) -> anyhow::Result<ExitCode> {
             checked(n, g, &path)?;
             found.push(Move { index: i.to_string(), path });
         }
-        Ok(Moves { count: total.to_string(), g, moves: found, n })
+        let seed = args.random.then(|| seed.to_string());
+        Ok(Moves { count: total.to_string(), g, moves: found, n, seed })
     })?;
     session.emit(&moves, Form::of(args.json, false))?;
-    if args.random && !args.json {
+    if args.random {
+        // in every form, so that a random pick can always be repeated with --seed
         super::say(&format!("index {} (seed {seed})", moves.moves[0].index));
     }
     Ok(ExitCode::SUCCESS)

@@ -1,5 +1,11 @@
-//! The progress bar on standard error: drawn only on a terminal and only once a run has taken more
-//! than a second.
+//! The progress bar on standard error: one bar for the whole run, drawn only on a terminal and only
+//! once a run has taken more than a second, as wide as the terminal.
+//!
+//! The engines report their work in units of their own (the modular engine in lanes, the exact
+//! engines in states x words), which cost different times. The bar weighs each run's units by the
+//! seconds a unit has taken it so far, so that the bar and its ETA are in seconds of the whole run;
+//! a command that knows which runs are coming names them first, and the bar waits until each has
+//! told its total, so that it never starts over when a later run begins.
 
 use std::io::IsTerminal;
 use std::sync::Mutex;
@@ -7,45 +13,42 @@ use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-/// A progress bar: the work done out of the total (states x words), with an ETA.
+/// A progress bar: the weighted work done out of the total, with an ETA.
 pub(super) struct Progress {
     bar: Option<ProgressBar>,
     start: Instant,
-    /// (done, total) of each engine run so far: runs may go on at the same time, and the bar shows
-    /// their sum.
-    stages: Mutex<Vec<(String, u64, u64)>>,
+    tally: Mutex<Tally>,
 }
 
 impl Progress {
     /// A bar, drawn if `wanted` and standard error is a terminal.
     pub(super) fn new(wanted: bool) -> Progress {
         let bar = (wanted && std::io::stderr().is_terminal()).then(|| {
-            let bar = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::hidden());
-            let style = ProgressStyle::with_template("{msg} [{bar:40}] {percent:>3}%  ETA {eta}")
-                .expect("a valid template")
-                .progress_chars("=> ");
-            bar.set_style(style);
+            let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::hidden());
+            bar.set_style(ProgressStyle::with_template("{msg}").expect("a valid template"));
             bar
         });
-        Progress { bar, start: Instant::now(), stages: Mutex::new(Vec::new()) }
+        let start = Instant::now();
+        Progress { bar, start, tally: Mutex::new(Tally::new(start)) }
+    }
+
+    /// Names the runs the command will report, in order (a name once for each run): the bar waits
+    /// until each has told its total.
+    pub(super) fn expect(&self, runs: &[&str]) {
+        self.tally.lock().expect("the tally lock is never poisoned").expect(runs);
     }
 
     /// Records that the run `stage` has done `done` of its `total` units of work.
     pub(super) fn update(&self, stage: &str, done: u64, total: u64) {
         let Some(bar) = &self.bar else { return };
-        if bar.is_hidden() && self.start.elapsed() > Duration::from_secs(1) {
+        let now = Instant::now();
+        if bar.is_hidden() && now.duration_since(self.start) > Duration::from_secs(1) {
             bar.set_draw_target(ProgressDrawTarget::stderr());
         }
-        let mut stages = self.stages.lock().expect("the stages lock is never poisoned");
-        match stages.iter_mut().find(|s| s.0 == stage) {
-            Some(s) => (s.1, s.2) = (done, total),
-            None => {
-                stages.push((stage.to_string(), done, total));
-                bar.set_message(stages.iter().map(|s| s.0.as_str()).collect::<Vec<_>>().join("+"));
-            }
-        }
-        bar.set_length(stages.iter().map(|s| s.2).sum());
-        bar.set_position(stages.iter().map(|s| s.1).sum());
+        let mut tally = self.tally.lock().expect("the tally lock is never poisoned");
+        tally.update(stage, done, total, now);
+        let columns = console::Term::stderr().size_checked().map_or(80, |(_, columns)| columns as usize);
+        bar.set_message(tally.line(now, columns));
     }
 
     /// Removes the bar.
@@ -53,5 +56,286 @@ impl Progress {
         if let Some(bar) = &self.bar {
             bar.finish_and_clear();
         }
+    }
+}
+
+/// How long a run must have gone before its seconds per unit count as measured.
+const MEASURED_AFTER: Duration = Duration::from_millis(250);
+
+/// One engine run, as its reports tell it.
+#[derive(Clone, Debug)]
+struct Run {
+    name: String,
+    done: u64,
+    total: u64,
+    /// When the run first reported, and the work it had done then.
+    first: (Instant, u64),
+    /// When it last reported.
+    last: Instant,
+}
+
+impl Run {
+    /// The seconds a unit of this run has taken between its first report and its last, once
+    /// measured.
+    fn seconds_per_unit(&self) -> Option<f64> {
+        let (at, done) = self.first;
+        let elapsed = self.last.duration_since(at);
+        (elapsed >= MEASURED_AFTER && self.done > done).then(|| elapsed.as_secs_f64() / (self.done - done) as f64)
+    }
+}
+
+/// The runs reported so far and those still expected: the arithmetic of the bar, apart from the
+/// terminal.
+#[derive(Debug)]
+pub(super) struct Tally {
+    start: Instant,
+    runs: Vec<Run>,
+    /// The runs named as coming that have not reported yet, in order.
+    expected: Vec<String>,
+    /// The fraction last shown: the bar never goes back.
+    shown: f64,
+}
+
+/// Where the run is: the fraction of the whole done (`None` while a run expected has not told its
+/// total), and the seconds left (`None` until every unfinished run's speed is measured).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) struct Estimate {
+    pub(super) fraction: Option<f64>,
+    pub(super) seconds_left: Option<f64>,
+}
+
+impl Tally {
+    /// No run yet, counting time from `start`.
+    pub(super) fn new(start: Instant) -> Tally {
+        Tally { start, runs: Vec::new(), expected: Vec::new(), shown: 0.0 }
+    }
+
+    /// Names the runs coming, in order.
+    pub(super) fn expect(&mut self, runs: &[&str]) {
+        self.expected = runs.iter().map(|r| r.to_string()).collect();
+    }
+
+    /// Records a report of the run `name` at `now`. A name reported again after its run completed
+    /// (done = total) starts a new run; a report of a run expected drops the runs expected before
+    /// it that never came (a step skipped, such as residues read from a checkpoint).
+    pub(super) fn update(&mut self, name: &str, done: u64, total: u64, now: Instant) {
+        let current = self.runs.iter_mut().rev().find(|r| r.name == name);
+        match current {
+            Some(run) if !(run.done == run.total && done < total) => {
+                (run.done, run.total, run.last) = (done, total, now)
+            }
+            _ => {
+                if let Some(at) = self.expected.iter().position(|e| e == name) {
+                    self.expected.drain(..=at);
+                }
+                self.runs.push(Run { name: name.to_string(), done, total, first: (now, done), last: now });
+            }
+        }
+    }
+
+    /// The fraction done and the seconds left, as of the last report.
+    pub(super) fn estimate(&self) -> Estimate {
+        let measured: Vec<Option<f64>> = self.runs.iter().map(Run::seconds_per_unit).collect();
+        let known: Vec<f64> = measured.iter().flatten().copied().collect();
+        // a run not measured yet is weighed as the average of those measured (all alike at first)
+        let prior = if known.is_empty() { 1.0 } else { known.iter().sum::<f64>() / known.len() as f64 };
+        let weight = |i: usize| measured[i].unwrap_or(prior);
+        let mut done = 0.0;
+        let mut total = 0.0;
+        let mut left = Some(0.0);
+        for (i, run) in self.runs.iter().enumerate() {
+            done += run.done as f64 * weight(i);
+            total += run.total as f64 * weight(i);
+            let remaining = run.total.saturating_sub(run.done) as f64;
+            left = match (left, measured[i]) {
+                (Some(l), _) if remaining == 0.0 => Some(l),
+                (Some(l), Some(w)) => Some(l + remaining * w),
+                _ => None,
+            };
+        }
+        // a run expected again is taken to cost what its last run did; one never seen leaves the
+        // whole unknown
+        let mut waiting = false;
+        for name in &self.expected {
+            match self.runs.iter().rposition(|r| &r.name == name) {
+                Some(i) => {
+                    total += self.runs[i].total as f64 * weight(i);
+                    left = left.zip(measured[i]).map(|(l, w)| l + self.runs[i].total as f64 * w);
+                }
+                None => waiting = true,
+            }
+        }
+        let fraction = (!waiting && total > 0.0).then(|| (done / total).clamp(0.0, 1.0));
+        Estimate { fraction, seconds_left: left }
+    }
+
+    /// The line drawn at `now` in a terminal `columns` wide: the runs' names, the bar, the percentage
+    /// and the ETA, in fewer than `columns` characters (the last column stays free, so that the line
+    /// never wraps). Records the fraction shown, which never goes back.
+    pub(super) fn line(&mut self, now: Instant, columns: usize) -> String {
+        let estimate = self.estimate();
+        let mut names: Vec<&str> = Vec::new();
+        for run in self.runs.iter().filter(|r| r.done < r.total) {
+            if !names.contains(&run.name.as_str()) {
+                names.push(&run.name);
+            }
+        }
+        let names = if names.is_empty() { "done".to_string() } else { names.join("+") };
+        // as wide for every value, so that the bar keeps its width as the ETA changes
+        let eta = format!("{:>7}", estimate.seconds_left.map_or("?".to_string(), duration));
+        let room = columns.saturating_sub(1);
+        let line = match estimate.fraction {
+            None => format!("{names}  {}, estimating", duration(now.duration_since(self.start).as_secs_f64())),
+            Some(fraction) => {
+                self.shown = self.shown.max(fraction);
+                let percent = format!("{:>3}%", (self.shown * 100.0).floor() as u32);
+                let text = format!("{names} {percent}  ETA {eta}");
+                // the bar takes what the text leaves, with its brackets and a space; none below 5
+                let bar = room.saturating_sub(text.chars().count() + 3);
+                if bar >= 5 {
+                    let full = ((self.shown * bar as f64) as usize).min(bar);
+                    let head = if full < bar { ">" } else { "" };
+                    let fill = "=".repeat(full) + head;
+                    format!("{names} [{fill:<bar$}] {percent}  ETA {eta}")
+                } else {
+                    text
+                }
+            }
+        };
+        line.chars().take(room).collect()
+    }
+}
+
+/// Seconds as people read them: `42s`, `3m 05s`, `1h 02m`.
+fn duration(seconds: f64) -> String {
+    let s = seconds.max(0.0).round() as u64;
+    match s {
+        0..60 => format!("{s}s"),
+        60..3600 => format!("{}m {:02}s", s / 60, s % 60),
+        _ => format!("{}h {:02}m", s / 3600, s / 60 % 60),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `start` plus `seconds`.
+    fn at(start: Instant, seconds: f64) -> Instant {
+        start + Duration::from_secs_f64(seconds)
+    }
+
+    /// The shape of `count 30000` on a 2-core machine: the modular engine's 2 x 10^9 lanes in 6 s,
+    /// then the exact engine's 9 x 10^10 words in 92 s.
+    #[test]
+    fn one_bar_for_a_run_in_two_stages_with_units_of_different_cost() {
+        let start = Instant::now();
+        let mut tally = Tally::new(start);
+        tally.expect(&["modular", "exact"]);
+        let (m, e) = (2_000_000_000u64, 90_000_000_000u64);
+        tally.update("modular", 1, m, at(start, 0.0));
+        tally.update("modular", m / 2, m, at(start, 3.0));
+        // the exact run has not told its total: no fraction yet, never a bar that restarts
+        assert_eq!(tally.estimate().fraction, None);
+        assert!(tally.line(at(start, 3.0), 80).contains("estimating"));
+        tally.update("modular", m, m, at(start, 6.0));
+        tally.update("exact", 1, e, at(start, 6.0));
+        // weighed by the modular run's measured speed until the exact run's own is measured
+        let first = tally.estimate().fraction.unwrap();
+        assert!(first > 0.0 && first < 0.1, "{first}");
+        // a tenth of the exact work 9.2 s later: the bar is at (6 + 9.2) / 98 of the whole
+        tally.update("exact", e / 10, e, at(start, 15.2));
+        let estimate = tally.estimate();
+        let fraction = estimate.fraction.unwrap();
+        assert!((fraction - 15.2 / 98.0).abs() < 0.01, "{fraction}");
+        let left = estimate.seconds_left.unwrap();
+        assert!((left - 82.8).abs() < 1.0, "the ETA is the exact run's own: {left}");
+        // counted alike, the units would put the bar at 12 %; weighed, it shows the whole run's share
+        let line = tally.line(at(start, 15.2), 80);
+        assert!(line.contains(" 15%") && line.contains("ETA  1m 23s"), "{line}");
+        // half way through the exact run
+        tally.update("exact", e / 2, e, at(start, 52.0));
+        let estimate = tally.estimate();
+        assert!((estimate.fraction.unwrap() - 52.0 / 98.0).abs() < 0.01, "{estimate:?}");
+        assert!((estimate.seconds_left.unwrap() - 46.0).abs() < 1.0, "{estimate:?}");
+    }
+
+    #[test]
+    fn totals_never_restart_when_a_second_run_appears() {
+        let start = Instant::now();
+        let mut tally = Tally::new(start);
+        tally.expect(&["modular", "exact"]);
+        let mut last = 0.0;
+        let mut shown = Vec::new();
+        for step in 0..=100u64 {
+            let now = at(start, step as f64 * 0.1);
+            if step <= 50 {
+                tally.update("modular", step * 20, 1000, now);
+            } else {
+                tally.update("exact", (step - 50) * 200, 10_000, now);
+            }
+            let line = tally.line(now, 60);
+            // the fraction itself, before the bar's own guard against going back
+            if let Some(fraction) = tally.estimate().fraction {
+                assert!(fraction >= last - 1e-9, "step {step}: {fraction} after {last}: {line}");
+                last = fraction;
+                shown.push(last);
+            } else {
+                assert!(step <= 50, "both totals are known from step 51: {line}");
+            }
+        }
+        assert!((last - 1.0).abs() < 1e-9, "{last}");
+        assert!(shown[0] < 0.6, "the bar starts low once both totals are known: {shown:?}");
+    }
+
+    #[test]
+    fn a_run_repeated_or_skipped() {
+        let start = Instant::now();
+        let mut tally = Tally::new(start);
+        // residues read from a checkpoint: the modular run never comes
+        tally.expect(&["modular", "exact"]);
+        tally.update("exact", 10, 100, at(start, 0.0));
+        assert!(tally.expected.is_empty());
+        assert_eq!(tally.estimate().fraction, Some(0.1));
+        // the double check: the exact engine again, a second run of the same name
+        tally.expect(&["exact"]);
+        tally.update("exact", 100, 100, at(start, 1.0));
+        let whole = tally.estimate().fraction.unwrap();
+        assert!((whole - 0.5).abs() < 1e-9, "the second run is taken to cost what the first did: {whole}");
+        tally.update("exact", 30, 100, at(start, 1.5));
+        assert_eq!(tally.runs.len(), 2, "a new run, not the first one going back");
+        let fraction = tally.estimate().fraction.unwrap();
+        assert!(fraction > whole, "{fraction}");
+    }
+
+    #[test]
+    fn the_line_fits_the_terminal() {
+        let start = Instant::now();
+        let mut tally = Tally::new(start);
+        tally.update("modular", 300, 1000, at(start, 0.0));
+        tally.update("exact", 5_000, 90_000, at(start, 0.0));
+        tally.update("modular", 600, 1000, at(start, 2.0));
+        tally.update("exact", 40_000, 90_000, at(start, 2.0));
+        for columns in [0, 1, 10, 20, 30, 40, 41, 60, 80, 85, 120, 300] {
+            let line = tally.line(at(start, 2.0), columns);
+            assert!(line.chars().count() < columns.max(1), "{columns} columns: {line:?}");
+            if columns >= 40 {
+                assert!(line.contains('[') && line.contains("ETA"), "{columns} columns: {line:?}");
+            }
+        }
+        // the bar takes the width there is, the same whatever the ETA
+        let wide = tally.line(at(start, 2.0), 120);
+        assert_eq!(wide.chars().count(), 119, "{wide}");
+        tally.update("exact", 89_000, 90_000, at(start, 3.0));
+        let later = tally.line(at(start, 3.0), 120);
+        assert_eq!(later.find(']'), wide.find(']'), "{wide}\n{later}");
+    }
+
+    #[test]
+    fn durations() {
+        assert_eq!(duration(0.4), "0s");
+        assert_eq!(duration(42.0), "42s");
+        assert_eq!(duration(185.0), "3m 05s");
+        assert_eq!(duration(3720.0), "1h 02m");
     }
 }

@@ -87,6 +87,12 @@ impl Session {
         Session { flags, ..self }
     }
 
+    /// Names the engine runs the session's work will report, in order, so that its progress bar
+    /// covers them all from the start (see [`Progress::expect`]).
+    pub(super) fn expect_runs(&self, runs: &[&str]) {
+        self.progress.expect(runs);
+    }
+
     /// The worker threads of the session's pool.
     pub(super) fn threads(&self) -> usize {
         self.threads

@@ -1,9 +1,13 @@
-//! The small commands: `grundy`, `brute`, `completions` and `man`.
+//! The small commands: `grundy`, `brute`, `completions`, `man` and `help`.
 
 use std::io::Write;
+use std::path::Path;
 use std::process::ExitCode;
 
-use clap::CommandFactory;
+use anyhow::Context;
+use clap::{CommandFactory, Parser};
+use clap_mangen::Man;
+use fibtree::AtomicFile;
 use fibtree::oracles::{MAX_EXPLICIT_K, MAX_FIRST_PRINCIPLES_K, explicit_tree_counts, first_principles_counts};
 use serde::Serialize;
 
@@ -32,25 +36,36 @@ pub(super) fn grundy(k: u64, json: bool, output: OutputArg) -> anyhow::Result<Ex
     Ok(ExitCode::SUCCESS)
 }
 
-/// The oracles' counts as CSV rows `g,explicit_tree,first_principles` (no JSON form).
+/// The oracles' counts: CSV rows `g,explicit_tree,first_principles` for people, or JSON (fields in
+/// alphabetical order, as the JSON lists them).
 #[derive(Serialize)]
 struct Brute {
-    rows: Vec<(u64, u64, Option<u64>)>,
+    k: u32,
+    rows: Vec<BruteRow>,
+}
+
+/// c(K, g) by each oracle; first principles only where it runs (K <= 7).
+#[derive(Serialize)]
+struct BruteRow {
+    explicit_tree: u64,
+    first_principles: Option<u64>,
+    g: u64,
 }
 
 impl Outcome for Brute {
     fn human(&self, out: &mut dyn Write) -> std::io::Result<()> {
         writeln!(out, "g,explicit_tree,first_principles")?;
-        for &(g, explicit, first) in &self.rows {
-            writeln!(out, "{g},{explicit},{}", first.map_or(String::new(), |f| f.to_string()))?;
+        for row in &self.rows {
+            let first = row.first_principles.map_or(String::new(), |f| f.to_string());
+            writeln!(out, "{},{},{first}", row.g, row.explicit_tree)?;
         }
         Ok(())
     }
 }
 
-/// `fibtree brute K [--g G]`: the brute-force oracles' c(K, g), the explicit tree (K <= 30) and
-/// first principles (K <= 7).
-pub(super) fn brute(k: u64, g: Option<u64>, output: OutputArg) -> anyhow::Result<ExitCode> {
+/// `fibtree brute K [--g G] [--json]`: the brute-force oracles' c(K, g), the explicit tree (K <= 30)
+/// and first principles (K <= 7).
+pub(super) fn brute(k: u64, g: Option<u64>, json: bool, output: OutputArg) -> anyhow::Result<ExitCode> {
     let too_large = || usage("K", format!("at most {MAX_EXPLICIT_K} for the explicit-tree oracle, got {k}"));
     let k = u32::try_from(k).map_err(|_| too_large())?;
     let explicit = explicit_tree_counts(k)?;
@@ -61,8 +76,11 @@ pub(super) fn brute(k: u64, g: Option<u64>, output: OutputArg) -> anyhow::Result
         None => (0..explicit.len().max(first.as_ref().map_or(0, Vec::len)) as u64).collect(),
     };
     let at = |v: &Vec<u64>, g: u64| v.get(g as usize).copied().unwrap_or(0);
-    let rows = gs.into_iter().map(|g| (g, at(&explicit, g), first.as_ref().map(|f| at(f, g)))).collect();
-    session.emit(&Brute { rows }, Form::Human)?;
+    let rows = gs
+        .into_iter()
+        .map(|g| BruteRow { explicit_tree: at(&explicit, g), first_principles: first.as_ref().map(|f| at(f, g)), g })
+        .collect();
+    session.emit(&Brute { k, rows }, Form::of(json, false))?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -77,10 +95,110 @@ pub(super) fn completions(shell: clap_complete::Shell) -> anyhow::Result<ExitCod
     Ok(ExitCode::SUCCESS)
 }
 
-/// `fibtree man [-o FILE]`: the manual page (roff), generated from the command-line definition.
-pub(super) fn man(output: OutputArg) -> anyhow::Result<ExitCode> {
-    let mut session = Session::new(output.output.as_deref(), None, false)?;
-    clap_mangen::Man::new(Cli::command()).render(session.out())?;
-    session.finish()?;
+/// `fibtree man [-o DIR]`: without a folder, one manual page (roff) on standard output that
+/// documents every command and its options; with one, a page per command and the main page,
+/// which refers to them, each written atomically.
+pub(super) fn man(folder: Option<&Path>) -> anyhow::Result<ExitCode> {
+    let mut cmd = Cli::command();
+    // names the commands' pages and synopses as `fibtree-count` and `fibtree count`
+    cmd.build();
+    let Some(folder) = folder else {
+        let mut session = Session::new(None, None, false)?;
+        session.out().write_all(&one_page(&cmd)?)?;
+        session.finish()?;
+        return Ok(ExitCode::SUCCESS);
+    };
+    if folder.exists() && !folder.is_dir() {
+        return Err(usage("--output", format!("'{}' is not a folder; expected a folder", folder.display())));
+    }
+    if !folder.exists() {
+        std::fs::create_dir(folder)
+            .map_err(|e| usage("--output", format!("cannot create the folder '{}': {e}", folder.display())))?;
+    }
+    let source = format!("fibtree {}", env!("CARGO_PKG_VERSION"));
+    let pages = cmd.get_subcommands().filter(|c| !c.is_hide_set()).chain([&cmd]);
+    for page in pages.map(|c| Man::new(c.clone()).source(&source)) {
+        let path = folder.join(page.get_filename());
+        let mut file = AtomicFile::create(&path)
+            .map_err(|e| usage("--output", format!("cannot write in the folder '{}': {e}", folder.display())))?;
+        page.render(&mut file)
+            .and_then(|()| file.commit())
+            .with_context(|| format!("writing the manual page {}", path.display()))?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The whole manual in one page: fibtree's own sections, then a COMMANDS section with a
+/// subsection per command (its synopsis, description and options), and no reference to any other
+/// page. `cmd` is built.
+fn one_page(cmd: &clap::Command) -> std::io::Result<Vec<u8>> {
+    let man = Man::new(cmd.clone());
+    let mut page = Vec::new();
+    man.render_title(&mut page)?;
+    man.render_name_section(&mut page)?;
+    man.render_synopsis_section(&mut page)?;
+    man.render_description_section(&mut page)?;
+    man.render_options_section(&mut page)?;
+    writeln!(page, ".SH COMMANDS")?;
+    for sub in cmd.get_subcommands().filter(|c| !c.is_hide_set()) {
+        let name = sub.get_bin_name().unwrap_or_else(|| sub.get_name());
+        writeln!(page, ".SS \"{}\"", name.replace('-', "\\-"))?;
+        let man = Man::new(sub.clone());
+        let sections: [RenderSection; 3] =
+            [Man::render_synopsis_section, Man::render_description_section, Man::render_options_section];
+        for render in sections {
+            let mut section = Vec::new();
+            render(&man, &mut section)?;
+            page.extend_from_slice(body(&String::from_utf8_lossy(&section)).as_bytes());
+        }
+    }
+    man.render_version_section(&mut page)?;
+    Ok(strip_repeated_preambles(&page))
+}
+
+/// One of clap_mangen's renderers of a section.
+type RenderSection = fn(&Man, &mut dyn Write) -> std::io::Result<()>;
+
+/// A rendered section without roff's preamble and its heading: its `.SH` lines become `.PP`, a
+/// paragraph of the command's subsection.
+fn body(section: &str) -> String {
+    let mut out = String::new();
+    for line in section.lines().filter(|l| !is_preamble(l)) {
+        out.push_str(if line.starts_with(".SH") { ".PP" } else { line });
+        out.push('\n');
+    }
+    out
+}
+
+/// Whether `line` is one of the two lines of roff's preamble (the apostrophe string `Aq`), which
+/// clap_mangen writes before every section it renders.
+fn is_preamble(line: &str) -> bool {
+    line.starts_with(".ie \\n(.g .ds Aq") || line.starts_with(".el .ds Aq")
+}
+
+/// `page` with roff's preamble kept once, at its start.
+fn strip_repeated_preambles(page: &[u8]) -> Vec<u8> {
+    let text = String::from_utf8_lossy(page);
+    let mut lines = text.lines();
+    let mut out: Vec<&str> = lines.by_ref().take(2).collect();
+    out.extend(lines.filter(|l| !is_preamble(l)));
+    (out.join("\n") + "\n").into_bytes()
+}
+
+/// `fibtree help [COMMAND]`: the help of fibtree or of COMMAND, on standard output, as `--help`
+/// prints it.
+pub(super) fn help(command: Option<&str>) -> anyhow::Result<ExitCode> {
+    let cmd = Cli::command();
+    if let Some(name) = command
+        && cmd.find_subcommand(name).is_none()
+    {
+        let names: Vec<&str> = cmd.get_subcommands().map(|c| c.get_name()).collect();
+        return Err(usage("COMMAND", format!("expected one of {}, got '{name}'", names.join(", "))));
+    }
+    let args = ["fibtree"].into_iter().chain(command).chain(["--help"]);
+    // --help always stops the parse, with the help as its "error"
+    if let Err(e) = Cli::try_parse_from(args) {
+        super::print_help(&e)?;
+    }
     Ok(ExitCode::SUCCESS)
 }

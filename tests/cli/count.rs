@@ -162,3 +162,22 @@ fn zeroed_rusage() -> libc::rusage {
     // SAFETY: rusage is plain integers and timevals, for which all-zero bytes are a valid value.
     unsafe { std::mem::zeroed() }
 }
+
+#[test]
+fn the_readme_json_example_has_the_real_fields() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let start = readme.find("$ fibtree count 10000 --json").expect("the example in README.md");
+    let example = &readme[start..][..readme[start..].find("\n\n").unwrap()];
+    let named: std::collections::BTreeSet<&str> =
+        example.split('"').collect::<Vec<_>>().windows(2).filter(|w| w[1].starts_with(':')).map(|w| w[0]).collect();
+    let real = success_json(&["count", "100", "--json"]);
+    let top: std::collections::BTreeSet<&str> = real.as_object().unwrap().keys().map(String::as_str).collect();
+    let projection: std::collections::BTreeSet<&str> =
+        real["projections"][0].as_object().unwrap().keys().map(String::as_str).collect();
+    for key in &top {
+        assert!(named.contains(key), "README's example lacks {key:?}: {example}");
+    }
+    for key in &named {
+        assert!(top.contains(key) || projection.contains(key), "README's example has {key:?}, not printed: {example}");
+    }
+}

@@ -61,6 +61,11 @@ fn dist_binary_matches_explicit_tree() {
     // no moves in T(0) and T(1): the header only
     assert_eq!(success(&["dist", "0"]), "g,count\n");
     assert_eq!(success(&["dist", "1"]), "g,count\n");
+    // the summary on stderr: one digit, singular
+    let (_, err) = success_with_stderr(&["dist", "1"]);
+    assert!(err.contains("(1 digit)"), "{err}");
+    let (_, err) = success_with_stderr(&["dist", "10"]);
+    assert!(err.contains("(3 digits)"), "{err}");
 }
 
 #[test]

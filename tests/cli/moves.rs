@@ -120,3 +120,25 @@ fn random_is_reproducible_with_a_seed() {
     let path = stdout(&a);
     assert_eq!(value_after(300, path.trim_end().as_bytes(), &edges(300)), 0);
 }
+
+#[test]
+fn random_reports_its_seed_in_every_form() {
+    // without --seed the seed comes from the clock: stderr and the JSON both give it, and it repeats
+    // the pick
+    let (out, err) = success_with_stderr(&["moves", "300", "--random", "--json"]);
+    let v = json_line(&["moves", "300", "--random", "--json"], &out);
+    let seed = v["seed"].as_str().unwrap_or_else(|| panic!("a seed string in {out}"));
+    seed.parse::<u64>().unwrap_or_else(|e| panic!("{seed}: {e}"));
+    let index = v["moves"][0]["index"].as_str().unwrap();
+    assert_eq!(err, format!("index {index} (seed {seed})\n"));
+    let again = success(&["moves", "300", "--random", "--seed", seed]);
+    assert_eq!(again.trim_end(), v["moves"][0]["path"].as_str().unwrap());
+    // the human form: the same line on stderr
+    let (_, err) = success_with_stderr(&["moves", "300", "--random"]);
+    assert!(err.starts_with("index ") && err.contains(" (seed "), "{err}");
+    // no seed where nothing is random
+    let v = success_json(&["moves", "12", "--nth", "3", "--json"]);
+    assert!(v.get("seed").is_none(), "{v}");
+    let v = success_json(&["moves", "12", "--list", "--json"]);
+    assert!(v.get("seed").is_none(), "{v}");
+}

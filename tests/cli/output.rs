@@ -318,6 +318,8 @@ const EVERY_COMMAND: &[&[&str]] = &[
     &["man"],
     &["--help"],
     &["count", "--help"],
+    &["help", "count"],
+    &["count", "--version"],
     &["--version"],
 ];
 

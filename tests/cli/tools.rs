@@ -1,4 +1,4 @@
-//! `fibtree grundy` and `fibtree brute`.
+//! `fibtree grundy` and `fibtree brute`; `--version`, `help` and `man` on every command.
 
 use crate::common::*;
 
@@ -48,4 +48,128 @@ fn brute_csv() {
     assert_eq!(first, "0,7,", "f(8) = 7, no first-principles column");
     assert!(lines.all(|l| l.ends_with(',')), "{out}");
     assert_eq!(success(&["brute", "30", "--g", "0"]).lines().count(), 2);
+}
+
+#[test]
+fn brute_json() {
+    let v = success_json(&["brute", "7", "--json"]);
+    assert_eq!(v["k"], 7);
+    let rows = v["rows"].as_array().unwrap();
+    assert_eq!(rows[0]["g"], 0);
+    assert_eq!(rows[0]["explicit_tree"], 0, "f(7) = 0");
+    let total: u64 = rows.iter().map(|r| r["explicit_tree"].as_u64().unwrap()).sum();
+    assert_eq!(total, 32, "|T(7)| - 1 = 33 - 1 moves");
+    assert!(rows.iter().all(|r| r["first_principles"] == r["explicit_tree"]), "{v}");
+    // above k = 7 only the explicit tree runs
+    let v = success_json(&["brute", "10", "--g", "0", "--json"]);
+    assert_eq!(v["rows"].as_array().unwrap().len(), 1);
+    assert_eq!(v["rows"][0]["explicit_tree"], 17, "f(10) = 17");
+    assert!(v["rows"][0]["first_principles"].is_null(), "{v}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// --version, help and man
+// ---------------------------------------------------------------------------------------------
+
+/// The commands `fibtree --help` lists.
+fn commands() -> Vec<String> {
+    let help = success(&["--help"]);
+    let listed = help.lines().skip_while(|l| *l != "Commands:").skip(1).take_while(|l| !l.is_empty());
+    let names: Vec<String> = listed.map(|l| l.split_whitespace().next().unwrap().to_string()).collect();
+    assert!(names.len() >= 14 && names.contains(&"count".to_string()), "{help}");
+    names
+}
+
+#[test]
+fn version_on_every_command() {
+    let version = env!("CARGO_PKG_VERSION");
+    assert!(success(&["--version"]).contains(version));
+    for command in commands() {
+        for flag in ["--version", "-V"] {
+            let out = success(&[&command, flag]);
+            assert!(out.starts_with("fibtree") && out.trim_end().ends_with(version), "{command} {flag}: {out}");
+        }
+    }
+}
+
+#[test]
+fn help_of_every_command_and_of_help() {
+    assert_eq!(success(&["help"]), success(&["--help"]));
+    for command in commands() {
+        let help = success(&["help", &command]);
+        assert_eq!(help, success(&[&command, "--help"]), "fibtree help {command}");
+        assert!(help.contains(&format!("Usage: fibtree {command}")), "{help}");
+    }
+    let help = success(&["help", "--help"]);
+    assert!(help.contains("Usage: fibtree help [COMMAND]"), "{help}");
+    assert!(success(&["help", "-h"]).contains("Usage: fibtree help"));
+}
+
+/// The manual page's form of a name: roff writes `-` as `\-`.
+fn roff(name: &str) -> String {
+    name.replace('-', "\\-")
+}
+
+/// The long options of `command` that its help lists (hidden ones are not).
+fn long_options(command: &str) -> Vec<String> {
+    let help = success(&[command, "--help"]);
+    help.split_whitespace()
+        .filter(|w| w.starts_with("--") && w.len() > 2)
+        .map(|w| w.trim_end_matches([',', '.', ')', ':']).to_string())
+        .filter(|w| w[2..].chars().all(|c| c.is_ascii_lowercase() || c == '-'))
+        .collect()
+}
+
+#[test]
+fn man_on_standard_output_is_one_page_of_every_command_and_option() {
+    let page = success(&["man"]);
+    assert!(page.contains(".TH fibtree 1"), "{page}");
+    assert_eq!(page.matches(".TH ").count(), 1, "one page");
+    assert_eq!(page.matches(".ie \\n(.g .ds Aq").count(), 1, "roff's preamble once");
+    // no reference to another page: this one is the whole manual
+    assert!(!page.contains("(1)"), "{page}");
+    for command in commands() {
+        let heading = format!(".SS \"fibtree {}\"", roff(&command));
+        let at = page.find(&heading).unwrap_or_else(|| panic!("{heading} in the page"));
+        // the command's options, in its subsection (before the next command's)
+        let section = &page[at + heading.len()..];
+        let section = &section[..section.find(".SS ").unwrap_or(section.len())];
+        for option in long_options(&command) {
+            assert!(section.contains(&roff(&option)), "fibtree {command} {option} in the page: {section}");
+        }
+    }
+    assert!(page.contains(&roff("--checkpoint-every")) && page.contains(&roff("--mod-only")));
+}
+
+#[test]
+fn man_into_a_folder_writes_a_page_per_command_and_every_page_referred_to() {
+    let dir = TempDir::new("man");
+    let folder = dir.join("pages"); // created
+    let (out, _) = success_with_stderr(&["man", "-o", &folder]);
+    assert!(out.is_empty(), "{out}");
+    let mut names: Vec<String> =
+        std::fs::read_dir(&folder).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    names.sort();
+    let mut want: Vec<String> = commands().iter().map(|c| format!("fibtree-{c}.1")).collect();
+    want.push("fibtree.1".into());
+    want.sort();
+    assert_eq!(names, want, "a page per command and the main page, no temporary file left");
+    let read = |name: &str| std::fs::read_to_string(std::path::Path::new(&folder).join(name)).unwrap();
+    let main = read("fibtree.1");
+    // every page the main page refers to is written
+    for reference in main.match_indices("(1)").map(|(i, _)| &main[main[..i].rfind('\n').unwrap() + 1..i]) {
+        let file = format!("{}.1", reference.replace("\\-", "-"));
+        assert!(names.contains(&file), "fibtree.1 refers to {reference}(1), but {file} is not written");
+    }
+    assert_eq!(main.matches("(1)").count(), commands().len(), "{main}");
+    for command in commands() {
+        let page = read(&format!("fibtree-{command}.1"));
+        assert!(page.contains(&format!(".TH fibtree-{command} 1")), "{page}");
+        for option in long_options(&command) {
+            assert!(page.contains(&roff(&option)), "fibtree-{command}.1 documents {option}");
+        }
+    }
+    // again into the same folder: the pages are replaced
+    success(&["man", "-o", &folder]);
+    assert_eq!(std::fs::read_dir(&folder).unwrap().count(), want.len());
 }

@@ -84,6 +84,22 @@ fn usage_errors() {
     usage_error(&["frobnicate"], "frobnicate");
     usage_error(&["count", "10", "--engine", "fast"], "--engine");
     usage_error(&["completions", "tcsh"], "<SHELL>");
+    let err = usage_error(&["help", "frobnicate"], "COMMAND");
+    assert!(err.contains("frobnicate") && err.contains("count"), "{err}");
+    // the forms other commands have, and these do not
+    usage_error(&["draw", "3", "--json"], "--json");
+    usage_error(&["completions", "bash", "--json"], "--json");
+}
+
+#[test]
+fn man_into_a_file_or_a_missing_parent_exits_2() {
+    let dir = TempDir::new("man-refused");
+    let file = dir.file("page.1", b"x");
+    let err = usage_error(&["man", "-o", &file], "--output");
+    assert!(err.contains("not a folder"), "{err}");
+    assert_eq!(std::fs::read(&file).unwrap(), b"x", "left as it was");
+    usage_error(&["man", "-o", &dir.join("missing/pages")], "--output");
+    assert_eq!(dir.names(), ["page.1"]);
 }
 
 #[test]
@@ -105,9 +121,13 @@ fn bench_bad_input_exits_2_naming_the_argument() {
     for bad in ["0", "1025", "-1", "x"] {
         usage_error(&["bench", "--n", "100", "--threads", bad], "--threads");
     }
-    for bad in ["0", "-1", "x"] {
+    for bad in ["0", "-1", "x", "1001", "18446744073709551615", "18446744073709551616"] {
         usage_error(&["bench", "--n", "100", "--runs", bad], "--runs");
     }
+    // u64::MAX runs once asked for a vector of that many times (a capacity overflow panic); the
+    // refusal names the range
+    let err = usage_error(&["bench", "--n", "100", "--runs", "18446744073709551615"], "--runs");
+    assert!(err.contains(&format!("from 1 to {} runs", fibtree::bench::MAX_RUNS)), "{err}");
     usage_error(&["bench", "--n", "100", "--max-memory", "lots"], "--max-memory");
     usage_error(&["bench", "--n", "20000", "--max-memory", "1M"], "--n");
     usage_error(&["bench", "--n", "100", "-o", "/nonexistent-folder/b.txt"], "--output");
@@ -353,6 +373,9 @@ fn moves_bad_input_exits_2() {
     usage_error(&["moves", "10", "--nth", "1e3"], "--nth");
     usage_error(&["moves", "10"], "--list");
     usage_error(&["moves", "10", "--list", "--nth", "1"], "--nth");
+    // --limit belongs to --list: refused, not ignored, with the other two
+    usage_error(&["moves", "10", "--nth", "1", "--limit", "3"], "--limit");
+    usage_error(&["moves", "10", "--random", "--limit", "3"], "--limit");
     usage_error(&["moves", "7", "--random"], "--random"); // f(7) = 0
     usage_error(&["moves", "40", "--list"], "--list"); // f(40) has more than a million moves
     usage_error(&["rank", "10", ""], "PATH");
