@@ -175,7 +175,7 @@ pub struct Counting<'a> {
 impl<'a> Counting<'a> {
     /// Plans the run and checks its estimated peak memory against the limit. A target whose count is
     /// known to be 0 without counting (g above every value a move of T(n) can leave, or outside the
-    /// support: [`crate::plan::known_zero`]) is answered 0 and left out of the plan. Where the
+    /// support, docs/math.md "Where the counts are zero") is answered 0 and left out of the plan. Where the
     /// targets' g are small, the modular engine runs meanwhile, with no plan, so that its residues
     /// are ready when the exact engine starts. With a checkpoint, reads it first (or discards it,
     /// with [`Checkpoint::fresh`]).
@@ -444,8 +444,9 @@ fn check_floor(targets: &[(u64, u64)], rows: u64, moduli: usize, options: &Optio
     Ok(())
 }
 
-/// [`check_floor`] for a table: f(k) for every k from `from` to `to` (`from <= to`), without
-/// listing the targets. Cost O(1).
+/// Refuses at once a table (f(k) for every k from `from` to `to`, `from <= to`) whose smallest
+/// possible size, rows included, exceeds the limit, without listing the targets; a floor small
+/// enough to be refined passes, so that [`Counting::new`] refuses with the full estimate. Cost O(1).
 ///
 /// # Errors
 /// As [`Counting::new`]'s first check: [`Error::InvalidArgument`] naming [`Param::N`] for `to`
