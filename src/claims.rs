@@ -10,7 +10,7 @@ use num_traits::ToPrimitive;
 use crate::engines::modular::MODULUS_LIMIT;
 use crate::error::{Error, Result};
 use crate::numbers::{NotWhole, parse_modulus, parse_whole};
-use crate::report::{Options, for_each_report};
+use crate::report::{Counting, Options, Report};
 
 /// The header a claims file must start with.
 pub const CLAIMS_HEADER: &str = "n,g,modulus,answer";
@@ -66,12 +66,14 @@ impl Checked {
 }
 
 /// Reads a claims file: the header `n,g,modulus,answer`, then one claim a line (`g` may be empty,
-/// meaning 0); blank lines and lines starting with `#` are skipped. Every line that is not a claim is
-/// reported with its number; a missing header is reported at the first line that should hold it
-/// (and that line is still read as a claim if it is one).
+/// meaning 0); blank lines and lines starting with `#` are skipped, and so is a UTF-8 byte-order
+/// mark at the start. Every line that is not a claim is reported with its number, once; a missing
+/// header is reported at the first line that should hold it (that line is then not read as a
+/// claim, and the lines after it are).
 ///
 /// Cost O(bytes).
 pub fn parse_claims(text: &[u8]) -> (Vec<Claim>, Vec<Malformed>) {
+    let text = text.strip_prefix(b"\xef\xbb\xbf").unwrap_or(text);
     let (mut claims, mut malformed) = (Vec::new(), Vec::new());
     let mut header_seen = false;
     for (i, raw) in text.split(|&b| b == b'\n').enumerate() {
@@ -96,6 +98,7 @@ pub fn parse_claims(text: &[u8]) -> (Vec<Claim>, Vec<Malformed>) {
                 continue;
             }
             bad(format!("header missing: expected '{CLAIMS_HEADER}' first"));
+            continue;
         }
         match parse_claim(s, line) {
             Ok(claim) => claims.push(claim),
@@ -133,16 +136,32 @@ fn parse_claim(s: &str, line: usize) -> std::result::Result<Claim, String> {
     Ok(Claim { line, n, g, modulus, answer })
 }
 
+/// A claim that was not checked, with the reason: its own run would not fit in memory.
+#[derive(Debug)]
+pub struct Refused {
+    /// The claim.
+    pub claim: Claim,
+    /// Why ([`Error::OutOfMemory`] naming [`crate::Param::N`], with the estimate of the claim's run
+    /// alone, or [`Error::InvalidArgument`]).
+    pub error: Error,
+}
+
 /// Checks every claim: each distinct (n, g) is counted once, all of them in one pass of the exact
-/// engine over one plan; moduli below 2^63 are also computed by the modular engine.
-/// Verdicts come in the order of `claims`.
+/// engine over one plan where that fits in memory; moduli below 2^63 are also computed by the
+/// modular engine. A (n, g) whose count is known to be 0 without counting (see
+/// [`crate::Counting::new`]) costs no plan. Where the whole file does not fit, each (n, g) is judged
+/// on its own: those whose own run does not fit are refused (every claim of theirs), the others are
+/// counted together, or one at a time where even they do not fit together.
+/// Verdicts come in the order of `claims`, and so do the refusals.
 ///
 /// Cost: one exact run over the union of the targets' states (up to the largest n), one modular run
-/// with every distinct modulus below 2^63 (and the two defaults); memory as for that one run.
+/// with every distinct modulus below 2^63 (and the two defaults); memory as for that one run. Where
+/// that does not fit, the memory guard of each target alone (its plan, where it is small enough to
+/// plan) and the runs that do.
 ///
 /// # Errors
-/// As [`crate::count_report`], for the largest n.
-pub fn check_claims(claims: &[Claim], options: &Options) -> Result<Vec<Checked>> {
+/// As [`crate::count_report`], except the refusals for memory, which are per claim.
+pub fn check_claims(claims: &[Claim], options: &Options) -> Result<(Vec<Checked>, Vec<Refused>)> {
     let mut targets: Vec<(u64, u64)> = claims.iter().map(|c| (c.n, c.g)).collect();
     targets.sort_unstable();
     targets.dedup();
@@ -157,7 +176,7 @@ pub fn check_claims(claims: &[Claim], options: &Options) -> Result<Vec<Checked>>
     }
     let mut checked: Vec<Option<Checked>> = vec![None; claims.len()];
     let mut failures = Vec::new();
-    for_each_report(&targets, &options, |_, report| {
+    let mut sink = |_, report: Report| {
         if !report.ok() {
             failures.extend(report.projections.iter().filter(|p| !p.agrees()).map(|p| (report.n, report.g, p.clone())));
         }
@@ -167,7 +186,31 @@ pub fn check_claims(claims: &[Claim], options: &Options) -> Result<Vec<Checked>>
             checked[i] = Some(Checked { claim: c.clone(), expected, independent });
         }
         Ok(())
-    })?;
+    };
+    let mut refused: Vec<((u64, u64), Error)> = Vec::new();
+    match Counting::new(&targets, &options) {
+        Ok(counting) => counting.for_each(&mut sink)?,
+        Err(Error::OutOfMemory { .. }) => {
+            let mut fit = Vec::new();
+            for &t in &targets {
+                match Counting::new(&[t], &options) {
+                    Ok(_) => fit.push(t),
+                    Err(e @ (Error::OutOfMemory { .. } | Error::InvalidArgument { .. })) => refused.push((t, e)),
+                    Err(e) => return Err(e),
+                }
+            }
+            match Counting::new(&fit, &options) {
+                Ok(counting) => counting.for_each(&mut sink)?,
+                Err(Error::OutOfMemory { .. }) => {
+                    for t in &fit {
+                        Counting::new(std::slice::from_ref(t), &options)?.for_each(&mut sink)?;
+                    }
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        Err(e) => return Err(e),
+    }
     if let Some((n, g, p)) = failures.first() {
         return Err(Error::CrossCheck {
             what: format!("c({n}, {g}) mod {}", p.modulus),
@@ -175,7 +218,23 @@ pub fn check_claims(claims: &[Claim], options: &Options) -> Result<Vec<Checked>>
             modular: p.independent.to_string(),
         });
     }
-    Ok(checked.into_iter().map(|c| c.expect("every claim's target is reported")).collect())
+    let refusals = claims
+        .iter()
+        .filter_map(|c| refused.iter().find(|r| r.0 == (c.n, c.g)).map(|r| (c, &r.1)))
+        .map(|(c, e)| Refused { claim: c.clone(), error: copy_refusal(e) })
+        .collect();
+    Ok((checked.into_iter().flatten().collect(), refusals))
+}
+
+/// A copy of a refusal, for each claim of its target.
+fn copy_refusal(e: &Error) -> Error {
+    match e {
+        Error::OutOfMemory { param, estimate, limit } => {
+            Error::OutOfMemory { param: *param, estimate: *estimate, limit: *limit }
+        }
+        Error::InvalidArgument { param, expected } => Error::invalid(*param, expected.clone()),
+        other => Error::invalid(crate::Param::N, other.to_string()),
+    }
 }
 
 /// `value` mod `m`. Cost O(value's limbs).
@@ -202,8 +261,8 @@ mod tests {
 
     #[test]
     fn header_missing_binary_and_long_lines() {
-        let (claims, malformed) = parse_claims(b"10,0,7,3\n");
-        assert_eq!(claims.len(), 1);
+        let (claims, malformed) = parse_claims(b"10,0,7,3\n10,0,7,2\n");
+        assert_eq!(claims.iter().map(|c| c.line).collect::<Vec<_>>(), vec![2], "the headless line 1 is not a claim");
         assert_eq!(
             malformed,
             vec![Malformed { line: 1, error: "header missing: expected 'n,g,modulus,answer' first".into() }]
@@ -218,6 +277,29 @@ mod tests {
     }
 
     #[test]
+    fn a_byte_order_mark_is_skipped() {
+        let (claims, malformed) = parse_claims(b"\xef\xbb\xbfn,g,modulus,answer\n10,0,7,3\n");
+        assert_eq!((claims.len(), malformed), (1, vec![]));
+    }
+
+    /// Each claim is judged on its own: a g above every value gives 0 without a plan, a claim whose
+    /// own run does not fit is refused alone, and the others still get verdicts.
+    #[test]
+    fn claims_are_judged_one_by_one() {
+        let claim = |line, n, g, answer| Claim { line, n, g, modulus: 7, answer };
+        let claims = [claim(2, 100, 1 << 60, 0), claim(3, 100, 0, 4), claim(4, 1_000_000, 0, 1), claim(5, 10, 0, 3)];
+        let options = Options { memory_limit: Some(1 << 30), ..Options::default() };
+        let (checked, refused) = check_claims(&claims, &options).unwrap();
+        assert_eq!(
+            checked.iter().map(|c| (c.claim.line, c.expected)).collect::<Vec<_>>(),
+            vec![(2, 0), (3, 4), (5, 3)]
+        );
+        assert_eq!(refused.len(), 1);
+        assert_eq!(refused[0].claim.line, 4);
+        assert!(matches!(refused[0].error, Error::OutOfMemory { estimate, .. } if estimate > 1 << 30));
+    }
+
+    #[test]
     fn check_claims_gives_verdicts_in_order() {
         let claim = |line, n, g, modulus, answer| Claim { line, n, g, modulus, answer };
         let claims = [
@@ -227,7 +309,8 @@ mod tests {
             claim(4, 10, 0, 1u128 << 100, 17),
             claim(5, 10, 0, 5, 2),
         ];
-        let checked = check_claims(&claims, &Options::default()).unwrap();
+        let (checked, refused) = check_claims(&claims, &Options::default()).unwrap();
+        assert!(refused.is_empty());
         assert_eq!(checked.iter().map(Checked::ok).collect::<Vec<_>>(), vec![true, false, true, true, true]);
         assert_eq!(checked[1].expected, 17);
         assert_eq!(checked[3].independent, None);

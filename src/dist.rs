@@ -8,7 +8,7 @@ use num_bigint::BigUint;
 use crate::budget;
 use crate::engines::{self, modular};
 use crate::error::{Param, Result};
-use crate::plan::{Plan, support};
+use crate::plan::{self, Plan, Sizes, support};
 use crate::report::Options;
 
 /// The targets of the whole distribution and the plan that computes them, after checking the
@@ -16,14 +16,21 @@ use crate::report::Options;
 /// options' limit.
 fn planned(n: u64, options: &Options, words: impl Fn(usize) -> u64) -> Result<(Vec<(u64, u64)>, Plan)> {
     // Before the support's forward pass: the plan of the whole distribution holds nearly every g
-    // below about 11 k in each layer k, so about 11 n^2 / 16 bytes of bitsets.
+    // below about 11 k in each layer k (about 11 n^2 / 16 bytes of bitsets), its widest layer about
+    // 11 n states, and there are about 6.5 n targets: the whole run, predicted.
     crate::game::check_n(n)?;
     let limit = options.limit();
-    budget::check_memory(Param::N, (n as u128 * n as u128 * 11 / 16).min(u64::MAX as u128) as u64, limit)?;
+    let per_state = 8 * words(n as usize) as u128;
+    let (n128, plan_bytes) = (n as u128, n as u128 * n as u128 * 11 / 16);
+    let predicted = plan_bytes + per_state * (3 * 11 * n128 + 7 * n128);
+    budget::check_memory(Param::N, predicted.min(u64::MAX as u128) as u64, limit)?;
     let targets: Vec<(u64, u64)> = support(n, options.hooks)?.iter().map(|g| (n, g)).collect();
-    let plan = Plan::new(&targets, limit, options.hooks)?;
-    let estimate = plan.bytes() + 8 * words(n as usize) * (3 * plan.widest_layer() as u64 + targets.len() as u64);
-    budget::check_memory(Param::N, estimate, limit)?;
+    let per_state = 8 * words(n as usize);
+    let whole = |s: &Sizes| {
+        let states = s.widest.saturating_mul(3).saturating_add(targets.len() as u64);
+        s.plan.saturating_add(per_state.saturating_mul(states))
+    };
+    let (plan, _) = plan::guarded(&targets, limit, options.hooks, whole)?;
     Ok((targets, plan))
 }
 

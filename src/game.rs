@@ -6,6 +6,7 @@
 use num_bigint::BigUint;
 
 use crate::error::{Error, Param, Result};
+use crate::hooks::Hooks;
 
 /// The largest `n` the engines accept: layer indices and Grundy values are kept in `u32`.
 pub const MAX_N: u64 = (u32::MAX >> 1) as u64;
@@ -35,14 +36,44 @@ pub fn edge_values(n: u64) -> Result<Vec<u32>> {
 ///
 /// # Errors
 /// [`Error::InvalidArgument`] when `n` exceeds [`MAX_N`].
+#[cfg(test)]
 pub fn max_edge_value(n: u64) -> Result<u32> {
+    max_edge_value_with(n, Hooks::default())
+}
+
+/// [`max_edge_value`], checking `hooks`' cancel flags every 2^22 steps (a few milliseconds), so
+/// that even n = [`MAX_N`] (about two seconds) stops at once when asked.
+///
+/// # Errors
+/// [`Error::InvalidArgument`] when `n` exceeds [`MAX_N`]; [`Error::Interrupted`] once cancelled.
+pub(crate) fn max_edge_value_with(n: u64, hooks: Hooks) -> Result<u32> {
     check_n(n)?;
     let (mut older, mut old, mut highest) = (0u32, 1u32, (n >= 1) as u32);
-    for _ in 2..=n {
-        (older, old) = (old, (old ^ older) + 1);
-        highest = highest.max(old);
+    let mut k = 2;
+    while k <= n {
+        hooks.check()?;
+        let end = n.min(k + (1 << 22) - 1);
+        for _ in k..=end {
+            (older, old) = (old, (old ^ older) + 1);
+            highest = highest.max(old);
+        }
+        k = end + 1;
     }
     Ok(highest)
+}
+
+/// An upper bound on every Grundy value a move of T(n) can leave: every g with c(n, g) > 0 is at
+/// most `(n - 1) (1 + E)`, E the largest edge value `1 + G(k)` over k <= n (docs/math.md, "Where
+/// the counts are zero"). `None` for n < 2, where T(n) has no move at all.
+///
+/// Cost: O(n) time ([`max_edge_value_with`]), O(1) memory.
+///
+/// # Errors
+/// [`Error::InvalidArgument`] when `n` exceeds [`MAX_N`]; [`Error::Interrupted`] once cancelled.
+pub(crate) fn value_bound(n: u64, hooks: Hooks) -> Result<Option<u64>> {
+    let e = max_edge_value_with(n, hooks)? as u64;
+    // n < 2^31 and e < 2^32: the product stays below 2^63
+    Ok((n >= 2).then(|| (n - 1) * (1 + e)))
 }
 
 /// Checks that the engines accept `n`: at most [`MAX_N`].

@@ -51,8 +51,8 @@ pub use game::{MAX_N, grundy, tree_size};
 pub use hooks::{Hooks, NoticeFn, ProgressFn};
 pub use numbers::{NotWhole, decimal_digits, parse_modulus, parse_number, parse_whole};
 pub use report::{
-    Counting, LAST18, ModReport, Options, P998244353, Projection, Report, count_mod_report, count_report,
-    count_reports, for_each_report,
+    Counting, LAST18, ModReport, Options, P998244353, Projection, Report, check_table_floor, count_mod_report,
+    count_report, count_reports, for_each_report,
 };
 pub use rng::{SplitMix64, clock_seed};
 
@@ -67,6 +67,9 @@ use num_bigint::BigUint;
 /// [`Error::InvalidArgument`] for n above [`MAX_N`]; [`Error::OutOfMemory`] when the run would
 /// need more memory than is available.
 pub fn count(n: u64, g: u64) -> Result<BigUint> {
+    if plan::known_zero(n, g, Hooks::default())? {
+        return Ok(BigUint::ZERO);
+    }
     let plan = plan::Plan::new(&[(n, g)], available_memory(), Hooks::default())?;
     Ok(engines::count_exact(Engine::Blocked, &plan, &[(n, g)], Hooks::default())?.remove(0))
 }
@@ -82,6 +85,9 @@ pub fn count(n: u64, g: u64) -> Result<BigUint> {
 /// when the plan would not fit in the available memory.
 pub fn count_mod(n: u64, g: u64, m: u64) -> Result<u64> {
     engines::modular::check_modulus(m)?;
+    if plan::known_zero(n, g, Hooks::default())? {
+        return Ok(0);
+    }
     if let Some(residues) = engines::modular::count_mod_unplanned(&[(n, g)], &[m], Hooks::default())? {
         return Ok(residues[0][0]);
     }

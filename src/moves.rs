@@ -24,6 +24,35 @@ use crate::plan::Plan;
 /// up a little needs a few.
 const CACHED_BLOCKS: usize = 3;
 
+/// The layers of a block of [`Counts`]: about sqrt(n).
+fn block_of(n: u64) -> usize {
+    ((n as f64).sqrt().ceil() as usize).max(2)
+}
+
+/// The estimated peak memory of [`Counts`] for T(n) over a plan of these sizes: the plan, 2 sqrt(n)
+/// checkpoint layers and up to three blocks of sqrt(n) layers, each layer as wide as the widest.
+fn whole_bytes(n: u64, sizes: &crate::plan::Sizes) -> u64 {
+    let block = block_of(n) as u64;
+    let blocks = n.saturating_sub(1).div_ceil(block);
+    let widest = sizes.widest.saturating_mul(8 * (2 + limbs(n as usize) as u64));
+    let layers = 2 * blocks + CACHED_BLOCKS as u64 * block + 3;
+    budget::PROCESS_BYTES.saturating_add(sizes.plan).saturating_add(widest.saturating_mul(layers))
+}
+
+/// Refuses at once, before anything of size O(n), a walk over T(n) whose smallest possible size
+/// (see [`Counts::new`]) exceeds `memory_limit`; `fibtree rank` checks it before it computes the
+/// value its path leaves. Cost O(1).
+///
+/// # Errors
+/// [`Error::InvalidArgument`] for n too large; [`Error::OutOfMemory`] naming [`Param::N`].
+pub fn check_floor(n: u64, memory_limit: u64) -> Result<()> {
+    let floor = crate::plan::floor_estimate(&[(n, 0)], |s| whole_bytes(n, s))?;
+    if floor > memory_limit.max(crate::plan::ESTIMATE_ALLOWANCE) {
+        return Err(Error::OutOfMemory { param: Param::N, estimate: floor, limit: memory_limit });
+    }
+    Ok(())
+}
+
 /// Exact counts c(k, t) for the states a target (n, g) needs, any of them on demand: the two
 /// layers before every block of `block` layers are kept, and a few recomputed blocks.
 pub struct Counts<'a> {
@@ -39,19 +68,14 @@ impl<'a> Counts<'a> {
     ///
     /// Cost: one run of the reference engine up to n; memory the plan, 2 sqrt(n) checkpoint layers
     /// and up to three blocks of sqrt(n) layers (about 0.5 GB at n = 10000), checked against
-    /// `memory_limit` before the run.
+    /// `memory_limit` by the memory guard before the plan (a refusal gives the whole estimate).
     ///
     /// # Errors
     /// [`Error::InvalidArgument`] for n too large; [`Error::OutOfMemory`] naming [`Param::N`] past
     /// the limit; [`Error::Interrupted`] when cancelled.
     pub fn new(n: u64, g: u64, hooks: Hooks<'a>, memory_limit: u64) -> Result<Counts<'a>> {
-        let plan = Plan::new(&[(n, g)], memory_limit, hooks)?;
-        let block = ((n as f64).sqrt().ceil() as usize).max(2);
-        let layer_bytes = |k: usize| 8 * plan.layer_len(k) as u64 * (2 + limbs(k) as u64);
-        let widest = (2..=plan.top()).map(layer_bytes).max().unwrap_or(0);
-        let blocks = (plan.top().saturating_sub(1)).div_ceil(block) as u64;
-        let estimate = plan.bytes() + widest * (2 * blocks + CACHED_BLOCKS as u64 * block as u64 + 3);
-        budget::check_memory(Param::N, estimate, memory_limit)?;
+        let (plan, _) = crate::plan::guarded(&[(n, g)], memory_limit, hooks, |s| whole_bytes(n, s))?;
+        let block = block_of(n);
         let mut checkpoints: Vec<[Layer; 2]> = vec![Default::default()];
         let mut pending: Option<Layer> = None;
         if plan.top() >= 2 {
@@ -256,13 +280,24 @@ pub fn list(counts: &mut Counts, n: u64, g: u64, limit: u64, mut emit: impl FnMu
 /// [`Error::InvalidArgument`] naming [`Param::Path`] for an empty path (the root is not a move), a
 /// character other than L and R, or a path that leaves the tree.
 pub fn value_after(n: u64, path: &str) -> Result<u64> {
-    let edge = crate::game::edge_values(n)?;
+    value_after_with(n, path, Hooks::default())
+}
+
+/// [`value_after`], checking `hooks`' cancel flags while it computes the Grundy values.
+///
+/// Cost: O(n) time; memory O(path length): only the edge values of the subtrees along the path
+/// (T(n - 2 len) to T(n)) are kept.
+///
+/// # Errors
+/// As [`value_after`], and [`Error::Interrupted`] once cancelled.
+pub fn value_after_with(n: u64, path: &str, hooks: Hooks) -> Result<u64> {
+    crate::game::check_n(n)?;
     if path.is_empty() {
         return Err(Error::invalid(Param::Path, "expected a non-empty path of L and R: the root is not a move"));
     }
-    // the subtrees along the path: sizes k, and the edge value of each untouched sibling
+    // the subtrees along the path: sizes k, each step going down by 1 or 2
     let mut k = n as usize;
-    let mut siblings = Vec::with_capacity(path.len());
+    let mut steps = Vec::with_capacity(path.len().min(n as usize + 1));
     for (i, c) in path.chars().enumerate() {
         let (child, sibling) = match c {
             'L' if k >= 2 => (k - 1, k - 2),
@@ -275,13 +310,33 @@ pub fn value_after(n: u64, path: &str) -> Result<u64> {
                 return Err(Error::invalid(Param::Path, format!("expected only L and R, got '{c}' at step {}", i + 1)));
             }
         };
-        siblings.push(edge[sibling] as u64);
+        steps.push(sibling);
         k = child;
+    }
+    // the edge values 1 + G(j) for j from the lowest sibling up to n, computed from the bottom
+    let lowest = steps.iter().copied().min().unwrap_or(0);
+    let mut edge = vec![0u64; n as usize + 1 - lowest];
+    let (mut older, mut old) = (0u64, 1u64); // 1 + G(0), 1 + G(1)
+    for j in 0..=n as usize {
+        let e = match j {
+            0 => 0,
+            1 => 1,
+            _ => {
+                if j % (1 << 22) == 0 {
+                    hooks.check()?;
+                }
+                (older, old) = (old, (old ^ older) + 1);
+                old
+            }
+        };
+        if j >= lowest {
+            edge[j - lowest] = e;
+        }
     }
     // bottom-up: the deleted node contributes nothing to its parent
     let mut contribution = 0u64;
-    for &sibling in siblings.iter().rev() {
-        let value = contribution ^ sibling;
+    for &sibling in steps.iter().rev() {
+        let value = contribution ^ edge[sibling - lowest];
         contribution = value + 1;
     }
     Ok(contribution - 1)

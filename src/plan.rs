@@ -6,7 +6,7 @@
 //! multiple of 64 wide), so a target g far above every Grundy value costs no more than g = 0.
 
 use crate::budget;
-use crate::error::{Param, Result};
+use crate::error::{Error, Param, Result};
 use crate::hooks::Hooks;
 
 /// A set of g values of one layer: a bitset over `[base, base + 64 * words.len())`.
@@ -302,6 +302,131 @@ impl Plan {
     pub fn bytes(&self) -> u64 {
         4 * self.edge.len() as u64 + self.layers.iter().map(LayerSet::bytes).sum::<u64>()
     }
+
+    /// The plan's [`Sizes`]: its bytes, its widest layer and the highest g of a window or edge.
+    /// Cost O(n).
+    pub(crate) fn sizes(&self) -> Sizes {
+        let edges = self.edge.iter().copied().max().unwrap_or(0) as u64;
+        let windows = self.layers.iter().filter(|l| l.window() > 0).map(|l| l.base() + l.window() as u64 - 1);
+        Sizes { plan: self.bytes(), widest: self.widest_layer() as u64, highest: windows.fold(edges, u64::max) }
+    }
+}
+
+/// What a run's memory estimate depends on in its plan: what [`Guard`] hands the estimate of a whole
+/// run, from a prediction before the plan exists and from the plan itself afterwards.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Sizes {
+    /// The plan's bytes.
+    pub(crate) plan: u64,
+    /// The states of its widest layer.
+    pub(crate) widest: u64,
+    /// The highest g of any layer's window, or edge value.
+    pub(crate) highest: u64,
+}
+
+/// The memory a prediction may spend to give a refusal the estimate of the whole run rather than a
+/// bound: a plan up to this size (n up to about 15,000 at g = 0) is built even past the limit, then
+/// measured.
+pub(crate) const ESTIMATE_ALLOWANCE: u64 = 16 << 20;
+
+/// The bytes of a plan's bookkeeping per layer: one edge value and one (empty) set.
+const PER_LAYER: u64 = 4 + std::mem::size_of::<LayerSet>() as u64;
+
+/// The memory guard of a run over a plan, in the order that lets nothing large be allocated and
+/// every refusal show the estimate of the whole run: `whole` gives that estimate from the plan's
+/// [`Sizes`].
+///
+/// 1. the floor, O(1): the plan at one word a layer and one state a layer;
+/// 2. the prediction, O(n) time and no memory: windows as wide as the targets' spread plus twice
+///    the smallest power of two W above every edge value, a widest layer of a quarter of its window
+///    (docs/math.md: 2048 of 8192 at n = 10000);
+/// 3. the plan itself, when the prediction fits or the plan is small ([`ESTIMATE_ALLOWANCE`]), and
+///    the estimate from its real sizes.
+///
+/// Cost: O(top n) time before the plan; then the plan's own. Cancellable (`hooks`) throughout.
+///
+/// # Errors
+/// [`crate::Error::InvalidArgument`] for an n above [`crate::game::MAX_N`];
+/// [`crate::Error::OutOfMemory`] naming [`Param::N`], with the whole run's estimate, past `limit`;
+/// [`crate::Error::Interrupted`] once cancelled.
+pub(crate) fn guarded(
+    targets: &[(u64, u64)],
+    limit: u64,
+    hooks: Hooks,
+    whole: impl Fn(&Sizes) -> u64,
+) -> Result<(Plan, u64)> {
+    let floor = floor_estimate(targets, &whole)?;
+    if floor > limit.max(ESTIMATE_ALLOWANCE) {
+        return Err(Error::OutOfMemory { param: Param::N, estimate: floor, limit });
+    }
+    let top = targets.iter().map(|t| t.0).max().unwrap_or(0);
+    let w = (crate::game::max_edge_value_with(top, hooks)? as u64 + 1).next_power_of_two().max(64);
+    let lo = targets.iter().map(|t| t.1).min().unwrap_or(0);
+    let hi = targets.iter().map(|t| t.1).max().unwrap_or(0);
+    let window = (hi - lo).saturating_add(2 * w);
+    let predicted_sizes = Sizes {
+        plan: (top + 1).saturating_mul(PER_LAYER + 8 * (window / 64 + 1)),
+        widest: (window / 4).max(1),
+        highest: hi.saturating_add(w),
+    };
+    let predicted = whole(&predicted_sizes);
+    if predicted > limit && predicted_sizes.plan > ESTIMATE_ALLOWANCE {
+        return Err(Error::OutOfMemory { param: Param::N, estimate: predicted, limit });
+    }
+    let budget = if predicted <= limit { limit } else { limit.max(ESTIMATE_ALLOWANCE) };
+    let plan = Plan::new(targets, budget, hooks).map_err(|e| match e {
+        // the plan outgrew its prediction: the whole run with the plan as far as it was projected
+        Error::OutOfMemory { estimate, .. } => {
+            let estimate = whole(&Sizes { plan: estimate, ..predicted_sizes }).max(predicted);
+            Error::OutOfMemory { param: Param::N, estimate, limit }
+        }
+        e => e,
+    })?;
+    let estimate = whole(&plan.sizes());
+    budget::check_memory(Param::N, estimate, limit)?;
+    Ok((plan, estimate))
+}
+
+/// The floor of the whole run's estimate (step 1 of [`guarded`]): the plan at one word and one
+/// state a layer. Cost O(targets).
+///
+/// # Errors
+/// [`crate::Error::InvalidArgument`] for an n above [`crate::game::MAX_N`].
+pub(crate) fn floor_estimate(targets: &[(u64, u64)], whole: impl Fn(&Sizes) -> u64) -> Result<u64> {
+    let top = targets.iter().map(|t| t.0).max().unwrap_or(0);
+    crate::game::check_n(top)?;
+    let highest = targets.iter().map(|t| t.1).max().unwrap_or(0);
+    Ok(whole(&Sizes { plan: (top + 1) * (PER_LAYER + 8), widest: 1, highest }))
+}
+
+/// Whether c(n, g) = 0 is known without counting: g above [`crate::game::value_bound`], or g at or
+/// above W (the smallest power of two, at least 64, above every edge value up to n, where a plan
+/// would be spent on states of no move) and outside the support of c(n, .). Below W the count
+/// itself is the cheaper way to the answer.
+///
+/// Cost: nothing for g < 64; else O(n) for the bound, and where g lies between W and the bound the
+/// support's forward pass ([`support`]).
+///
+/// # Errors
+/// [`crate::Error::InvalidArgument`] for an n above [`crate::game::MAX_N`];
+/// [`crate::Error::Interrupted`] once cancelled.
+pub(crate) fn known_zero(n: u64, g: u64, hooks: Hooks) -> Result<bool> {
+    crate::game::check_n(n)?;
+    if n < 2 {
+        return Ok(true);
+    }
+    if g < 64 {
+        return Ok(false);
+    }
+    let e = crate::game::max_edge_value_with(n, hooks)? as u64;
+    let bound = crate::game::value_bound(n, hooks)?.unwrap_or(0);
+    if g > bound {
+        return Ok(true);
+    }
+    if g < (e + 1).next_power_of_two().max(64) {
+        return Ok(false);
+    }
+    Ok(!support(n, hooks)?.contains(g))
 }
 
 /// The support of c(n, .): every g that some move of T(n) leaves, that is every g with c(n, g) > 0.
@@ -449,6 +574,46 @@ mod tests {
         assert_eq!(s.iter().last(), Some(22_526));
         assert!(support(1, Hooks::default()).unwrap().is_empty());
         assert_eq!(support(2, Hooks::default()).unwrap().iter().collect::<Vec<_>>(), vec![0]);
+    }
+
+    /// docs/math.md, "Where the counts are zero": every value a move leaves is at most the bound.
+    #[test]
+    fn value_bound_holds_and_known_zero_matches_the_support() {
+        for n in 2..=400u64 {
+            let s = support(n, Hooks::default()).unwrap();
+            let bound = crate::game::value_bound(n, Hooks::default()).unwrap().unwrap();
+            assert!(s.iter().all(|g| g <= bound), "n = {n}");
+        }
+        assert_eq!(crate::game::value_bound(1, Hooks::default()).unwrap(), None);
+        for n in [0u64, 1, 2, 10, 57, 300] {
+            let s = support(n, Hooks::default()).unwrap();
+            for g in (0..3000).chain([1 << 40, u64::MAX]) {
+                if known_zero(n, g, Hooks::default()).unwrap() {
+                    assert!(!s.contains(g), "({n}, {g})");
+                } else if g >= 1024 {
+                    assert!(s.contains(g), "({n}, {g}): a g far above the edge values is counted only in the support");
+                }
+            }
+        }
+        assert!(known_zero(20_000, 1 << 60, Hooks::default()).unwrap());
+        assert!(known_zero(10_000, u64::MAX, Hooks::default()).unwrap());
+    }
+
+    /// The guard refuses with the estimate of the whole run, not of the part that first fails.
+    #[test]
+    fn guard_refuses_with_the_whole_estimate() {
+        let whole = |s: &Sizes| 1_000_000 + s.plan + 100 * s.widest;
+        let (plan, estimate) = guarded(&[(1000, 0)], u64::MAX, Hooks::default(), whole).unwrap();
+        assert_eq!(estimate, whole(&plan.sizes()));
+        for limit in [1, 44 << 10, estimate - 1] {
+            match guarded(&[(1000, 0)], limit, Hooks::default(), whole) {
+                Err(Error::OutOfMemory { estimate: e, limit: l, .. }) => assert_eq!((e, l), (estimate, limit)),
+                other => panic!("{other:?}"),
+            }
+        }
+        // too large to plan: refused at once with the prediction, far above the limit
+        let refused = guarded(&[(crate::game::MAX_N, 0)], 1 << 30, Hooks::default(), whole);
+        assert!(matches!(refused, Err(Error::OutOfMemory { estimate, .. }) if estimate > 1 << 36), "{refused:?}");
     }
 
     #[test]

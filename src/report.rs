@@ -12,7 +12,7 @@ use crate::checkpoint::{self, Checkpoint, Saver};
 use crate::engines::{self, Engine, blocked, modular};
 use crate::error::{Error, Param, Result};
 use crate::hooks::Hooks;
-use crate::plan::Plan;
+use crate::plan::{self, Plan, Sizes};
 
 /// 10^18: the modulus of the "last 18 digits" projection.
 pub const LAST18: u64 = 1_000_000_000_000_000_000;
@@ -133,8 +133,9 @@ pub fn count_reports(targets: &[(u64, u64)], options: &Options) -> Result<Vec<Re
     Ok(reports.into_iter().map(|r| r.expect("every target is reported")).collect())
 }
 
-/// [`count_reports`] handing each report to `sink(index, report)` in order of n (targets of one n in
-/// the order given). Where all the values together are small (up to 64 MiB) the two engines run at
+/// [`count_reports`] handing each report to `sink(index, report)`: first the targets known to count
+/// 0 without counting ([`Counting::new`]), in the order given, then the others in order of n
+/// (targets of one n in the order given). Where all the values together are small (up to 64 MiB) the two engines run at
 /// the same time and the values are kept until both are done; otherwise the modular engine runs
 /// first and the exact engine streams, so that nothing is kept per target but its residues.
 ///
@@ -154,9 +155,15 @@ pub fn for_each_report(
 /// two steps, so that a caller can refuse a run (or print its estimate) before it writes anything.
 pub struct Counting<'a> {
     targets: &'a [(u64, u64)],
+    /// The indices of the targets known to count 0 ([`crate::plan::known_zero`]): no plan for them.
+    zero: Vec<usize>,
+    /// The indices of the other targets, and those targets: what the engines run over.
+    live: Vec<usize>,
+    live_targets: Vec<(u64, u64)>,
     options: &'a Options<'a>,
     moduli: Vec<u64>,
-    plan: Plan,
+    /// The plan of the live targets (`None` where there are none).
+    plan: Option<Plan>,
     estimate: u64,
     /// The modular engine's residues where they were found while the plan was built, or read from
     /// the checkpoint.
@@ -168,58 +175,75 @@ pub struct Counting<'a> {
 }
 
 impl<'a> Counting<'a> {
-    /// Plans the run and checks its estimated peak memory against the limit. Where the targets' g
-    /// are small, the modular engine runs meanwhile, with no plan, so that its residues are ready
-    /// when the exact engine starts. With a checkpoint, reads it first (or discards it, with
-    /// [`Checkpoint::fresh`]).
+    /// Plans the run and checks its estimated peak memory against the limit. A target whose count is
+    /// known to be 0 without counting (g above every value a move of T(n) can leave, or outside the
+    /// support, docs/math.md "Where the counts are zero") is answered 0 and left out of the plan. Where the
+    /// targets' g are small, the modular engine runs meanwhile, with no plan, so that its residues
+    /// are ready when the exact engine starts. With a checkpoint, reads it first (or discards it,
+    /// with [`Checkpoint::fresh`]).
     ///
-    /// Cost: the plan's backward pass, and the modular engine's work.
+    /// Cost: O(1) for the floor of the memory guard, which comes first; O(top n) for the bounds;
+    /// the support's forward pass for a target g between the edge values' power of two and the
+    /// bound; the plan's backward pass, and the modular engine's work.
     ///
     /// # Errors
-    /// As [`count_report`] (including [`Error::Interrupted`]).
+    /// As [`count_report`] (including [`Error::Interrupted`]); a refusal for memory gives the
+    /// estimate of the whole run.
     pub fn new(targets: &'a [(u64, u64)], options: &'a Options<'a>) -> Result<Counting<'a>> {
         let moduli = moduli_of(options)?;
         let limit = options.limit();
-        if let Some(spec) = &options.checkpoint {
-            let &[target] = targets else {
+        if options.checkpoint.is_some() {
+            if targets.len() != 1 {
                 return Err(Error::invalid(Param::Checkpoint, "a checkpoint holds the run of one count"));
-            };
+            }
             if options.engine != Engine::Blocked {
                 return Err(Error::invalid(Param::Checkpoint, "checkpoints work with the blocked engine only"));
             }
-            let hold = checkpoint::hold(spec)?;
-            if let Some(saved) = checkpoint::load(spec, target, &moduli, options.hooks)? {
-                let (plan, estimate) = planned(targets, options, moduli.len())?;
-                let (independent, resume) = (Some(vec![saved.residues]), Some(saved.state));
-                let _hold = Some(hold);
-                return Ok(Counting { targets, options, moduli, plan, estimate, independent, resume, _hold });
-            }
-            return Counting::planned(targets, options, moduli, limit, Some(hold));
         }
-        Counting::planned(targets, options, moduli, limit, None)
-    }
-
-    /// A run with no state to resume: the plan, with the modular engine running meanwhile where it
-    /// fits.
-    fn planned(
-        targets: &'a [(u64, u64)],
-        options: &'a Options<'a>,
-        moduli: Vec<u64>,
-        limit: u64,
-        _hold: Option<checkpoint::Hold>,
-    ) -> Result<Counting<'a>> {
-        let early = modular::unplanned_bytes(targets, moduli.len())?.is_some_and(|b| PROCESS_BYTES + b <= limit);
+        // the checkpoint's path checked and held before any work
+        let hold = options.checkpoint.as_ref().map(checkpoint::hold).transpose()?;
+        // Before anything of size O(n): the floor of the whole run.
+        check_floor(targets, targets.len() as u64, moduli.len(), options)?;
+        let (mut zero, mut live) = (Vec::new(), Vec::new());
+        for (i, &(n, g)) in targets.iter().enumerate() {
+            if plan::known_zero(n, g, options.hooks)? { zero.push(i) } else { live.push(i) }
+        }
+        let live_targets: Vec<(u64, u64)> = live.iter().map(|&i| targets[i]).collect();
+        let counting = |plan, estimate, independent, resume| Counting {
+            targets,
+            zero: zero.clone(),
+            live: live.clone(),
+            live_targets: live_targets.clone(),
+            options,
+            moduli: moduli.clone(),
+            plan,
+            estimate,
+            independent,
+            resume,
+            _hold: hold,
+        };
+        if live_targets.is_empty() {
+            return Ok(counting(None, PROCESS_BYTES, None, None));
+        }
+        if let Some(spec) = &options.checkpoint
+            && let Some(saved) = checkpoint::load(spec, live_targets[0], &moduli, options.hooks)?
+        {
+            let (plan, estimate) = planned(&live_targets, options, moduli.len())?;
+            return Ok(counting(Some(plan), estimate, Some(vec![saved.residues]), Some(saved.state)));
+        }
+        let early = modular::unplanned_bytes(&live_targets, moduli.len(), options.hooks)?
+            .is_some_and(|b| PROCESS_BYTES + b <= limit);
         // the plan stops the modular engine when it fails
         let failed = AtomicBool::new(false);
         let (planned, independent) = rayon::join(
-            || planned(targets, options, moduli.len()).inspect_err(|_| failed.store(true, Ordering::Relaxed)),
+            || planned(&live_targets, options, moduli.len()).inspect_err(|_| failed.store(true, Ordering::Relaxed)),
             || match early {
-                true => modular::count_mod_unplanned(targets, &moduli, options.hooks.also_stopped_by(&failed)),
+                true => modular::count_mod_unplanned(&live_targets, &moduli, options.hooks.also_stopped_by(&failed)),
                 false => Ok(None),
             },
         );
         let (plan, estimate) = planned?;
-        Ok(Counting { targets, options, moduli, plan, estimate, independent: independent?, resume: None, _hold })
+        Ok(counting(Some(plan), estimate, independent?, None))
     }
 
     /// The estimated peak memory of the run, in bytes.
@@ -235,7 +259,30 @@ impl<'a> Counting<'a> {
     /// [`Error::Interrupted`] when cancelled, [`Error::Io`] when a checkpoint cannot be saved, and
     /// whatever `sink` returns.
     pub fn for_each(self, mut sink: impl FnMut(usize, Report) -> Result<()> + Send) -> Result<()> {
-        let Counting { targets, options, moduli, plan, estimate, independent, resume, _hold } = self;
+        let Counting {
+            targets: all,
+            zero,
+            live,
+            live_targets,
+            options,
+            moduli,
+            plan,
+            estimate,
+            independent,
+            resume,
+            _hold,
+        } = self;
+        for &t in &zero {
+            let (n, g) = all[t];
+            let projections =
+                moduli.iter().map(|&modulus| Projection { modulus, residue: 0, independent: 0 }).collect();
+            let double_check = options.double_check.then_some(true);
+            let value = BigUint::ZERO;
+            sink(t, Report { n, g, value, projections, double_check, memory_estimate_bytes: estimate })?;
+        }
+        let Some(plan) = plan else { return Ok(()) };
+        let targets = &live_targets[..];
+        let mut sink = |t: usize, report: Report| sink(live[t], report);
         let (moduli, plan, hooks) = (&moduli, &plan, options.hooks);
         let report = |t: usize, words: &[u64], independent: &[u64]| {
             assemble(targets[t], words, moduli, independent, options, estimate)
@@ -338,17 +385,26 @@ pub fn count_mod_report(n: u64, g: u64, options: &Options) -> Result<ModReport> 
         residues: moduli.iter().copied().zip(residues).collect(),
         memory_estimate_bytes: estimate,
     };
+    // Before anything of size O(n): the Grundy values either way take 4 bytes a layer.
+    crate::game::check_n(n)?;
+    let floor = PROCESS_BYTES + 4 * (n + 1);
+    if floor > limit.max(plan::ESTIMATE_ALLOWANCE) {
+        return Err(Error::OutOfMemory { param: Param::N, estimate: floor, limit });
+    }
+    if plan::known_zero(n, g, options.hooks)? {
+        return Ok(report(vec![0; moduli.len()], PROCESS_BYTES));
+    }
     // Without a plan where the dense arrays are small (g below about 2^20), else over the plan.
-    if let Some(bytes) = modular::unplanned_bytes(&targets, moduli.len())? {
+    if let Some(bytes) = modular::unplanned_bytes(&targets, moduli.len(), options.hooks)? {
         let estimate = PROCESS_BYTES + bytes;
         budget::check_memory(Param::N, estimate, limit)?;
         if let Some(mut residues) = modular::count_mod_unplanned(&targets, &moduli, options.hooks)? {
             return Ok(report(residues.remove(0), estimate));
         }
     }
-    let plan = Plan::new(&targets, limit, options.hooks)?;
-    let estimate = PROCESS_BYTES + plan.bytes() + modular::memory_bytes(&plan, moduli.len(), targets.len());
-    budget::check_memory(Param::N, estimate, limit)?;
+    let whole =
+        |s: &Sizes| PROCESS_BYTES.saturating_add(s.plan).saturating_add(modular::memory_bytes_for(s, moduli.len(), 1));
+    let (plan, estimate) = plan::guarded(&targets, limit, options.hooks, whole)?;
     let residues = modular::count_mod_with_plan(&plan, &targets, &moduli, options.hooks)?.remove(0);
     Ok(report(residues, estimate))
 }
@@ -368,17 +424,53 @@ fn moduli_of(options: &Options) -> Result<Vec<u64>> {
     Ok(moduli)
 }
 
-/// The plan of a counting run and its memory estimate, checked against the limit.
+/// The plan of a counting run and its memory estimate, checked against the limit by the memory
+/// guard ([`plan::guarded`]) before anything large is allocated.
 ///
 /// # Errors
 /// As [`Counting::new`].
 fn planned(targets: &[(u64, u64)], options: &Options, moduli: usize) -> Result<(Plan, u64)> {
-    let limit = options.limit();
-    let plan = Plan::new(targets, limit, options.hooks)?;
     let top = targets.iter().map(|t| t.0).max().unwrap_or(0);
-    let estimate = estimate_bytes(&plan, top, moduli, targets.len(), options.double_check);
-    budget::check_memory(Param::N, estimate, limit)?;
-    Ok((plan, estimate))
+    let whole = |s: &Sizes| whole_bytes(s, top, moduli, targets.len(), options.double_check);
+    plan::guarded(targets, options.limit(), options.hooks, whole)
+}
+
+/// Refuses at once a counting run over `targets` (only their largest n and g matter) with `rows`
+/// targets in all whose smallest possible size exceeds the limit, before anything of size O(n) or
+/// O(rows) is allocated (`fibtree table` checks its rows with it before listing them). A floor
+/// small enough to be refined ([`plan::ESTIMATE_ALLOWANCE`]) passes, so that [`Counting::new`]
+/// refuses the run with its full estimate.
+///
+/// Cost O(targets).
+///
+/// # Errors
+/// [`Error::InvalidArgument`] for n too large; [`Error::OutOfMemory`] naming [`Param::N`].
+fn check_floor(targets: &[(u64, u64)], rows: u64, moduli: usize, options: &Options) -> Result<()> {
+    let top = targets.iter().map(|t| t.0).max().unwrap_or(0);
+    let whole = |s: &Sizes| {
+        let rows_bytes = rows.saturating_mul(16 + 8 * moduli as u64);
+        whole_bytes(s, top, moduli, rows.try_into().unwrap_or(usize::MAX), options.double_check)
+            .saturating_add(rows_bytes)
+    };
+    let floor = plan::floor_estimate(targets, whole)?;
+    let limit = options.limit();
+    if floor > limit.max(plan::ESTIMATE_ALLOWANCE) {
+        return Err(Error::OutOfMemory { param: Param::N, estimate: floor, limit });
+    }
+    Ok(())
+}
+
+/// Refuses at once a table (f(k) for every k from `from` to `to`, `from <= to`) whose smallest
+/// possible size, rows included, exceeds the limit, without listing the targets; a floor small
+/// enough to be refined passes, so that [`Counting::new`] refuses with the full estimate. Cost O(1).
+///
+/// # Errors
+/// As [`Counting::new`]'s first check: [`Error::InvalidArgument`] naming [`Param::N`] for `to`
+/// above [`crate::MAX_N`] and for a modulus outside 2..2^63, [`Error::OutOfMemory`] naming
+/// [`Param::N`].
+pub fn check_table_floor(from: u64, to: u64, options: &Options) -> Result<()> {
+    let moduli = moduli_of(options)?;
+    check_floor(&[(to, 0)], to.saturating_sub(from) + 1, moduli.len(), options)
 }
 
 /// The report of c(n, g) from its exact words and the modular engine's residues.
@@ -406,18 +498,20 @@ fn assemble(
 /// Results up to this size are kept whole, so that the two engines can run at the same time.
 const KEEP_VALUES_BYTES: u64 = 64 << 20;
 
-/// The estimated peak memory of a counting run over `plan` up to layer `n`, in bytes: the process,
-/// the plan, the exact engine's three layers, the modular engine's arrays and its residues for each
-/// target, the values where they are kept (always for a double check), and the decimal string of
-/// one result.
-fn estimate_bytes(plan: &Plan, n: u64, moduli: usize, targets: usize, double_check: bool) -> u64 {
-    let modular = modular::memory_bytes(plan, moduli, targets);
+/// The estimated peak memory of a counting run up to layer `n` over a plan of these sizes, in bytes:
+/// the process, the plan, the exact engine's three layers, the modular engine's arrays and its
+/// residues for each target, the values where they are kept (always for a double check), and the
+/// decimal string of one result.
+fn whole_bytes(sizes: &Sizes, n: u64, moduli: usize, targets: usize, double_check: bool) -> u64 {
+    let modular = modular::memory_bytes_for(sizes, moduli, targets);
     let values = kept_values_bytes(targets, n);
     let kept = if double_check || values <= KEEP_VALUES_BYTES { values } else { 0 };
-    PROCESS_BYTES + plan.bytes() + engines::layer_bytes(plan, n as usize) + modular + kept + n
+    [sizes.plan, engines::layer_bytes_for(sizes.widest, n as usize), modular, kept, n]
+        .into_iter()
+        .fold(PROCESS_BYTES, u64::saturating_add)
 }
 
 /// The bytes of every target's value, at most `limbs(n)` words each.
 fn kept_values_bytes(targets: usize, n: u64) -> u64 {
-    targets as u64 * engines::limbs(n as usize) as u64 * 8
+    (targets as u64).saturating_mul(engines::limbs(n as usize) as u64 * 8)
 }

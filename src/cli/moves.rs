@@ -4,7 +4,7 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use fibtree::SplitMix64;
-use fibtree::moves::{Counts, list, nth, rank as rank_of, value_after};
+use fibtree::moves::{Counts, check_floor, list, nth, rank as rank_of, value_after, value_after_with};
 use num_bigint::BigUint;
 use serde::Serialize;
 
@@ -126,10 +126,12 @@ impl Outcome for Ranked {
 
 pub(super) fn rank(args: RankArgs) -> anyhow::Result<ExitCode> {
     let (n, path) = (args.n, args.path.clone());
-    let g = value_after(n, &path)?;
     let mut session = Session::new(args.run.output.output.as_deref(), args.run.threads, !args.json)?;
     let memory_limit = args.run.memory_limit();
     let ranked = session.compute(|hooks, _| {
+        // the memory guard first, then the value the path leaves (O(n) time), then the walk
+        check_floor(n, memory_limit)?;
+        let g = value_after_with(n, &path, hooks)?;
         let mut counts = Counts::new(n, g, hooks, memory_limit)?;
         let index = rank_of(&mut counts, n, g, &path)?;
         // the walk back down from the index must find the same node

@@ -30,12 +30,14 @@ pub(super) fn table(args: TableArgs) -> anyhow::Result<ExitCode> {
     if args.to > fibtree::MAX_N {
         return Err(usage("TO", format!("at most {}, got {}", fibtree::MAX_N, args.to)));
     }
-    // Before the target list: 16 bytes a row, and more than that in the plan.
-    let (rows, limit) = (args.to - args.from + 1, args.run.memory_limit());
+    let limit = args.run.memory_limit();
+    // table's own arguments: a run too large is too large because of TO
     let table_flags = |param| if param == Param::N { "TO" } else { flag(param) };
     let mut session =
         Session::new(args.run.output.output.as_deref(), args.run.threads, !args.json)?.naming(table_flags);
-    fibtree::check_memory(Param::N, rows.saturating_mul(64), limit).map_err(|e| session.error(e))?;
+    // Before the target list: the floor of the whole run, rows included.
+    let floor_options = Options { memory_limit: Some(limit), ..Options::default() };
+    fibtree::check_table_floor(args.from, args.to, &floor_options).map_err(|e| session.error(e))?;
     let targets: Vec<(u64, u64)> = (args.from..=args.to).map(|k| (k, 0)).collect();
     let (json, engine) = (args.json, args.run.engine.into());
     let all_ok = session.compute(|hooks, out| {

@@ -4,7 +4,6 @@ use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
 
-use anyhow::Context;
 use fibtree::claims::{CLAIMS_HEADER, Checked, Claim, Malformed, check_claims, parse_claims};
 use fibtree::{Error, Options, Param};
 use serde::Serialize;
@@ -64,11 +63,14 @@ fn verify_one(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
     let claim = Claim { line: 0, n, g: args.g, modulus, answer };
     let mut session = Session::new(args.run.output.output.as_deref(), args.run.threads, !args.json)?;
     let (engine, memory_limit) = (args.run.engine.into(), Some(args.run.memory_limit()));
-    let checked = session
-        .compute(|hooks, _| {
-            Ok(check_claims(&[claim], &Options { hooks, engine, memory_limit, ..Options::default() })?)
-        })?
-        .remove(0);
+    let checked = session.compute(|hooks, _| {
+        let (mut checked, mut refused) =
+            check_claims(&[claim], &Options { hooks, engine, memory_limit, ..Options::default() })?;
+        match refused.pop() {
+            Some(refused) => Err(refused.error.into()),
+            None => Ok(checked.remove(0)),
+        }
+    })?;
     if !checked.engines_agree() {
         return Err(cross_check_failed(&checked).into());
     }
@@ -174,8 +176,9 @@ fn verify_claims(path: &Path, args: &VerifyArgs) -> anyhow::Result<ExitCode> {
     distinct(&[("--claims", Some(path)), ("--output", args.run.output.output.as_deref())])?;
     let text = if path.as_os_str() == "-" {
         let mut buf = Vec::new();
+        // what cannot be read (a directory, say) is bad input, as for a path
         std::io::Read::read_to_end(&mut std::io::stdin(), &mut buf)
-            .context("reading the claims from standard input")?;
+            .map_err(|e| usage("--claims", format!("cannot read standard input: {e}")))?;
         buf
     } else {
         std::fs::read(path).map_err(|e| usage("--claims", format!("cannot read '{}': {e}", path.display())))?
@@ -192,14 +195,18 @@ fn verify_claims(path: &Path, args: &VerifyArgs) -> anyhow::Result<ExitCode> {
     let claims_flags = |param| if param == Param::N { "--claims" } else { flag(param) };
     let mut session =
         Session::new(args.run.output.output.as_deref(), args.run.threads, !args.json)?.naming(claims_flags);
-    let checked = if claims.is_empty() {
-        Vec::new()
+    let (checked, refused) = if claims.is_empty() {
+        (Vec::new(), Vec::new())
     } else {
         let (engine, memory_limit) = (args.run.engine.into(), Some(args.run.memory_limit()));
         session.compute(|hooks, _| {
             Ok(check_claims(&claims, &Options { hooks, engine, memory_limit, ..Options::default() })?)
         })?
     };
+    // a claim whose own run does not fit is a bad line like any other, with its reason
+    let mut malformed = malformed;
+    malformed.extend(refused.into_iter().map(|r| Malformed { line: r.claim.line, error: r.error.to_string() }));
+    malformed.sort_by_key(|m| m.line);
     if let Some(bad) = checked.iter().find(|c| !c.engines_agree()) {
         return Err(cross_check_failed(bad).into());
     }

@@ -100,6 +100,13 @@ pub(crate) fn count_exact(engine: Engine, plan: &Plan, targets: &[(u64, u64)], h
 /// the larger of the reference engine's three layers and the blocked engine's
 /// ([`blocked::memory_bytes`]).
 pub(crate) fn layer_bytes(plan: &Plan, n: usize) -> u64 {
-    let reference = 3 * plan.widest_layer() as u64 * (1 + limbs(n)) as u64 * 8;
-    reference.max(blocked::memory_bytes(plan, n, rayon::current_num_threads()))
+    layer_bytes_for(plan.widest_layer() as u64, n)
+}
+
+/// [`layer_bytes`] for a plan whose widest layer has `widest` states.
+pub(crate) fn layer_bytes_for(widest: u64, n: usize) -> u64 {
+    // past 2^40 states the estimate is astronomical either way; the cap keeps the arithmetic in range
+    let widest = widest.min(1 << 40) as usize;
+    let reference = 3u64.saturating_mul(widest as u64).saturating_mul((1 + limbs(n)) as u64 * 8);
+    reference.max(blocked::memory_bytes(widest, n, rayon::current_num_threads()))
 }

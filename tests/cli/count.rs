@@ -181,3 +181,19 @@ fn the_readme_json_example_has_the_real_fields() {
         assert!(top.contains(key) || projection.contains(key), "README's example has {key:?}, not printed: {example}");
     }
 }
+
+/// A g above every value a move can leave counts 0 at once, in the form of any count.
+#[test]
+fn g_beyond_every_value_counts_zero() {
+    let json = success_json(&["count", "20000", "--g", "1152921504606846976", "--json"]);
+    assert_eq!(json["value"], "0");
+    assert_eq!(json["ok"], true);
+    assert_eq!(json["last18"], "0");
+    assert_eq!(json["mod_998244353"], "0");
+    let out = success(&["count", "10000", "--g", "18446744073709551615", "--mod-only", "-q"]);
+    assert_eq!(out, "0\n0\n");
+    let out = success(&["count", "10000", "--g", "200000", "-q"]);
+    assert_eq!(out, "0\n");
+    // a g inside the support is still counted
+    assert_ne!(success(&["count", "2000", "--g", "22526", "-q"]), "0\n");
+}

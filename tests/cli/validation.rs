@@ -52,6 +52,14 @@ fn claims_files_empty_binary_long_or_headless() {
     usage_error(&["verify", "--claims", &dir.file("header.csv", b"n,g,modulus,answer\n")], "--claims");
     usage_error(&["verify", "--claims", &dir.join("missing.csv")], "--claims");
     usage_error_with_stdin(&["verify", "--claims", "-"], b"", "--claims");
+    // a directory on standard input is refused like a directory path
+    usage_error(&["verify", "--claims", &dir.join("")], "--claims");
+    let output = std::process::Command::new(binary())
+        .args(["verify", "--claims", "-"])
+        .stdin(std::fs::File::open(dir.join("")).unwrap())
+        .output()
+        .unwrap();
+    check_usage_error(&["verify", "--claims", "-"], &output, "--claims");
 
     // malformed content is reported line by line (exit 2), never a crash
     let binary: Vec<u8> = (0..4096u32).map(|i| (i * 37 % 256) as u8).collect();
@@ -513,6 +521,14 @@ fn verify_empty_claims_file_exits_2() {
         usage_error(&["verify", "--claims", &path, "--json"], "--claims");
     }
     usage_error_with_stdin(&["verify", "--claims", "-"], b"", "--claims");
+    // a directory on standard input is refused like a directory path
+    usage_error(&["verify", "--claims", &dir.join("")], "--claims");
+    let output = std::process::Command::new(binary())
+        .args(["verify", "--claims", "-"])
+        .stdin(std::fs::File::open(dir.join("")).unwrap())
+        .output()
+        .unwrap();
+    check_usage_error(&["verify", "--claims", "-"], &output, "--claims");
 }
 
 #[test]
@@ -570,4 +586,48 @@ fn checkpoint_damaged_truncated_or_foreign_is_refused() {
     assert_eq!(out, want);
     assert!(err.contains("discarded the checkpoint"), "{err}");
     assert!(std::path::Path::new(&damaged).exists(), "--keep-checkpoint keeps the last one saved");
+}
+
+/// The memory guard comes first and shows the estimate of the whole run: the same figure whatever
+/// the limit it fails, and the one `--verbose` prints for a run that fits.
+#[test]
+fn memory_refusals_show_the_whole_estimate() {
+    let (_, verbose) = success_with_stderr(&["count", "1000", "--verbose", "-q"]);
+    let whole = verbose.split("memory estimate ").nth(1).and_then(|s| s.split(" (").next()).unwrap().to_string();
+    for limit in ["1", "44K"] {
+        let err = usage_error(&["count", "1000", "--max-memory", limit], "N");
+        assert!(err.contains(&format!("about {whole} of memory")), "{err:?}, want {whole}");
+    }
+    // refused before anything of size n, with an estimate far above the machine's memory
+    for args in [&["rank", "2147483647", "L"][..], &["rank", "100000", "L"], &["count", "2147483647"]] {
+        let err = usage_error(args, "N");
+        assert!(err.contains("TiB") || err.contains("GiB"), "{err:?}");
+    }
+    // table names its own argument
+    for args in
+        [&["table", "1", "1000000"][..], &["table", "1", "2147483647"], &["table", "1", "1000", "--max-memory", "1"]]
+    {
+        let err = usage_error(args, "TO:");
+        assert!(!err.contains("N:"), "{err:?}");
+    }
+}
+
+/// Ctrl-C stops `rank` while it counts (exit 130, no output).
+#[test]
+fn rank_stops_on_sigint() {
+    // about 9 s of counting on the 2-core machine
+    let args = ["rank", "13000", "RLRLRLRL"];
+    let mut child = spawn(&args);
+    std::thread::sleep(std::time::Duration::from_millis(1000));
+    assert!(child.try_wait().unwrap().is_none(), "rank 13000 ended within 1 s");
+    let sent = std::process::Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    assert!(sent.success());
+    let status = wait_for_stop(&mut child, "rank after SIGINT");
+    let mut err = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
+    assert_no_panic(&args, err.as_bytes());
+    assert_eq!(status.code(), Some(130), "{status:?}, {err}");
+    let mut out = String::new();
+    std::io::Read::read_to_string(&mut child.stdout.take().unwrap(), &mut out).unwrap();
+    assert_eq!(out, "", "nothing written");
 }

@@ -417,9 +417,9 @@ fn claims_from_standard_input() {
 fn claims_file_without_header() {
     let dir = TempDir::new("noheader");
     let path = dir.file("claims.csv", "# no header here\n10,0,7,3\n10,0,7,4\n");
-    // the header is reported missing at the line that should hold it, which is still read as a claim
+    // the header is reported missing at the line that should hold it (once: that line is not also
+    // read as a claim); the lines after it are
     let wants = [
-        Want::Claim { line: 2, n: 10, g: 0, modulus: 7, answer: 3, expected: 3 },
         Want::Bad { line: 2, needle: "header missing" },
         Want::Claim { line: 3, n: 10, g: 0, modulus: 7, answer: 4, expected: 3 },
     ];
@@ -495,4 +495,36 @@ fn claims_file_all_right_exits_0_and_a_wrong_one_exits_1() {
         out.ends_with("line 7: c(10, 0) mod 100: claimed 18, true 17: MISMATCH\n5 OK, 1 MISMATCH, 0 malformed\n"),
         "{out}"
     );
+}
+
+#[test]
+fn headless_line_has_one_message_and_a_byte_order_mark_is_accepted() {
+    let out = stdout(&fibtree_with_stdin(&["verify", "--claims", "-"], b"10,0,7,3\n"));
+    assert_eq!(out.matches("line 1:").count(), 1, "{out}");
+    assert!(out.contains("line 1: malformed: header missing"), "{out}");
+    let output = fibtree_with_stdin(&["verify", "--claims", "-"], b"\xef\xbb\xbfn,g,modulus,answer\n10,0,7,3\n");
+    assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
+    assert!(stdout(&output).contains("1 OK, 0 MISMATCH, 0 malformed"), "{}", stdout(&output));
+}
+
+/// A g above every value gives 0 without sizing the file by it; a claim whose own run does not fit
+/// is a bad line with its number and the estimate; the others still get verdicts.
+#[test]
+fn claims_judged_each_on_its_own() {
+    let dir = TempDir::new("own");
+    let text = "n,g,modulus,answer\n100,1152921504606846976,7,0\n100,0,7,4\n1000000,0,7,1\n10,0,1000,17\n";
+    let path = dir.file("claims.csv", text);
+    let want_4 = (exact(100, 0) % 7u32).to_u128().unwrap();
+    let wants = [
+        Want::Claim { line: 2, n: 100, g: 1 << 60, modulus: 7, answer: 0, expected: 0 },
+        Want::Claim { line: 3, n: 100, g: 0, modulus: 7, answer: 4, expected: want_4 },
+        Want::Bad { line: 4, needle: "memory" },
+        Want::Claim { line: 5, n: 10, g: 0, modulus: 1000, answer: 17, expected: 17 },
+    ];
+    let output = fibtree(&["verify", "--claims", &path]);
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    let out = stdout(&output);
+    check_claims_text(&out, &wants);
+    assert!(out.contains("3 OK, 0 MISMATCH, 1 malformed"), "{out}");
+    assert!(!out.contains("TiB"), "not sized by the largest g: {out}");
 }

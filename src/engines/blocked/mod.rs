@@ -62,20 +62,19 @@ use crate::hooks::Hooks;
 use crate::plan::Plan;
 use schedule::{Segment, Shared};
 
-/// The bytes a run over `plan` up to layer `n` holds at its peak on `threads` threads: the two
+/// The bytes a run up to layer `n` over a plan whose widest layer has `widest_layer` states holds
+/// at its peak on `threads` threads: the two
 /// edge layers, their carries (two blocks' worth), three layers of one chunk per running pass, and
 /// the source positions of the blocks in flight (their descriptions run up to three blocks ahead).
-/// Cost O(n).
-pub(crate) fn memory_bytes(plan: &Plan, n: usize, threads: usize) -> u64 {
-    let widest = plan.widest_layer() as u64 + 1;
-    let tuning = Tuning::for_width(plan.widest_layer());
+/// Cost O(1).
+pub(crate) fn memory_bytes(widest_layer: usize, n: usize, threads: usize) -> u64 {
+    let widest = widest_layer as u64 + 1;
+    let tuning = Tuning::for_width(widest_layer);
     let c = tuning.chunk_lanes as u64;
     let lanes = (lanes(n) as u64).div_ceil(c) * c;
-    let edges = 2 * widest * lanes * 8;
-    let carries = 2 * 2 * widest * (lanes / c) * 8;
-    let passes = 3 * threads as u64 * widest * c * 8;
-    let block = 4 * tuning.block_layers as u64 * widest * 8;
-    edges + carries + passes + block
+    let per_state =
+        2 * lanes * 8 + 2 * 2 * (lanes / c) * 8 + 3 * threads as u64 * c * 8 + 4 * tuning.block_layers as u64 * 8;
+    widest.saturating_mul(per_state)
 }
 
 /// How a run is cut into blocks and chunks, and the instruction set its kernels are compiled for.

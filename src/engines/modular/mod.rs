@@ -15,7 +15,7 @@ mod generic;
 use crate::arch::Isa;
 use crate::error::{Error, Param, Result};
 use crate::hooks::Hooks;
-use crate::plan::Plan;
+use crate::plan::{Plan, Sizes};
 
 /// The largest modulus (exclusive) the modular engine accepts: sums of two residues fit in a `u64`.
 pub const MODULUS_LIMIT: u64 = 1 << 63;
@@ -99,7 +99,7 @@ pub(crate) fn count_mod_unplanned(
         check_modulus(m)?;
     }
     let top = targets.iter().map(|t| t.0).max().unwrap_or(0);
-    let Some(w) = unplanned_width(targets, moduli.len())? else { return Ok(None) };
+    let Some(w) = unplanned_width(targets, moduli.len(), hooks)? else { return Ok(None) };
     if top < 2 {
         return Ok(Some(vec![vec![0; moduli.len()]; targets.len()]));
     }
@@ -143,22 +143,29 @@ fn dense_bytes(w: u64, moduli: usize) -> u64 {
 /// bytes: the dense engine's arrays (all moduli at once), or the generic engine's three layers, plus
 /// the residues of the targets. Cost O(n).
 pub(crate) fn memory_bytes(plan: &Plan, moduli: usize, targets: usize) -> u64 {
+    let sizes = if plan.top() < 2 { Sizes { highest: u64::MAX, ..plan.sizes() } } else { plan.sizes() };
+    memory_bytes_for(&sizes, moduli, targets)
+}
+
+/// [`memory_bytes`] for a plan of these [`Sizes`] (the dense engine's width from its highest g).
+pub(crate) fn memory_bytes_for(sizes: &Sizes, moduli: usize, targets: usize) -> u64 {
     let results = 8 * moduli as u64 * targets as u64;
-    match dense_width(plan, moduli) {
+    match dense_width_above(sizes.highest, moduli) {
         Some(w) => dense_bytes(w, moduli) + results,
-        None => 8 * moduli as u64 * 3 * plan.widest_layer() as u64 + results,
+        None => (8 * moduli as u64 * 3).saturating_mul(sizes.widest).saturating_add(results),
     }
 }
 
 /// The width W of [`count_mod_unplanned`], or `None` where its arrays would exceed
-/// [`DENSE_LIMIT_BYTES`]. Cost O(top n).
+/// [`DENSE_LIMIT_BYTES`]. Cost O(top n), cancellable.
 ///
 /// # Errors
-/// [`Error::InvalidArgument`] for an n above [`crate::game::MAX_N`].
-fn unplanned_width(targets: &[(u64, u64)], moduli: usize) -> Result<Option<u64>> {
+/// [`Error::InvalidArgument`] for an n above [`crate::game::MAX_N`]; [`Error::Interrupted`] once
+/// cancelled.
+fn unplanned_width(targets: &[(u64, u64)], moduli: usize, hooks: Hooks) -> Result<Option<u64>> {
     let top = targets.iter().map(|t| t.0).max().unwrap_or(0);
     crate::game::check_n(top)?;
-    let edges = crate::game::max_edge_value(top)? as u64;
+    let edges = crate::game::max_edge_value_with(top, hooks)? as u64;
     let highest = targets.iter().map(|t| t.1).max().unwrap_or(0).max(edges);
     Ok(dense_width_above(highest, moduli))
 }
@@ -167,9 +174,9 @@ fn unplanned_width(targets: &[(u64, u64)], moduli: usize) -> Result<Option<u64>>
 ///
 /// # Errors
 /// As [`count_mod_unplanned`].
-pub(crate) fn unplanned_bytes(targets: &[(u64, u64)], moduli: usize) -> Result<Option<u64>> {
+pub(crate) fn unplanned_bytes(targets: &[(u64, u64)], moduli: usize, hooks: Hooks) -> Result<Option<u64>> {
     let top = targets.iter().map(|t| t.0).max().unwrap_or(0);
-    Ok(unplanned_width(targets, moduli)?
+    Ok(unplanned_width(targets, moduli, hooks)?
         .map(|w| dense_bytes(w, moduli) + 4 * (top + 1) + 8 * moduli as u64 * targets.len() as u64))
 }
 
