@@ -17,7 +17,7 @@ fn main() -> ExitCode {
             .or_else(|| info.payload().downcast_ref::<String>().cloned())
             .unwrap_or_else(|| "unknown cause".into());
         let place = info.location().map_or(String::new(), |l| format!(" at {}:{}", l.file(), l.line()));
-        cli::say(&format!("error: internal error (a bug): {message}{place}; {REPORT}"));
+        cli::say_error(&format!("error: internal error (a bug): {message}{place}; {REPORT}"));
     }));
     match std::panic::catch_unwind(|| cli::run(std::env::args_os())) {
         Ok(Ok(code)) => code,

@@ -89,7 +89,7 @@ pub(super) fn dist(args: DistArgs) -> anyhow::Result<ExitCode> {
         }
         Ok(ExitCode::SUCCESS)
     } else {
-        say(&format!("error: SUM CHECK FAILED: {what}"));
+        super::say_error(&format!("error: SUM CHECK FAILED: {what}"));
         Ok(ExitCode::from(1))
     }
 }

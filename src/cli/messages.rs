@@ -1,7 +1,7 @@
 //! What goes to standard error: one line a message, whatever the input held. Control characters
 //! are escaped (a newline in an argument cannot split an error, an escape sequence cannot reach the
-//! terminal), numbers longer than [`MAX_DIGITS`] digits are cut to their ends, and a write to a
-//! closed or full standard error is not an error of its own.
+//! terminal), an error's numbers longer than [`MAX_DIGITS`] digits are cut to their ends, and a
+//! write to a closed or full standard error is not an error of its own.
 
 use std::io::Write;
 
@@ -9,39 +9,54 @@ use std::io::Write;
 /// `MAX_DIGITS / 2` digits and its length.
 pub(super) const MAX_DIGITS: usize = 40;
 
-/// `text` made fit for one line of a message: control characters escaped as Rust writes them
-/// (`\n`, `\t`, `\u{1b}`), long numbers cut.
-pub(super) fn one_line(text: &str) -> String {
+/// `text` made fit for one line: control characters escaped as Rust writes them (`\n`, `\t`,
+/// `\u{1b}`).
+pub(super) fn escaped(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(c) = rest.chars().next() {
-        if c.is_ascii_digit() {
-            let len = rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len());
-            let (digits, after) = rest.split_at(len);
-            if len > MAX_DIGITS {
-                let half = MAX_DIGITS / 2;
-                out.push_str(&format!("{}...{} ({len} digits)", &digits[..half], &digits[len - half..]));
-            } else {
-                out.push_str(digits);
-            }
-            rest = after;
-            continue;
-        }
+    for c in text.chars() {
         if c.is_control() {
             out.extend(c.escape_default());
         } else {
             out.push(c);
         }
-        rest = &rest[c.len_utf8()..];
     }
     out
 }
 
-/// Writes `line` to standard error as one line ([`one_line`]); a failed write is ignored, as there
-/// is nowhere left to report it.
+/// `text` made fit for one line of an error: control characters escaped ([`escaped`]) and numbers
+/// longer than [`MAX_DIGITS`] cut to their ends, with their length.
+pub(super) fn one_line(text: &str) -> String {
+    let text = escaped(text);
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text.as_str();
+    while let Some(start) = rest.find(|c: char| c.is_ascii_digit()) {
+        out.push_str(&rest[..start]);
+        rest = &rest[start..];
+        let len = rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len());
+        let digits = &rest[..len];
+        if len > MAX_DIGITS {
+            let half = MAX_DIGITS / 2;
+            out.push_str(&format!("{}...{} ({len} digits)", &digits[..half], &digits[len - half..]));
+        } else {
+            out.push_str(digits);
+        }
+        rest = &rest[len..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Writes `line` to standard error as one line, its control characters escaped; a failed write is
+/// ignored, as there is nowhere left to report it. (Its numbers are whole: an index or a value
+/// said on standard error is information.)
 pub fn say(line: &str) {
     let mut err = std::io::stderr().lock();
-    let _ = writeln!(err, "{}", one_line(line));
+    let _ = writeln!(err, "{}", escaped(line));
+}
+
+/// Writes the error `line` to standard error as [`one_line`] makes it.
+pub fn say_error(line: &str) {
+    say(&one_line(line));
 }
 
 /// The message of `err` and its causes, joined by `: `, each said once (a cause whose text the

@@ -29,7 +29,7 @@ use clap::{CommandFactory, Parser};
 use fibtree::{Error, Param, human_bytes};
 
 use args::{Cli, Command};
-pub use messages::say;
+pub use messages::{say, say_error};
 use session::Stopped;
 
 /// A refusal in the command line's terms: one line naming the flag or argument at fault, exit
@@ -103,7 +103,7 @@ pub fn fail(err: &anyhow::Error) -> ExitCode {
     if messages::is_broken_pipe(err) {
         return ExitCode::SUCCESS;
     }
-    say(&format!("error: {}", messages::chain(err)));
+    say_error(&format!("error: {}", messages::chain(err)));
     ExitCode::from(exit_status(err))
 }
 
@@ -146,7 +146,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> anyhow::Result<ExitCode>
             return Ok(ExitCode::from(2));
         }
         Err(e) => {
-            say(&one_line(&e.render().to_string()));
+            say_error(&one_line(&e.render().to_string()));
             return Ok(ExitCode::from(2));
         }
     };
