@@ -1,6 +1,6 @@
 //! The dense modular engine's kernel: one layer's window of residues, each read from two earlier
-//! layers at positions permuted by xor. Portable Rust, and AVX-512 intrinsics (an aligned load and a
-//! lane permutation per vector) where the CPU has them.
+//! layers at positions permuted by xor. Portable Rust, and AVX-512 or AVX2 intrinsics (an aligned
+//! load and a lane permutation per vector) where the CPU has them.
 
 use super::{Isa, Kernel, compiled};
 
@@ -26,6 +26,15 @@ pub(crate) trait Residue: Copy + Send + Sync + 'static {
     #[cfg(target_arch = "x86_64")]
     #[allow(clippy::too_many_arguments)]
     unsafe fn avx512(cur: &mut [Self], old: &[Self], older: &[Self], lo: usize, hi: usize, r: usize, l: usize, m: Self);
+
+    /// [`window`] with AVX2 intrinsics (`_mm256_permutevar8x32_epi32` permutes 8 u32 lanes, or 4
+    /// u64 lanes as pairs).
+    ///
+    /// # Safety
+    /// The CPU has AVX2, and the arguments are as [`window`] checks them.
+    #[cfg(target_arch = "x86_64")]
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn avx2(cur: &mut [Self], old: &[Self], older: &[Self], lo: usize, hi: usize, r: usize, l: usize, m: Self);
 }
 
 impl Residue for u64 {
@@ -64,6 +73,38 @@ impl Residue for u64 {
                 let y = _mm512_permutexvar_epi64(by_l, _mm512_loadu_si512(b.add(g ^ l).cast()));
                 let s = _mm512_add_epi64(x, y);
                 _mm512_storeu_si512(out.add(g + 1).cast(), _mm512_min_epu64(s, _mm512_sub_epi64(s, modulus)));
+            }
+        }
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn avx2(cur: &mut [u64], old: &[u64], older: &[u64], lo: usize, hi: usize, r: usize, l: usize, m: u64) {
+        use std::arch::x86_64::*;
+        // lane i of the block of 4 at g0 reads element i xor (r & 3) of the aligned block at g0 xor
+        // r: as 32-bit lanes, the pair 2 (i xor (r & 3)), 2 (i xor (r & 3)) + 1
+        let pairs = |x: usize| {
+            let e = |i: usize| (2 * (i ^ (x & 3))) as i32;
+            _mm256_set_epi32(e(3) + 1, e(3), e(2) + 1, e(2), e(1) + 1, e(1), e(0) + 1, e(0))
+        };
+        let (by_r, by_l) = (pairs(r), pairs(l));
+        let modulus = _mm256_set1_epi64x(m as i64);
+        // unsigned comparison by signed comparison of values with their top bit flipped
+        let top = _mm256_set1_epi64x(i64::MIN);
+        let modulus_flipped = _mm256_xor_si256(modulus, top);
+        let (r, l) = (r & !3, l & !3);
+        let (out, a, b) = (cur.as_mut_ptr(), old.as_ptr(), older.as_ptr());
+        for g in (lo..hi).step_by(4) {
+            // SAFETY: g, r and l are below W, g a multiple of 4 and hi <= W, so g ^ r + 4 <= W and
+            // g + 1 + 4 <= W + 1: every access is within the W + 1 elements `window` checked.
+            unsafe {
+                let x = _mm256_permutevar8x32_epi32(_mm256_loadu_si256(a.add(g ^ r).cast()), by_r);
+                let y = _mm256_permutevar8x32_epi32(_mm256_loadu_si256(b.add(g ^ l).cast()), by_l);
+                let s = _mm256_add_epi64(x, y);
+                // s < m: keep s; else s - m
+                let below = _mm256_cmpgt_epi64(modulus_flipped, _mm256_xor_si256(s, top));
+                let reduced = _mm256_blendv_epi8(_mm256_sub_epi64(s, modulus), s, below);
+                _mm256_storeu_si256(out.add(g + 1).cast(), reduced);
             }
         }
     }
@@ -106,11 +147,32 @@ impl Residue for u32 {
             }
         }
     }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn avx2(cur: &mut [u32], old: &[u32], older: &[u32], lo: usize, hi: usize, r: usize, l: usize, m: u32) {
+        use std::arch::x86_64::*;
+        let lanes = _mm256_set_epi32(7, 6, 5, 4, 3, 2, 1, 0);
+        let by_r = _mm256_xor_si256(lanes, _mm256_set1_epi32((r & 7) as i32));
+        let by_l = _mm256_xor_si256(lanes, _mm256_set1_epi32((l & 7) as i32));
+        let modulus = _mm256_set1_epi32(m as i32);
+        let (r, l) = (r & !7, l & !7);
+        let (out, a, b) = (cur.as_mut_ptr(), old.as_ptr(), older.as_ptr());
+        for g in (lo..hi).step_by(8) {
+            // SAFETY: as for u64, with blocks of 8 (W and the window ends are multiples of 64).
+            unsafe {
+                let x = _mm256_permutevar8x32_epi32(_mm256_loadu_si256(a.add(g ^ r).cast()), by_r);
+                let y = _mm256_permutevar8x32_epi32(_mm256_loadu_si256(b.add(g ^ l).cast()), by_l);
+                let s = _mm256_add_epi32(x, y);
+                _mm256_storeu_si256(out.add(g + 1).cast(), _mm256_min_epu32(s, _mm256_sub_epi32(s, modulus)));
+            }
+        }
+    }
 }
 
 /// One layer's window of the dense engine: `cur[g + 1] = old[g ^ r] + older[g ^ l] mod m` for every
 /// g in `lo..hi`, where `old` is layer k-1, `older` layer k-2, r = 1 + G(k-2) and l = 1 + G(k-1).
-/// AVX-512 intrinsics where `isa` (and the CPU) has them, else the portable loop compiled for `isa`.
+/// AVX-512 or AVX2 intrinsics where `isa` (and the CPU) has them, else the portable loop.
 ///
 /// Cost: `hi - lo` additions mod m.
 ///
@@ -139,6 +201,11 @@ pub(crate) fn window<T: Residue>(
     if isa.min(Isa::detect()) == Isa::Avx512 {
         // SAFETY: `Isa::detect` found AVX-512F on this CPU; the bounds are checked above.
         return unsafe { T::avx512(cur, old, older, lo, hi, r, l, m) };
+    }
+    #[cfg(target_arch = "x86_64")]
+    if isa.min(Isa::detect()) == Isa::Avx2 {
+        // SAFETY: `Isa::detect` found AVX2 on this CPU; the bounds are checked above.
+        return unsafe { T::avx2(cur, old, older, lo, hi, r, l, m) };
     }
     compiled(isa, Window { cur, old, older, lo, hi, r, l, m })
 }
