@@ -63,17 +63,12 @@ pub(crate) fn max_edge_value_with(n: u64, hooks: Hooks) -> Result<u32> {
 }
 
 /// An upper bound on every Grundy value a move of T(n) can leave: every g with c(n, g) > 0 is at
-/// most `(n - 1) (1 + E)`, E the largest edge value `1 + G(k)` over k <= n (docs/math.md, "Where
-/// the counts are zero"). `None` for n < 2, where T(n) has no move at all.
-///
-/// Cost: O(n) time ([`max_edge_value_with`]), O(1) memory.
-///
-/// # Errors
-/// [`Error::InvalidArgument`] when `n` exceeds [`MAX_N`]; [`Error::Interrupted`] once cancelled.
-pub(crate) fn value_bound(n: u64, hooks: Hooks) -> Result<Option<u64>> {
-    let e = max_edge_value_with(n, hooks)? as u64;
+/// most `(n - 1) (1 + e)`, e the largest edge value `1 + G(k)` over k <= n
+/// ([`max_edge_value_with`]; docs/math.md, "Where the counts are zero"). `None` for n < 2, where
+/// T(n) has no move at all. Cost O(1).
+pub(crate) fn value_bound(n: u64, e: u64) -> Option<u64> {
     // n < 2^31 and e < 2^32: the product stays below 2^63
-    Ok((n >= 2).then(|| (n - 1) * (1 + e)))
+    (n >= 2).then(|| (n - 1) * (1 + e))
 }
 
 /// Checks that the engines accept `n`: at most [`MAX_N`].
