@@ -104,3 +104,25 @@ fn a_hold_is_exclusive_and_released_when_dropped() {
     drop(hold(&spec).unwrap());
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_checkpoint_resumes_in_the_chunks_it_was_cut_into() {
+    let dir = std::env::temp_dir().join(format!("fibtree-ckpt-chunks-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let target = (900, 0);
+    let plan = Plan::new(&[target], u64::MAX, Hooks::default()).unwrap();
+    // 4-lane chunks, where this version cuts the run into wider ones
+    assert_ne!(Tuning::for_width(plan.widest_layer()).chunk_lanes, 4);
+    let state = states(&[target], tuning()).into_iter().find(|s| s.k0 > 300).unwrap();
+    let moduli = [crate::report::LAST18, crate::report::P998244353];
+    let residues: Vec<u64> = moduli.iter().map(|&m| crate::count_mod(target.0, target.1, m).unwrap()).collect();
+    let path = dir.join("run.ckpt");
+    std::fs::write(&path, encode(target, &moduli, &residues, &state)).unwrap();
+    let spec = Checkpoint { path, every: Duration::from_secs(3600), fresh: false, keep: false };
+    let options = crate::report::Options { checkpoint: Some(spec), ..Default::default() };
+    let report = crate::report::count_report(target.0, target.1, &options).unwrap();
+    assert_eq!(report.value, crate::count(target.0, target.1).unwrap());
+    assert!(report.ok());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
