@@ -78,18 +78,20 @@ impl<const C: usize, const P: u32> Kernel for Normalise<'_, C, P> {
 }
 
 /// The loop of [`normalise`]: each chunk is copied into a local, normalised there and stored back
-/// before its carry is pushed (as [`sum`] says why).
+/// before its carry is written (as [`sum`] says why); the carries are sized first, so that the loop
+/// stores each carry without growing a vector.
 #[inline(always)]
 fn normalise_loop<const C: usize, const P: u32>(layer: &mut [u64], carries: &mut Vec<u64>) {
     let mask = (1u64 << P) - 1;
     let states = layer.len() / C - 1;
     carries.clear();
-    for chunk in layer[..states * C].chunks_exact_mut(C) {
+    carries.resize(states, 0);
+    for (chunk, carry) in layer[..states * C].chunks_exact_mut(C).zip(carries.iter_mut()) {
         let lanes: [u64; C] = (&*chunk).try_into().expect("C lanes");
         let high: [u64; C] = std::array::from_fn(|i| lanes[i] >> P);
         let kept: [u64; C] = std::array::from_fn(|i| (lanes[i] & mask) + if i > 0 { high[i - 1] } else { 0 });
         chunk.copy_from_slice(&kept);
-        carries.push(high[C - 1]);
+        *carry = high[C - 1];
     }
 }
 
