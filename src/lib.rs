@@ -40,6 +40,7 @@ mod plan;
 mod report;
 mod rng;
 
+pub use arch::select::{KERNEL_VAR, Kernel, kernel};
 pub use budget::{available_memory, check_memory};
 pub use checkpoint::Checkpoint;
 pub use dist::{distribution_mod, distribution_with};
