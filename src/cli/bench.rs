@@ -4,8 +4,8 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use fibtree::{Kernel, Param};
 use fibtree::bench::{DEFAULT_N, Machine, Measurement, Subject, default_threads};
+use fibtree::{Kernel, Param};
 use serde::Serialize;
 
 use super::args::{BenchArgs, MAX_THREADS};
