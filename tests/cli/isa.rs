@@ -145,3 +145,13 @@ fn self_test_says_which_kernel_set_it_tests() {
     assert_eq!(header[0], "seed 0x1", "{header:?}");
     assert!(header[1].starts_with("kernel baseline (this CPU has: baseline"), "{header:?}");
 }
+
+#[test]
+fn help_and_manual_list_the_variable() {
+    let help = success(&["--help"]);
+    assert!(help.contains("Environment:\n  FIBTREE_ISA  auto"), "{help}");
+    let man = success(&["man"]);
+    let section = man.split(".SH ENVIRONMENT\n").nth(1).unwrap_or_else(|| panic!("an ENVIRONMENT section in\n{man}"));
+    assert!(section.starts_with(".TP\n\\fBFIBTREE_ISA\\fR\n"), "{section}");
+    assert!(!man.contains(".SH EXTRA"), "no section of clap's own for it");
+}
