@@ -1,10 +1,13 @@
-//! Benchmarks of the engines: the exact count and the modular count over sizes of n, and the
-//! exact engine's kernel alone.
+//! Benchmarks of the engines: the exact count and the modular count over sizes of n (with the
+//! kernel set in use: the CPU's widest, or `FIBTREE_ISA`'s), and the two engines' kernels alone
+//! under every kernel set this CPU has (`kernel/<set>/lanes/<C>`, `sweep/<set>/<residue>`), so that
+//! the sets can be compared on one machine.
 //! Run with `cargo bench`; CI runs them once each in test mode (`cargo test --release --benches`).
 
 use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use fibtree::Kernel;
 
 fn exact(c: &mut Criterion) {
     let mut group = c.benchmark_group("count");
@@ -28,31 +31,66 @@ fn modular(c: &mut Criterion) {
     group.finish();
 }
 
-/// One layer of 2048 states (the widest layer of f(10000)) summed from sources at scattered
-/// positions, for each chunk size: lane additions per second with the data in cache.
-fn kernel(c: &mut Criterion) {
-    const STATES: usize = 2048;
-    let mut group = c.benchmark_group("kernel");
+/// A xorshift generator of the benchmarks' data.
+fn xorshift() -> impl FnMut() -> u64 {
     let mut seed = 0x2545_f491_4f6c_dd1du64;
-    let mut next = move || {
+    move || {
         seed ^= seed << 13;
         seed ^= seed >> 7;
         seed ^= seed << 17;
         seed
-    };
+    }
+}
+
+/// One layer of 2048 states (the widest layer of f(10000)) summed from sources at scattered
+/// positions, for each kernel set and chunk size: lane additions per second with the data in cache.
+fn kernel(c: &mut Criterion) {
+    const STATES: usize = 2048;
+    let mut group = c.benchmark_group("kernel");
+    let mut next = xorshift();
     let left: Vec<u32> = (0..STATES).map(|_| (next() % STATES as u64) as u32).collect();
     let right: Vec<u32> = (0..STATES).map(|_| (next() % STATES as u64) as u32).collect();
-    for lanes in [4usize, 8, 16, 32] {
-        let old: Vec<u64> = (0..STATES * lanes).map(|_| next() >> 16).collect();
-        let older: Vec<u64> = (0..STATES * lanes).map(|_| next() >> 16).collect();
-        let mut out = vec![0u64; STATES * lanes];
-        group.throughput(Throughput::Elements((STATES * lanes) as u64));
-        group.bench_with_input(BenchmarkId::new("lanes", lanes), &lanes, |b, &lanes| {
-            b.iter(|| fibtree::bench::sum_layer(lanes, &mut out, &old, &older, &left, &right))
+    for kernel in Kernel::available() {
+        for lanes in [4usize, 8, 16, 32] {
+            let old: Vec<u64> = (0..STATES * lanes).map(|_| next() >> 16).collect();
+            let older: Vec<u64> = (0..STATES * lanes).map(|_| next() >> 16).collect();
+            let mut out = vec![0u64; STATES * lanes];
+            group.throughput(Throughput::Elements((STATES * lanes) as u64));
+            group.bench_with_input(BenchmarkId::new(format!("{kernel}/lanes"), lanes), &lanes, |b, &lanes| {
+                b.iter(|| fibtree::bench::sum_layer(kernel, lanes, &mut out, &old, &older, &left, &right))
+            });
+        }
+    }
+    group.finish();
+}
+
+/// The dense modular engine's sweep over a window of 8192 residues (every g of f(10000)'s layers),
+/// in `u64` lanes (modulo 10^18) and `u32` lanes (modulo 998244353), for each kernel set: additions
+/// mod m per second with the data in cache.
+fn sweep(c: &mut Criterion) {
+    const W: usize = 8192;
+    let mut group = c.benchmark_group("sweep");
+    let mut next = xorshift();
+    let (r, l) = (next() as usize % W, next() as usize % W);
+    group.throughput(Throughput::Elements(W as u64));
+    for kernel in Kernel::available() {
+        let m = 1_000_000_000_000_000_000u64;
+        let old: Vec<u64> = (0..=W).map(|_| next() % m).collect();
+        let older: Vec<u64> = (0..=W).map(|_| next() % m).collect();
+        let mut cur = vec![0u64; W + 1];
+        group.bench_function(BenchmarkId::new(kernel.name(), "u64"), |b| {
+            b.iter(|| fibtree::bench::sweep(kernel, &mut cur, black_box(&old), &older, r, l, m))
+        });
+        let m = 998_244_353u32;
+        let old: Vec<u32> = (0..=W).map(|_| (next() % u64::from(m)) as u32).collect();
+        let older: Vec<u32> = (0..=W).map(|_| (next() % u64::from(m)) as u32).collect();
+        let mut cur = vec![0u32; W + 1];
+        group.bench_function(BenchmarkId::new(kernel.name(), "u32"), |b| {
+            b.iter(|| fibtree::bench::sweep_narrow(kernel, &mut cur, black_box(&old), &older, r, l, m))
         });
     }
     group.finish();
 }
 
-criterion_group!(benches, exact, modular, kernel);
+criterion_group!(benches, exact, modular, kernel, sweep);
 criterion_main!(benches);

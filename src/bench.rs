@@ -21,6 +21,7 @@ use std::time::Instant;
 use num_bigint::BigUint;
 use num_traits::ToPrimitive;
 
+use crate::arch::select::Kernel;
 use crate::budget::{self, PROCESS_BYTES};
 use crate::engines::{self, Engine, modular};
 use crate::error::{Error, Param, Result};
@@ -88,15 +89,50 @@ fn limb_additions(plan: &Plan) -> u128 {
 
 /// The blocked engine's kernel on its own, for benchmarks: `out[s] = old[left[s]] + older[right[s]]`
 /// lane by lane, for chunks of `chunk_lanes` lanes (4, 8, 16, 32 or 64), `out` holding `left.len()`
-/// chunks, compiled for the widest vector unit of the CPU.
+/// chunks, with the kernel set `kernel` (one this CPU lacks runs as the widest below it that it
+/// has; see [`Kernel::available`]).
 ///
 /// Cost: `left.len() x chunk_lanes` additions, reading two chunks and writing one per state.
 ///
 /// # Panics
 /// If a chunk size is not one of those, `left` and `right` differ in length, `out` is too short, or
 /// an index reads past `old` or `older`.
-pub fn sum_layer(chunk_lanes: usize, out: &mut [u64], old: &[u64], older: &[u64], left: &[u32], right: &[u32]) {
-    engines::blocked::sum_layer(chunk_lanes, out, old, older, left, right)
+pub fn sum_layer(
+    kernel: Kernel,
+    chunk_lanes: usize,
+    out: &mut [u64],
+    old: &[u64],
+    older: &[u64],
+    left: &[u32],
+    right: &[u32],
+) {
+    engines::blocked::sum_layer(kernel.isa(), chunk_lanes, out, old, older, left, right)
+}
+
+/// The dense modular engine's sweep on its own, for benchmarks: `cur[g + 1] = (old[g ^ r] +
+/// older[g ^ l]) mod m` for every g below W, where the three arrays have W + 1 residues (below `m`,
+/// itself below 2^63), with the kernel set `kernel` (one this CPU lacks runs as the widest below it
+/// that it has).
+///
+/// Cost: W additions mod m.
+///
+/// # Panics
+/// Unless the arrays have W + 1 elements for a power of two W >= 64, and `r, l < W`.
+pub fn sweep(kernel: Kernel, cur: &mut [u64], old: &[u64], older: &[u64], r: usize, l: usize, m: u64) {
+    let w = cur.len().saturating_sub(1);
+    crate::arch::window(kernel.isa(), cur, old, older, 0, w, r, l, m)
+}
+
+/// [`sweep`] in `u32` residues, as the engine runs it for moduli below 2^31 (twice the lanes per
+/// vector).
+///
+/// Cost: W additions mod m.
+///
+/// # Panics
+/// As [`sweep`].
+pub fn sweep_narrow(kernel: Kernel, cur: &mut [u32], old: &[u32], older: &[u32], r: usize, l: usize, m: u32) {
+    let w = cur.len().saturating_sub(1);
+    crate::arch::window(kernel.isa(), cur, old, older, 0, w, r, l, m)
 }
 
 /// The median of `values` (the mean of the two middle ones for an even count; 0 for none).

@@ -21,6 +21,8 @@ pub enum Param {
     Path,
     /// A checkpoint file.
     Checkpoint,
+    /// The kernel set the environment variable `FIBTREE_ISA` forces (see [`crate::kernel`]).
+    Isa,
 }
 
 impl Param {
@@ -35,6 +37,7 @@ impl Param {
             Param::Runs => "runs",
             Param::Path => "path",
             Param::Checkpoint => "checkpoint",
+            Param::Isa => "FIBTREE_ISA",
         }
     }
 }

@@ -11,6 +11,10 @@
 //! assert_eq!(fibtree::count_mod(10_000, 0, 998_244_353).unwrap(), 163_314_502);
 //! ```
 //!
+//! The vector kernels are the widest set the CPU has unless the environment variable `FIBTREE_ISA`
+//! forces another ([`KERNEL_VAR`]); [`kernel`] says which set runs. An invalid value is an
+//! [`Error::InvalidArgument`] naming [`Param::Isa`], which every function that runs a kernel returns.
+//!
 //! The counting API is at the root. Seven modules hold the rest, each small: [`oracles`] (the
 //! brute-force counts that check the engines), [`ladder`] (the verification ladder of `fibtree
 //! self-test`), [`claims`] (checking another program's residues), [`moves`] (naming the moves
@@ -40,6 +44,7 @@ mod plan;
 mod report;
 mod rng;
 
+pub use arch::select::{KERNEL_VAR, Kernel, kernel};
 pub use budget::{available_memory, check_memory};
 pub use checkpoint::Checkpoint;
 pub use dist::{distribution_mod, distribution_with};

@@ -8,9 +8,12 @@
 //!
 //! - [`lanes`]: the blocked exact engine's kernels, the lane-wise sum of a layer and the
 //!   normalisation at a block's end;
-//! - [`dense`]: the dense modular engine's sweep of a window, portable and AVX-512;
+//! - [`dense`]: the dense modular engine's sweep of a window, portable, AVX2 and AVX-512;
 //! - [`carry`]: the add-with-carry chain of the reference exact engine;
-//! - [`aligned`]: zeroed arrays aligned to a cache line, for the vector loads.
+//! - [`aligned`]: zeroed arrays aligned to a cache line, for the vector loads;
+//! - [`select`]: which kernel set runs ([`select::kernel`]: the CPU's widest, or the one the
+//!   environment variable `FIBTREE_ISA` forces). The engines take [`Isa::in_use`], never
+//!   [`Isa::detect`], which says only what the CPU has.
 
 #![allow(unsafe_code)]
 
@@ -18,6 +21,7 @@ mod aligned;
 mod carry;
 mod dense;
 mod lanes;
+pub(crate) mod select;
 
 pub(crate) use aligned::AlignedLanes;
 pub(crate) use carry::add_run;
@@ -54,8 +58,7 @@ impl Isa {
         })
     }
 
-    /// Every instruction set this CPU runs, the portable one first.
-    #[cfg(test)]
+    /// Every instruction set this CPU runs, the portable one first. Cost: one small allocation.
     pub(crate) fn available() -> Vec<Isa> {
         [Isa::Portable, Isa::Avx2, Isa::Avx512].into_iter().filter(|&isa| isa <= Isa::detect()).collect()
     }

@@ -5,10 +5,22 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand};
 use fibtree::NotWhole;
 
+/// The environment variables fibtree reads, with what they do: listed by `--help` after its options
+/// and by the manual's ENVIRONMENT section.
+pub(super) const ENVIRONMENT_VARIABLES: [(&str, &str); 1] = [(
+    "FIBTREE_ISA",
+    "The vector kernels: auto (the widest set this CPU has; also when empty or unset), baseline (the portable \
+     code as compiled for the build's target), avx2 or avx512, in any case. A set this CPU lacks, or any other \
+     value, is refused (exit 2) by every command that computes.",
+)];
+
+/// `--help`'s short form of [`ENVIRONMENT_VARIABLES`] (a constant, as clap's derive takes it).
+const ENVIRONMENT: &str = "Environment:\n  FIBTREE_ISA  auto (the widest kernels this CPU has; also when empty or unset), baseline, avx2 or\n               avx512, in any case; a set this CPU lacks is refused (exit 2)";
+
 /// Exact counts of the winning first moves of the Fibonacci tree game.
 #[derive(Debug, Parser)]
 #[command(name = "fibtree", version, about, long_about = None, subcommand_required = true, propagate_version = true,
-          disable_help_subcommand = true)]
+          disable_help_subcommand = true, after_help = ENVIRONMENT)]
 pub(super) struct Cli {
     #[command(subcommand)]
     pub(super) command: Command,

@@ -4,8 +4,8 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use fibtree::Param;
 use fibtree::bench::{DEFAULT_N, Machine, Measurement, Subject, default_threads};
+use fibtree::{Kernel, Param};
 use serde::Serialize;
 
 use super::args::{BenchArgs, MAX_THREADS};
@@ -15,6 +15,8 @@ use super::session::{Form, Outcome, Session};
 /// The measurements (fields in alphabetical order, as the JSON lists them).
 #[derive(Serialize)]
 struct Bench {
+    /// The kernel set every run used.
+    kernel: &'static str,
     machine: MachineOut,
     results: Vec<ResultOut>,
     /// Each n's plan, for the table's heading (not in the JSON, whose rows repeat it).
@@ -26,6 +28,8 @@ struct Bench {
 struct MachineOut {
     cores: usize,
     cpu: Option<String>,
+    /// The kernel sets this CPU runs, the narrowest first.
+    kernels: Vec<&'static str>,
 }
 
 /// One (n, threads) row.
@@ -50,6 +54,7 @@ impl Outcome for Bench {
         let cores =
             if self.machine.cores == 1 { "1 core".to_string() } else { format!("{} cores", self.machine.cores) };
         writeln!(out, "machine  {}, {cores}", self.machine.cpu.as_deref().unwrap_or("unknown CPU"))?;
+        writeln!(out, "kernel   {} (this CPU has: {})", self.kernel, self.machine.kernels.join(", "))?;
         for (n, states, limb_additions) in &self.plans {
             writeln!(out, "plan     n={n}: {states} states, {limb_additions} limb additions")?;
         }
@@ -135,7 +140,10 @@ pub(super) fn bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
             }
         }));
     }
-    let bench = Bench { machine: MachineOut { cores: machine.cores, cpu: machine.cpu }, results, plans };
+    let kernels = Kernel::available().into_iter().map(Kernel::name).collect();
+    let machine = MachineOut { cores: machine.cores, cpu: machine.cpu, kernels };
+    let kernel = fibtree::kernel().map_err(|e| session.error(e))?.name();
+    let bench = Bench { kernel, machine, results, plans };
     session.emit(&bench, Form::of(args.json, false))?;
     Ok(ExitCode::SUCCESS)
 }

@@ -114,11 +114,16 @@ pub(super) fn all_agree(report: &Report) -> bool {
     report.ok()
 }
 
-/// `count --verbose`: the run's memory estimate on stderr.
-fn say_estimate(verbose: bool, estimate: u64, limit: u64) {
+/// `count --verbose`: the run's memory estimate and its kernel set on stderr.
+///
+/// # Errors
+/// The library's error for an invalid `FIBTREE_ISA` (which the command line checked at its start).
+fn say_estimate(verbose: bool, estimate: u64, limit: u64) -> fibtree::Result<()> {
     if verbose {
         say(&format!("memory estimate {} (limit {})", human_bytes(estimate), human_bytes(limit)));
+        say(&format!("kernel {}", super::kernel_line()?));
     }
+    Ok(())
 }
 
 pub(super) fn count(args: CountArgs) -> anyhow::Result<ExitCode> {
@@ -153,7 +158,7 @@ pub(super) fn count(args: CountArgs) -> anyhow::Result<ExitCode> {
     let report = session.compute(|hooks, _| {
         let options = Options { hooks, ..options };
         let counting = Counting::new(&targets, &options)?;
-        say_estimate(args.verbose, counting.memory_estimate_bytes(), limit);
+        say_estimate(args.verbose, counting.memory_estimate_bytes(), limit)?;
         let mut report = None;
         counting.for_each(|_, r| {
             report = Some(r);
@@ -235,7 +240,7 @@ fn count_mod_only(args: CountArgs) -> anyhow::Result<ExitCode> {
     let report = session.compute(|hooks, _| {
         let options = Options { moduli: args.moduli.clone(), memory_limit: Some(limit), hooks, ..Options::default() };
         let report = fibtree::count_mod_report(args.n, args.g, &options)?;
-        say_estimate(args.verbose, report.memory_estimate_bytes, limit);
+        say_estimate(args.verbose, report.memory_estimate_bytes, limit)?;
         Ok(report)
     })?;
     let residues = Residues::new(&report, session.threads(), session.seconds());

@@ -62,8 +62,19 @@ fn flag(param: Param) -> &'static str {
         Param::Runs => "--runs",
         Param::Path => "PATH",
         Param::Checkpoint => "--checkpoint",
+        Param::Isa => fibtree::KERNEL_VAR,
         _ => "an argument",
     }
+}
+
+/// The kernel set in use and the ones this CPU has, as `bench`, `count --verbose` and `self-test`
+/// say it: e.g. `avx2 (this CPU has: baseline, avx2)`. Cost O(1).
+///
+/// # Errors
+/// The library's error for an invalid `FIBTREE_ISA` ([`fibtree::kernel`]).
+fn kernel_line() -> fibtree::Result<String> {
+    let names: Vec<&str> = fibtree::Kernel::available().into_iter().map(fibtree::Kernel::name).collect();
+    Ok(format!("{} (this CPU has: {})", fibtree::kernel()?, names.join(", ")))
 }
 
 /// A library error in the command line's terms: a refusal (a bad argument, or a run too large for
@@ -150,6 +161,11 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> anyhow::Result<ExitCode>
             return Ok(ExitCode::from(2));
         }
     };
+    // the kernel set FIBTREE_ISA forces, checked before any command that computes starts
+    let computes = !matches!(cli.command, Command::Completions { .. } | Command::Man { .. } | Command::Help { .. });
+    if computes && let Err(e) = fibtree::kernel() {
+        return Err(in_terms(e.into(), flag));
+    }
     let result = match cli.command {
         Command::Count(args) => count::count(args),
         Command::Verify(args) => verify::verify(args),

@@ -12,6 +12,7 @@ pub(super) fn self_test(seed: Option<u64>) -> anyhow::Result<ExitCode> {
     let seed = seed.unwrap_or_else(fibtree::clock_seed);
     let mut session = Session::new(None, None, false)?;
     writeln!(session.out(), "seed {seed:#x}")?;
+    writeln!(session.out(), "kernel {}", super::kernel_line()?)?;
     let cancel = session.cancel_flag();
     let mut unwritten = None;
     let all = fibtree::ladder::run(seed, Hooks::default().cancel_on(&cancel), |rung| {

@@ -116,12 +116,15 @@ pub(super) fn man(folder: Option<&Path>) -> anyhow::Result<ExitCode> {
             .map_err(|e| usage("--output", format!("cannot create the folder '{}': {e}", folder.display())))?;
     }
     let source = format!("fibtree {}", env!("CARGO_PKG_VERSION"));
-    let pages = cmd.get_subcommands().filter(|c| !c.is_hide_set()).chain([&cmd]);
-    for page in pages.map(|c| Man::new(c.clone()).source(&source)) {
+    // the main page says the environment in a section of its own, not as clap's "EXTRA"
+    let main = cmd.clone().after_help(None::<&str>);
+    let pages = cmd.get_subcommands().filter(|c| !c.is_hide_set()).chain([&main]);
+    for (page, is_main) in pages.map(|c| (Man::new(c.clone()).source(&source), c.get_name() == main.get_name())) {
         let path = folder.join(page.get_filename());
         let mut file = AtomicFile::create(&path)
             .map_err(|e| usage("--output", format!("cannot write in the folder '{}': {e}", folder.display())))?;
         page.render(&mut file)
+            .and_then(|()| if is_main { file.write_all(environment_section().as_bytes()) } else { Ok(()) })
             .and_then(|()| file.commit())
             .with_context(|| format!("writing the manual page {}", path.display()))?;
     }
@@ -129,8 +132,8 @@ pub(super) fn man(folder: Option<&Path>) -> anyhow::Result<ExitCode> {
 }
 
 /// The whole manual in one page: fibtree's own sections, then a COMMANDS section with a
-/// subsection per command (its synopsis, description and options), and no reference to any other
-/// page. `cmd` is built.
+/// subsection per command (its synopsis, description and options), the environment variables, and
+/// no reference to any other page. `cmd` is built.
 fn one_page(cmd: &clap::Command) -> std::io::Result<Vec<u8>> {
     let man = Man::new(cmd.clone());
     let mut page = Vec::new();
@@ -152,8 +155,18 @@ fn one_page(cmd: &clap::Command) -> std::io::Result<Vec<u8>> {
             page.extend_from_slice(body(&String::from_utf8_lossy(&section)).as_bytes());
         }
     }
+    page.extend_from_slice(environment_section().as_bytes());
     man.render_version_section(&mut page)?;
     Ok(strip_repeated_preambles(&page))
+}
+
+/// The manual's ENVIRONMENT section (roff): the variables `--help` lists after its options.
+fn environment_section() -> String {
+    let mut section = String::from(".SH ENVIRONMENT\n");
+    for (name, text) in super::args::ENVIRONMENT_VARIABLES {
+        section.push_str(&format!(".TP\n\\fB{}\\fR\n{}\n", name, text.replace('-', "\\-")));
+    }
+    section
 }
 
 /// One of clap_mangen's renderers of a section.

@@ -32,7 +32,9 @@ fn table_has_a_row_for_each_n_and_thread_count() {
             assert_eq!((row[5].as_str(), row[6].as_str()), ("1.00", "1.00"), "{row:?}");
         }
     }
-    for needle in ["machine", "cores", "n=300", "n=500", "limb additions", "states"] {
+    for needle in
+        ["machine", "kernel   ", "this CPU has: baseline", "cores", "n=300", "n=500", "limb additions", "states"]
+    {
         assert!(out.contains(needle), "{needle:?} in\n{out}");
     }
     // progress on stderr: two runs of each (n, T)
@@ -58,6 +60,10 @@ fn json_shape_and_limb_additions() {
     let json = success_json(&args);
     assert!(json["machine"]["cores"].as_u64().is_some_and(|c| c >= 1), "{json}");
     assert!(json["machine"].get("cpu").is_some(), "{json}");
+    // the kernel set every run used, one of those this CPU has
+    let kernels = json["machine"]["kernels"].as_array().unwrap_or_else(|| panic!("machine.kernels in {json}"));
+    assert_eq!(kernels.first().and_then(Value::as_str), Some("baseline"), "{json}");
+    assert!(json["kernel"].as_str().is_some_and(|k| kernels.iter().any(|have| have == k)), "{json}");
     let results = json["results"].as_array().expect("results is a list");
     assert_eq!(results.len(), 2, "{json}");
     let subject = fibtree::bench::Subject::new(300, u64::MAX, fibtree::Hooks::default()).unwrap();

@@ -4,8 +4,9 @@
 //!
 //! Where new tests go: a command's output and behaviour in its module (`count`, `mod_only`,
 //! `verify`, `dist`, `table`, `moves`, `draw`, `bench`, `tools` for `grundy` and `brute`); output
-//! files and signals in `output`; checkpoints in `checkpoint`; every usage error (exit 2) of every
-//! command in `validation`. Tests of the library without the binary go in `tests/lib/`.
+//! files and signals in `output`; checkpoints in `checkpoint`; the kernel sets (`FIBTREE_ISA`) in
+//! `isa`; every usage error (exit 2) of every command in `validation`. Tests of the library without
+//! the binary go in `tests/lib/`.
 
 #[path = "../common/mod.rs"]
 mod common;
@@ -15,6 +16,7 @@ mod checkpoint;
 mod count;
 mod dist;
 mod draw;
+mod isa;
 mod mod_only;
 mod moves;
 mod output;

@@ -102,8 +102,8 @@ const CHUNK_WORKING_SET: usize = 2 << 20;
 
 impl Tuning {
     /// A tuning for layers of at most `widest` states: the largest chunk (4 to 16 lanes) whose three
-    /// layers fit in [`CHUNK_WORKING_SET`], blocks as long as the lanes allow, the CPU's widest
-    /// kernels.
+    /// layers fit in [`CHUNK_WORKING_SET`], blocks as long as the lanes allow, the kernels in use
+    /// ([`Isa::in_use`]: the CPU's widest unless `FIBTREE_ISA` forces others).
     pub(crate) fn for_width(widest: usize) -> Tuning {
         let widest = widest.max(1);
         let chunk_lanes = match CHUNK_WORKING_SET / (3 * 8 * widest) {
@@ -111,7 +111,7 @@ impl Tuning {
             8..16 => 8,
             _ => 16,
         };
-        Tuning { block_layers: MAX_BLOCK_LAYERS, chunk_lanes, isa: Isa::detect() }
+        Tuning { block_layers: MAX_BLOCK_LAYERS, chunk_lanes, isa: Isa::in_use() }
     }
 }
 
@@ -162,7 +162,8 @@ const SEGMENT_BLOCKS: usize = 4;
 ///
 /// # Errors
 /// [`Error::Interrupted`] when cancelled; [`Error::InvalidArgument`] naming [`Param::Checkpoint`]
-/// when `start` does not fit the plan's tuning or is past a target; whatever `at_boundary` returns.
+/// when `start` does not fit the plan's tuning or is past a target, or naming [`Param::Isa`] when
+/// `FIBTREE_ISA` is invalid ([`crate::kernel`]); whatever `at_boundary` returns.
 pub(crate) fn run_resumable(
     plan: &Plan,
     targets: &[(u64, u64)],
@@ -172,6 +173,7 @@ pub(crate) fn run_resumable(
     mut at_boundary: Option<&mut AtBoundary>,
     mut sink: impl FnMut(usize, &[u64]) + Send,
 ) -> Result<()> {
+    crate::kernel()?;
     let resumable = at_boundary.is_some();
     let c = tuning.chunk_lanes;
     assert!(CHUNK_SIZES.contains(&c), "a chunk is 4, 8, 16, 32 or 64 lanes");
@@ -235,18 +237,25 @@ pub(crate) fn run_resumable(
 
 /// The engine's kernel on its own (for benchmarks): `out[s] = old[left[s]] + older[right[s]]` lane
 /// by lane, for chunks of `chunk_lanes` lanes (4, 8, 16, 32 or 64), `out` holding `left.len()`
-/// chunks, compiled for the widest vector unit of the CPU.
+/// chunks, compiled for `isa` (or the widest instruction set below it that the CPU has).
 ///
 /// Cost: `left.len() x chunk_lanes` additions, reading two chunks and writing one per state.
 ///
 /// # Panics
 /// If a chunk size is not one of those, `left` and `right` differ in length, `out` is too short, or
 /// an index reads past `old` or `older`.
-pub(crate) fn sum_layer(chunk_lanes: usize, out: &mut [u64], old: &[u64], older: &[u64], left: &[u32], right: &[u32]) {
+pub(crate) fn sum_layer(
+    isa: Isa,
+    chunk_lanes: usize,
+    out: &mut [u64],
+    old: &[u64],
+    older: &[u64],
+    left: &[u32],
+    right: &[u32],
+) {
     assert_eq!(left.len(), right.len(), "one right source per left source");
     assert!(out.len() >= left.len() * chunk_lanes, "out holds every chunk");
     let out = &mut out[..left.len() * chunk_lanes];
-    let isa = Isa::detect();
     match chunk_lanes {
         4 => arch::sum_layer::<4>(isa, out, old, older, left, right),
         8 => arch::sum_layer::<8>(isa, out, old, older, left, right),

@@ -20,15 +20,14 @@ fn blocked_equals_reference() {
         let plan = Plan::new(targets, u64::MAX, Hooks::default()).unwrap();
         let want = count_exact(Engine::Reference, &plan, targets, Hooks::default()).unwrap();
         let widest = plan.widest_layer();
-        // every instruction set in turn, so that each runs some of the tunings
-        let isas = Isa::available();
+        // every tuning under every instruction set this CPU has
         let cuts = [(1, 4), (4, 4), (7, 8), (64, 16), (22, 32), (9, 64)];
-        let tunings = cuts.iter().enumerate().map(|(i, &(block_layers, chunk_lanes))| Tuning {
-            block_layers,
-            chunk_lanes,
-            isa: isas[i % isas.len()],
+        let chosen = Tuning::for_width(widest);
+        let tunings = Isa::available().into_iter().flat_map(|isa| {
+            let cut = cuts.iter().map(move |&(block_layers, chunk_lanes)| Tuning { block_layers, chunk_lanes, isa });
+            cut.chain([Tuning { isa, ..chosen }])
         });
-        for tuning in tunings.chain([Tuning::for_width(widest)]) {
+        for tuning in tunings {
             for threads in [1, 2, 3] {
                 let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
                 let mut got = vec![None; targets.len()];
@@ -76,7 +75,42 @@ fn tuning_stays_in_range() {
     for widest in [0, 1, 100, 2048, 8192, 40_000, 1 << 20] {
         let t = Tuning::for_width(widest);
         assert!([4, 8, 16].contains(&t.chunk_lanes));
-        assert_eq!(t.isa, Isa::detect());
+        assert_eq!(t.isa, Isa::in_use());
         assert!((1..=MAX_BLOCK_LAYERS).contains(&t.block_layers));
+    }
+}
+
+/// The blocked engine under every instruction set this CPU has against the explicit-tree oracle
+/// (every g of every tree up to 20) and against the modular engine (f(3000) modulo 10^18 and
+/// 998244353): the agreements the public API checks under the process's kernel set only. (The
+/// modular engine's own kernels are checked under every set in its tests.)
+#[test]
+fn every_instruction_set_agrees_with_the_oracle_and_the_modular_engine() {
+    use crate::engines::{modular, to_biguint};
+    use num_bigint::BigUint;
+    let moduli = [1_000_000_000_000_000_000u64, 998_244_353];
+    let mut targets: Vec<(u64, u64)> = Vec::new();
+    let mut want: Vec<BigUint> = Vec::new();
+    for k in 0..=20u32 {
+        let oracle = crate::oracles::explicit_tree_counts(k).unwrap();
+        for g in 0..oracle.len() as u64 + 2 {
+            targets.push((u64::from(k), g));
+            want.push(BigUint::from(oracle.get(g as usize).copied().unwrap_or(0)));
+        }
+    }
+    let plan = Plan::new(&targets, u64::MAX, Hooks::default()).unwrap();
+    let big = [(3_000u64, 0u64)];
+    let big_plan = Plan::new(&big, u64::MAX, Hooks::default()).unwrap();
+    let residues = modular::count_mod_with_plan(&big_plan, &big, &moduli, Hooks::default()).unwrap();
+    for isa in Isa::available() {
+        let tuning = Tuning { isa, ..Tuning::for_width(plan.widest_layer()) };
+        let mut got = vec![BigUint::ZERO; targets.len()];
+        run_with(&plan, &targets, Hooks::default(), tuning, |t, w| got[t] = to_biguint(w)).unwrap();
+        assert_eq!(got, want, "{isa:?}: the explicit tree's counts");
+        let tuning = Tuning { isa, ..Tuning::for_width(big_plan.widest_layer()) };
+        let mut value = BigUint::ZERO;
+        run_with(&big_plan, &big, Hooks::default(), tuning, |_, w| value = to_biguint(w)).unwrap();
+        let projections: Vec<u64> = moduli.iter().map(|&m| (&value % m).try_into().unwrap()).collect();
+        assert_eq!(residues[0], projections, "{isa:?}: f(3000)'s residues");
     }
 }

@@ -12,7 +12,6 @@
 mod dense;
 mod generic;
 
-use crate::arch::Isa;
 use crate::error::{Error, Param, Result};
 use crate::hooks::Hooks;
 use crate::plan::{Plan, Sizes};
@@ -57,8 +56,8 @@ pub(crate) fn check_modulus(m: u64) -> Result<()> {
 /// O(plan states x moduli) word operations; memory three layers of 8 bytes per state and modulus.
 ///
 /// # Errors
-/// [`Error::InvalidArgument`] for a modulus outside 2..2^63; [`Error::Interrupted`] when cancelled
-/// (checked every layer).
+/// [`Error::InvalidArgument`] for a modulus outside 2..2^63 or an invalid `FIBTREE_ISA`
+/// ([`crate::kernel`]); [`Error::Interrupted`] when cancelled (checked every layer).
 ///
 /// # Panics
 /// If a target is not marked in `plan`.
@@ -71,8 +70,9 @@ pub(crate) fn count_mod_with_plan(
     for &m in moduli {
         check_modulus(m)?;
     }
+    let isa = crate::kernel()?.isa();
     match dense_width(plan, moduli.len()) {
-        Some(w) => dense::run(&dense::Shape::of_plan(plan), targets, moduli, hooks, w, Isa::detect(), true),
+        Some(w) => dense::run(&dense::Shape::of_plan(plan), targets, moduli, hooks, w, isa, true),
         None => generic::run(plan, targets, moduli, hooks),
     }
 }
@@ -88,8 +88,8 @@ pub(crate) fn count_mod_with_plan(
 /// words per modulus ([`unplanned_bytes`]) and the Grundy values.
 ///
 /// # Errors
-/// [`Error::InvalidArgument`] for a modulus outside 2..2^63 or an n above [`crate::game::MAX_N`];
-/// [`Error::Interrupted`] when cancelled.
+/// [`Error::InvalidArgument`] for a modulus outside 2..2^63, an n above [`crate::game::MAX_N`] or
+/// an invalid `FIBTREE_ISA` ([`crate::kernel`]); [`Error::Interrupted`] when cancelled.
 pub(crate) fn count_mod_unplanned(
     targets: &[(u64, u64)],
     moduli: &[u64],
@@ -98,13 +98,14 @@ pub(crate) fn count_mod_unplanned(
     for &m in moduli {
         check_modulus(m)?;
     }
+    let isa = crate::kernel()?.isa();
     let top = targets.iter().map(|t| t.0).max().unwrap_or(0);
     let Some(w) = unplanned_width(targets, moduli.len(), hooks)? else { return Ok(None) };
     if top < 2 {
         return Ok(Some(vec![vec![0; moduli.len()]; targets.len()]));
     }
     let shape = dense::Shape::full(crate::game::edge_values(top)?, w as usize);
-    dense::run(&shape, targets, moduli, hooks, w, Isa::detect(), true).map(Some)
+    dense::run(&shape, targets, moduli, hooks, w, isa, true).map(Some)
 }
 
 /// The width W of the dense engine's arrays for `plan` and `moduli` moduli: the smallest power of

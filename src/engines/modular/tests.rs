@@ -6,6 +6,7 @@ use num_traits::ToPrimitive;
 
 use super::dense::Shape;
 use super::*;
+use crate::arch::Isa;
 
 /// Small, prime, either side of the `u32` lanes' limit, 10^18 and a prime just below 2^63.
 const MODULI: [u64; 8] =

@@ -1,0 +1,181 @@
+//! Which kernel set runs: the CPU's widest unless the environment variable `FIBTREE_ISA` forces
+//! one, read once per process.
+//!
+//! `FIBTREE_ISA` is `auto` (or empty, or unset: the widest set the CPU has), `baseline` (the
+//! portable kernels as compiled for the build's target: SSE2 on x86-64, NEON on aarch64), `avx2` or
+//! `avx512`, in any case. An unknown value, or a set this CPU lacks, is an error that [`kernel`]
+//! returns and that every engine returns before it runs a kernel: nothing falls back silently.
+
+use std::ffi::OsStr;
+use std::sync::OnceLock;
+
+use super::Isa;
+use crate::error::{Error, Param, Result};
+
+/// The environment variable that forces a kernel set.
+pub const KERNEL_VAR: &str = "FIBTREE_ISA";
+
+/// A set of vector kernels fibtree can run, from the narrowest: each CPU that runs one runs the
+/// ones before it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[non_exhaustive]
+pub enum Kernel {
+    /// The portable kernels as compiled for the build's target (SSE2 on x86-64, NEON on aarch64):
+    /// every CPU.
+    Baseline,
+    /// x86-64 with AVX2, BMI1 and POPCNT.
+    Avx2,
+    /// x86-64 with AVX-512F as well.
+    Avx512,
+}
+
+impl Kernel {
+    /// Every kernel set, the narrowest first.
+    pub const ALL: [Kernel; 3] = [Kernel::Baseline, Kernel::Avx2, Kernel::Avx512];
+
+    /// The set's name as `FIBTREE_ISA` takes it: `baseline`, `avx2` or `avx512`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kernel::Baseline => "baseline",
+            Kernel::Avx2 => "avx2",
+            Kernel::Avx512 => "avx512",
+        }
+    }
+
+    /// The instruction set's name as vendors write it, for messages: `baseline`, `AVX2`, `AVX-512`.
+    fn vendor_name(self) -> &'static str {
+        match self {
+            Kernel::Baseline => "baseline",
+            Kernel::Avx2 => "AVX2",
+            Kernel::Avx512 => "AVX-512",
+        }
+    }
+
+    /// Every kernel set this CPU runs, the narrowest (always [`Kernel::Baseline`]) first. Cost: one
+    /// load after the first call of the process.
+    pub fn available() -> Vec<Kernel> {
+        Isa::available().into_iter().map(Isa::kernel).collect()
+    }
+
+    /// The instruction set the engines compile this set's kernels for.
+    pub(crate) fn isa(self) -> Isa {
+        match self {
+            Kernel::Baseline => Isa::Portable,
+            Kernel::Avx2 => Isa::Avx2,
+            Kernel::Avx512 => Isa::Avx512,
+        }
+    }
+}
+
+impl std::fmt::Display for Kernel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl Isa {
+    /// The kernel set of this instruction set.
+    pub(crate) fn kernel(self) -> Kernel {
+        match self {
+            Isa::Portable => Kernel::Baseline,
+            Isa::Avx2 => Kernel::Avx2,
+            Isa::Avx512 => Kernel::Avx512,
+        }
+    }
+
+    /// The instruction set the engines run: [`kernel`]'s, or where `FIBTREE_ISA` is invalid the
+    /// widest the CPU has (the engines' entry points have returned that error before they get
+    /// here; only the kernels on their own for benchmarks, whose use is the caller's, reach it
+    /// then). Cost: one load after the first call of the process.
+    pub(crate) fn in_use() -> Isa {
+        kernel().map_or_else(|_| Isa::detect(), Kernel::isa)
+    }
+}
+
+/// The kernel set in use: the one `FIBTREE_ISA` names, or the widest this CPU has where it is
+/// `auto`, empty or unset. The variable is read on the first call of the process only.
+///
+/// Cost: one load after the first call.
+///
+/// # Errors
+/// [`Error::InvalidArgument`] naming [`Param::Isa`] for a value that is not a kernel set, or one
+/// this CPU lacks (e.g. `avx512` on a CPU with AVX2 only).
+pub fn kernel() -> Result<Kernel> {
+    static CHOSEN: OnceLock<Result<Kernel, String>> = OnceLock::new();
+    CHOSEN
+        .get_or_init(|| choose(std::env::var_os(KERNEL_VAR).as_deref(), &Kernel::available()))
+        .clone()
+        .map_err(|expected| Error::invalid(Param::Isa, expected))
+}
+
+/// The kernel set `value` of `FIBTREE_ISA` names on a CPU that runs `has` (the narrowest first), or
+/// what is wrong with it. Cost O(length of `value`).
+fn choose(value: Option<&OsStr>, has: &[Kernel]) -> Result<Kernel, String> {
+    let widest = has.last().copied().unwrap_or(Kernel::Baseline);
+    let value = value.map(OsStr::to_string_lossy).unwrap_or_default();
+    let wanted = value.trim().to_ascii_lowercase();
+    if wanted.is_empty() || wanted == "auto" {
+        return Ok(widest);
+    }
+    let Some(kernel) = Kernel::ALL.into_iter().find(|k| k.name() == wanted) else {
+        return Err(format!("expected auto, baseline, avx2 or avx512, got {value:?}"));
+    };
+    if has.contains(&kernel) {
+        Ok(kernel)
+    } else {
+        let names: Vec<&str> = has.iter().map(|k| k.name()).collect();
+        Err(format!("this CPU has no {} (it has: {})", kernel.vendor_name(), names.join(", ")))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn os(s: &str) -> Option<&OsStr> {
+        Some(OsStr::new(s))
+    }
+
+    #[test]
+    fn auto_empty_and_unset_choose_the_widest() {
+        let has = [Kernel::Baseline, Kernel::Avx2];
+        for value in [None, os(""), os("auto"), os("AUTO"), os(" Auto ")] {
+            assert_eq!(choose(value, &has), Ok(Kernel::Avx2), "{value:?}");
+        }
+        assert_eq!(choose(None, &[Kernel::Baseline]), Ok(Kernel::Baseline));
+    }
+
+    #[test]
+    fn a_named_set_is_taken_in_any_case() {
+        let has = Kernel::ALL;
+        for kernel in Kernel::ALL {
+            assert_eq!(choose(os(kernel.name()), &has), Ok(kernel));
+            assert_eq!(choose(os(&kernel.name().to_uppercase()), &has), Ok(kernel));
+            assert_eq!(kernel.to_string(), kernel.name());
+        }
+    }
+
+    #[test]
+    fn unknown_values_and_missing_sets_are_refused() {
+        let has = [Kernel::Baseline, Kernel::Avx2];
+        assert_eq!(choose(os("sse9"), &has), Err(r#"expected auto, baseline, avx2 or avx512, got "sse9""#.into()));
+        assert_eq!(choose(os("avx512"), &has), Err("this CPU has no AVX-512 (it has: baseline, avx2)".into()));
+        assert_eq!(choose(os("AVX2"), &[Kernel::Baseline]), Err("this CPU has no AVX2 (it has: baseline)".into()));
+        let e = Error::invalid(Param::Isa, choose(os("x\ny"), &has).unwrap_err());
+        assert_eq!(e.to_string(), r#"FIBTREE_ISA: expected auto, baseline, avx2 or avx512, got "x\ny""#);
+    }
+
+    #[test]
+    fn the_sets_match_the_instruction_sets() {
+        let available = Kernel::available();
+        assert_eq!(available[0], Kernel::Baseline);
+        assert_eq!(available.last().map(|k| k.isa()), Some(Isa::detect()));
+        for kernel in Kernel::ALL {
+            assert_eq!(kernel.isa().kernel(), kernel);
+        }
+        // the tests run with FIBTREE_ISA unset or valid
+        let chosen = kernel().expect("a valid FIBTREE_ISA");
+        assert!(available.contains(&chosen));
+        assert_eq!(Isa::in_use(), chosen.isa());
+    }
+}
