@@ -67,7 +67,8 @@ impl Residue for u64 {
         let (out, a, b) = (cur.as_mut_ptr(), old.as_ptr(), older.as_ptr());
         for g in (lo..hi).step_by(8) {
             // SAFETY: g, r and l are below W, g a multiple of 8 and hi <= W, so g ^ r + 8 <= W and
-            // g + 1 + 8 <= W + 1: every access is within the W + 1 elements `window` checked.
+            // g + 1 + 8 <= W + 1: every access is within the W (sources) and W + 1 (`cur`)
+            // elements `window` checked.
             unsafe {
                 let x = _mm512_permutexvar_epi64(by_r, _mm512_loadu_si512(a.add(g ^ r).cast()));
                 let y = _mm512_permutexvar_epi64(by_l, _mm512_loadu_si512(b.add(g ^ l).cast()));
@@ -96,7 +97,8 @@ impl Residue for u64 {
         let (out, a, b) = (cur.as_mut_ptr(), old.as_ptr(), older.as_ptr());
         for g in (lo..hi).step_by(4) {
             // SAFETY: g, r and l are below W, g a multiple of 4 and hi <= W, so g ^ r + 4 <= W and
-            // g + 1 + 4 <= W + 1: every access is within the W + 1 elements `window` checked.
+            // g + 1 + 4 <= W + 1: every access is within the W (sources) and W + 1 (`cur`)
+            // elements `window` checked.
             unsafe {
                 let x = _mm256_permutevar8x32_epi32(_mm256_loadu_si256(a.add(g ^ r).cast()), by_r);
                 let y = _mm256_permutevar8x32_epi32(_mm256_loadu_si256(b.add(g ^ l).cast()), by_l);
@@ -171,14 +173,16 @@ impl Residue for u32 {
 }
 
 /// One layer's window of the dense engine: `cur[g + 1] = old[g ^ r] + older[g ^ l] mod m` for every
-/// g in `lo..hi`, where `old` is layer k-1, `older` layer k-2, r = 1 + G(k-2) and l = 1 + G(k-1).
-/// AVX-512 or AVX2 intrinsics where `isa` (and the CPU) has them, else the portable loop.
+/// g in `lo..hi`, where `old` and `older` are the arrays read through the edges r and l (of layers
+/// k-1 and k-2, see [`crate::engines::modular`]). AVX-512 or AVX2 intrinsics where `isa` (and the
+/// CPU) has them, else the portable loop.
 ///
 /// Cost: `hi - lo` additions mod m.
 ///
 /// # Panics
-/// Unless the three arrays have W + 1 elements for a power of two W >= 64, `lo` and `hi` are
-/// multiples of 64 with `lo <= hi <= W`, and `r, l < W`: what makes the vector accesses safe.
+/// Unless `cur` has W + 1 elements for a power of two W >= 64 and `old` and `older` at least W,
+/// `lo` and `hi` are multiples of 64 with `lo <= hi <= W`, and `r, l < W`: what makes the vector
+/// accesses safe.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn window<T: Residue>(
     isa: Isa,
@@ -192,7 +196,7 @@ pub(crate) fn window<T: Residue>(
     m: T,
 ) {
     let w = cur.len() - 1;
-    assert!(w.is_power_of_two() && w >= 64 && old.len() == w + 1 && older.len() == w + 1, "arrays of W + 1");
+    assert!(w.is_power_of_two() && w >= 64 && old.len() >= w && older.len() >= w, "arrays of W + 1 and W");
     assert!(
         lo.is_multiple_of(64) && hi.is_multiple_of(64) && lo <= hi && hi <= w && r < w && l < w,
         "a window within W"
