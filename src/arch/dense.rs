@@ -90,9 +90,6 @@ impl Residue for u64 {
         };
         let (by_r, by_l) = (pairs(r), pairs(l));
         let modulus = _mm256_set1_epi64x(m as i64);
-        // unsigned comparison by signed comparison of values with their top bit flipped
-        let top = _mm256_set1_epi64x(i64::MIN);
-        let modulus_flipped = _mm256_xor_si256(modulus, top);
         let (r, l) = (r & !3, l & !3);
         let (out, a, b) = (cur.as_mut_ptr(), old.as_ptr(), older.as_ptr());
         for g in (lo..hi).step_by(4) {
@@ -103,9 +100,11 @@ impl Residue for u64 {
                 let x = _mm256_permutevar8x32_epi32(_mm256_loadu_si256(a.add(g ^ r).cast()), by_r);
                 let y = _mm256_permutevar8x32_epi32(_mm256_loadu_si256(b.add(g ^ l).cast()), by_l);
                 let s = _mm256_add_epi64(x, y);
-                // s < m: keep s; else s - m
-                let below = _mm256_cmpgt_epi64(modulus_flipped, _mm256_xor_si256(s, top));
-                let reduced = _mm256_blendv_epi8(_mm256_sub_epi64(s, modulus), s, below);
+                // s < 2m and m < 2^63: s - m has its top bit set (wrapped, at least 2^64 - m) exactly
+                // where s < m, and there s is kept: a blend on the top bit of each lane
+                let d = _mm256_sub_epi64(s, modulus);
+                let (s, d) = (_mm256_castsi256_pd(s), _mm256_castsi256_pd(d));
+                let reduced = _mm256_castpd_si256(_mm256_blendv_pd(d, s, d));
                 _mm256_storeu_si256(out.add(g + 1).cast(), reduced);
             }
         }
