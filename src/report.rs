@@ -373,8 +373,8 @@ pub struct ModReport {
 /// checkpoint and perturbation are not used).
 ///
 /// Cost: where g is small (the dense arrays within 256 MiB), the modular engine over every g below W
-/// in every layer, with no plan (about 20 ms for both default moduli at n = 10000); otherwise the
-/// plan's backward pass and the engine over it. Memory the process, the engine's arrays and the plan
+/// (in the classes modulo 4 the target needs) in every layer, with no plan; otherwise the plan's
+/// backward pass and the engine over it. Memory the process, the engine's arrays and the plan
 /// if any, estimated and checked against the limit before anything large is allocated.
 ///
 /// # Errors

@@ -67,7 +67,8 @@ impl Residue for u64 {
         let (out, a, b) = (cur.as_mut_ptr(), old.as_ptr(), older.as_ptr());
         for g in (lo..hi).step_by(8) {
             // SAFETY: g, r and l are below W, g a multiple of 8 and hi <= W, so g ^ r + 8 <= W and
-            // g + 1 + 8 <= W + 1: every access is within the W + 1 elements `window` checked.
+            // g + 1 + 8 <= W + 1: every access is within the W (sources) and W + 1 (`cur`)
+            // elements `window` checked.
             unsafe {
                 let x = _mm512_permutexvar_epi64(by_r, _mm512_loadu_si512(a.add(g ^ r).cast()));
                 let y = _mm512_permutexvar_epi64(by_l, _mm512_loadu_si512(b.add(g ^ l).cast()));
@@ -89,21 +90,21 @@ impl Residue for u64 {
         };
         let (by_r, by_l) = (pairs(r), pairs(l));
         let modulus = _mm256_set1_epi64x(m as i64);
-        // unsigned comparison by signed comparison of values with their top bit flipped
-        let top = _mm256_set1_epi64x(i64::MIN);
-        let modulus_flipped = _mm256_xor_si256(modulus, top);
         let (r, l) = (r & !3, l & !3);
         let (out, a, b) = (cur.as_mut_ptr(), old.as_ptr(), older.as_ptr());
         for g in (lo..hi).step_by(4) {
             // SAFETY: g, r and l are below W, g a multiple of 4 and hi <= W, so g ^ r + 4 <= W and
-            // g + 1 + 4 <= W + 1: every access is within the W + 1 elements `window` checked.
+            // g + 1 + 4 <= W + 1: every access is within the W (sources) and W + 1 (`cur`)
+            // elements `window` checked.
             unsafe {
                 let x = _mm256_permutevar8x32_epi32(_mm256_loadu_si256(a.add(g ^ r).cast()), by_r);
                 let y = _mm256_permutevar8x32_epi32(_mm256_loadu_si256(b.add(g ^ l).cast()), by_l);
                 let s = _mm256_add_epi64(x, y);
-                // s < m: keep s; else s - m
-                let below = _mm256_cmpgt_epi64(modulus_flipped, _mm256_xor_si256(s, top));
-                let reduced = _mm256_blendv_epi8(_mm256_sub_epi64(s, modulus), s, below);
+                // s < 2m and m < 2^63: s - m has its top bit set (wrapped, at least 2^64 - m) exactly
+                // where s < m, and there s is kept: a blend on the top bit of each lane
+                let d = _mm256_sub_epi64(s, modulus);
+                let (s, d) = (_mm256_castsi256_pd(s), _mm256_castsi256_pd(d));
+                let reduced = _mm256_castpd_si256(_mm256_blendv_pd(d, s, d));
                 _mm256_storeu_si256(out.add(g + 1).cast(), reduced);
             }
         }
@@ -171,14 +172,16 @@ impl Residue for u32 {
 }
 
 /// One layer's window of the dense engine: `cur[g + 1] = old[g ^ r] + older[g ^ l] mod m` for every
-/// g in `lo..hi`, where `old` is layer k-1, `older` layer k-2, r = 1 + G(k-2) and l = 1 + G(k-1).
-/// AVX-512 or AVX2 intrinsics where `isa` (and the CPU) has them, else the portable loop.
+/// g in `lo..hi`, where `old` and `older` are the arrays read through the edges r and l (of layers
+/// k-1 and k-2, see [`crate::engines::modular`]). AVX-512 or AVX2 intrinsics where `isa` (and the
+/// CPU) has them, else the portable loop.
 ///
 /// Cost: `hi - lo` additions mod m.
 ///
 /// # Panics
-/// Unless the three arrays have W + 1 elements for a power of two W >= 64, `lo` and `hi` are
-/// multiples of 64 with `lo <= hi <= W`, and `r, l < W`: what makes the vector accesses safe.
+/// Unless `cur` has W + 1 elements for a power of two W >= 64 and `old` and `older` at least W,
+/// `lo` and `hi` are multiples of 64 with `lo <= hi <= W`, and `r, l < W`: what makes the vector
+/// accesses safe.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn window<T: Residue>(
     isa: Isa,
@@ -192,7 +195,7 @@ pub(crate) fn window<T: Residue>(
     m: T,
 ) {
     let w = cur.len() - 1;
-    assert!(w.is_power_of_two() && w >= 64 && old.len() == w + 1 && older.len() == w + 1, "arrays of W + 1");
+    assert!(w.is_power_of_two() && w >= 64 && old.len() >= w && older.len() >= w, "arrays of W + 1 and W");
     assert!(
         lo.is_multiple_of(64) && hi.is_multiple_of(64) && lo <= hi && hi <= w && r < w && l < w,
         "a window within W"
@@ -232,12 +235,60 @@ impl<T: Residue> Kernel for Window<'_, T> {
 }
 
 /// The portable loop of [`window`], its slices arguments of their own, so that the compiler knows
-/// `cur` aliases neither source.
+/// `cur` aliases neither source: blocks of 4 lanes, each read from an aligned block of 4 of each
+/// source permuted by xor with the low two bits of r (or l), made constants by a dispatch over the 16
+/// pairs so that the compiler turns each block into vector shuffles (SSE2 on x86-64, NEON on
+/// aarch64) rather than single loads.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 fn sweep<T: Residue>(cur: &mut [T], old: &[T], older: &[T], lo: usize, hi: usize, r: usize, l: usize, m: T) {
-    for g in lo..hi {
-        cur[g + 1] = T::add_mod(old[g ^ r], older[g ^ l], m);
+    macro_rules! by_low_bits {
+        ($(($rl:literal, $ll:literal)),*) => {
+            match (r & 3, l & 3) {
+                $(($rl, $ll) => blocks::<T, $rl, $ll>(cur, old, older, lo, hi, r & !3, l & !3, m),)*
+                _ => unreachable!("two bits each"),
+            }
+        };
+    }
+    by_low_bits!(
+        (0, 0),
+        (0, 1),
+        (0, 2),
+        (0, 3),
+        (1, 0),
+        (1, 1),
+        (1, 2),
+        (1, 3),
+        (2, 0),
+        (2, 1),
+        (2, 2),
+        (2, 3),
+        (3, 0),
+        (3, 1),
+        (3, 2),
+        (3, 3)
+    )
+}
+
+/// [`sweep`] for r and l whose low two bits are `RL` and `LL` (`rh` and `lh` their other bits).
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn blocks<T: Residue, const RL: usize, const LL: usize>(
+    cur: &mut [T],
+    old: &[T],
+    older: &[T],
+    lo: usize,
+    hi: usize,
+    rh: usize,
+    lh: usize,
+    m: T,
+) {
+    for g in (lo..hi).step_by(4) {
+        let (a, b) = (&old[g ^ rh..][..4], &older[g ^ lh..][..4]);
+        let out = &mut cur[g + 1..][..4];
+        for i in 0..4 {
+            out[i] = T::add_mod(a[i ^ RL], b[i ^ LL], m);
+        }
     }
 }
 

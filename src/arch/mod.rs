@@ -8,7 +8,8 @@
 //!
 //! - [`lanes`]: the blocked exact engine's kernels, the lane-wise sum of a layer and the
 //!   normalisation at a block's end;
-//! - [`dense`]: the dense modular engine's sweep of a window, portable, AVX2 and AVX-512;
+//! - [`dense`]: the dense modular engine's sweep of a window: portable (blocks of 4 lanes whose
+//!   permutation the compiler turns into shuffles), AVX2 and AVX-512;
 //! - [`carry`]: the add-with-carry chain of the reference exact engine;
 //! - [`aligned`]: zeroed arrays aligned to a cache line, for the vector loads;
 //! - [`select`]: which kernel set runs ([`select::kernel`]: the CPU's widest, or the one the

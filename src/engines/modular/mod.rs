@@ -3,8 +3,9 @@
 //! Its arithmetic is its own (a conditional subtraction per addition, residues below m < 2^63), so
 //! that a slip in the big-integer engines' carries cannot hide in it. Two engines, one answer:
 //!
-//! - [`dense`] (the default): every g of each layer's window in three rolling arrays per modulus,
-//!   the recurrence's xor with an edge value an aligned load and a lane permutation;
+//! - [`dense`] (the default): every g of each layer's window in the classes modulo 4 the targets
+//!   need, in three rolling layers of arrays per modulus, the recurrence's xor with an edge value a
+//!   load and a lane permutation;
 //! - [`generic`]: the recurrence ([`super::recurrence`]) over residues, member states only. It
 //!   serves plans whose window would be too wide for dense arrays (a target g such as 2^40): see
 //!   [`dense_width`].
@@ -19,8 +20,8 @@ use crate::plan::{Plan, Sizes};
 /// The largest modulus (exclusive) the modular engine accepts: sums of two residues fit in a `u64`.
 pub const MODULUS_LIMIT: u64 = 1 << 63;
 
-/// The most memory the dense engine's arrays may take (three arrays of W + 1 words per modulus):
-/// above it the generic engine runs instead.
+/// The most memory the dense engine's arrays may take (three layers of W + 4 words, about, per
+/// modulus): above it the generic engine runs instead.
 pub(crate) const DENSE_LIMIT_BYTES: u64 = 256 << 20;
 
 /// The name the modular engines report their progress under.
@@ -51,8 +52,10 @@ pub(crate) fn check_modulus(m: u64) -> Result<()> {
 /// Runs the dense engine when [`dense_width`] allows it, one rayon task per modulus in the current
 /// pool; otherwise the generic engine over the plan's states.
 ///
-/// Cost, dense: O(sum of the plan's window widths) lane operations per modulus, about 69 million
-/// lanes at n = 10000; memory three arrays of W + 1 words per modulus ([`memory_bytes`]). Generic:
+/// Cost, dense: O(sum of the plan's window widths times the classes modulo 4 they need / 4) lane
+/// operations per modulus, 17.4 million lanes at n = 10000 (16.7 million states), 159 million at
+/// n = 20000 (157 million states); memory three layers of W + 4 words, about, per modulus
+/// ([`memory_bytes`]). Generic:
 /// O(plan states x moduli) word operations; memory three layers of 8 bytes per state and modulus.
 ///
 /// # Errors
@@ -83,9 +86,10 @@ pub(crate) fn count_mod_with_plan(
 /// one cannot leave [0, W). `None` when the arrays would take more than [`DENSE_LIMIT_BYTES`] (then
 /// plan the run and use [`count_mod_with_plan`]).
 ///
-/// Cost: n x W lane operations per modulus (83 million at n = 10000, where W = 8192, about 18 %
-/// more than over the plan's windows, but with no plan to build); memory three arrays of W + 1
-/// words per modulus ([`unplanned_bytes`]) and the Grundy values.
+/// Cost: n x W x (the classes modulo 4 a layer needs) / 4 lane operations per modulus (20.5 million
+/// at n = 10000, where W = 8192 and a layer needs one class, 18 % more than over the plan's windows,
+/// but with no plan to build; 164 million at n = 20000, two classes a layer); memory three layers of
+/// W + 4 words, about, per modulus ([`unplanned_bytes`]) and the Grundy values.
 ///
 /// # Errors
 /// [`Error::InvalidArgument`] for a modulus outside 2..2^63, an n above [`crate::game::MAX_N`] or
@@ -104,7 +108,7 @@ pub(crate) fn count_mod_unplanned(
     if top < 2 {
         return Ok(Some(vec![vec![0; moduli.len()]; targets.len()]));
     }
-    let shape = dense::Shape::full(crate::game::edge_values(top)?, w as usize);
+    let shape = dense::Shape::full(crate::game::edge_values(top)?, w as usize, targets);
     dense::run(&shape, targets, moduli, hooks, w, isa, true).map(Some)
 }
 
@@ -134,10 +138,10 @@ fn dense_width_above(highest: u64, moduli: usize) -> Option<u64> {
     (dense_bytes(w, moduli) <= DENSE_LIMIT_BYTES).then_some(w)
 }
 
-/// The bytes of the dense engine's arrays of width `w` for `moduli` moduli (as `u64`, the widest
-/// lane, with the alignment slack).
+/// The bytes of the dense engine's arrays for g below `w` for `moduli` moduli
+/// ([`dense::arrays_bytes`] each).
 fn dense_bytes(w: u64, moduli: usize) -> u64 {
-    3u64.saturating_mul(w.saturating_add(1 + 8)).saturating_mul(8).saturating_mul(moduli as u64)
+    dense::arrays_bytes(w).saturating_mul(moduli as u64)
 }
 
 /// The peak memory [`count_mod_with_plan`] allocates for `moduli` moduli and `targets` targets, in

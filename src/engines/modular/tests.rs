@@ -162,7 +162,33 @@ fn cancel_and_progress() {
     let hooks = Hooks::default().progress_to(&record);
     count_mod_with_plan(&plan, &targets, &[7, 11], hooks).unwrap();
     let calls = calls.into_inner().unwrap();
-    let windows: u64 = (2..=2000).map(|k| plan.layer(k).window() as u64).sum();
-    assert!(calls.iter().all(|c| c.0 == "modular" && c.2 == 2 * windows), "{calls:?}");
-    assert_eq!(calls.iter().map(|c| c.1).max(), Some(2 * windows), "the last call says all is done");
+    // the work is told in lanes: at least every state, at most every g of the windows (in blocks of
+    // 64 lanes of each class's array)
+    let total = calls[0].2;
+    let windows: u64 = (2..=2000).map(|k| plan.layer(k).window() as u64 + 4 * 128).sum();
+    assert!((2 * plan.states()..=2 * windows).contains(&total), "{total} lanes, {} states", plan.states());
+    assert!(calls.iter().all(|c| c.0 == "modular" && c.2 == total), "{calls:?}");
+    assert_eq!(calls.iter().map(|c| c.1).max(), Some(total), "the last call says all is done");
+}
+
+/// The classes of g modulo 4 kept per layer hold every class of the plan's members (so that the
+/// sweep over them is closed under the recurrence); for f(n) exactly the plan's classes, at most one a layer
+/// at n = 10000 (a quarter of the lanes of every g), two at n = 2000.
+#[test]
+fn classes_cover_the_plan() {
+    let cases =
+        [vec![(2000u64, 0u64)], vec![(10_000, 0)], vec![(300, 5), (299, 2), (10, 3)], vec![(500, 1 << 20), (400, 7)]];
+    for targets in cases {
+        let plan = Plan::new(&targets, u64::MAX, Hooks::default()).unwrap();
+        let edge: Vec<u32> = (0..=plan.top()).map(|k| plan.edge_value(k)).collect();
+        let kept = dense::classes(&edge, &targets);
+        for (k, &kept) in kept.iter().enumerate().skip(2) {
+            let members = plan.layer(k).iter().fold(0u8, |c, g| c | 1 << (g % 4));
+            assert_eq!(kept & members, members, "layer {k} of {targets:?}");
+            if let [(n, 0)] = targets[..] {
+                assert_eq!(kept, members, "layer {k} of {targets:?}");
+                assert!(members.count_ones() <= if n == 10_000 { 1 } else { 2 }, "layer {k} of {targets:?}");
+            }
+        }
+    }
 }
