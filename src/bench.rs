@@ -25,6 +25,7 @@ use crate::budget::{self, PROCESS_BYTES};
 use crate::engines::{self, Engine, modular};
 use crate::error::{Error, Param, Result};
 use crate::game::MAX_N;
+use crate::graph::{Recorder, Summary};
 use crate::hooks::Hooks;
 use crate::plan::Plan;
 use crate::report::{LAST18, P998244353};
@@ -122,6 +123,9 @@ pub struct Measurement {
     pub seconds: Vec<f64>,
     /// The plan's limb additions ([`Subject::limb_additions`]).
     pub limb_additions: u128,
+    /// The task graph of the median run (for an even count of runs, the slower of the two middle
+    /// ones), as [`crate::graph`] sums it up: cut for this thread count, whatever the cores.
+    pub graph: Summary,
 }
 
 impl Measurement {
@@ -227,7 +231,9 @@ impl Subject {
     /// `on_run(run, seconds)` after each run (`run` from 1).
     ///
     /// Cost: `runs` exact runs, O(plan states x limbs(n)) limb additions each ([`Subject::limb_additions`]);
-    /// memory the exact engine's layers for `threads` threads plus two values of limbs(n) words,
+    /// then a run's recorded task graph summed up (8 schedules of it, O(tasks log tasks), not timed);
+    /// memory the exact engine's layers for `threads` threads plus two values of limbs(n) words and
+    /// one run's task graph (a few MB),
     /// estimated and checked against the limit before the pool starts any run.
     ///
     /// # Errors
@@ -259,18 +265,24 @@ impl Subject {
             PROCESS_BYTES + plan.bytes() + pool.install(|| engines::layer_bytes(plan, n as usize)) + value_bytes;
         budget::check_memory(Param::N, estimate, self.memory_limit)?;
         let mut seconds = Vec::with_capacity(runs);
+        let mut graphs = Vec::with_capacity(runs);
         for run in 1..=runs {
+            let recorder = Recorder::new();
             let (value, elapsed) = pool.install(|| {
                 let start = Instant::now();
-                let value = engines::count_exact(Engine::Blocked, plan, &[(n, 0)], hooks);
+                let value = engines::count_exact(Engine::Blocked, plan, &[(n, 0)], hooks.record_to(&recorder));
                 (value, start.elapsed().as_secs_f64())
             });
             let value = value?.remove(0);
             check(n, self.residues(), &mut self.first, &value, (threads, run, runs))?;
             seconds.push(elapsed);
+            graphs.push(recorder.take().summary());
             on_run(run, elapsed);
         }
-        Ok(Measurement { n, threads, seconds, limb_additions: limb_additions(&self.plan) })
+        let mut order: Vec<usize> = (0..runs).collect();
+        order.sort_by(|&a, &b| seconds[a].total_cmp(&seconds[b]));
+        let graph = std::mem::take(&mut graphs[order[runs / 2]]);
+        Ok(Measurement { n, threads, seconds, limb_additions: limb_additions(&self.plan), graph })
     }
 }
 

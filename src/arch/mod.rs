@@ -10,17 +10,20 @@
 //!   normalisation at a block's end;
 //! - [`dense`]: the dense modular engine's sweep of a window, portable and AVX-512;
 //! - [`carry`]: the add-with-carry chain of the reference exact engine;
-//! - [`aligned`]: zeroed arrays aligned to a cache line, for the vector loads.
+//! - [`aligned`]: zeroed arrays aligned to a cache line, for the vector loads;
+//! - [`clock`]: the calling thread's CPU time.
 
 #![allow(unsafe_code)]
 
 mod aligned;
 mod carry;
+mod clock;
 mod dense;
 mod lanes;
 
 pub(crate) use aligned::AlignedLanes;
 pub(crate) use carry::add_run;
+pub(crate) use clock::thread_cpu_seconds;
 pub(crate) use dense::{Residue, window};
 pub(crate) use lanes::{normalise, sum_layer};
 

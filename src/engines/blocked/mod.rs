@@ -159,6 +159,14 @@ pub(crate) fn run_resumable(
     mut at_boundary: Option<&mut AtBoundary>,
     mut sink: impl FnMut(usize, &[u64]) + Send,
 ) -> Result<()> {
+    // the time outside the segments' task graphs, on this thread, when the graph is recorded
+    let recorder = hooks.recorder();
+    let mut outside = recorder.map(|_| arch::thread_cpu_seconds());
+    let serial_since = |since: Option<f64>| {
+        if let (Some(recorder), Some(since)) = (recorder, since) {
+            recorder.serial(arch::thread_cpu_seconds() - since);
+        }
+    };
     let resumable = at_boundary.is_some();
     let c = tuning.chunk_lanes;
     assert!([4, 8, 16, 32, 64].contains(&c), "a chunk is 4, 8, 16, 32 or 64 lanes");
@@ -211,12 +219,15 @@ pub(crate) fn run_resumable(
             .map(|&(_, k1)| std::iter::from_fn(|| next.next_if(|&&t| targets[t].0 as usize <= k1).copied()).collect())
             .collect();
         let segment = Segment::new(&shared, &bounds, block_targets, std::mem::take(&mut state));
+        serial_since(outside);
         rayon::scope(|s| segment.describe(s, 0));
+        outside = recorder.map(|_| arch::thread_cpu_seconds());
         if !resumable && hooks.cancelled() {
             return Err(Error::Interrupted);
         }
         state = segment.finish();
     }
+    serial_since(outside);
     Ok(())
 }
 

@@ -4,6 +4,10 @@
 //! j and j+1 of block b-1 (its own chunk, the carries it adds, and the carry buffer it overwrites).
 //! A block ends when its last pass does, after the block before it: its targets reach the sink in
 //! order.
+//!
+//! When the hooks carry a [`Recorder`], every task records its kind, block, chunk and thread CPU
+//! time (a block's end counts in the pass that ends it), and the segment declares its blocks' passes
+//! so that the dependencies above can be drawn ([`crate::graph`]).
 
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -12,7 +16,8 @@ use super::State;
 use super::describe::{NonZeroSet, Sources, describe_block};
 use super::lanes::{lanes, limbs_of};
 use super::pass::{Chunk, PassContext, PassInput, Spares};
-use crate::arch::Isa;
+use crate::arch::{Isa, thread_cpu_seconds};
+use crate::graph::{Recorder, TaskKind};
 use crate::hooks::Hooks;
 use crate::plan::Plan;
 
@@ -47,6 +52,9 @@ pub(super) struct Segment<'a, 's> {
     carries: Vec<[Mutex<Option<Chunk>>; 2]>,
     /// The non-zero states of the two layers before the segment.
     edges: Mutex<Option<[NonZeroSet; 2]>>,
+    /// Where the tasks are recorded, if anywhere, and the run's number of the segment's first block.
+    recorder: Option<&'a Recorder>,
+    first_block: usize,
 }
 
 /// One block of a segment: its layers, and the counters and results of its tasks.
@@ -117,7 +125,9 @@ impl<'a, 's> Segment<'a, 's> {
         let mut carries: Vec<[Mutex<Option<Chunk>>; 2]> =
             carries.into_iter().map(|c| [Mutex::new(None), Mutex::new(Some(c))]).collect();
         carries.resize_with(most, Default::default);
-        Segment { shared, blocks, chunks, carries, edges: Mutex::new(Some(edges)) }
+        let recorder = shared.hooks.recorder();
+        let first_block = recorder.map_or(0, |r| r.blocks(passes.iter().copied()));
+        Segment { shared, blocks, chunks, carries, edges: Mutex::new(Some(edges)), recorder, first_block }
     }
 
     /// One dependency of D(b) is done: run it if it was the last.
@@ -137,8 +147,23 @@ impl<'a, 's> Segment<'a, 's> {
         }
     }
 
+    /// The thread CPU time now, if the tasks are recorded. Cost: a branch, and then a clock read.
+    #[inline]
+    fn clock(&self) -> Option<f64> {
+        self.recorder.map(|_| thread_cpu_seconds())
+    }
+
+    /// Records a task that started at `start` (from [`Segment::clock`]).
+    #[inline]
+    fn record(&self, start: Option<f64>, kind: TaskKind, b: usize, j: usize) {
+        if let (Some(recorder), Some(start)) = (self.recorder, start) {
+            recorder.task(kind, self.first_block + b, j, thread_cpu_seconds() - start);
+        }
+    }
+
     /// D(b): the block's layers described, its targets placed, its last two non-zero sets kept.
     pub(super) fn describe<'x>(&'x self, s: &rayon::Scope<'x>, b: usize) {
+        let start = self.clock();
         let block = &self.blocks[b];
         let edges = match b {
             0 => self.edges.lock().expect("not poisoned").take(),
@@ -167,6 +192,7 @@ impl<'a, 's> Segment<'a, 's> {
         let older = new_edges.pop().unwrap_or(newer);
         *block.edges_out.lock().expect("not poisoned") = Some([older, old]);
         *block.described.lock().expect("not poisoned") = Some(Arc::new(Described { layers, edge_lens }));
+        self.record(start, TaskKind::Describe, b, 0);
         self.described(s, b);
     }
 
@@ -184,6 +210,7 @@ impl<'a, 's> Segment<'a, 's> {
 
     /// P(b, j): chunk j of every layer of block b.
     fn pass<'x>(&'x self, s: &rayon::Scope<'x>, b: usize, j: usize) {
+        let start = self.clock();
         if !self.cancelled() {
             self.compute_pass(b, j);
         } // else the run is stopping: its results are discarded (see `end_block`)
@@ -193,6 +220,7 @@ impl<'a, 's> Segment<'a, 's> {
             self.end_block(b);
             self.release_describe(s, b + 3);
         }
+        self.record(start, TaskKind::Pass, b, j);
         for next in j.saturating_sub(1)..=j + 1 {
             self.release_pass(s, b + 1, next);
         }
