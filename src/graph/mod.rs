@@ -34,8 +34,10 @@ use std::sync::Mutex;
 /// What a task does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum TaskKind {
-    /// D(b): a block's description (its non-zero states and where each reads from).
+    /// D(b): a block's non-zero states, layer after layer.
     Describe,
+    /// S(b, i): where the states of layer i of block b read from.
+    Sources,
     /// P(b, j): lane chunk j of every layer of block b.
     Pass,
 }
@@ -47,7 +49,7 @@ pub struct Task {
     pub kind: TaskKind,
     /// Its block, counted from the run's first.
     pub block: usize,
-    /// Its lane chunk (0 for a description).
+    /// Its lane chunk for a pass, its layer in the block for a source task, 0 for a description.
     pub chunk: usize,
     /// Its thread CPU time in seconds.
     pub seconds: f64,
@@ -216,17 +218,16 @@ impl Recorder {
     }
 
     /// The graph recorded so far, emptying the recorder. D(b) waits for D(b-1) and every pass of
-    /// block b-3; P(b, j) waits for D(b) and passes j-1, j and j+1 of block b-1 (the schedule of the
-    /// blocked engine). A task declared but not recorded (a stopped run) is left out, and so are the
+    /// block b-3; S(b, i) for D(b); P(b, j) for every S(b, i) and passes j-1, j and j+1 of block b-1
+    /// (the schedule of the blocked engine). A task declared but not recorded (a stopped run) is left out, and so are the
     /// dependencies on it.
     ///
     /// Cost O(tasks log tasks + dependencies); memory the graph.
     pub fn take(&self) -> TaskGraph {
         let Recorded { mut raw, passes, serial_seconds } = std::mem::take(&mut *self.lock());
         raw.sort_by_key(|r| (r.block, r.kind, r.chunk));
-        let id = |kind: TaskKind, block: usize, chunk: usize| {
-            raw.binary_search_by_key(&(block, kind, chunk), |r| (r.block, r.kind, r.chunk)).ok()
-        };
+        let key = |r: &Raw| (r.block, r.kind, r.chunk);
+        let id = |kind: TaskKind, block: usize, chunk: usize| raw.binary_search_by_key(&(block, kind, chunk), key).ok();
         let tasks = raw
             .iter()
             .map(|r| {
@@ -239,8 +240,16 @@ impl Recorder {
                         });
                         before.into_iter().chain(ended).collect()
                     }
+                    TaskKind::Sources => id(TaskKind::Describe, b, 0).into_iter().collect(),
                     TaskKind::Pass => {
-                        let described = id(TaskKind::Describe, b, 0);
+                        // every source task of the block (or its description, where none ran)
+                        let first = raw.partition_point(|q| key(q) < (b, TaskKind::Sources, 0));
+                        let last = raw.partition_point(|q| key(q) < (b, TaskKind::Pass, 0));
+                        let described: Vec<usize> = if first < last {
+                            (first..last).collect()
+                        } else {
+                            id(TaskKind::Describe, b, 0).into_iter().collect()
+                        };
                         let above = b.checked_sub(1).into_iter().flat_map(|p| {
                             (r.chunk.saturating_sub(1)..=r.chunk + 1).filter_map(move |j| id(TaskKind::Pass, p, j))
                         });

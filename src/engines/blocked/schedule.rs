@@ -1,7 +1,10 @@
 //! The schedule of a run: its blocks as a graph of tasks, so that no thread waits at the end of a
-//! block. Block b's describe task D(b) follows D(b-1) (it extends the non-zero sets) and the end of
-//! block b-3 (which bounds the descriptions held); its pass P(b, j) follows D(b) and the passes j-1,
-//! j and j+1 of block b-1 (its own chunk, the carries it adds, and the carry buffer it overwrites).
+//! block. Block b's describe task D(b) (its non-zero sets, cheap) follows D(b-1) (it extends the
+//! non-zero sets) and the end of block b-3 (which bounds the descriptions held); the source tasks
+//! S(b, i) (where the states of the block's layer i read from, the bulk of a description) follow
+//! D(b), so that the chain of D tasks stays short; pass P(b, j) follows every S(b, i) and the passes
+//! j-1, j and j+1 of block b-1 (its own chunk, the carries it adds, and the carry buffer it
+//! overwrites).
 //! A block ends when its last pass does, after the block before it: its targets reach the sink in
 //! order.
 //!
@@ -13,7 +16,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use super::State;
-use super::describe::{NonZeroSet, Sources, describe_block};
+use super::describe::{NonZeroSet, Sources, layer_sources, nonzero_sets};
 use super::lanes::{lanes, limbs_of};
 use super::pass::{Chunk, PassContext, PassInput, Spares};
 use crate::arch::{Isa, thread_cpu_seconds};
@@ -64,7 +67,12 @@ struct Block {
     passes: usize,
     /// The targets in the block's layers, in order of layer.
     targets: Vec<usize>,
-    /// Set by D(b), dropped when the block ends.
+    /// Set by D(b) for the S(b, i), dropped by the last of them.
+    sets: Mutex<Option<Arc<BlockSets>>>,
+    /// The S(b, i) not yet finished, and what each found.
+    sources_left: AtomicUsize,
+    sources: Mutex<Vec<Option<Sources>>>,
+    /// Set by the last S(b, i), dropped when the block ends.
     described: Mutex<Option<Arc<Described>>>,
     /// The non-zero states of the block's last two layers, for D(b+1) (or the segment's end).
     edges_out: Mutex<Option<[NonZeroSet; 2]>>,
@@ -74,6 +82,15 @@ struct Block {
     /// Passes not yet finished, and the chunk of the targets' lanes each left.
     unfinished: AtomicUsize,
     target_lanes: Mutex<Vec<Vec<u64>>>,
+}
+
+/// What D(b) finds and the S(b, i) read: the non-zero sets of the block's layers and of the two
+/// before it, and the targets of each layer with their positions.
+struct BlockSets {
+    edges: [NonZeroSet; 2],
+    layers: Vec<NonZeroSet>,
+    targets: Vec<Vec<(usize, u32)>>,
+    edge_lens: [usize; 2],
 }
 
 /// A block as its passes read it.
@@ -109,6 +126,9 @@ impl<'a, 's> Segment<'a, 's> {
                     k1,
                     passes: passes[b],
                     targets,
+                    sets: Mutex::new(None),
+                    sources_left: AtomicUsize::new(0),
+                    sources: Mutex::new(Vec::new()),
                     described: Mutex::new(None),
                     edges_out: Mutex::new(None),
                     waiting_describe: AtomicUsize::new((b >= 1) as usize + (b >= 3) as usize),
@@ -178,30 +198,65 @@ impl<'a, 's> Segment<'a, 's> {
                 Some(Arc::new(Described { layers: Vec::new(), edge_lens }));
             return self.described(s, b);
         }
-        let (mut layers, mut new_edges) =
-            describe_block(self.shared.plan, block.k0..=block.k1, &edges, self.shared.isa);
-        let mut targets = block.targets.iter().peekable();
-        for (layer, k) in layers.iter_mut().zip(block.k0..) {
-            let edge = &new_edges[k - block.k0];
-            while let Some(&t) = targets.next_if(|&&t| self.shared.targets[t].0 as usize == k) {
-                layer.targets.push((t, edge.index(self.shared.targets[t].1)));
+        let layers = nonzero_sets(self.shared.plan, block.k0..=block.k1, &edges);
+        let mut targets = vec![Vec::new(); layers.len()];
+        let mut block_targets = block.targets.iter().peekable();
+        for ((layer, here), k) in layers.iter().zip(&mut targets).zip(block.k0..) {
+            while let Some(&t) = block_targets.next_if(|&&t| self.shared.targets[t].0 as usize == k) {
+                here.push((t, layer.index(self.shared.targets[t].1)));
             }
         }
-        let [_, newer] = edges;
-        let old = new_edges.pop().expect("a block has a layer");
-        let older = new_edges.pop().unwrap_or(newer);
+        let count = layers.len();
+        let older = if count >= 2 { layers[count - 2].clone() } else { edges[1].clone() };
+        let old = layers.last().expect("a block has a layer").clone();
         *block.edges_out.lock().expect("not poisoned") = Some([older, old]);
-        *block.described.lock().expect("not poisoned") = Some(Arc::new(Described { layers, edge_lens }));
+        *block.sources.lock().expect("not poisoned") = (0..count).map(|_| None).collect();
+        block.sources_left.store(count, Ordering::Release);
+        *block.sets.lock().expect("not poisoned") = Some(Arc::new(BlockSets { edges, layers, targets, edge_lens }));
         self.record(start, TaskKind::Describe, b, 0);
-        self.described(s, b);
+        self.release_describe(s, b + 1);
+        for i in 0..count {
+            s.spawn(move |s| self.layer_sources(s, b, i));
+        }
     }
 
-    /// D(b) is done: its passes and D(b+1) may go.
+    /// S(b, i): where the states of layer i of block b read from. The last of a block's source tasks
+    /// puts the description together and lets its passes go.
+    fn layer_sources<'x>(&'x self, s: &rayon::Scope<'x>, b: usize, i: usize) {
+        let start = self.clock();
+        let block = &self.blocks[b];
+        let sets = block.sets.lock().expect("not poisoned").clone().expect("S(b, i) follows D(b)");
+        let mut sources = layer_sources(self.shared.plan, block.k0, block.k0 + i, &sets.layers, &sets.edges, self.shared.isa);
+        sources.targets = sets.targets[i].clone();
+        block.sources.lock().expect("not poisoned")[i] = Some(sources);
+        let last = block.sources_left.fetch_sub(1, Ordering::AcqRel) == 1;
+        if last {
+            let layers: Vec<Sources> = std::mem::take(&mut *block.sources.lock().expect("not poisoned"))
+                .into_iter()
+                .map(|l| l.expect("every S(b, i) ran"))
+                .collect();
+            *block.described.lock().expect("not poisoned") =
+                Some(Arc::new(Described { layers, edge_lens: sets.edge_lens }));
+            *block.sets.lock().expect("not poisoned") = None;
+        }
+        drop(sets);
+        self.record(start, TaskKind::Sources, b, i);
+        if last {
+            self.release_passes(s, b);
+        }
+    }
+
+    /// D(b) is done (on a stopping run): its passes and D(b+1) may go.
     fn described<'x>(&'x self, s: &rayon::Scope<'x>, b: usize) {
+        self.release_passes(s, b);
+        self.release_describe(s, b + 1);
+    }
+
+    /// The description of block b is complete: its passes may go.
+    fn release_passes<'x>(&'x self, s: &rayon::Scope<'x>, b: usize) {
         for j in 0..self.blocks[b].passes {
             self.release_pass(s, b, j);
         }
-        self.release_describe(s, b + 1);
     }
 
     fn cancelled(&self) -> bool {
