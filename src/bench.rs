@@ -88,7 +88,7 @@ fn limb_additions(plan: &Plan) -> u128 {
 }
 
 /// The blocked engine's kernel on its own, for benchmarks: `out[s] = old[left[s]] + older[right[s]]`
-/// lane by lane, for chunks of `chunk_lanes` lanes (4, 8, 16, 32 or 64), `out` holding `left.len()`
+/// lane by lane, for chunks of `chunk_lanes` lanes (1, 2, 4, 8, 16, 32 or 64), `out` holding `left.len()`
 /// chunks, compiled for the widest vector unit of the CPU.
 ///
 /// Cost: `left.len() x chunk_lanes` additions, reading two chunks and writing one per state.
@@ -276,30 +276,7 @@ impl Subject {
             let value = value?.remove(0);
             check(n, self.residues(), &mut self.first, &value, (threads, run, runs))?;
             seconds.push(elapsed);
-            let g = recorder.take();
-            if std::env::var_os("FIBTREE_DEBUG_GRAPH").is_some() {
-                let t = g.tasks();
-                let mut fin = vec![0.0f64; t.len()];
-                let mut from = vec![usize::MAX; t.len()];
-                for i in 0..t.len() {
-                    let (mut best, mut arg) = (0.0, usize::MAX);
-                    for &d in &t[i].deps { if fin[d] > best { best = fin[d]; arg = d; } }
-                    fin[i] = best + t[i].seconds; from[i] = arg;
-                }
-                let mut i = (0..t.len()).max_by(|&a, &b| fin[a].total_cmp(&fin[b])).unwrap();
-                let (mut dsum, mut psum, mut dn, mut pn) = (0.0, 0.0, 0, 0);
-                let mut early = 0.0;
-                loop {
-                    if t[i].kind == crate::graph::TaskKind::Describe { dsum += t[i].seconds; dn += 1 } else { psum += t[i].seconds; pn += 1 }
-                    if t[i].block < 100 { early += t[i].seconds }
-                    if from[i] == usize::MAX { break }
-                    i = from[i];
-                }
-                let dall: f64 = t.iter().filter(|x| x.kind == crate::graph::TaskKind::Describe).map(|x| x.seconds).sum();
-                let blocks = t.iter().map(|x| x.block).max().unwrap_or(0) + 1;
-                eprintln!("tasks {} blocks {blocks} describe total {dall:.4}; critical: describe {dsum:.4} ({dn}), pass {psum:.4} ({pn}), blocks<100 {early:.4}, serial {:.4}", t.len(), g.serial_seconds());
-            }
-            graphs.push(g.summary());
+            graphs.push(recorder.take().summary());
             on_run(run, elapsed);
         }
         let mut order: Vec<usize> = (0..runs).collect();

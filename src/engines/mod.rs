@@ -69,7 +69,7 @@ pub(crate) fn run_with(
 ) -> Result<()> {
     match engine {
         Engine::Blocked => {
-            let tuning = blocked::Tuning::for_width(plan.widest_layer());
+            let tuning = blocked::Tuning::for_run(plan.widest_layer(), plan.top(), rayon::current_num_threads());
             blocked::run_with(plan, targets, hooks, tuning, sink)
         }
         Engine::Reference => recurrence::run_with(plan, &reference::Limbs, targets, hooks, sink),

@@ -74,7 +74,11 @@ impl Sources {
 /// the plan and the block's two edge layers (the older first).
 ///
 /// Cost: O(window / 64) per layer.
-pub(crate) fn nonzero_sets(plan: &Plan, range: std::ops::RangeInclusive<usize>, edges: &[NonZeroSet; 2]) -> Vec<NonZeroSet> {
+pub(crate) fn nonzero_sets(
+    plan: &Plan,
+    range: std::ops::RangeInclusive<usize>,
+    edges: &[NonZeroSet; 2],
+) -> Vec<NonZeroSet> {
     let k0 = *range.start();
     let mut new_edges: Vec<NonZeroSet> = Vec::with_capacity(range.clone().count());
     for k in range {

@@ -226,7 +226,8 @@ impl<'a, 's> Segment<'a, 's> {
         let start = self.clock();
         let block = &self.blocks[b];
         let sets = block.sets.lock().expect("not poisoned").clone().expect("S(b, i) follows D(b)");
-        let mut sources = layer_sources(self.shared.plan, block.k0, block.k0 + i, &sets.layers, &sets.edges, self.shared.isa);
+        let mut sources =
+            layer_sources(self.shared.plan, block.k0, block.k0 + i, &sets.layers, &sets.edges, self.shared.isa);
         sources.targets = sets.targets[i].clone();
         block.sources.lock().expect("not poisoned")[i] = Some(sources);
         let last = block.sources_left.fetch_sub(1, Ordering::AcqRel) == 1;

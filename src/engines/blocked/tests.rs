@@ -22,13 +22,14 @@ fn blocked_equals_reference() {
         let widest = plan.widest_layer();
         // every instruction set in turn, so that each runs some of the tunings
         let isas = Isa::available();
-        let cuts = [(1, 4), (4, 4), (7, 8), (64, 16), (22, 32), (9, 64)];
+        let cuts = [(1, 4), (4, 4), (7, 8), (64, 16), (22, 32), (9, 64), (5, 1), (22, 2)];
         let tunings = cuts.iter().enumerate().map(|(i, &(block_layers, chunk_lanes))| Tuning {
             block_layers,
             chunk_lanes,
             isa: isas[i % isas.len()],
         });
-        for tuning in tunings.chain([Tuning::for_width(widest)]) {
+        let for_many = Tuning::for_run(widest, plan.top(), 64);
+        for tuning in tunings.chain([Tuning::for_width(widest), for_many]) {
             for threads in [1, 2, 3] {
                 let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
                 let mut got = vec![None; targets.len()];
@@ -78,5 +79,25 @@ fn tuning_stays_in_range() {
         assert!([4, 8, 16].contains(&t.chunk_lanes));
         assert_eq!(t.isa, Isa::detect());
         assert!((1..=MAX_BLOCK_LAYERS).contains(&t.block_layers));
+        for n in [0, 2, 300, 10_000, 20_000, 1_000_000] {
+            // one or two threads: the width's cut
+            assert_eq!(Tuning::for_run(widest, n, 1), t);
+            assert_eq!(Tuning::for_run(widest, n, 2), t);
+            let mut last = t.chunk_lanes;
+            for threads in [3, 4, 16, 64, 128, usize::MAX] {
+                let many = Tuning::for_run(widest, n, threads);
+                assert!(CHUNK_LANES.contains(&many.chunk_lanes), "{many:?}");
+                assert!(many.chunk_lanes <= last, "more threads, no larger chunks");
+                let chunks = lanes(n.max(2)).div_ceil(many.chunk_lanes);
+                assert!(
+                    many.chunk_lanes == 1 || chunks >= CHUNKS_PER_THREAD.saturating_mul(threads),
+                    "{n} {threads}: {many:?}"
+                );
+                last = many.chunk_lanes;
+            }
+        }
     }
+    // the cuts of the measured runs on 64 threads
+    assert_eq!(Tuning::for_run(8192, 20_000, 64).chunk_lanes, 2);
+    assert_eq!(Tuning::for_run(2048, 10_000, 64).chunk_lanes, 1);
 }
