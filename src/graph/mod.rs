@@ -36,7 +36,7 @@ use std::sync::Mutex;
 pub enum TaskKind {
     /// D(b): a block's non-zero states, layer after layer.
     Describe,
-    /// S(b, i): where the states of layer i of block b read from.
+    /// S(b, q): where the states of the q-th group of layers of block b read from.
     Sources,
     /// P(b, j): lane chunk j of every layer of block b.
     Pass,
@@ -49,7 +49,7 @@ pub struct Task {
     pub kind: TaskKind,
     /// Its block, counted from the run's first.
     pub block: usize,
-    /// Its lane chunk for a pass, its layer in the block for a source task, 0 for a description.
+    /// Its lane chunk for a pass, its group of layers for a source task, 0 for a description.
     pub chunk: usize,
     /// Its thread CPU time in seconds.
     pub seconds: f64,
@@ -218,7 +218,7 @@ impl Recorder {
     }
 
     /// The graph recorded so far, emptying the recorder. D(b) waits for D(b-1) and every pass of
-    /// block b-3; S(b, i) for D(b); P(b, j) for every S(b, i) and passes j-1, j and j+1 of block b-1
+    /// block b-3; S(b, q) for D(b); P(b, j) for every S(b, q) and passes j-1, j and j+1 of block b-1
     /// (the schedule of the blocked engine). A task declared but not recorded (a stopped run) is left out, and so are the
     /// dependencies on it.
     ///
@@ -278,19 +278,23 @@ mod tests {
             }
             r.task(TaskKind::Describe, b, 0, 0.5);
         }
+        // block 3's positions in two source tasks
+        r.task(TaskKind::Sources, 3, 1, 0.125);
+        r.task(TaskKind::Sources, 3, 0, 0.125);
         r.serial(0.25);
         let g = r.take();
         let key = |t: &Task| (t.kind, t.block, t.chunk);
         let find = |kind, b, j| g.tasks().iter().position(|t| key(t) == (kind, b, j)).unwrap();
         let deps = |kind, b, j| g.tasks()[find(kind, b, j)].deps.clone();
-        use TaskKind::{Describe as D, Pass as P};
+        use TaskKind::{Describe as D, Pass as P, Sources as S};
         assert_eq!(deps(D, 0, 0), Vec::<usize>::new());
         assert_eq!(deps(P, 0, 0), [find(D, 0, 0)]);
         assert_eq!(deps(P, 1, 1), [find(D, 1, 0), find(P, 0, 0)]);
-        assert_eq!(deps(P, 3, 2), [find(D, 3, 0), find(P, 2, 1)]);
+        assert_eq!(deps(P, 3, 2), [find(S, 3, 0), find(S, 3, 1), find(P, 2, 1)]);
+        assert_eq!(deps(S, 3, 1), [find(D, 3, 0)]);
         assert_eq!(deps(D, 3, 0), [find(D, 2, 0), find(P, 0, 0)]);
-        assert_eq!(g.tasks().len(), 4 + 8);
-        assert_eq!(g.work(), 4.0 * 0.5 + 8.0);
+        assert_eq!(g.tasks().len(), 4 + 2 + 8);
+        assert_eq!(g.work(), 4.0 * 0.5 + 0.25 + 8.0);
         assert_eq!(g.serial_seconds(), 0.25);
         // every task after those it waits for
         assert!(g.tasks().iter().enumerate().all(|(i, t)| t.deps.iter().all(|&d| d < i)));

@@ -2,8 +2,8 @@
 //! where each reads from.
 //!
 //! The non-zero states are found layer after layer by whole-word set operations on the plan (cheap,
-//! [`nonzero_sets`]); the source positions, one rank lookup each, layer by layer as separate tasks
-//! ([`layer_sources`]).
+//! [`nonzero_sets`]); the source positions, one rank lookup each, layer by layer, in tasks of
+//! their own ([`layer_sources`]).
 
 use crate::arch::{self, Isa, Kernel};
 use crate::plan::{LayerSet, Plan, Step};

@@ -22,7 +22,12 @@
 //!
 //! **The schedule** ([`schedule`]). The passes are tasks of a graph rather than rounds with a
 //! barrier: pass j of block b waits only for the description of block b and for passes j-1, j and
-//! j+1 of block b-1, so a thread that finishes early starts the next block.
+//! j+1 of block b-1, so a thread that finishes early starts the next block. A description is itself
+//! a short task for the non-zero sets (a chain from block to block) and a few tasks for the source
+//! positions (off that chain). The longest chain of the graph is about one chunk's pass per
+//! block, so the parallelism is about the number of chunks of a block: [`Tuning::for_run`] cuts
+//! smaller chunks (down to one lane) when there are many threads, and keeps the width's cut on one
+//! or two. A run can record its graph ([`crate::graph`]).
 //!
 //! **Carries.** At the end of a block each pass normalises chunk j of the block's last two layers:
 //! each lane keeps its low 48 bits and adds the high bits of the lane below; the high bits of the

@@ -1,8 +1,9 @@
 //! The schedule of a run: its blocks as a graph of tasks, so that no thread waits at the end of a
 //! block. Block b's describe task D(b) (its non-zero sets, cheap) follows D(b-1) (it extends the
 //! non-zero sets) and the end of block b-3 (which bounds the descriptions held); the source tasks
-//! S(b, i) (where the states of the block's layer i read from, the bulk of a description) follow
-//! D(b), so that the chain of D tasks stays short; pass P(b, j) follows every S(b, i) and the passes
+//! S(b, q) (where the states of the q-th of [`SOURCE_TASKS`] groups of the block's layers read from,
+//! the bulk of a description) follow D(b), so that the chain of D tasks stays short; pass P(b, j)
+//! follows every S(b, q) and the passes
 //! j-1, j and j+1 of block b-1 (its own chunk, the carries it adds, and the carry buffer it
 //! overwrites).
 //! A block ends when its last pass does, after the block before it: its targets reach the sink in
@@ -23,6 +24,10 @@ use crate::arch::{Isa, thread_cpu_seconds};
 use crate::graph::{Recorder, TaskKind};
 use crate::hooks::Hooks;
 use crate::plan::Plan;
+
+/// The source tasks of a block (fewer if it has fewer layers): enough to run beside the passes of
+/// the block before, few enough that a task's clock reads (about 1 µs each when recorded) stay small.
+const SOURCE_TASKS: usize = 4;
 
 /// Where a run hands its targets' values.
 pub(super) type SinkFn<'s> = dyn FnMut(usize, &[u64]) + Send + 's;
@@ -67,12 +72,12 @@ struct Block {
     passes: usize,
     /// The targets in the block's layers, in order of layer.
     targets: Vec<usize>,
-    /// Set by D(b) for the S(b, i), dropped by the last of them.
+    /// Set by D(b) for the S(b, q), dropped by the last of them.
     sets: Mutex<Option<Arc<BlockSets>>>,
-    /// The S(b, i) not yet finished, and what each found.
+    /// The S(b, q) not yet finished, and what each found per layer.
     sources_left: AtomicUsize,
     sources: Mutex<Vec<Option<Sources>>>,
-    /// Set by the last S(b, i), dropped when the block ends.
+    /// Set by the last S(b, q), dropped when the block ends.
     described: Mutex<Option<Arc<Described>>>,
     /// The non-zero states of the block's last two layers, for D(b+1) (or the segment's end).
     edges_out: Mutex<Option<[NonZeroSet; 2]>>,
@@ -84,7 +89,7 @@ struct Block {
     target_lanes: Mutex<Vec<Vec<u64>>>,
 }
 
-/// What D(b) finds and the S(b, i) read: the non-zero sets of the block's layers and of the two
+/// What D(b) finds and the S(b, q) read: the non-zero sets of the block's layers and of the two
 /// before it, and the targets of each layer with their positions.
 struct BlockSets {
     edges: [NonZeroSet; 2],
@@ -211,37 +216,41 @@ impl<'a, 's> Segment<'a, 's> {
         let old = layers.last().expect("a block has a layer").clone();
         *block.edges_out.lock().expect("not poisoned") = Some([older, old]);
         *block.sources.lock().expect("not poisoned") = (0..count).map(|_| None).collect();
-        block.sources_left.store(count, Ordering::Release);
         *block.sets.lock().expect("not poisoned") = Some(Arc::new(BlockSets { edges, layers, targets, edge_lens }));
         self.record(start, TaskKind::Describe, b, 0);
         self.release_describe(s, b + 1);
-        for i in 0..count {
-            s.spawn(move |s| self.layer_sources(s, b, i));
+        let groups = count.min(SOURCE_TASKS);
+        block.sources_left.store(groups, Ordering::Release);
+        for q in 0..groups {
+            s.spawn(move |s| self.layer_sources(s, b, q, q * count / groups..(q + 1) * count / groups));
         }
     }
 
-    /// S(b, i): where the states of layer i of block b read from. The last of a block's source tasks
-    /// puts the description together and lets its passes go.
-    fn layer_sources<'x>(&'x self, s: &rayon::Scope<'x>, b: usize, i: usize) {
+    /// S(b, q): where the states of the layers `layers` (the q-th of the block's groups) of block b
+    /// read from. The last of a block's source tasks puts the description together and lets its
+    /// passes go.
+    fn layer_sources<'x>(&'x self, s: &rayon::Scope<'x>, b: usize, q: usize, layers: std::ops::Range<usize>) {
         let start = self.clock();
         let block = &self.blocks[b];
-        let sets = block.sets.lock().expect("not poisoned").clone().expect("S(b, i) follows D(b)");
-        let mut sources =
-            layer_sources(self.shared.plan, block.k0, block.k0 + i, &sets.layers, &sets.edges, self.shared.isa);
-        sources.targets = sets.targets[i].clone();
-        block.sources.lock().expect("not poisoned")[i] = Some(sources);
+        let sets = block.sets.lock().expect("not poisoned").clone().expect("S(b, q) follows D(b)");
+        for i in layers {
+            let (plan, isa) = (self.shared.plan, self.shared.isa);
+            let mut sources = layer_sources(plan, block.k0, block.k0 + i, &sets.layers, &sets.edges, isa);
+            sources.targets = sets.targets[i].clone();
+            block.sources.lock().expect("not poisoned")[i] = Some(sources);
+        }
         let last = block.sources_left.fetch_sub(1, Ordering::AcqRel) == 1;
         if last {
             let layers: Vec<Sources> = std::mem::take(&mut *block.sources.lock().expect("not poisoned"))
                 .into_iter()
-                .map(|l| l.expect("every S(b, i) ran"))
+                .map(|l| l.expect("every S(b, q) ran"))
                 .collect();
             *block.described.lock().expect("not poisoned") =
                 Some(Arc::new(Described { layers, edge_lens: sets.edge_lens }));
             *block.sets.lock().expect("not poisoned") = None;
         }
         drop(sets);
-        self.record(start, TaskKind::Sources, b, i);
+        self.record(start, TaskKind::Sources, b, q);
         if last {
             self.release_passes(s, b);
         }
