@@ -9,10 +9,22 @@ use std::collections::BinaryHeap;
 use super::Task;
 
 /// A time in a heap: seconds, ordered totally.
-#[derive(Clone, Copy, PartialEq, PartialOrd)]
+#[derive(Clone, Copy)]
 struct At(f64);
 
+impl PartialEq for At {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other).is_eq()
+    }
+}
+
 impl Eq for At {}
+
+impl PartialOrd for At {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
 
 impl Ord for At {
     fn cmp(&self, other: &Self) -> std::cmp::Ordering {
