@@ -1,13 +1,11 @@
 //! The schedule of a run: its blocks as a graph of tasks, so that no thread waits at the end of a
 //! block. Block b's describe task D(b) (its non-zero sets, cheap) follows D(b-1) (it extends the
-//! non-zero sets) and the end of block b-3 (which bounds the descriptions held); the source tasks
-//! S(b, q) (where the states of the q-th of [`SOURCE_TASKS`] groups of the block's layers read from,
-//! the bulk of a description) follow D(b), so that the chain of D tasks stays short; pass P(b, j)
-//! follows every S(b, q) and the passes
-//! j-1, j and j+1 of block b-1 (its own chunk, the carries it adds, and the carry buffer it
-//! overwrites).
-//! A block ends when its last pass does, after the block before it: its targets reach the sink in
-//! order.
+//! non-zero sets) and the end of block b-3 (which bounds the descriptions held). The source tasks
+//! S(b, q), where the states of the q-th group of the block's layers read from (groups of at least
+//! [`SOURCE_STATES`] states; the bulk of a description), follow D(b), so that the chain of D tasks
+//! stays short. Pass P(b, j) follows every S(b, q) and the passes j-1, j and j+1 of block b-1 (its
+//! own chunk, the carries it adds, and the carry buffer it overwrites). A block ends when its last
+//! pass does, after the block before it: its targets reach the sink in order.
 //!
 //! When the hooks carry a [`Recorder`], every task records its kind, block, chunk and thread CPU
 //! time (a block's end counts in the pass that ends it), and the segment declares its blocks' passes
@@ -25,9 +23,10 @@ use crate::graph::{Recorder, TaskKind};
 use crate::hooks::Hooks;
 use crate::plan::Plan;
 
-/// The source tasks of a block (fewer if it has fewer layers): enough to run beside the passes of
-/// the block before, few enough that a task's clock reads (about 1 µs each when recorded) stay small.
-const SOURCE_TASKS: usize = 4;
+/// The states a source task of a block takes at least (whole layers of it, one layer at least):
+/// about 20 µs of rank lookups, so that the clock reads of a recorded task (about 1 µs each) stay
+/// small, while a block of wide layers is described by many tasks at once.
+const SOURCE_STATES: usize = 4096;
 
 /// Where a run hands its targets' values.
 pub(super) type SinkFn<'s> = dyn FnMut(usize, &[u64]) + Send + 's;
@@ -216,10 +215,11 @@ impl<'a, 's> Segment<'a, 's> {
         let old = layers.last().expect("a block has a layer").clone();
         *block.edges_out.lock().expect("not poisoned") = Some([older, old]);
         *block.sources.lock().expect("not poisoned") = (0..count).map(|_| None).collect();
+        let states: usize = layers.iter().map(|l| l.len as usize).sum();
         *block.sets.lock().expect("not poisoned") = Some(Arc::new(BlockSets { edges, layers, targets, edge_lens }));
         self.record(start, TaskKind::Describe, b, 0);
         self.release_describe(s, b + 1);
-        let groups = count.min(SOURCE_TASKS);
+        let groups = (states / SOURCE_STATES).clamp(1, count);
         block.sources_left.store(groups, Ordering::Release);
         for q in 0..groups {
             s.spawn(move |s| self.layer_sources(s, b, q, q * count / groups..(q + 1) * count / groups));
