@@ -5,6 +5,10 @@
 //! ([`Subject::limb_additions`]) and the residues of f(n) modulo 10^18 and 998244353 by the modular engine.
 //! [`Subject::measure`] then times the exact engine alone, in a rayon pool of exactly T threads, R
 //! times, and checks each run's value against those residues and against the first run's value.
+//! Each run records its task graph ([`crate::graph`]: two thread-clock reads, about 1 µs each on a
+//! virtual machine, and a lock per task, a few percent of a run at n = 10000 and under 1 % at
+//! 20000), and the measurement keeps the figures of the median run's graph: its work, span,
+//! parallelism and the time a greedy scheduler would take on 1 to 128 workers.
 //!
 //! ```
 //! use fibtree::bench::Subject;
@@ -13,6 +17,7 @@
 //! assert_eq!((m.n, m.threads, m.seconds.len()), (300, 2, 3));
 //! assert_eq!(m.limb_additions, subject.limb_additions());
 //! assert!(m.min_seconds() <= m.median_seconds() && m.median_seconds() <= m.max_seconds());
+//! assert!(m.graph.work >= m.graph.span && m.graph.span > 0.0);
 //! # Ok::<(), fibtree::Error>(())
 //! ```
 

@@ -219,8 +219,8 @@ impl Recorder {
 
     /// The graph recorded so far, emptying the recorder. D(b) waits for D(b-1) and every pass of
     /// block b-3; S(b, q) for D(b); P(b, j) for every S(b, q) and passes j-1, j and j+1 of block b-1
-    /// (the schedule of the blocked engine). A task declared but not recorded (a stopped run) is left out, and so are the
-    /// dependencies on it.
+    /// (the schedule of the blocked engine). A task declared but not recorded (a stopped run) is left
+    /// out, and so are the dependencies on it.
     ///
     /// Cost O(tasks log tasks + dependencies); memory the graph.
     pub fn take(&self) -> TaskGraph {
