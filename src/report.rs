@@ -300,9 +300,9 @@ impl<'a> Counting<'a> {
             }
             let mut saver = Saver::new(spec, targets[0], moduli, &independent[0], hooks);
             let mut words = Vec::new();
-            let mut tuning = blocked::Tuning::for_width(plan.widest_layer());
-            // a run resumes in the chunks it was cut into, even where this version would cut others
-            if let Some(state) = resume.as_ref().filter(|s| blocked::CHUNK_SIZES.contains(&s.chunk_lanes)) {
+            let mut tuning = blocked::Tuning::for_run(plan.widest_layer(), plan.top(), rayon::current_num_threads());
+            // a resumed run goes on in the chunks it was cut into, whatever the threads now
+            if let Some(state) = resume.as_ref().filter(|s| blocked::CHUNK_LANES.contains(&s.chunk_lanes)) {
                 tuning.chunk_lanes = state.chunk_lanes;
             }
             let mut save = |state: &blocked::State, stopping| saver.at_boundary(state, stopping);

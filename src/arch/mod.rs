@@ -15,17 +15,20 @@
 //! - [`select`]: which kernel set runs ([`select::kernel`]: the CPU's widest, or the one the
 //!   environment variable `FIBTREE_ISA` forces). The engines take [`Isa::in_use`], never
 //!   [`Isa::detect`], which says only what the CPU has.
+//! - [`clock`]: the calling thread's CPU time.
 
 #![allow(unsafe_code)]
 
 mod aligned;
 mod carry;
+mod clock;
 mod dense;
 mod lanes;
 pub(crate) mod select;
 
 pub(crate) use aligned::AlignedLanes;
 pub(crate) use carry::add_run;
+pub(crate) use clock::thread_cpu_seconds;
 pub(crate) use dense::{Residue, window};
 pub(crate) use lanes::{normalise, sum_layer};
 

@@ -5,6 +5,7 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use fibtree::bench::{DEFAULT_N, Machine, Measurement, Subject, default_threads};
+use fibtree::graph::PREDICTED_THREADS;
 use fibtree::{Kernel, Param};
 use serde::Serialize;
 
@@ -32,7 +33,7 @@ struct MachineOut {
     kernels: Vec<&'static str>,
 }
 
-/// One (n, threads) row.
+/// One (n, threads) row; `parallelism` to `work_s` describe the median run's task graph.
 #[derive(Serialize)]
 struct ResultOut {
     checked: bool,
@@ -43,9 +44,23 @@ struct ResultOut {
     median_seconds: f64,
     min_seconds: f64,
     n: u64,
+    parallelism: f64,
+    predicted: Vec<PredictedOut>,
     runs: Vec<f64>,
+    serial_s: f64,
+    span_s: f64,
     speedup: Option<f64>,
     states: u64,
+    tasks: usize,
+    threads: usize,
+    work_s: f64,
+}
+
+/// The time a greedy scheduler would take on the row's graph with `threads` workers.
+#[derive(Serialize)]
+struct PredictedOut {
+    seconds: f64,
+    speedup: f64,
     threads: usize,
 }
 
@@ -61,19 +76,51 @@ impl Outcome for Bench {
         writeln!(out)?;
         writeln!(
             out,
-            "{:>8} {:>7} {:>10} {:>10} {:>10} {:>8} {:>10} {:>12}",
-            "n", "threads", "median s", "min s", "max s", "speedup", "efficiency", "limb adds/ns"
+            "{:>8} {:>7} {:>10} {:>10} {:>10} {:>8} {:>10} {:>12} {:>9} {:>9} {:>7} {:>9}",
+            "n",
+            "threads",
+            "median s",
+            "min s",
+            "max s",
+            "speedup",
+            "efficiency",
+            "limb adds/ns",
+            "work s",
+            "span s",
+            "par.",
+            "pred. s"
         )?;
         for r in &self.results {
             let (speedup, efficiency) = match (r.speedup, r.efficiency) {
                 (Some(s), Some(e)) => (format!("{s:.2}"), format!("{e:.2}")),
                 _ => ("-".into(), "-".into()),
             };
+            let predicted = match r.predicted.iter().find(|p| p.threads == r.threads) {
+                Some(p) => format!("{:.4}", p.seconds),
+                None => "-".into(),
+            };
             writeln!(
                 out,
-                "{:>8} {:>7} {:>10.4} {:>10.4} {:>10.4} {speedup:>8} {efficiency:>10} {:>12.3}",
-                r.n, r.threads, r.median_seconds, r.min_seconds, r.max_seconds, r.limb_additions_per_ns
+                "{:>8} {:>7} {:>10.4} {:>10.4} {:>10.4} {speedup:>8} {efficiency:>10} {:>12.3} {:>9.4} {:>9.4} {:>7.1} \
+                 {predicted:>9}",
+                r.n,
+                r.threads,
+                r.median_seconds,
+                r.min_seconds,
+                r.max_seconds,
+                r.limb_additions_per_ns,
+                r.work_s,
+                r.span_s,
+                r.parallelism
             )?;
+        }
+        writeln!(out)?;
+        writeln!(out, "predicted speedup of each row's task graph on P workers (greedy schedule + serial part)")?;
+        let ps: Vec<String> = PREDICTED_THREADS.iter().map(|p| format!("{:>6}", format!("P={p}"))).collect();
+        writeln!(out, "{:>8} {:>7} {}", "n", "threads", ps.join(" "))?;
+        for r in &self.results {
+            let speedups: Vec<String> = r.predicted.iter().map(|p| format!("{:>6.2}", p.speedup)).collect();
+            writeln!(out, "{:>8} {:>7} {}", r.n, r.threads, speedups.join(" "))?;
         }
         Ok(())
     }
@@ -124,6 +171,16 @@ pub(super) fn bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
         let one = row.iter().find(|m| m.threads == 1).cloned();
         results.extend(row.into_iter().map(|m| {
             let speedup = one.as_ref().map(|one| m.speedup_over(one));
+            let g = &m.graph;
+            let predicted = g
+                .predicted
+                .iter()
+                .map(|&(threads, seconds)| PredictedOut {
+                    seconds,
+                    speedup: g.predicted_speedup(threads).unwrap_or(1.0),
+                    threads,
+                })
+                .collect();
             ResultOut {
                 checked: true,
                 efficiency: speedup.map(|s| s / m.threads as f64),
@@ -133,10 +190,16 @@ pub(super) fn bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
                 median_seconds: m.median_seconds(),
                 min_seconds: m.min_seconds(),
                 n: m.n,
+                parallelism: g.parallelism,
+                predicted,
                 runs: m.seconds.clone(),
+                serial_s: g.serial,
+                span_s: g.span,
                 speedup,
                 states: subject.states(),
+                tasks: g.tasks,
                 threads: m.threads,
+                work_s: g.work,
             }
         }));
     }

@@ -69,7 +69,7 @@ pub(crate) fn run_with(
 ) -> Result<()> {
     match engine {
         Engine::Blocked => {
-            let tuning = blocked::Tuning::for_width(plan.widest_layer());
+            let tuning = blocked::Tuning::for_run(plan.widest_layer(), plan.top(), rayon::current_num_threads());
             blocked::run_with(plan, targets, hooks, tuning, sink)
         }
         Engine::Reference => recurrence::run_with(plan, &reference::Limbs, targets, hooks, sink),
@@ -93,7 +93,13 @@ pub(crate) fn count_words(engine: Engine, plan: &Plan, targets: &[(u64, u64)], h
 /// # Errors
 /// As [`run_with`].
 pub(crate) fn count_exact(engine: Engine, plan: &Plan, targets: &[(u64, u64)], hooks: Hooks) -> Result<Vec<BigUint>> {
-    Ok(count_words(engine, plan, targets, hooks)?.iter().map(|w| to_biguint(w)).collect())
+    let words = count_words(engine, plan, targets, hooks)?;
+    let start = hooks.recorder().map(|_| crate::arch::thread_cpu_seconds());
+    let values = words.iter().map(|w| to_biguint(w)).collect();
+    if let (Some(recorder), Some(start)) = (hooks.recorder(), start) {
+        recorder.serial(crate::arch::thread_cpu_seconds() - start); // outside the task graph
+    }
+    Ok(values)
 }
 
 /// Bytes the exact engines' layers need over `plan` for a top layer `n`, in the current rayon pool:

@@ -8,12 +8,47 @@ use serde_json::Value;
 
 use crate::common::*;
 
-/// The rows of the human table: the lines of 8 fields whose first is a number.
+/// The rows of the human table: the lines of 12 fields whose first is a number.
 fn table_rows(out: &str) -> Vec<Vec<String>> {
     out.lines()
         .map(|l| l.split_whitespace().map(str::to_string).collect::<Vec<_>>())
-        .filter(|f| f.len() == 8 && f[0].parse::<u64>().is_ok())
+        .filter(|f| f.len() == 12 && f[0].parse::<u64>().is_ok())
         .collect()
+}
+
+/// The rows of the predicted speedups: n, threads, then 8 speedups (P = 1 to 128).
+fn predicted_rows(out: &str) -> Vec<Vec<String>> {
+    out.lines()
+        .map(|l| l.split_whitespace().map(str::to_string).collect::<Vec<_>>())
+        .filter(|f| f.len() == 10 && f[0].parse::<u64>().is_ok())
+        .collect()
+}
+
+/// The graph figures of one JSON result row are consistent: work >= span > 0, parallelism = work /
+/// span, the prediction on 1 worker is the work and the serial part, the speedups grow with P no
+/// faster than P and never past the parallelism's bound.
+fn assert_graph_consistent(r: &Value) {
+    let f = |key: &str| r[key].as_f64().unwrap_or_else(|| panic!("{key} in {r}"));
+    let (work, span, parallelism, serial) = (f("work_s"), f("span_s"), f("parallelism"), f("serial_s"));
+    assert!(work >= span && span > 0.0 && serial >= 0.0, "{r}");
+    assert!(r["tasks"].as_u64().is_some_and(|t| t >= 2), "{r}");
+    assert!((parallelism - work / span).abs() <= 1e-9 * parallelism, "{r}");
+    let predicted = r["predicted"].as_array().expect("predicted is a list");
+    let threads: Vec<u64> = predicted.iter().map(|p| p["threads"].as_u64().unwrap()).collect();
+    assert_eq!(threads, [1, 2, 4, 8, 16, 32, 64, 128], "{r}");
+    let one = predicted[0]["seconds"].as_f64().unwrap();
+    assert!((one - (work + serial)).abs() <= 1e-9 * one.max(1.0), "P=1 is work + serial: {r}");
+    let mut last = 0.0;
+    for p in predicted {
+        let (workers, seconds, speedup) =
+            (p["threads"].as_f64().unwrap(), p["seconds"].as_f64().unwrap(), p["speedup"].as_f64().unwrap());
+        assert!((speedup - one / seconds).abs() <= 1e-9 * speedup, "{p}");
+        assert!(speedup >= last - 1e-9, "speedups do not fall as workers grow: {r}");
+        assert!(speedup <= workers + 1e-9, "no more than P: {p}");
+        // greedy schedules take at least the span and the serial part
+        assert!(seconds >= span + serial - 1e-9 && speedup <= (work + serial) / (span + serial) + 1e-9, "{p}");
+        last = speedup;
+    }
 }
 
 #[test]
@@ -25,16 +60,31 @@ fn table_has_a_row_for_each_n_and_thread_count() {
     let keys: Vec<(&str, &str)> = rows.iter().map(|r| (r[0].as_str(), r[1].as_str())).collect();
     assert_eq!(keys, [("300", "1"), ("300", "2"), ("500", "1"), ("500", "2")], "{out}");
     for row in &rows {
-        for field in [&row[2], &row[3], &row[4], &row[5], &row[6], &row[7]] {
+        for field in &row[2..] {
             assert!(field.parse::<f64>().is_ok_and(|x| x >= 0.0), "{row:?}");
         }
+        // work s >= span s > 0
+        let (work, span): (f64, f64) = (row[8].parse().unwrap(), row[9].parse().unwrap());
+        assert!(work >= span && span > 0.0, "{row:?}");
         if row[1] == "1" {
             assert_eq!((row[5].as_str(), row[6].as_str()), ("1.00", "1.00"), "{row:?}");
         }
     }
-    for needle in
-        ["machine", "kernel   ", "this CPU has: baseline", "cores", "n=300", "n=500", "limb additions", "states"]
-    {
+    let predicted = predicted_rows(&out);
+    assert_eq!(predicted.len(), 4, "{out}");
+    assert!(predicted.iter().all(|p| p[2] == "1.00"), "a speedup of 1 on 1 worker: {out}");
+    for needle in [
+        "machine",
+        "kernel   ",
+        "this CPU has: baseline",
+        "cores",
+        "n=300",
+        "n=500",
+        "limb additions",
+        "states",
+        "pred. s",
+        "P=128",
+    ] {
         assert!(out.contains(needle), "{needle:?} in\n{out}");
     }
     // progress on stderr: two runs of each (n, T)
@@ -80,10 +130,28 @@ fn json_shape_and_limb_additions() {
         assert_eq!(r["limb_additions"], w.as_str(), "{r}");
         assert_eq!(r["states"], subject.states(), "{r}");
         assert_eq!(r["checked"], true, "{r}");
+        assert_graph_consistent(r);
     }
     assert_eq!(results[0]["speedup"].as_f64(), Some(1.0));
     assert_eq!(results[0]["efficiency"].as_f64(), Some(1.0));
     assert!(results[1]["speedup"].as_f64().is_some(), "{json}");
+}
+
+#[test]
+fn many_threads_cut_a_finer_graph_with_the_same_value() {
+    // 64 threads on whatever cores: the graph the engine cuts for 64, and every run checked
+    // against the residues and against the 1-thread run's value
+    for n in ["2000", "5000"] {
+        let args = ["bench", "--n", n, "--threads", "1", "--threads", "64", "--runs", "1", "--json", "-q"];
+        let json = success_json(&args);
+        let results = json["results"].as_array().expect("results is a list");
+        assert_eq!(results.len(), 2, "{json}");
+        results.iter().for_each(assert_graph_consistent);
+        let tasks = |r: &Value| r["tasks"].as_u64().unwrap();
+        assert!(tasks(&results[1]) > tasks(&results[0]), "finer chunks for 64 threads: {json}");
+        let parallelism = |r: &Value| r["parallelism"].as_f64().unwrap();
+        assert!(parallelism(&results[1]) > parallelism(&results[0]), "{json}");
+    }
 }
 
 #[test]

@@ -1,17 +1,16 @@
 //! A block's description, made before its passes: which states of each layer are non-zero, and
 //! where each reads from.
 //!
-//! The non-zero states are found layer after layer by whole-word set operations on the plan (cheap);
-//! the source positions, one rank lookup each, for all the block's layers at once on the pool.
-
-use rayon::prelude::*;
+//! The non-zero states are found layer after layer by whole-word set operations on the plan (cheap,
+//! [`nonzero_sets`]); the source positions, one rank lookup each, layer by layer, in tasks of
+//! their own ([`layer_sources`]).
 
 use crate::arch::{self, Isa, Kernel};
 use crate::plan::{LayerSet, Plan, Step};
 
 /// A layer as the layers after it read it: its non-zero states (a subset of the plan's), with the
 /// rank of each word's first member, so that the position of a state among them is O(1).
-#[derive(Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub(crate) struct NonZeroSet {
     pub(crate) set: LayerSet,
     rank: Vec<u32>,
@@ -71,20 +70,18 @@ impl Sources {
     }
 }
 
-/// The layers `range` of a block, described from the plan and the block's two edge layers (the
-/// older first): the non-zero states of each layer (as the layers after it read them) and where each
-/// reads from, its rank lookups compiled for `isa`.
+/// The non-zero states of the layers `range` of a block (as the layers after them read them), from
+/// the plan and the block's two edge layers (the older first).
 ///
-/// Cost: O(window / 64) per layer for the sets, two rank lookups a state for the sources.
-pub(crate) fn describe_block(
+/// Cost: O(window / 64) per layer.
+pub(crate) fn nonzero_sets(
     plan: &Plan,
     range: std::ops::RangeInclusive<usize>,
     edges: &[NonZeroSet; 2],
-    isa: Isa,
-) -> (Vec<Sources>, Vec<NonZeroSet>) {
+) -> Vec<NonZeroSet> {
     let k0 = *range.start();
     let mut new_edges: Vec<NonZeroSet> = Vec::with_capacity(range.clone().count());
-    for k in range.clone() {
+    for k in range {
         let (r, l) = (plan.edge_value(k - 2) as u64, plan.edge_value(k - 1) as u64);
         let before = |back| layer_before(&new_edges, edges, k0, k - back);
         let direct: &[u64] = if k >= 3 { &[r, l] } else { &[r] };
@@ -92,16 +89,26 @@ pub(crate) fn describe_block(
         set.retain_in(plan.layer(k));
         new_edges.push(NonZeroSet::new(set));
     }
-    let layers = range
-        .into_par_iter()
-        .map(|k| {
-            let (r, l) = (plan.edge_value(k - 2) as u64, plan.edge_value(k - 1) as u64);
-            let before = |back| layer_before(&new_edges, edges, k0, k - back);
-            let me = &new_edges[k - k0];
-            arch::compiled(isa, Positions { me, old: before(1), older: before(2), k, r, l })
-        })
-        .collect();
-    (layers, new_edges)
+    new_edges
+}
+
+/// Where each non-zero state of layer `k` of a block starting at layer `k0` reads from, and its
+/// direct moves, given the block's non-zero sets `new_edges` ([`nonzero_sets`]) and its two edge
+/// layers `edges`; the rank lookups compiled for `isa`.
+///
+/// Cost: two rank lookups a state.
+pub(crate) fn layer_sources(
+    plan: &Plan,
+    k0: usize,
+    k: usize,
+    new_edges: &[NonZeroSet],
+    edges: &[NonZeroSet; 2],
+    isa: Isa,
+) -> Sources {
+    let (r, l) = (plan.edge_value(k - 2) as u64, plan.edge_value(k - 1) as u64);
+    let before = |back| layer_before(new_edges, edges, k0, k - back);
+    let me = &new_edges[k - k0];
+    arch::compiled(isa, Positions { me, old: before(1), older: before(2), k, r, l })
 }
 
 /// Layer `k` (at least k0 - 2) as the layers after it read it: one of the block's layers from k0 on

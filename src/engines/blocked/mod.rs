@@ -22,7 +22,12 @@
 //!
 //! **The schedule** ([`schedule`]). The passes are tasks of a graph rather than rounds with a
 //! barrier: pass j of block b waits only for the description of block b and for passes j-1, j and
-//! j+1 of block b-1, so a thread that finishes early starts the next block.
+//! j+1 of block b-1, so a thread that finishes early starts the next block. A description is itself
+//! a short task for the non-zero sets (a chain from block to block) and a few tasks for the source
+//! positions (off that chain). The longest chain of the graph is about one chunk's pass per
+//! block, so the parallelism is about the number of chunks of a block: [`Tuning::for_run`] cuts
+//! smaller chunks (down to one lane) when there are many threads, and keeps the width's cut on one
+//! or two. A run can record its graph ([`crate::graph`]).
 //!
 //! **Carries.** At the end of a block each pass normalises chunk j of the block's last two layers:
 //! each lane keeps its low 48 bits and adds the high bits of the lane below; the high bits of the
@@ -69,7 +74,7 @@ use schedule::{Segment, Shared};
 /// Cost O(1).
 pub(crate) fn memory_bytes(widest_layer: usize, n: usize, threads: usize) -> u64 {
     let widest = widest_layer as u64 + 1;
-    let tuning = Tuning::for_width(widest_layer);
+    let tuning = Tuning::for_run(widest_layer, n, threads);
     let c = tuning.chunk_lanes as u64;
     let lanes = (lanes(n) as u64).div_ceil(c) * c;
     let per_state =
@@ -77,15 +82,13 @@ pub(crate) fn memory_bytes(widest_layer: usize, n: usize, threads: usize) -> u64
     widest.saturating_mul(per_state)
 }
 
-/// The lanes a chunk may have: the chunk sizes the kernels are compiled for.
-pub(crate) const CHUNK_SIZES: [usize; 5] = [4, 8, 16, 32, 64];
-
 /// How a run is cut into blocks and chunks, and the instruction set its kernels are compiled for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Tuning {
     /// Layers per block, at most [`MAX_BLOCK_LAYERS`] (larger values are cut to it).
     pub(crate) block_layers: usize,
-    /// Lanes per chunk: 4, 8, 16, 32 or 64 ([`Tuning::for_width`] picks 4 to 16).
+    /// Lanes per chunk, one of [`CHUNK_LANES`] ([`Tuning::for_width`] picks 4 to 16,
+    /// [`Tuning::for_run`] down to 1 for many threads).
     pub(crate) chunk_lanes: usize,
     /// The instruction set of the kernels.
     pub(crate) isa: Isa,
@@ -113,7 +116,30 @@ impl Tuning {
         };
         Tuning { block_layers: MAX_BLOCK_LAYERS, chunk_lanes, isa: Isa::in_use() }
     }
+
+    /// A tuning for a run up to layer `n` whose layers have at most `widest` states, on `threads`
+    /// threads: [`Tuning::for_width`]'s, with chunks halved (down to one lane) while the top layer
+    /// has fewer than [`CHUNKS_PER_THREAD`] chunks per thread, so that many threads find passes to
+    /// run (the parallelism of a run is about the average number of chunks of its blocks). On one
+    /// or two threads the cut is [`Tuning::for_width`]'s: smaller chunks cost more per lane (each
+    /// state's source positions are read once per chunk). Cost O(1).
+    pub(crate) fn for_run(widest: usize, n: usize, threads: usize) -> Tuning {
+        let mut tuning = Tuning::for_width(widest);
+        let wanted = CHUNKS_PER_THREAD.saturating_mul(threads);
+        while threads > 2 && tuning.chunk_lanes > 1 && lanes(n.max(2)).div_ceil(tuning.chunk_lanes) < wanted {
+            tuning.chunk_lanes /= 2;
+        }
+        tuning
+    }
 }
+
+/// The chunk sizes the engine has kernels for, in lanes.
+pub(crate) const CHUNK_LANES: [usize; 7] = [1, 2, 4, 8, 16, 32, 64];
+
+/// The chunks per thread [`Tuning::for_run`] aims at in the top layer: passes of a block wait for
+/// three of the block before, and the early blocks are narrower, so the graph needs several chunks
+/// per thread at the top to keep every thread busy.
+pub(crate) const CHUNKS_PER_THREAD: usize = 2;
 
 /// Where a run stands between two blocks: enough to go on from there (a checkpoint holds it). The
 /// layers before `k0` are done.
@@ -174,9 +200,17 @@ pub(crate) fn run_resumable(
     mut sink: impl FnMut(usize, &[u64]) + Send,
 ) -> Result<()> {
     crate::kernel()?;
+    // the time outside the segments' task graphs, on this thread, when the graph is recorded
+    let recorder = hooks.recorder();
+    let mut outside = recorder.map(|_| arch::thread_cpu_seconds());
+    let serial_since = |since: Option<f64>| {
+        if let (Some(recorder), Some(since)) = (recorder, since) {
+            recorder.serial(arch::thread_cpu_seconds() - since);
+        }
+    };
     let resumable = at_boundary.is_some();
     let c = tuning.chunk_lanes;
-    assert!(CHUNK_SIZES.contains(&c), "a chunk is 4, 8, 16, 32 or 64 lanes");
+    assert!(CHUNK_LANES.contains(&c), "a chunk is 1, 2, 4, 8, 16, 32 or 64 lanes");
     let block_layers = tuning.block_layers.clamp(1, MAX_BLOCK_LAYERS);
     let mut state = start.unwrap_or(State { k0: 2, chunk_lanes: c, ..State::default() });
     if state.chunk_lanes != c || state.k0 < 2 || state.k0 > plan.top().max(1) + 1 {
@@ -226,17 +260,20 @@ pub(crate) fn run_resumable(
             .map(|&(_, k1)| std::iter::from_fn(|| next.next_if(|&&t| targets[t].0 as usize <= k1).copied()).collect())
             .collect();
         let segment = Segment::new(&shared, &bounds, block_targets, std::mem::take(&mut state));
+        serial_since(outside);
         rayon::scope(|s| segment.describe(s, 0));
+        outside = recorder.map(|_| arch::thread_cpu_seconds());
         if !resumable && hooks.cancelled() {
             return Err(Error::Interrupted);
         }
         state = segment.finish();
     }
+    serial_since(outside);
     Ok(())
 }
 
 /// The engine's kernel on its own (for benchmarks): `out[s] = old[left[s]] + older[right[s]]` lane
-/// by lane, for chunks of `chunk_lanes` lanes (4, 8, 16, 32 or 64), `out` holding `left.len()`
+/// by lane, for chunks of `chunk_lanes` lanes (1, 2, 4, 8, 16, 32 or 64), `out` holding `left.len()`
 /// chunks, compiled for `isa` (or the widest instruction set below it that the CPU has).
 ///
 /// Cost: `left.len() x chunk_lanes` additions, reading two chunks and writing one per state.
@@ -257,11 +294,13 @@ pub(crate) fn sum_layer(
     assert!(out.len() >= left.len() * chunk_lanes, "out holds every chunk");
     let out = &mut out[..left.len() * chunk_lanes];
     match chunk_lanes {
+        1 => arch::sum_layer::<1>(isa, out, old, older, left, right),
+        2 => arch::sum_layer::<2>(isa, out, old, older, left, right),
         4 => arch::sum_layer::<4>(isa, out, old, older, left, right),
         8 => arch::sum_layer::<8>(isa, out, old, older, left, right),
         16 => arch::sum_layer::<16>(isa, out, old, older, left, right),
         32 => arch::sum_layer::<32>(isa, out, old, older, left, right),
         64 => arch::sum_layer::<64>(isa, out, old, older, left, right),
-        _ => panic!("a chunk is 4, 8, 16, 32 or 64 lanes"),
+        _ => panic!("a chunk is 1, 2, 4, 8, 16, 32 or 64 lanes"),
     }
 }

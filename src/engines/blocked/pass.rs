@@ -40,17 +40,19 @@ pub(super) struct PassContext<'a> {
 }
 
 impl PassContext<'_> {
-    /// Pass j in chunks of `c` lanes (4, 8, 16, 32 or 64): chunk j of every layer of the block, from
+    /// Pass j in chunks of `c` lanes (1, 2, 4, 8, 16, 32 or 64): chunk j of every layer of the block, from
     /// chunk j of the two layers before it and the carries out of chunk j - 1 of those layers. A pass
     /// stopped by the hooks returns early, with fewer target lanes (the caller discards it).
     pub(super) fn pass(&self, c: usize, j: usize, input: PassInput, carry_in: Option<&Chunk>) -> PassResult {
         match c {
+            1 => self.pass_in::<1>(j, input, carry_in),
+            2 => self.pass_in::<2>(j, input, carry_in),
             4 => self.pass_in::<4>(j, input, carry_in),
             8 => self.pass_in::<8>(j, input, carry_in),
             16 => self.pass_in::<16>(j, input, carry_in),
             32 => self.pass_in::<32>(j, input, carry_in),
             64 => self.pass_in::<64>(j, input, carry_in),
-            _ => unreachable!("a chunk is 4, 8, 16, 32 or 64 lanes"),
+            _ => unreachable!("a chunk is 1, 2, 4, 8, 16, 32 or 64 lanes"),
         }
     }
 

@@ -1,20 +1,32 @@
 //! The schedule of a run: its blocks as a graph of tasks, so that no thread waits at the end of a
-//! block. Block b's describe task D(b) follows D(b-1) (it extends the non-zero sets) and the end of
-//! block b-3 (which bounds the descriptions held); its pass P(b, j) follows D(b) and the passes j-1,
-//! j and j+1 of block b-1 (its own chunk, the carries it adds, and the carry buffer it overwrites).
-//! A block ends when its last pass does, after the block before it: its targets reach the sink in
-//! order.
+//! block. Block b's describe task D(b) (its non-zero sets, cheap) follows D(b-1) (it extends the
+//! non-zero sets) and the end of block b-3 (which bounds the descriptions held). The source tasks
+//! S(b, q), where the states of the q-th group of the block's layers read from (groups of at least
+//! [`SOURCE_STATES`] states; the bulk of a description), follow D(b), so that the chain of D tasks
+//! stays short. Pass P(b, j) follows every S(b, q) and the passes j-1, j and j+1 of block b-1 (its
+//! own chunk, the carries it adds, and the carry buffer it overwrites). A block ends when its last
+//! pass does, after the block before it: its targets reach the sink in order.
+//!
+//! When the hooks carry a [`Recorder`], every task records its kind, block, chunk and thread CPU
+//! time (a block's end counts in the pass that ends it), and the segment declares its blocks' passes
+//! so that the dependencies above can be drawn ([`crate::graph`]).
 
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use super::State;
-use super::describe::{NonZeroSet, Sources, describe_block};
+use super::describe::{NonZeroSet, Sources, layer_sources, nonzero_sets};
 use super::lanes::{lanes, limbs_of};
 use super::pass::{Chunk, PassContext, PassInput, Spares};
-use crate::arch::Isa;
+use crate::arch::{Isa, thread_cpu_seconds};
+use crate::graph::{Recorder, TaskKind};
 use crate::hooks::Hooks;
 use crate::plan::Plan;
+
+/// The states a source task of a block takes at least (whole layers of it, one layer at least):
+/// about 20 µs of rank lookups, so that the clock reads of a recorded task (about 1 µs each) stay
+/// small, while a block of wide layers is described by many tasks at once.
+const SOURCE_STATES: usize = 4096;
 
 /// Where a run hands its targets' values.
 pub(super) type SinkFn<'s> = dyn FnMut(usize, &[u64]) + Send + 's;
@@ -47,6 +59,9 @@ pub(super) struct Segment<'a, 's> {
     carries: Vec<[Mutex<Option<Chunk>>; 2]>,
     /// The non-zero states of the two layers before the segment.
     edges: Mutex<Option<[NonZeroSet; 2]>>,
+    /// Where the tasks are recorded, if anywhere, and the run's number of the segment's first block.
+    recorder: Option<&'a Recorder>,
+    first_block: usize,
 }
 
 /// One block of a segment: its layers, and the counters and results of its tasks.
@@ -56,7 +71,12 @@ struct Block {
     passes: usize,
     /// The targets in the block's layers, in order of layer.
     targets: Vec<usize>,
-    /// Set by D(b), dropped when the block ends.
+    /// Set by D(b) for the S(b, q), dropped by the last of them.
+    sets: Mutex<Option<Arc<BlockSets>>>,
+    /// The S(b, q) not yet finished, and what each found per layer.
+    sources_left: AtomicUsize,
+    sources: Mutex<Vec<Option<Sources>>>,
+    /// Set by the last S(b, q), dropped when the block ends.
     described: Mutex<Option<Arc<Described>>>,
     /// The non-zero states of the block's last two layers, for D(b+1) (or the segment's end).
     edges_out: Mutex<Option<[NonZeroSet; 2]>>,
@@ -66,6 +86,15 @@ struct Block {
     /// Passes not yet finished, and the chunk of the targets' lanes each left.
     unfinished: AtomicUsize,
     target_lanes: Mutex<Vec<Vec<u64>>>,
+}
+
+/// What D(b) finds and the S(b, q) read: the non-zero sets of the block's layers and of the two
+/// before it, and the targets of each layer with their positions.
+struct BlockSets {
+    edges: [NonZeroSet; 2],
+    layers: Vec<NonZeroSet>,
+    targets: Vec<Vec<(usize, u32)>>,
+    edge_lens: [usize; 2],
 }
 
 /// A block as its passes read it.
@@ -101,6 +130,9 @@ impl<'a, 's> Segment<'a, 's> {
                     k1,
                     passes: passes[b],
                     targets,
+                    sets: Mutex::new(None),
+                    sources_left: AtomicUsize::new(0),
+                    sources: Mutex::new(Vec::new()),
                     described: Mutex::new(None),
                     edges_out: Mutex::new(None),
                     waiting_describe: AtomicUsize::new((b >= 1) as usize + (b >= 3) as usize),
@@ -117,7 +149,9 @@ impl<'a, 's> Segment<'a, 's> {
         let mut carries: Vec<[Mutex<Option<Chunk>>; 2]> =
             carries.into_iter().map(|c| [Mutex::new(None), Mutex::new(Some(c))]).collect();
         carries.resize_with(most, Default::default);
-        Segment { shared, blocks, chunks, carries, edges: Mutex::new(Some(edges)) }
+        let recorder = shared.hooks.recorder();
+        let first_block = recorder.map_or(0, |r| r.blocks(passes.iter().copied()));
+        Segment { shared, blocks, chunks, carries, edges: Mutex::new(Some(edges)), recorder, first_block }
     }
 
     /// One dependency of D(b) is done: run it if it was the last.
@@ -137,8 +171,23 @@ impl<'a, 's> Segment<'a, 's> {
         }
     }
 
+    /// The thread CPU time now, if the tasks are recorded. Cost: a branch, and then a clock read.
+    #[inline]
+    fn clock(&self) -> Option<f64> {
+        self.recorder.map(|_| thread_cpu_seconds())
+    }
+
+    /// Records a task that started at `start` (from [`Segment::clock`]).
+    #[inline]
+    fn record(&self, start: Option<f64>, kind: TaskKind, b: usize, j: usize) {
+        if let (Some(recorder), Some(start)) = (self.recorder, start) {
+            recorder.task(kind, self.first_block + b, j, thread_cpu_seconds() - start);
+        }
+    }
+
     /// D(b): the block's layers described, its targets placed, its last two non-zero sets kept.
     pub(super) fn describe<'x>(&'x self, s: &rayon::Scope<'x>, b: usize) {
+        let start = self.clock();
         let block = &self.blocks[b];
         let edges = match b {
             0 => self.edges.lock().expect("not poisoned").take(),
@@ -153,29 +202,71 @@ impl<'a, 's> Segment<'a, 's> {
                 Some(Arc::new(Described { layers: Vec::new(), edge_lens }));
             return self.described(s, b);
         }
-        let (mut layers, mut new_edges) =
-            describe_block(self.shared.plan, block.k0..=block.k1, &edges, self.shared.isa);
-        let mut targets = block.targets.iter().peekable();
-        for (layer, k) in layers.iter_mut().zip(block.k0..) {
-            let edge = &new_edges[k - block.k0];
-            while let Some(&t) = targets.next_if(|&&t| self.shared.targets[t].0 as usize == k) {
-                layer.targets.push((t, edge.index(self.shared.targets[t].1)));
+        let layers = nonzero_sets(self.shared.plan, block.k0..=block.k1, &edges);
+        let mut targets = vec![Vec::new(); layers.len()];
+        let mut block_targets = block.targets.iter().peekable();
+        for ((layer, here), k) in layers.iter().zip(&mut targets).zip(block.k0..) {
+            while let Some(&t) = block_targets.next_if(|&&t| self.shared.targets[t].0 as usize == k) {
+                here.push((t, layer.index(self.shared.targets[t].1)));
             }
         }
-        let [_, newer] = edges;
-        let old = new_edges.pop().expect("a block has a layer");
-        let older = new_edges.pop().unwrap_or(newer);
+        let count = layers.len();
+        let older = if count >= 2 { layers[count - 2].clone() } else { edges[1].clone() };
+        let old = layers.last().expect("a block has a layer").clone();
         *block.edges_out.lock().expect("not poisoned") = Some([older, old]);
-        *block.described.lock().expect("not poisoned") = Some(Arc::new(Described { layers, edge_lens }));
-        self.described(s, b);
+        *block.sources.lock().expect("not poisoned") = (0..count).map(|_| None).collect();
+        let states: usize = layers.iter().map(|l| l.len as usize).sum();
+        *block.sets.lock().expect("not poisoned") = Some(Arc::new(BlockSets { edges, layers, targets, edge_lens }));
+        self.record(start, TaskKind::Describe, b, 0);
+        self.release_describe(s, b + 1);
+        let groups = (states / SOURCE_STATES).clamp(1, count);
+        block.sources_left.store(groups, Ordering::Release);
+        for q in 0..groups {
+            s.spawn(move |s| self.layer_sources(s, b, q, q * count / groups..(q + 1) * count / groups));
+        }
     }
 
-    /// D(b) is done: its passes and D(b+1) may go.
+    /// S(b, q): where the states of the layers `layers` (the q-th of the block's groups) of block b
+    /// read from. The last of a block's source tasks puts the description together and lets its
+    /// passes go.
+    fn layer_sources<'x>(&'x self, s: &rayon::Scope<'x>, b: usize, q: usize, layers: std::ops::Range<usize>) {
+        let start = self.clock();
+        let block = &self.blocks[b];
+        let sets = block.sets.lock().expect("not poisoned").clone().expect("S(b, q) follows D(b)");
+        for i in layers {
+            let (plan, isa) = (self.shared.plan, self.shared.isa);
+            let mut sources = layer_sources(plan, block.k0, block.k0 + i, &sets.layers, &sets.edges, isa);
+            sources.targets = sets.targets[i].clone();
+            block.sources.lock().expect("not poisoned")[i] = Some(sources);
+        }
+        let last = block.sources_left.fetch_sub(1, Ordering::AcqRel) == 1;
+        if last {
+            let layers: Vec<Sources> = std::mem::take(&mut *block.sources.lock().expect("not poisoned"))
+                .into_iter()
+                .map(|l| l.expect("every S(b, q) ran"))
+                .collect();
+            *block.described.lock().expect("not poisoned") =
+                Some(Arc::new(Described { layers, edge_lens: sets.edge_lens }));
+            *block.sets.lock().expect("not poisoned") = None;
+        }
+        drop(sets);
+        self.record(start, TaskKind::Sources, b, q);
+        if last {
+            self.release_passes(s, b);
+        }
+    }
+
+    /// D(b) is done (on a stopping run): its passes and D(b+1) may go.
     fn described<'x>(&'x self, s: &rayon::Scope<'x>, b: usize) {
+        self.release_passes(s, b);
+        self.release_describe(s, b + 1);
+    }
+
+    /// The description of block b is complete: its passes may go.
+    fn release_passes<'x>(&'x self, s: &rayon::Scope<'x>, b: usize) {
         for j in 0..self.blocks[b].passes {
             self.release_pass(s, b, j);
         }
-        self.release_describe(s, b + 1);
     }
 
     fn cancelled(&self) -> bool {
@@ -184,6 +275,7 @@ impl<'a, 's> Segment<'a, 's> {
 
     /// P(b, j): chunk j of every layer of block b.
     fn pass<'x>(&'x self, s: &rayon::Scope<'x>, b: usize, j: usize) {
+        let start = self.clock();
         if !self.cancelled() {
             self.compute_pass(b, j);
         } // else the run is stopping: its results are discarded (see `end_block`)
@@ -193,6 +285,7 @@ impl<'a, 's> Segment<'a, 's> {
             self.end_block(b);
             self.release_describe(s, b + 3);
         }
+        self.record(start, TaskKind::Pass, b, j);
         for next in j.saturating_sub(1)..=j + 1 {
             self.release_pass(s, b + 1, next);
         }

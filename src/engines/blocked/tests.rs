@@ -21,11 +21,12 @@ fn blocked_equals_reference() {
         let want = count_exact(Engine::Reference, &plan, targets, Hooks::default()).unwrap();
         let widest = plan.widest_layer();
         // every tuning under every instruction set this CPU has
-        let cuts = [(1, 4), (4, 4), (7, 8), (64, 16), (22, 32), (9, 64)];
+        let cuts = [(1, 4), (4, 4), (7, 8), (64, 16), (22, 32), (9, 64), (5, 1), (22, 2)];
         let chosen = Tuning::for_width(widest);
+        let for_many = Tuning::for_run(widest, plan.top(), 64);
         let tunings = Isa::available().into_iter().flat_map(|isa| {
             let cut = cuts.iter().map(move |&(block_layers, chunk_lanes)| Tuning { block_layers, chunk_lanes, isa });
-            cut.chain([Tuning { isa, ..chosen }])
+            cut.chain([Tuning { isa, ..chosen }, Tuning { isa, ..for_many }])
         });
         for tuning in tunings {
             for threads in [1, 2, 3] {
@@ -77,7 +78,27 @@ fn tuning_stays_in_range() {
         assert!([4, 8, 16].contains(&t.chunk_lanes));
         assert_eq!(t.isa, Isa::in_use());
         assert!((1..=MAX_BLOCK_LAYERS).contains(&t.block_layers));
+        for n in [0, 2, 300, 10_000, 20_000, 1_000_000] {
+            // one or two threads: the width's cut
+            assert_eq!(Tuning::for_run(widest, n, 1), t);
+            assert_eq!(Tuning::for_run(widest, n, 2), t);
+            let mut last = t.chunk_lanes;
+            for threads in [3, 4, 16, 64, 128, usize::MAX] {
+                let many = Tuning::for_run(widest, n, threads);
+                assert!(CHUNK_LANES.contains(&many.chunk_lanes), "{many:?}");
+                assert!(many.chunk_lanes <= last, "more threads, no larger chunks");
+                let chunks = lanes(n.max(2)).div_ceil(many.chunk_lanes);
+                assert!(
+                    many.chunk_lanes == 1 || chunks >= CHUNKS_PER_THREAD.saturating_mul(threads),
+                    "{n} {threads}: {many:?}"
+                );
+                last = many.chunk_lanes;
+            }
+        }
     }
+    // the cuts of the measured runs on 64 threads
+    assert_eq!(Tuning::for_run(8192, 20_000, 64).chunk_lanes, 2);
+    assert_eq!(Tuning::for_run(2048, 10_000, 64).chunk_lanes, 1);
 }
 
 /// The blocked engine under every instruction set this CPU has against the explicit-tree oracle
