@@ -1,0 +1,24 @@
+//! Exact values from residues: the fixed sequence of primes the residues are taken modulo
+//! ([`primes`]), how many of them determine a count c(n, g) with room to catch a wrong residue
+//! ([`primes_needed`]), and the Chinese remainder theorem that turns the residues back into the
+//! value ([`garner`]).
+//!
+//! Residues modulo distinct primes are independent computations, so they can run on any number of
+//! machines with no communication, and they share no big-integer arithmetic with the exact engines.
+//!
+//! ```
+//! use fibtree::crt;
+//! // 6 primes: f(300) has 202 bits, and 128 bits of room are added to a bound on them
+//! let primes = crt::primes(crt::primes_needed(300));
+//! assert!(primes.windows(2).all(|w| w[0] > w[1]) && primes[0] < 1 << 62);
+//! let value = fibtree::count(300, 0)?;
+//! let residues: Vec<u64> = primes.iter().map(|&p| fibtree::count_mod(300, 0, p)).collect::<Result<_, _>>()?;
+//! assert_eq!(crt::garner(&primes, &residues)?, value);
+//! # Ok::<(), fibtree::Error>(())
+//! ```
+
+mod garner;
+mod primes;
+
+pub use garner::garner;
+pub use primes::{PRIME_BITS, REDUNDANCY_BITS, is_prime, primes, primes_needed};
