@@ -1,7 +1,8 @@
 //! Exact values from residues: the fixed sequence of primes the residues are taken modulo
 //! ([`primes`]), how many of them determine a count c(n, g) with room to catch a wrong residue
-//! ([`primes_needed`]), and the Chinese remainder theorem that turns the residues back into the
-//! value ([`garner`]).
+//! ([`primes_needed`]), the residues themselves ([`residues`], by the modular engine), and the
+//! Chinese remainder theorem that turns them back into the value ([`garner`]; [`count`] does it
+//! all).
 //!
 //! Residues modulo distinct primes are independent computations, so they can run on any number of
 //! machines with no communication, and they share no big-integer arithmetic with the exact engines.
@@ -19,6 +20,8 @@
 
 mod garner;
 mod primes;
+mod residues;
 
 pub use garner::garner;
 pub use primes::{PRIME_BITS, REDUNDANCY_BITS, is_prime, primes, primes_needed};
+pub use residues::{count, residues};
