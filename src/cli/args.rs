@@ -116,7 +116,8 @@ pub(super) struct RunArgs {
     /// Worker threads (default: all cores). The answer is the same for every count.
     #[arg(long, value_name = "T", value_parser = parse_threads)]
     pub(super) threads: Option<usize>,
-    /// The exact engine: `blocked` (fast, in cache) or `reference` (whole values layer by layer).
+    /// The exact engine: `blocked` (fast, in cache), `reference` (whole values layer by layer) or
+    /// `crt` (residues modulo primes, combined by the Chinese remainder theorem).
     #[arg(long, value_enum, default_value_t = EngineArg::Blocked)]
     pub(super) engine: EngineArg,
     /// The memory a run may use, e.g. 512M or 4G (default: what the machine has available).
@@ -189,6 +190,8 @@ pub(super) enum EngineArg {
     Blocked,
     /// Whole values, layer by layer.
     Reference,
+    /// Residues modulo primes below 2^62, combined by the Chinese remainder theorem
+    Crt,
 }
 
 impl From<EngineArg> for fibtree::Engine {
@@ -196,6 +199,7 @@ impl From<EngineArg> for fibtree::Engine {
         match e {
             EngineArg::Blocked => fibtree::Engine::Blocked,
             EngineArg::Reference => fibtree::Engine::Reference,
+            EngineArg::Crt => fibtree::Engine::Crt,
         }
     }
 }

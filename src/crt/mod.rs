@@ -24,4 +24,5 @@ mod residues;
 
 pub use garner::garner;
 pub use primes::{PRIME_BITS, REDUNDANCY_BITS, is_prime, primes, primes_needed};
+pub(crate) use residues::check_below_tree;
 pub use residues::{count, residues};

@@ -57,16 +57,27 @@ pub fn count(n: u64, g: u64, memory_limit: u64, hooks: Hooks) -> Result<BigUint>
     let primes = primes(primes_needed(n));
     let residues = residues(n, g, &primes, memory_limit, hooks)?;
     let value = garner(&primes, &residues)?;
-    // every count is at most the number of non-root nodes, |T(n)| - 1 (and 0 for the empty T(0))
+    check_below_tree(n, g, &value, primes.len())?;
+    Ok(value)
+}
+
+/// Checks that `value`, reconstructed from residues modulo `primes` primes, can be c(n, g): every
+/// count is at most the number of non-root nodes, |T(n)| - 1 (0 for the empty T(0)).
+///
+/// Cost: O(n^2 / 64) for |T(n)|.
+///
+/// # Errors
+/// [`Error::CrossCheck`] when it is not: a wrong residue.
+pub(crate) fn check_below_tree(n: u64, g: u64, value: &BigUint, primes: usize) -> Result<()> {
     let size = crate::game::tree_size(n).max(BigUint::from(1u32));
-    if value >= size {
+    if *value >= size {
         return Err(Error::CrossCheck {
-            what: format!("c({n}, {g}) from its residues modulo {} primes", primes.len()),
+            what: format!("c({n}, {g}) from its residues modulo {primes} primes"),
             exact: format!("a value of {} bits", value.bits()),
             modular: format!("a count below |T({n})|, of at most {} bits", size.bits()),
         });
     }
-    Ok(value)
+    Ok(())
 }
 
 #[cfg(test)]
@@ -78,6 +89,23 @@ mod tests {
         for (n, g) in [(0u64, 0u64), (2, 0), (10, 0), (700, 0), (1200, 5), (333, 1 << 40), (2000, 0)] {
             let got = count(n, g, u64::MAX, Hooks::default()).unwrap();
             assert_eq!(got, crate::count(n, g).unwrap(), "c({n}, {g})");
+        }
+    }
+
+    #[test]
+    fn the_crt_engine_gives_the_reference_values_for_many_targets_at_once() {
+        use crate::engines::{Engine, count_exact};
+        let cases: Vec<Vec<(u64, u64)>> = vec![
+            vec![(2, 0), (3, 1), (4, 3), (5, 7), (0, 0), (1, 0)],
+            (0..=150).map(|k| (k, 0)).chain([(150, 3), (149, 0)]).collect(),
+            vec![(333, 1 << 40)],
+            vec![(900, 0), (899, 5)],
+        ];
+        for targets in &cases {
+            let plan = Plan::new(targets, u64::MAX, Hooks::default()).unwrap();
+            let want = count_exact(Engine::Reference, &plan, targets, Hooks::default()).unwrap();
+            let got = count_exact(Engine::Crt, &plan, targets, Hooks::default()).unwrap();
+            assert_eq!(got, want, "{targets:?}");
         }
     }
 

@@ -32,14 +32,21 @@ pub enum Engine {
     /// The straightforward engine: whole values layer by layer, kept as the reference the fast one
     /// is tested against.
     Reference,
+    /// The residue route: the counts modulo enough primes below 2^62 by the modular engine, one
+    /// rayon task a prime, turned into the exact values by the Chinese remainder theorem
+    /// ([`crate::crt`]). No big-integer arithmetic but the reconstruction, none shared with the
+    /// other two.
+    Crt,
 }
 
 impl Engine {
-    /// The other exact engine: the second route of a double check.
+    /// The engine of a double check: the other family of arithmetic, so that the two routes share
+    /// none (the blocked engine's lanes with the residues of [`Engine::Crt`], and the reverse); the
+    /// reference engine is checked by the blocked one.
     pub fn other(self) -> Engine {
         match self {
-            Engine::Blocked => Engine::Reference,
-            Engine::Reference => Engine::Blocked,
+            Engine::Blocked => Engine::Crt,
+            Engine::Reference | Engine::Crt => Engine::Blocked,
         }
     }
 }
@@ -73,7 +80,41 @@ pub(crate) fn run_with(
             blocked::run_with(plan, targets, hooks, tuning, sink)
         }
         Engine::Reference => recurrence::run_with(plan, &reference::Limbs, targets, hooks, sink),
+        Engine::Crt => run_crt(plan, targets, hooks, sink),
     }
+}
+
+/// [`run_with`] for [`Engine::Crt`]: every target modulo the first [`crate::crt::primes_needed`]
+/// primes of the highest target's n (one sweep of the modular engine over `plan` a prime, for all
+/// the targets at once, a rayon task a prime), each value reconstructed by Garner's algorithm and
+/// checked below |T(n)|.
+///
+/// Cost: k = primes_needed(top) modular sweeps over the plan, then O(k^2) word operations a
+/// target; memory the modular engine's per prime running at once, and k residues a target.
+///
+/// # Errors
+/// [`crate::Error::Interrupted`] when cancelled; [`crate::Error::CrossCheck`] when a
+/// reconstruction is not below |T(n)| (a wrong residue).
+fn run_crt(plan: &Plan, targets: &[(u64, u64)], hooks: Hooks, mut sink: impl FnMut(usize, &[u64])) -> Result<()> {
+    use rayon::prelude::*;
+    let top = targets.iter().map(|t| t.0).max().unwrap_or(0);
+    let primes = crate::crt::primes(crate::crt::primes_needed(top));
+    // per prime, the residue of every target
+    let by_prime: Vec<Vec<u64>> = primes
+        .par_iter()
+        .map(|&p| Ok(modular::count_mod_with_plan(plan, targets, &[p], hooks)?.into_iter().map(|r| r[0]).collect()))
+        .collect::<Result<_>>()?;
+    for t in by_layer(targets) {
+        let (n, g) = targets[t];
+        let residues: Vec<u64> = by_prime.iter().map(|r| r[t]).collect();
+        let value = crate::crt::garner(&primes, &residues)?;
+        crate::crt::check_below_tree(n, g, &value, primes.len())?;
+        let mut words = vec![0u64];
+        words.extend(value.iter_u64_digits());
+        words[0] = words.len() as u64 - 1;
+        sink(t, &words);
+    }
+    Ok(())
 }
 
 /// The words of every target (see [`run_with`]), in order of `targets`.

@@ -197,3 +197,18 @@ fn g_beyond_every_value_counts_zero() {
     // a g inside the support is still counted
     assert_ne!(success(&["count", "2000", "--g", "22526", "-q"]), "0\n");
 }
+
+#[test]
+fn every_engine_gives_the_same_count_and_each_double_check_agrees() {
+    let blocked = success_json(&["count", "3000", "--g", "2", "--json"]);
+    assert_eq!(blocked["ok"], true);
+    for engine in ["blocked", "reference", "crt"] {
+        let json = success_json(&["count", "3000", "--g", "2", "--json", "--engine", engine]);
+        assert_eq!(json["value"], blocked["value"], "--engine {engine}");
+        assert_eq!(json["ok"], true, "--engine {engine}");
+        assert_eq!(json["double_check"], Value::Null, "--engine {engine}: no double check asked");
+        let checked = success_json(&["count", "3000", "--g", "2", "--json", "--engine", engine, "--double-check"]);
+        assert_eq!(checked["value"], blocked["value"], "--engine {engine} --double-check");
+        assert_eq!(checked["double_check"], true, "--engine {engine} --double-check");
+    }
+}
