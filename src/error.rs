@@ -23,6 +23,8 @@ pub enum Param {
     Checkpoint,
     /// The kernel set the environment variable `FIBTREE_ISA` forces (see [`crate::kernel`]).
     Isa,
+    /// A shard of a count's residues (see [`crate::crt::shard_primes`]).
+    Shard,
 }
 
 impl Param {
@@ -38,6 +40,7 @@ impl Param {
             Param::Path => "path",
             Param::Checkpoint => "checkpoint",
             Param::Isa => "FIBTREE_ISA",
+            Param::Shard => "shard",
         }
     }
 }

@@ -63,6 +63,7 @@ fn flag(param: Param) -> &'static str {
         Param::Path => "PATH",
         Param::Checkpoint => "--checkpoint",
         Param::Isa => fibtree::KERNEL_VAR,
+        Param::Shard => "--shard",
         _ => "an argument",
     }
 }

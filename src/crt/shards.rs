@@ -1,0 +1,131 @@
+//! Splitting the primes of a count into shards that run anywhere, and putting the shards' residues
+//! back together.
+
+use std::collections::BTreeMap;
+
+use num_bigint::BigUint;
+
+use super::{garner, primes, primes_needed};
+use crate::error::{Error, Param, Result};
+
+/// The primes of shard `index` (1-based) of `count` for c(n, g): every `count`-th prime of the first
+/// [`primes_needed`]`(n)`, starting at prime `index - 1`, so that shards of one count have equal
+/// shares (within one prime) and together hold every prime once. A shard beyond the number of
+/// primes holds none.
+///
+/// Cost: that of [`primes`] for the first [`primes_needed`]`(n)` primes.
+///
+/// # Errors
+/// [`Error::InvalidArgument`] naming [`Param::Shard`] unless 1 <= index <= count.
+pub fn shard_primes(n: u64, index: usize, count: usize) -> Result<Vec<u64>> {
+    if !(1..=count).contains(&index) {
+        return Err(Error::invalid(Param::Shard, format!("a shard I/S with 1 <= I <= S, got {index}/{count}")));
+    }
+    Ok(primes(primes_needed(n)).into_iter().skip(index - 1).step_by(count).collect())
+}
+
+/// The residues of one shard: `residues[i]` is the count modulo `primes[i]`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ShardResidues {
+    /// The shard's number, 1-based.
+    pub index: usize,
+    /// The primes, in the shard's order.
+    pub primes: Vec<u64>,
+    /// The count modulo each prime.
+    pub residues: Vec<u64>,
+}
+
+/// c(n, g) from the residues of all `count` shards ([`shard_primes`]): every shard must be there
+/// with exactly its primes; a shard given twice must say the same. The value is then reconstructed
+/// ([`garner`]); checking it (below |T(n)|, its projections) is the caller's.
+///
+/// Cost: O(k^2) word operations for k = [`primes_needed`]`(n)` primes, and making them.
+///
+/// # Errors
+/// [`Error::InvalidArgument`] naming [`Param::Shard`] for a shard number outside 1..=count, a shard
+/// missing (all missing ones named), a shard whose primes are not its share, or two different sets
+/// of residues for one shard.
+pub fn combine_shards(n: u64, count: usize, shards: &[ShardResidues]) -> Result<BigUint> {
+    let mut by_index: BTreeMap<usize, &ShardResidues> = BTreeMap::new();
+    for shard in shards {
+        if !(1..=count).contains(&shard.index) {
+            return Err(Error::invalid(Param::Shard, format!("shards 1 to {count}, got shard {}", shard.index)));
+        }
+        if shard.primes.len() != shard.residues.len() {
+            return Err(Error::invalid(Param::Shard, format!("one residue per prime in shard {}", shard.index)));
+        }
+        if let Some(seen) = by_index.insert(shard.index, shard)
+            && seen != shard
+        {
+            let what = format!("one answer for shard {}/{count}, got two that differ", shard.index);
+            return Err(Error::invalid(Param::Shard, what));
+        }
+    }
+    let missing: Vec<String> = (1..=count).filter(|i| !by_index.contains_key(i)).map(|i| i.to_string()).collect();
+    if !missing.is_empty() {
+        return Err(Error::invalid(Param::Shard, format!("all {count} shards, but {} missing", missing.join(", "))));
+    }
+    let all = primes(primes_needed(n));
+    let (mut ps, mut rs) = (Vec::with_capacity(all.len()), Vec::with_capacity(all.len()));
+    for (&index, shard) in &by_index {
+        let share: Vec<u64> = all.iter().copied().skip(index - 1).step_by(count).collect();
+        if shard.primes != share {
+            let what = format!("shard {index}/{count} of c({n}, ..) to hold its share of the primes, and it does not");
+            return Err(Error::invalid(Param::Shard, what));
+        }
+        ps.extend_from_slice(&shard.primes);
+        rs.extend_from_slice(&shard.residues);
+    }
+    garner(&ps, &rs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::crt::residues;
+    use crate::hooks::Hooks;
+
+    fn shard(n: u64, g: u64, index: usize, count: usize) -> ShardResidues {
+        let primes = shard_primes(n, index, count).unwrap();
+        let residues = residues(n, g, &primes, u64::MAX, Hooks::default()).unwrap();
+        ShardResidues { index, primes, residues }
+    }
+
+    #[test]
+    fn shards_split_the_primes_and_combine_to_the_count() {
+        let (n, g) = (2000u64, 3u64);
+        let want = crate::count(n, g).unwrap();
+        for count in [1usize, 3, 7, 40] {
+            let shards: Vec<ShardResidues> = (1..=count).map(|i| shard(n, g, i, count)).collect();
+            let mut all: Vec<u64> = shards.iter().flat_map(|s| s.primes.clone()).collect();
+            all.sort_unstable_by(|a, b| b.cmp(a));
+            assert_eq!(all, primes(primes_needed(n)), "{count} shards hold every prime once");
+            assert_eq!(combine_shards(n, count, &shards).unwrap(), want, "{count} shards");
+            // in any order, with a shard repeated
+            let mut shuffled: Vec<ShardResidues> = shards.iter().rev().cloned().collect();
+            shuffled.push(shards[0].clone());
+            assert_eq!(combine_shards(n, count, &shuffled).unwrap(), want, "{count} shards, shuffled");
+        }
+    }
+
+    #[test]
+    fn bad_sets_of_shards_are_refused_naming_the_shard() {
+        let n = 1000;
+        let shards: Vec<ShardResidues> = (1..=4).map(|i| shard(n, 0, i, 4)).collect();
+        let refusal = |shards: &[ShardResidues], count: usize| match combine_shards(n, count, shards) {
+            Err(Error::InvalidArgument { param: Param::Shard, expected }) => expected,
+            other => panic!("expected a refusal, got {other:?}"),
+        };
+        assert!(refusal(&shards[..2], 4).contains("3, 4 missing"));
+        let mut conflicting = shards.clone();
+        let mut changed = shards[1].clone();
+        changed.residues[0] = (changed.residues[0] + 1) % changed.primes[0];
+        conflicting.push(changed);
+        assert!(refusal(&conflicting, 4).contains("shard 2/4"));
+        assert!(refusal(&shards, 3).contains("shards 1 to 3, got shard 4"));
+        let foreign: Vec<ShardResidues> = (1..=4).map(|i| shard(n + 5000, 0, i, 4)).collect();
+        assert!(refusal(&foreign, 4).contains("its share of the primes"));
+        assert!(shard_primes(n, 0, 4).is_err() && shard_primes(n, 5, 4).is_err());
+        assert!(shard_primes(n, 200, 200).unwrap().is_empty(), "a shard past the primes holds none");
+    }
+}
