@@ -44,6 +44,12 @@ pub(super) enum Command {
     Rank(RankArgs),
     /// An SVG picture of T(K), or of T(A)..T(B) side by side, with the moves to G drawn in red.
     Draw(DrawArgs),
+    /// The residues of c(N, G) modulo shard I of S of the primes that determine it, as a JSON file
+    /// for `combine`: run the S shards anywhere, in any order.
+    Shard(ShardArgs),
+    /// The exact c(N, G) from the files of all its shards (files or folders of them), checked as
+    /// `count` checks it.
+    Combine(CombineArgs),
     /// Time the exact engine for each N and thread count (every run checked against the modular
     /// engine): median seconds, speedup, parallel efficiency and limb additions per nanosecond.
     Bench(BenchArgs),
@@ -181,6 +187,53 @@ pub(super) struct CountArgs {
     /// Testing only: perturb the independent residue for this modulus.
     #[arg(long, hide = true, value_name = "M", value_parser = parse_whole)]
     pub(super) test_perturb: Option<u64>,
+}
+
+#[derive(Debug, Args)]
+pub(super) struct ShardArgs {
+    /// The tree T(N).
+    #[arg(value_name = "N", value_parser = parse_whole, allow_negative_numbers = true)]
+    pub(super) n: u64,
+    /// Count the moves that leave Grundy value G.
+    #[arg(long, value_name = "G", default_value_t = 0, value_parser = parse_whole, allow_negative_numbers = true)]
+    pub(super) g: u64,
+    /// This shard and the number of shards, I/S with 1 <= I <= S, e.g. 3/64.
+    #[arg(long, value_name = "I/S", value_parser = parse_shard)]
+    pub(super) shard: (usize, usize),
+    /// Worker threads (default: all cores). The residues are the same for every count.
+    #[arg(long, value_name = "T", value_parser = parse_threads)]
+    pub(super) threads: Option<usize>,
+    /// The memory a run may use, e.g. 512M or 4G (default: what the machine has available).
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub(super) max_memory: Option<u64>,
+    #[command(flatten)]
+    pub(super) output: OutputArg,
+}
+
+#[derive(Debug, Args)]
+pub(super) struct CombineArgs {
+    /// Shard files, or folders whose `*.json` files are shard files.
+    #[arg(value_name = "FILES", required = true)]
+    pub(super) paths: Vec<PathBuf>,
+    /// Print one JSON object.
+    #[arg(long, conflicts_with = "quiet")]
+    pub(super) json: bool,
+    /// Print only the exact value.
+    #[arg(short, long)]
+    pub(super) quiet: bool,
+    /// Worker threads for the check (default: all cores).
+    #[arg(long, value_name = "T", value_parser = parse_threads)]
+    pub(super) threads: Option<usize>,
+    #[command(flatten)]
+    pub(super) output: OutputArg,
+}
+
+/// `--shard I/S`: 1 <= I <= S.
+fn parse_shard(s: &str) -> Result<(usize, usize), String> {
+    let expected = || format!("expected I/S with 1 <= I <= S, e.g. 3/64, got {s:?}");
+    let (i, n) = s.split_once('/').ok_or_else(expected)?;
+    let (i, n): (usize, usize) = (i.trim().parse().map_err(|_| expected())?, n.trim().parse().map_err(|_| expected())?);
+    if i == 0 || i > n { Err(expected()) } else { Ok((i, n)) }
 }
 
 /// The exact engines, as `--engine` names them.

@@ -15,7 +15,7 @@ use super::session::{Form, Outcome, Session};
 
 /// `count`'s result (fields in alphabetical order, as the JSON lists them).
 #[derive(Serialize)]
-struct Counted {
+pub(super) struct Counted {
     digits: usize,
     double_check: Option<bool>,
     g: u64,
@@ -40,7 +40,7 @@ struct ProjectionOut {
 }
 
 impl Counted {
-    fn new(report: &Report, threads: usize, seconds: f64) -> Counted {
+    pub(super) fn new(report: &Report, threads: usize, seconds: f64) -> Counted {
         let value = report.value.to_str_radix(10);
         let residue = |m: u64| report.projection(m).map(|p| p.residue.to_string());
         Counted {

@@ -7,6 +7,7 @@
 
 mod args;
 mod bench;
+mod combine;
 mod count;
 mod dist;
 mod draw;
@@ -17,6 +18,7 @@ mod plot;
 mod progress;
 mod selftest;
 mod session;
+mod shard;
 mod table;
 mod tools;
 mod verify;
@@ -175,6 +177,8 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> anyhow::Result<ExitCode>
         Command::Moves(args) => moves::moves(args),
         Command::Rank(args) => moves::rank(args),
         Command::Draw(args) => draw::draw(args),
+        Command::Shard(args) => shard::shard(args),
+        Command::Combine(args) => combine::combine(args),
         Command::Bench(args) => bench::bench(args),
         Command::SelfTest { seed } => selftest::self_test(seed),
         Command::Completions { shell } => tools::completions(shell),

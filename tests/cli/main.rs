@@ -3,8 +3,8 @@
 //! signal) and that no invocation panics.
 //!
 //! Where new tests go: a command's output and behaviour in its module (`count`, `mod_only`,
-//! `verify`, `dist`, `table`, `moves`, `draw`, `bench`, `tools` for `grundy` and `brute`); output
-//! files and signals in `output`; checkpoints in `checkpoint`; the kernel sets (`FIBTREE_ISA`) in
+//! `verify`, `dist`, `table`, `moves`, `draw`, `bench`, `shards` for `shard` and `combine`, `tools`
+//! for `grundy` and `brute`); output files and signals in `output`; checkpoints in `checkpoint`; the kernel sets (`FIBTREE_ISA`) in
 //! `isa`; every usage error (exit 2) of every command in `validation`. Tests of the library without
 //! the binary go in `tests/lib/`.
 
@@ -20,6 +20,7 @@ mod isa;
 mod mod_only;
 mod moves;
 mod output;
+mod shards;
 mod table;
 mod tools;
 mod validation;

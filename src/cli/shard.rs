@@ -1,0 +1,79 @@
+//! `fibtree shard`: the residues of c(N, G) modulo one shard's share of the primes, as a
+//! self-describing JSON file that `combine` reads.
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use fibtree::crt;
+use serde::{Deserialize, Serialize};
+
+use super::args::ShardArgs;
+use super::session::{Form, Outcome, Session};
+
+/// The version of the shard file's format.
+pub(super) const FORMAT: u32 = 1;
+
+/// A shard file (fields in alphabetical order, as the JSON lists them). The numbers are strings, so
+/// that any JSON reader keeps every digit.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct ShardFile {
+    /// FNV-1a (64 bits, hex) of the file's JSON with this field empty: catches damage, not forgery.
+    pub(super) checksum: String,
+    pub(super) format: u32,
+    pub(super) g: u64,
+    pub(super) n: u64,
+    pub(super) primes: Vec<String>,
+    pub(super) program: String,
+    pub(super) residues: Vec<String>,
+    pub(super) seconds: f64,
+    /// I/S.
+    pub(super) shard: String,
+}
+
+impl ShardFile {
+    /// The checksum of the file's content (everything but the checksum). Cost O(file size).
+    pub(super) fn content_checksum(&self) -> String {
+        let blank = ShardFile { checksum: String::new(), ..self.clone() };
+        let text = serde_json::to_string(&blank).expect("a shard file serialises");
+        let hash =
+            text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3));
+        format!("{hash:016x}")
+    }
+}
+
+impl Outcome for ShardFile {
+    fn human(&self, out: &mut dyn Write) -> std::io::Result<()> {
+        serde_json::to_writer(&mut *out, self)?;
+        writeln!(out)
+    }
+
+    fn quiet(&self, out: &mut dyn Write) -> std::io::Result<()> {
+        self.human(out)
+    }
+}
+
+pub(super) fn shard(args: ShardArgs) -> anyhow::Result<ExitCode> {
+    let (index, count) = args.shard;
+    let mut session = Session::new(args.output.output.as_deref(), args.threads, false)?;
+    let limit = args.max_memory.unwrap_or_else(fibtree::available_memory);
+    let (primes, residues) = session.compute(|hooks, _| {
+        let primes = crt::shard_primes(args.n, index, count)?;
+        let residues = crt::residues(args.n, args.g, &primes, limit, hooks)?;
+        Ok((primes, residues))
+    })?;
+    let mut file = ShardFile {
+        checksum: String::new(),
+        format: FORMAT,
+        g: args.g,
+        n: args.n,
+        primes: primes.iter().map(u64::to_string).collect(),
+        program: format!("fibtree {}", env!("CARGO_PKG_VERSION")),
+        residues: residues.iter().map(u64::to_string).collect(),
+        seconds: session.seconds(),
+        shard: format!("{index}/{count}"),
+    };
+    file.checksum = file.content_checksum();
+    session.emit(&file, Form::Json)?;
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,94 @@
+//! `fibtree shard` and `fibtree combine`: shards written anywhere and combined into the exact value
+//! `count` gives, and every bad set of shard files refused naming the file or shard at fault.
+
+use serde_json::Value;
+
+use crate::common::*;
+
+/// Writes the `count` shards of c(n, g) into `dir` as `I.json`.
+fn write_shards(dir: &TempDir, n: &str, g: &str, count: usize) {
+    for i in 1..=count {
+        let out = dir.join(&format!("{i}.json"));
+        success(&["shard", n, "--g", g, "--shard", &format!("{i}/{count}"), "-o", &out]);
+    }
+}
+
+/// The FNV-1a checksum a shard file carries, of its JSON with the checksum empty.
+fn checksum(file: &Value) -> String {
+    let mut blank = file.clone();
+    blank["checksum"] = Value::String(String::new());
+    let text = serde_json::to_string(&blank).unwrap();
+    let hash = text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3));
+    format!("{hash:016x}")
+}
+
+#[test]
+fn shards_combine_to_the_count_in_every_form() {
+    let dir = TempDir::new("shards");
+    write_shards(&dir, "3000", "2", 3);
+    let file: Value = serde_json::from_str(&std::fs::read_to_string(dir.join("2.json")).unwrap()).unwrap();
+    assert_eq!((file["n"].as_u64(), file["g"].as_u64(), file["shard"].as_str()), (Some(3000), Some(2), Some("2/3")));
+    assert_eq!(file["format"], 1);
+    assert_eq!(file["checksum"].as_str().unwrap(), checksum(&file), "the checksum is FNV-1a of the content");
+    assert_eq!(file["primes"].as_array().unwrap().len(), file["residues"].as_array().unwrap().len());
+    let count = success_json(&["count", "3000", "--g", "2", "--json"]);
+    let combined = success_json(&["combine", dir.path().to_str().unwrap(), "--json"]);
+    for field in ["value", "digits", "last18", "mod_998244353", "ok"] {
+        assert_eq!(combined[field], count[field], "{field}");
+    }
+    // files listed one by one, a shard twice, and the quiet form
+    let files: Vec<String> = (1..=3).map(|i| dir.join(&format!("{i}.json"))).collect();
+    let mut args: Vec<&str> = vec!["combine", "-q"];
+    args.extend(files.iter().map(String::as_str));
+    args.push(&files[0]);
+    assert_eq!(success(&args).trim(), count["value"].as_str().unwrap());
+}
+
+#[test]
+fn bad_sets_of_shards_are_refused() {
+    let dir = TempDir::new("shards-bad");
+    write_shards(&dir, "1500", "0", 4);
+    let path = dir.join("3.json");
+    let folder = dir.path().to_str().unwrap().to_string();
+    // a missing shard
+    std::fs::rename(&path, dir.join("3.moved")).unwrap();
+    let line = usage_error(&["combine", &folder], "FILES");
+    assert!(line.contains("3 missing"), "{line}");
+    std::fs::rename(dir.join("3.moved"), &path).unwrap();
+    let original = std::fs::read_to_string(&path).unwrap();
+    // damage: a byte changed, then the file cut short
+    std::fs::write(&path, original.replace('7', "8")).unwrap();
+    let line = usage_error(&["combine", &folder], "3.json");
+    assert!(line.contains("damaged"), "{line}");
+    std::fs::write(&path, &original[..original.len() / 2]).unwrap();
+    usage_error(&["combine", &folder], "3.json");
+    // two answers for one shard: a residue changed, with a matching checksum
+    let mut file: Value = serde_json::from_str(&original).unwrap();
+    let r0: u64 = file["residues"][0].as_str().unwrap().parse().unwrap();
+    let p0: u64 = file["primes"][0].as_str().unwrap().parse().unwrap();
+    file["residues"][0] = Value::String(((r0 + 1) % p0).to_string());
+    file["checksum"] = Value::String(checksum(&file));
+    std::fs::write(&path, serde_json::to_string(&file).unwrap()).unwrap();
+    std::fs::write(dir.join("3-again.json"), &original).unwrap();
+    let line = usage_error(&["combine", &folder], "3-again.json");
+    assert!(line.contains("different residues for shard 3"), "{line}");
+    // the wrong residue alone: caught by the size check (exit 1, loudly)
+    std::fs::remove_file(dir.join("3-again.json")).unwrap();
+    let out = fibtree(&["combine", &folder]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("CROSS-CHECK FAILED"), "{}", stderr(&out));
+    std::fs::write(&path, &original).unwrap();
+    // a shard of another count
+    let other = TempDir::new("shards-other");
+    write_shards(&other, "1600", "0", 4);
+    let line = usage_error(&["combine", &folder, &other.join("1.json")], "c(1600, 0)");
+    assert!(line.contains("1.json"), "{line}");
+    // bad --shard values, and a folder with no shard file
+    for bad in ["0/4", "5/4", "4", "a/b", "1/0"] {
+        usage_error(&["shard", "100", "--shard", bad], "--shard");
+    }
+    let empty = TempDir::new("shards-empty");
+    usage_error(&["combine", empty.path().to_str().unwrap()], "no shard file");
+    // and everything still combines once repaired
+    assert_eq!(success_json(&["combine", &folder, "--json"])["ok"], true);
+}
