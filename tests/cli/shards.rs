@@ -92,3 +92,47 @@ fn bad_sets_of_shards_are_refused() {
     // and everything still combines once repaired
     assert_eq!(success_json(&["combine", &folder, "--json"])["ok"], true);
 }
+
+#[test]
+fn eight_shards_of_f20000_through_gnu_parallel_with_a_failed_one_rerun() {
+    if std::process::Command::new("parallel").arg("--version").output().is_err() {
+        println!("skipped: GNU parallel is not installed (`apt-get install parallel`; .ci/run installs it)");
+        return;
+    }
+    let dir = TempDir::new("parallel");
+    let out = dir.path().join("out");
+    std::fs::create_dir(&out).unwrap();
+    // shard 5's output path is taken by a folder: that shard fails, the others finish
+    std::fs::create_dir_all(out.join("5.json").join("in-the-way")).unwrap();
+    let log = dir.join("shards.log");
+    let run = || {
+        std::process::Command::new("parallel")
+            .args(["-j", "2", "--joblog", &log, "--resume-failed"])
+            .arg(binary())
+            .args(["shard", "20000", "--shard", "{}/8", "-o"])
+            .arg(out.join("{}.json"))
+            .arg(":::")
+            .args((1..=8).map(|i| i.to_string()))
+            .output()
+            .unwrap()
+    };
+    let first = run();
+    assert_eq!(first.status.code(), Some(1), "parallel exits with the number of failed jobs: {}", stderr(&first));
+    let out_dir = out.to_str().unwrap();
+    let line = usage_error(&["combine", out_dir], "5 missing");
+    assert!(line.contains("FILES"), "{line}");
+    // the way cleared, --resume-failed runs shard 5 alone
+    std::fs::remove_dir_all(out.join("5.json")).unwrap();
+    let second = run();
+    assert_eq!(second.status.code(), Some(0), "{}", stderr(&second));
+    let jobs = std::fs::read_to_string(&log).unwrap();
+    let runs_of = |i: usize| jobs.lines().filter(|l| l.ends_with(&format!("--shard {i}/8 -o {out_dir}/{i}.json"))).count();
+    assert_eq!((runs_of(5), runs_of(1)), (2, 1), "only the failed shard ran again:\n{jobs}");
+    let combined = success_json(&["combine", out_dir, "--json"]);
+    assert_eq!(combined["ok"], true);
+    assert_eq!(combined["digits"], 4176);
+    // c(20000, 0)'s residues as the modular engine alone gives them (count --mod-only)
+    let residues = success(&["count", "20000", "--mod-only", "-q"]);
+    let residues: Vec<&str> = residues.lines().collect();
+    assert_eq!(residues, [combined["last18"].as_str().unwrap(), combined["mod_998244353"].as_str().unwrap()]);
+}
