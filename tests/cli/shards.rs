@@ -126,7 +126,8 @@ fn eight_shards_of_f20000_through_gnu_parallel_with_a_failed_one_rerun() {
     let second = run();
     assert_eq!(second.status.code(), Some(0), "{}", stderr(&second));
     let jobs = std::fs::read_to_string(&log).unwrap();
-    let runs_of = |i: usize| jobs.lines().filter(|l| l.ends_with(&format!("--shard {i}/8 -o {out_dir}/{i}.json"))).count();
+    let runs_of =
+        |i: usize| jobs.lines().filter(|l| l.ends_with(&format!("--shard {i}/8 -o {out_dir}/{i}.json"))).count();
     assert_eq!((runs_of(5), runs_of(1)), (2, 1), "only the failed shard ran again:\n{jobs}");
     let combined = success_json(&["combine", out_dir, "--json"]);
     assert_eq!(combined["ok"], true);
