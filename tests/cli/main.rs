@@ -4,9 +4,10 @@
 //!
 //! Where new tests go: a command's output and behaviour in its module (`count`, `mod_only`,
 //! `verify`, `dist`, `table`, `moves`, `draw`, `bench`, `shards` for `shard` and `combine`, `tools`
-//! for `grundy` and `brute`); output files and signals in `output`; checkpoints in `checkpoint`; the kernel sets (`FIBTREE_ISA`) in
-//! `isa`; every usage error (exit 2) of every command in `validation`. Tests of the library without
-//! the binary go in `tests/lib/`.
+//! for `grundy` and `brute`); output files and signals in `output`; checkpoints in `checkpoint`; the
+//! kernel sets (`FIBTREE_ISA`) in `isa`; the files of `deploy/` in `deploy`; every usage error
+//! (exit 2) of every command in `validation`. Tests of the library without the binary go in
+//! `tests/lib/`.
 
 #[path = "../common/mod.rs"]
 mod common;
@@ -14,6 +15,7 @@ mod common;
 mod bench;
 mod checkpoint;
 mod count;
+mod deploy;
 mod dist;
 mod draw;
 mod isa;
