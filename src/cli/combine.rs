@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use fibtree::crt::{self, ShardResidues};
-use fibtree::{LAST18, P998244353, Projection, Report};
+use fibtree::{LAST18, Options, P998244353, Projection, Report};
 
 use super::args::CombineArgs;
 use super::count::{Counted, all_agree};
@@ -124,15 +124,17 @@ pub(super) fn combine(args: CombineArgs) -> anyhow::Result<ExitCode> {
         ));
         return Ok(ExitCode::from(1));
     }
-    let projections = session.compute(|_, _| {
-        [LAST18, P998244353]
-            .into_iter()
-            .map(|m| {
-                let residue = u64::try_from(&value % m).expect("below the modulus");
-                Ok(Projection { modulus: m, residue, independent: fibtree::count_mod(n, g, m)? })
-            })
-            .collect::<anyhow::Result<Vec<_>>>()
-    })?;
+    // the modular engine run directly, both moduli at once (a thread each)
+    let independent =
+        session.compute(|hooks, _| Ok(fibtree::count_mod_report(n, g, &Options { hooks, ..Options::default() })?))?;
+    let projections = [LAST18, P998244353]
+        .into_iter()
+        .map(|m| {
+            let residue = u64::try_from(&value % m).expect("below the modulus");
+            let found = independent.residues.iter().find(|r| r.0 == m).map(|r| r.1);
+            Projection { modulus: m, residue, independent: found.expect("the default moduli are reported") }
+        })
+        .collect();
     let report = Report { n, g, value, projections, double_check: None, memory_estimate_bytes: 0 };
     session.emit(&Counted::new(&report, session.threads(), session.seconds()), form)?;
     Ok(if all_agree(&report) { ExitCode::SUCCESS } else { ExitCode::from(1) })
