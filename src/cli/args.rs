@@ -228,8 +228,8 @@ pub(super) struct CombineArgs {
     pub(super) output: OutputArg,
 }
 
-/// `--shard I/S`: 1 <= I <= S.
-fn parse_shard(s: &str) -> Result<(usize, usize), String> {
+/// `--shard I/S` (and a shard file's `shard`): 1 <= I <= S.
+pub(super) fn parse_shard(s: &str) -> Result<(usize, usize), String> {
     let expected = || format!("expected I/S with 1 <= I <= S, e.g. 3/64, got {s:?}");
     let (i, n) = s.split_once('/').ok_or_else(expected)?;
     let (i, n): (usize, usize) = (i.trim().parse().map_err(|_| expected())?, n.trim().parse().map_err(|_| expected())?);

@@ -8,11 +8,11 @@ use std::process::ExitCode;
 use fibtree::crt::{self, ShardResidues};
 use fibtree::{LAST18, Options, P998244353, Projection, Report};
 
-use super::args::CombineArgs;
+use super::args::{CombineArgs, parse_shard};
 use super::count::{Counted, all_agree};
 use super::session::{Form, Session};
 use super::shard::{FORMAT, ShardFile};
-use super::{say, usage};
+use super::usage;
 
 /// The files `paths` name: each file itself, each folder's `*.json` files in order of name.
 ///
@@ -64,12 +64,7 @@ fn read(path: &Path) -> anyhow::Result<Read> {
     if file.checksum != file.content_checksum() {
         return Err(damaged("its checksum does not match its content"));
     }
-    let (index, count) = file
-        .shard
-        .split_once('/')
-        .and_then(|(i, s)| Some((i.parse::<usize>().ok()?, s.parse::<usize>().ok()?)))
-        .filter(|&(i, s)| (1..=s).contains(&i))
-        .ok_or_else(|| damaged("its shard is not I/S"))?;
+    let (index, count) = parse_shard(&file.shard).map_err(|_| damaged("its shard is not I/S"))?;
     let numbers = |v: &[String]| v.iter().map(|x| x.parse::<u64>()).collect::<Result<Vec<u64>, _>>();
     let primes = numbers(&file.primes).map_err(|_| damaged("a prime is not a number"))?;
     let residues = numbers(&file.residues).map_err(|_| damaged("a residue is not a number"))?;
@@ -118,12 +113,7 @@ pub(super) fn combine(args: CombineArgs) -> anyhow::Result<ExitCode> {
         other => other.into(),
     })?;
     let mut session = Session::new(args.output.output.as_deref(), args.threads, false)?;
-    if value >= fibtree::tree_size(n).max(1u32.into()) {
-        say(&format!(
-            "error: CROSS-CHECK FAILED for c({n}, {g}) from {count} shards: the value is not below |T({n})|, so a shard's residue is wrong"
-        ));
-        return Ok(ExitCode::from(1));
-    }
+    crt::check_below_tree(n, g, &value, shards.iter().map(|s| s.primes.len()).sum())?;
     // the modular engine run directly, both moduli at once (a thread each)
     let independent =
         session.compute(|hooks, _| Ok(fibtree::count_mod_report(n, g, &Options { hooks, ..Options::default() })?))?;

@@ -25,6 +25,5 @@ mod shards;
 
 pub use garner::garner;
 pub use primes::{PRIME_BITS, REDUNDANCY_BITS, is_prime, primes, primes_needed};
-pub(crate) use residues::check_below_tree;
-pub use residues::{count, residues};
+pub use residues::{check_below_tree, count, residues};
 pub use shards::{ShardResidues, combine_shards, shard_primes};

@@ -68,7 +68,7 @@ pub fn count(n: u64, g: u64, memory_limit: u64, hooks: Hooks) -> Result<BigUint>
 ///
 /// # Errors
 /// [`Error::CrossCheck`] when it is not: a wrong residue.
-pub(crate) fn check_below_tree(n: u64, g: u64, value: &BigUint, primes: usize) -> Result<()> {
+pub fn check_below_tree(n: u64, g: u64, value: &BigUint, primes: usize) -> Result<()> {
     let size = crate::game::tree_size(n).max(BigUint::from(1u32));
     if *value >= size {
         return Err(Error::CrossCheck {
