@@ -21,7 +21,13 @@ pub fn shard_primes(n: u64, index: usize, count: usize) -> Result<Vec<u64>> {
     if !(1..=count).contains(&index) {
         return Err(Error::invalid(Param::Shard, format!("a shard I/S with 1 <= I <= S, got {index}/{count}")));
     }
-    Ok(primes(primes_needed(n)).into_iter().skip(index - 1).step_by(count).collect())
+    Ok(share(&primes(primes_needed(n)), index, count))
+}
+
+/// Shard `index` (1-based) of `count`'s share of `all`: every `count`-th, from the `index`-th.
+/// Cost O(all / count).
+fn share(all: &[u64], index: usize, count: usize) -> Vec<u64> {
+    all.iter().copied().skip(index - 1).step_by(count).collect()
 }
 
 /// The residues of one shard: `residues[i]` is the count modulo `primes[i]`.
@@ -68,8 +74,7 @@ pub fn combine_shards(n: u64, count: usize, shards: &[ShardResidues]) -> Result<
     let all = primes(primes_needed(n));
     let (mut ps, mut rs) = (Vec::with_capacity(all.len()), Vec::with_capacity(all.len()));
     for (&index, shard) in &by_index {
-        let share: Vec<u64> = all.iter().copied().skip(index - 1).step_by(count).collect();
-        if shard.primes != share {
+        if shard.primes != share(&all, index, count) {
             let what = format!("shard {index}/{count} of c({n}, ..) to hold its share of the primes, and it does not");
             return Err(Error::invalid(Param::Shard, what));
         }
