@@ -20,7 +20,7 @@ use crate::error::Result;
 use crate::hooks::Hooks;
 use crate::plan::Plan;
 
-pub(crate) use reference::{limbs, to_biguint};
+pub(crate) use reference::{limbs, to_biguint, to_words};
 
 /// Which exact engine runs the recurrence.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -109,10 +109,7 @@ fn run_crt(plan: &Plan, targets: &[(u64, u64)], hooks: Hooks, mut sink: impl FnM
         let residues: Vec<u64> = by_prime.iter().map(|r| r[t]).collect();
         let value = crate::crt::garner(&primes, &residues)?;
         crate::crt::check_below_tree(n, g, &value, primes.len())?;
-        let mut words = vec![0u64];
-        words.extend(value.iter_u64_digits());
-        words[0] = words.len() as u64 - 1;
-        sink(t, &words);
+        sink(t, &to_words(&value));
     }
     Ok(())
 }

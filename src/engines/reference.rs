@@ -85,6 +85,13 @@ pub(crate) fn to_biguint(value: &[u64]) -> BigUint {
     BigUint::new(digits)
 }
 
+/// A [`BigUint`] as a value of [`Limbs`] (length word, then limbs): the inverse of [`to_biguint`].
+/// Cost O(limbs).
+pub(crate) fn to_words(value: &BigUint) -> Vec<u64> {
+    let limbs: Vec<u64> = value.iter_u64_digits().collect();
+    std::iter::once(limbs.len() as u64).chain(limbs).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -127,5 +134,13 @@ mod tests {
         assert_eq!(v, (BigUint::from(5u32) << 64u32) + BigUint::from(u64::MAX));
         assert_eq!(to_biguint(&[0, 3]), BigUint::from(0u32));
         assert_eq!(to_biguint(&[]), BigUint::from(0u32));
+    }
+
+    #[test]
+    fn to_words_is_the_inverse_of_to_biguint() {
+        assert_eq!(to_words(&BigUint::from(0u32)), [0]);
+        let v = (BigUint::from(5u32) << 64u32) + BigUint::from(u64::MAX);
+        assert_eq!(to_words(&v), [2, u64::MAX, 5]);
+        assert_eq!(to_biguint(&to_words(&v)), v);
     }
 }
