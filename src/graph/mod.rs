@@ -103,19 +103,19 @@ impl TaskGraph {
     /// Work / span: the speedup no number of workers can beat (1 for an empty graph).
     /// Cost O(tasks + dependencies).
     pub fn parallelism(&self) -> f64 {
-        let span = self.span();
-        if span > 0.0 { self.work() / span } else { 1.0 }
+        ratio(self.work(), self.span())
     }
 
     /// The figures of the graph: work, span, parallelism, the serial part and the predicted time on
     /// each of [`PREDICTED_THREADS`] workers. Cost: 8 schedules, O((tasks + dependencies) log tasks).
     pub fn summary(&self) -> Summary {
         let predicted = PREDICTED_THREADS.iter().map(|&p| (p, self.predicted_seconds(p))).collect();
+        let (work, span) = (self.work(), self.span());
         Summary {
             tasks: self.tasks.len(),
-            work: self.work(),
-            span: self.span(),
-            parallelism: self.parallelism(),
+            work,
+            span,
+            parallelism: ratio(work, span),
             serial: self.serial_seconds,
             predicted,
         }
@@ -157,6 +157,11 @@ impl Summary {
         let (one, p) = (self.predicted_seconds(1)?, self.predicted_seconds(workers)?);
         (p > 0.0).then(|| one / p)
     }
+}
+
+/// Work / span, 1 for an empty graph.
+fn ratio(work: f64, span: f64) -> f64 {
+    if span > 0.0 { work / span } else { 1.0 }
 }
 
 /// A time as a finite non-negative number.
