@@ -53,6 +53,7 @@ impl LayerSet {
                     if x >> 1 != 0 {
                         f(v, x >> 1);
                     }
+                    // (v = 0 only where the window starts at g = 0: bit 0 is g = -1, no state)
                     if x & 1 == 1 && v > 0 {
                         f(v - 1, 1 << 63);
                     }
@@ -94,7 +95,26 @@ impl LayerSet {
     fn add_image(&mut self, src: &LayerSet, e: u64, step: Step) {
         let first = self.base / 64;
         let words = &mut self.words;
-        src.for_image_words(e, step, |v, bits| words[(v - first) as usize] |= bits);
+        match step {
+            // the backward pass's hot loop: `for_image_words` written out, without a call per word
+            Step::Back => {
+                let (high, low, src_first) = (e >> 6, e & 63, src.base / 64);
+                for (at, &w) in (src_first..).zip(&src.words).filter(|(_, w)| **w != 0) {
+                    let x = xor_bits(w, low);
+                    let v = ((at ^ high) - first) as usize;
+                    // the word v exists unless x >> 1 is 0 (the bounds count only words that gain a bit)
+                    match words.get_mut(v) {
+                        Some(word) => *word |= x >> 1,
+                        None => debug_assert_eq!(x >> 1, 0, "the window holds the image"),
+                    }
+                    // (v = 0 only where the window starts at g = 0: bit 0 is g = -1, no state)
+                    if x & 1 == 1 && v > 0 {
+                        words[v - 1] |= 1 << 63;
+                    }
+                }
+            }
+            Step::Forward => src.for_image_words(e, step, |v, bits| words[(v - first) as usize] |= bits),
+        }
     }
 
     /// The union of the images of `sources` (set, edge) under `step` and of the values `singles`,
@@ -243,10 +263,7 @@ impl Plan {
         for i in (2..=n).rev() {
             hooks.check()?;
             let own: Vec<u64> = by_layer[first_at[i]..first_at[i + 1]].iter().map(|t| t.1).collect();
-            let sources: Vec<(&LayerSet, u64)> = [(i + 1, i - 1), (i + 2, i + 1)]
-                .into_iter()
-                .filter_map(|(from, e)| layers.get(from).filter(|s| !s.is_empty()).map(|s| (s, edge[e] as u64)))
-                .collect();
+            let sources = back_sources(i, [layers.get(i + 1), layers.get(i + 2)], &edge);
             let mut bounds = own.iter().fold(None, |b, &g| Some(widen(b, g / 64, g / 64)));
             for &(set, e) in &sources {
                 if let Some((lo, hi)) = set.image_bounds(e, Step::Back) {
@@ -288,6 +305,11 @@ impl Plan {
         self.lens.iter().map(|&l| l as u64).sum()
     }
 
+    /// The number of states of each layer, 0 to the top. Cost O(n).
+    pub(crate) fn lens(&self) -> Vec<u32> {
+        self.lens.clone()
+    }
+
     /// The number of states of layer `k`. Cost O(1).
     pub fn layer_len(&self, k: usize) -> usize {
         self.lens[k] as usize
@@ -310,6 +332,76 @@ impl Plan {
         let windows = self.layers.iter().filter(|l| l.window() > 0).map(|l| l.base() + l.window() as u64 - 1);
         Sizes { plan: self.bytes(), widest: self.widest_layer() as u64, highest: windows.fold(edges, u64::max) }
     }
+}
+
+/// Where layer `i`'s states are read from by the layers above it: layer i + 1 through its R (edge
+/// i - 1) and layer i + 2 through its L (edge i + 1), those that exist and are not empty.
+fn back_sources<'a>(i: usize, above: [Option<&'a LayerSet>; 2], edge: &[u32]) -> Vec<(&'a LayerSet, u64)> {
+    above
+        .into_iter()
+        .zip([i - 1, i + 1])
+        .filter_map(|(set, e)| set.filter(|s| !s.is_empty()).map(|s| (s, edge[e] as u64)))
+        .collect()
+}
+
+/// The sizes of the plan of a set of targets, counted layer by layer without keeping the plan:
+/// what [`Plan::new`] would hold, in two layers' memory.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Census {
+    /// The number of states of each layer, 0 to the top.
+    pub(crate) lens: Vec<u32>,
+    /// The bytes [`Plan::bytes`] would give.
+    pub(crate) plan_bytes: u64,
+    /// The highest g of any layer's window, or edge value (as in [`Sizes::highest`]).
+    pub(crate) highest: u64,
+}
+
+impl Census {
+    /// The largest number of states in one layer. Cost O(n).
+    pub(crate) fn widest_layer(&self) -> u64 {
+        self.lens.iter().copied().max().unwrap_or(0) as u64
+    }
+
+    /// The plan's [`Sizes`], as [`Plan::sizes`] would give them.
+    pub(crate) fn sizes(&self) -> Sizes {
+        Sizes { plan: self.plan_bytes, widest: self.widest_layer(), highest: self.highest }
+    }
+}
+
+/// The [`Census`] of the plan of `targets`: every layer of [`Plan::new`] made in turn, from the top
+/// down, counted and dropped once the two layers below it are made.
+///
+/// Cost: the time of [`Plan::new`] (O(window / 64) word operations a layer: 2 x 10^8 at n = 100000,
+/// where the window is 2^17) without its memory: two layers' bitsets (W / 8 bytes each, 128 KiB
+/// at n = 1,000,000) and 8 bytes a layer for the edge values and the counts.
+///
+/// # Errors
+/// [`crate::Error::InvalidArgument`] for an n above [`crate::game::MAX_N`];
+/// [`crate::Error::Interrupted`] once cancelled (checked every layer).
+pub(crate) fn census(targets: &[(u64, u64)], hooks: Hooks) -> Result<Census> {
+    let top = targets.iter().map(|t| t.0).max().unwrap_or(0);
+    crate::game::check_n(top)?;
+    let edge = crate::game::edge_values(top)?;
+    let n = top as usize;
+    let mut by_layer = targets.to_vec();
+    by_layer.sort_unstable();
+    let mut lens = vec![0u32; n + 1];
+    let mut plan_bytes = 4 * (top + 1);
+    let mut highest = edge.iter().copied().max().unwrap_or(0) as u64;
+    // layers i + 1 and i + 2 as layer i is made
+    let (mut above1, mut above2) = (LayerSet::default(), LayerSet::default());
+    for i in (2..=n).rev() {
+        hooks.check()?;
+        let own: Vec<u64> = std::iter::from_fn(|| by_layer.pop_if(|t| t.0 as usize == i).map(|t| t.1)).collect();
+        let set = LayerSet::image(&back_sources(i, [Some(&above1), Some(&above2)], &edge), Step::Back, &own);
+        lens[i] = set.len() as u32;
+        plan_bytes += set.bytes();
+        if set.window() > 0 {
+            highest = highest.max(set.base() + set.window() as u64 - 1);
+        }
+        (above1, above2) = (set, above1);
+    }
+    Ok(Census { lens, plan_bytes, highest })
 }
 
 /// What a run's memory estimate depends on in its plan: what [`Guard`] hands the estimate of a whole
@@ -545,6 +637,26 @@ mod tests {
         assert!((16_600_000..16_800_000).contains(&states), "{states}");
         assert_eq!(plan.widest_layer(), 2048);
         assert!(plan.layers.iter().all(|l| l.iter().all(|g| g < 8192)));
+    }
+
+    #[test]
+    fn the_census_counts_what_the_plan_holds() {
+        let cases: Vec<Vec<(u64, u64)>> = vec![
+            vec![(0, 0)],
+            vec![(2, 0), (3, 1)],
+            vec![(3000, 0)],
+            vec![(1200, 5), (1100, 0), (1200, 7), (40, 9)],
+            vec![(333, 1 << 40)],
+            (0..=300).map(|k| (k, k % 5)).collect(),
+        ];
+        for targets in &cases {
+            let plan = Plan::new(targets, u64::MAX, Hooks::default()).unwrap();
+            let census = census(targets, Hooks::default()).unwrap();
+            let lens: Vec<u32> = (0..=plan.top()).map(|k| plan.layer_len(k) as u32).collect();
+            assert_eq!(census.lens, lens, "{targets:?}");
+            assert_eq!(census.lens.iter().map(|&l| l as u64).sum::<u64>(), plan.states());
+            assert_eq!(census.sizes(), plan.sizes(), "{targets:?}");
+        }
     }
 
     #[test]
