@@ -506,7 +506,7 @@ const KEEP_VALUES_BYTES: u64 = 64 << 20;
 /// the process, the plan, the exact engine's three layers, the modular engine's arrays and its
 /// residues for each target, the values where they are kept (always for a double check), and the
 /// decimal string of one result.
-fn whole_bytes(sizes: &Sizes, n: u64, moduli: usize, targets: usize, double_check: bool) -> u64 {
+pub(crate) fn whole_bytes(sizes: &Sizes, n: u64, moduli: usize, targets: usize, double_check: bool) -> u64 {
     let modular = modular::memory_bytes_for(sizes, moduli, targets);
     let values = kept_values_bytes(targets, n);
     let kept = if double_check || values <= KEEP_VALUES_BYTES { values } else { 0 };

@@ -140,6 +140,13 @@ pub(crate) fn count_exact(engine: Engine, plan: &Plan, targets: &[(u64, u64)], h
     Ok(values)
 }
 
+/// The 64-bit limb additions of the exact engine over layers of `lens[k]` states (k from 0 to the top
+/// layer): the sum over the layers k from 2 up of the states times the limbs of a count of layer k.
+/// 763,862,076 for the plan of (10000, 0), over its 16.7 million states. Cost O(n).
+pub(crate) fn limb_additions(lens: &[u32]) -> u128 {
+    lens.iter().enumerate().skip(2).map(|(k, &len)| len as u128 * limbs(k) as u128).sum()
+}
+
 /// Bytes the exact engines' layers need over `plan` for a top layer `n`, in the current rayon pool:
 /// the larger of the reference engine's three layers and the blocked engine's
 /// ([`blocked::memory_bytes`]).

@@ -144,15 +144,8 @@ pub(super) fn run(
 ) -> Result<Vec<Vec<u64>>> {
     let by_layer: Vec<usize> = crate::engines::by_layer(targets).into_iter().filter(|&t| targets[t].0 >= 2).collect();
     let v = class_width(w);
-    // each window in lanes of a class array: whole blocks of 64 lanes, within v
-    let windows: Vec<(usize, usize)> = shape
-        .windows
-        .iter()
-        .map(|&(lo, hi)| if hi > lo { ((lo / 4) & !63, (hi / 4).next_multiple_of(64).min(v)) } else { (0, 0) })
-        .collect();
-    let lanes: u64 =
-        windows.iter().zip(&shape.classes).map(|(&(lo, hi), c)| ((hi - lo) * c.count_ones() as usize) as u64).sum();
-    let total = lanes * moduli.len() as u64;
+    let windows = lane_windows(shape, v);
+    let total = layer_lanes(shape, w).iter().sum::<u64>() * moduli.len() as u64;
     let sweep = Sweep { shape, windows, targets, by_layer: &by_layer, v, hooks, total, done: AtomicU64::new(0) };
     let per_modulus: Vec<Vec<u64>> = moduli
         .par_iter()
@@ -165,6 +158,22 @@ pub(super) fn run(
         }
     }
     Ok(found)
+}
+
+/// Each layer's window in lanes of a class array of V lanes: whole blocks of 64 lanes, within V.
+fn lane_windows(shape: &Shape, v: usize) -> Vec<(usize, usize)> {
+    shape
+        .windows
+        .iter()
+        .map(|&(lo, hi)| if hi > lo { ((lo / 4) & !63, (hi / 4).next_multiple_of(64).min(v)) } else { (0, 0) })
+        .collect()
+}
+
+/// The lane operations of each layer of a sweep of `shape` with arrays for g below `w`, per
+/// modulus: its window in lanes times the classes it keeps. Cost O(top).
+pub(super) fn layer_lanes(shape: &Shape, w: u64) -> Vec<u64> {
+    let windows = lane_windows(shape, class_width(w));
+    windows.iter().zip(&shape.classes).map(|(&(lo, hi), c)| ((hi - lo) * c.count_ones() as usize) as u64).collect()
 }
 
 /// The lanes V of a class array for g below `w`: w / 4, at least 64 (the kernel's block).

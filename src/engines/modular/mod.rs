@@ -161,6 +161,50 @@ pub(crate) fn memory_bytes_for(sizes: &Sizes, moduli: usize, targets: usize) -> 
     }
 }
 
+/// What one modulus of [`count_mod_unplanned`] costs for `targets`: the lane operations of each
+/// layer (0 to the top) and the bytes of its arrays, or `None` where it would not run (see
+/// [`unplanned_bytes`]). Cost O(top n) time, 4 bytes a layer.
+///
+/// # Errors
+/// As [`count_mod_unplanned`].
+pub(crate) fn unplanned_work(targets: &[(u64, u64)], hooks: Hooks) -> Result<Option<(Vec<u64>, u64)>> {
+    let top = targets.iter().map(|t| t.0).max().unwrap_or(0);
+    let Some(w) = unplanned_width(targets, 1, hooks)? else { return Ok(None) };
+    let shape = dense::Shape::full(crate::game::edge_values(top)?, w as usize, targets);
+    Ok(Some((dense::layer_lanes(&shape, w), dense_bytes(w, 1))))
+}
+
+/// The speed of [`count_mod_unplanned`] for c(n, 0) on one thread, in lane operations per second
+/// for one modulus below 2^63 in `u64` lanes (as the primes of [`crate::crt`] run): a sweep of the
+/// arrays of n's width over the edge values of n's top layers, about `lanes` lane operations of
+/// it. The residues it computes mean nothing; its memory traffic is that of the real run.
+///
+/// Cost: `lanes` lane operations (about 0.1 s for 10^8 with AVX2); memory the arrays of one
+/// modulus ([`unplanned_bytes`]).
+///
+/// # Errors
+/// [`Error::InvalidArgument`] for n above [`crate::game::MAX_N`] or below 3, or an invalid
+/// `FIBTREE_ISA`.
+pub(crate) fn unplanned_speed(n: u64, lanes: u64, modulus: u64) -> Result<f64> {
+    check_modulus(modulus)?;
+    let isa = crate::kernel()?.isa();
+    if n < 3 {
+        return Err(Error::invalid(Param::N, format!("at least 3 for a calibration, got {n}")));
+    }
+    let target = [(n, 0)];
+    let w = unplanned_width(&target, 1, Hooks::default())?.unwrap_or(1 << 20);
+    let edges = crate::game::edge_values(n)?;
+    let layers = (lanes / (w / 4).max(64)).clamp(2, n - 1) as usize;
+    // layers 0 and 1, then the edge values of n's top layers
+    let edge: Vec<u32> = [0, 1].into_iter().chain(edges[edges.len() - layers + 1..].iter().copied()).collect();
+    let top = edge.len() as u64 - 1;
+    let shape = dense::Shape::full(edge, w as usize, &[(top, 0)]);
+    let work: u64 = dense::layer_lanes(&shape, w).iter().sum();
+    let start = std::time::Instant::now();
+    dense::run(&shape, &[(top, 0)], &[modulus], Hooks::default(), w, isa, false)?;
+    Ok(work as f64 / start.elapsed().as_secs_f64().max(1e-9))
+}
+
 /// The width W of [`count_mod_unplanned`], or `None` where its arrays would exceed
 /// [`DENSE_LIMIT_BYTES`]. Cost O(top n), cancellable.
 ///
