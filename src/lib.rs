@@ -15,12 +15,12 @@
 //! forces another ([`KERNEL_VAR`]); [`kernel`] says which set runs. An invalid value is an
 //! [`Error::InvalidArgument`] naming [`Param::Isa`], which every function that runs a kernel returns.
 //!
-//! The counting API is at the root. Nine modules hold the rest, each small: [`oracles`] (the
+//! The counting API is at the root. Ten modules hold the rest, each small: [`oracles`] (the
 //! brute-force counts that check the engines), [`ladder`] (the verification ladder of `fibtree
 //! self-test`), [`claims`] (checking another program's residues), [`moves`] (naming the moves
 //! themselves), [`draw`] (pictures of small trees), [`mod@bench`] (timing the exact engine), [`graph`]
 //! (the task graph of a timed run and the parallelism it allows), [`crt`] (exact values from residues
-//! modulo a fixed sequence of primes) and [`files`] (files written whole or not at all).
+//! modulo a fixed sequence of primes), [`estimate`] (the cost of a count before it runs) and [`files`] (files written whole or not at all).
 
 #![warn(missing_docs)]
 #![deny(unsafe_code)]
@@ -35,6 +35,7 @@ mod dist;
 pub mod draw;
 mod engines;
 mod error;
+pub mod estimate;
 pub mod files;
 mod game;
 pub mod graph;

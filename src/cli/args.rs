@@ -50,6 +50,9 @@ pub(super) enum Command {
     /// The exact c(N, G) from the files of all its shards (files or folders of them), checked as
     /// `count` checks it.
     Combine(CombineArgs),
+    /// What counting c(N, G) will take: the plan's states, the limb additions, the value's size, the
+    /// primes, the memory and the time on this machine, exactly and in S residue shards.
+    Estimate(EstimateArgs),
     /// Time the exact engine for each N and thread count (every run checked against the modular
     /// engine): median seconds, speedup, parallel efficiency and limb additions per nanosecond.
     Bench(BenchArgs),
@@ -226,6 +229,39 @@ pub(super) struct CombineArgs {
     pub(super) threads: Option<usize>,
     #[command(flatten)]
     pub(super) output: OutputArg,
+}
+
+#[derive(Debug, Args)]
+pub(super) struct EstimateArgs {
+    /// The tree T(N).
+    #[arg(value_name = "N", value_parser = parse_whole, allow_negative_numbers = true)]
+    pub(super) n: u64,
+    /// Count the moves that leave Grundy value G.
+    #[arg(long, value_name = "G", default_value_t = 0, value_parser = parse_whole, allow_negative_numbers = true)]
+    pub(super) g: u64,
+    /// Predict a run in S residue shards, 1 <= S <= 10^6; repeatable (default: 1, 64 and 1024).
+    #[arg(long, value_name = "S", value_parser = parse_shards, allow_negative_numbers = true)]
+    pub(super) shards: Vec<usize>,
+    /// Count the plan's states even where that takes minutes (past N of about 250,000; else they
+    /// are bounded from above).
+    #[arg(long)]
+    pub(super) census: bool,
+    /// Print one JSON object.
+    #[arg(long)]
+    pub(super) json: bool,
+    /// Predict for T worker threads, and use them (default: all cores).
+    #[arg(long, value_name = "T", value_parser = parse_threads)]
+    pub(super) threads: Option<usize>,
+    #[command(flatten)]
+    pub(super) output: OutputArg,
+}
+
+/// `--shards S`: 1 <= S <= 10^6.
+fn parse_shards(s: &str) -> Result<usize, String> {
+    match parse_whole(s)? {
+        s @ 1..=1_000_000 => Ok(s as usize),
+        _ => Err("expected a number of shards from 1 to 1000000".into()),
+    }
 }
 
 /// `--shard I/S` (and a shard file's `shard`): 1 <= I <= S.

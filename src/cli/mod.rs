@@ -11,6 +11,7 @@ mod combine;
 mod count;
 mod dist;
 mod draw;
+mod estimate;
 mod messages;
 mod moves;
 mod output;
@@ -179,6 +180,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> anyhow::Result<ExitCode>
         Command::Draw(args) => draw::draw(args),
         Command::Shard(args) => shard::shard(args),
         Command::Combine(args) => combine::combine(args),
+        Command::Estimate(args) => estimate::estimate(args),
         Command::Bench(args) => bench::bench(args),
         Command::SelfTest { seed } => selftest::self_test(seed),
         Command::Completions { shell } => tools::completions(shell),

@@ -206,13 +206,14 @@ impl Tally {
     }
 }
 
-/// Seconds as people read them: `42s`, `3m 05s`, `1h 02m`.
-fn duration(seconds: f64) -> String {
-    let s = seconds.max(0.0).round() as u64;
+/// Seconds as people read them: `42s`, `3m 05s`, `1h 02m`, `3d 04h`.
+pub(super) fn duration(seconds: f64) -> String {
+    let s = seconds.clamp(0.0, 1e15).round() as u64;
     match s {
         0..60 => format!("{s}s"),
         60..3600 => format!("{}m {:02}s", s / 60, s % 60),
-        _ => format!("{}h {:02}m", s / 3600, s / 60 % 60),
+        3600..86400 => format!("{}h {:02}m", s / 3600, s / 60 % 60),
+        _ => format!("{}d {:02}h", s / 86400, s / 3600 % 24),
     }
 }
 
@@ -337,5 +338,6 @@ mod tests {
         assert_eq!(duration(42.0), "42s");
         assert_eq!(duration(185.0), "3m 05s");
         assert_eq!(duration(3720.0), "1h 02m");
+        assert_eq!(duration(3.0 * 86400.0 + 4.0 * 3600.0 + 59.0), "3d 04h");
     }
 }

@@ -3,7 +3,7 @@
 //! signal) and that no invocation panics.
 //!
 //! Where new tests go: a command's output and behaviour in its module (`count`, `mod_only`,
-//! `verify`, `dist`, `table`, `moves`, `draw`, `bench`, `shards` for `shard` and `combine`, `tools`
+//! `verify`, `dist`, `table`, `moves`, `draw`, `bench`, `shards` for `shard` and `combine`, `estimate`, `tools`
 //! for `grundy` and `brute`); output files and signals in `output`; checkpoints in `checkpoint`; the
 //! kernel sets (`FIBTREE_ISA`) in `isa`; the files of `deploy/` in `deploy`; every usage error
 //! (exit 2) of every command in `validation`. Tests of the library without the binary go in
@@ -18,6 +18,7 @@ mod count;
 mod deploy;
 mod dist;
 mod draw;
+mod estimate;
 mod isa;
 mod mod_only;
 mod moves;

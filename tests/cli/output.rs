@@ -310,6 +310,8 @@ const EVERY_COMMAND: &[&[&str]] = &[
     &["moves", "30", "--random", "--seed", "1"],
     &["rank", "30", "LLR"],
     &["draw", "6"],
+    &["shard", "300", "--shard", "1/2"],
+    &["estimate", "300", "--threads", "1"],
     &["bench", "--n", "300", "--runs", "1", "--threads", "1", "-q"],
     &["self-test", "--seed", "1"],
     &["grundy", "10"],

@@ -38,6 +38,17 @@ fn moduli_out_of_range() {
 }
 
 #[test]
+fn estimates_of_no_shards_or_beyond_the_engines() {
+    for bad in ["0", "1000001", "x", "-2"] {
+        usage_error(&["estimate", "100", "--shards", bad], "--shards");
+    }
+    usage_error(&["estimate", "4294967296"], "N");
+    usage_error(&["estimate", "x"], "<N>");
+    usage_error(&["estimate", "10", "--g", "-1"], "--g");
+    usage_error(&["estimate", "10", "--threads", "0"], "--threads");
+}
+
+#[test]
 fn threads_and_sizes() {
     usage_error(&["count", "10", "--threads", "0"], "--threads");
     usage_error(&["count", "10", "--threads", "100000"], "--threads");

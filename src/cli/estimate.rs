@@ -1,0 +1,204 @@
+//! `fibtree estimate`: what counting c(N, G) will take, on one machine and in residue shards.
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use fibtree::estimate::{self, Census, Estimate};
+use fibtree::human_bytes;
+use serde::Serialize;
+
+use super::args::EstimateArgs;
+use super::progress::duration;
+use super::session::{Form, Outcome, Session};
+
+/// The estimate as `--json` gives it (fields in alphabetical order). Big counts are strings, so
+/// that any JSON reader keeps every digit; seconds are predictions, rounded to the millisecond.
+#[derive(Debug, Serialize)]
+struct EstimateOut {
+    bits_at_most: u64,
+    calibration: Calibration,
+    digits_at_most: u64,
+    exact: Exact,
+    g: u64,
+    kernel: String,
+    n: u64,
+    plan: PlanOut,
+    primes: usize,
+    residues: Residues,
+    shards: Vec<ShardOut>,
+    threads: usize,
+}
+
+#[derive(Debug, Serialize)]
+struct Calibration {
+    /// The exact engine's limb additions per nanosecond on one thread.
+    exact_limbs_per_ns: f64,
+    /// The dense sweep's lane operations per nanosecond on one thread.
+    residue_lanes_per_ns: f64,
+}
+
+#[derive(Debug, Serialize)]
+struct PlanOut {
+    bytes: u64,
+    /// Whether the states were counted (else `states` and `widest_layer` are upper bounds).
+    counted: bool,
+    states: String,
+    widest_layer: u64,
+}
+
+#[derive(Debug, Serialize)]
+struct Exact {
+    cpu_seconds: f64,
+    limb_additions: String,
+    memory_bytes: u64,
+    seconds: f64,
+}
+
+#[derive(Debug, Serialize)]
+struct Residues {
+    /// One prime's sweep.
+    prime_cpu_seconds: f64,
+    prime_lanes: String,
+    prime_memory_bytes: u64,
+}
+
+#[derive(Debug, Serialize)]
+struct ShardOut {
+    cpu_seconds: f64,
+    memory_bytes: u64,
+    primes_per_shard: usize,
+    seconds: f64,
+    shards: usize,
+}
+
+/// Seconds to the millisecond.
+fn ms(seconds: f64) -> f64 {
+    (seconds * 1e3).round() / 1e3
+}
+
+impl EstimateOut {
+    fn new(e: &Estimate, kernel: String) -> EstimateOut {
+        EstimateOut {
+            bits_at_most: e.bits_at_most,
+            calibration: Calibration {
+                exact_limbs_per_ns: (e.exact_rate / 1e9 * 1e3).round() / 1e3,
+                residue_lanes_per_ns: (e.prime_rate / 1e9 * 1e3).round() / 1e3,
+            },
+            digits_at_most: e.digits_at_most,
+            exact: Exact {
+                cpu_seconds: ms(e.exact_cpu_seconds),
+                limb_additions: e.limb_additions.to_string(),
+                memory_bytes: e.exact_bytes,
+                seconds: ms(e.exact_seconds()),
+            },
+            g: e.g,
+            kernel,
+            n: e.n,
+            plan: PlanOut {
+                bytes: e.plan_bytes,
+                counted: e.states_counted,
+                states: e.states.to_string(),
+                widest_layer: e.widest_layer,
+            },
+            primes: e.primes,
+            residues: Residues {
+                prime_cpu_seconds: ms(e.prime_cpu_seconds),
+                prime_lanes: e.prime_lanes.to_string(),
+                prime_memory_bytes: e.prime_bytes,
+            },
+            shards: e
+                .shards
+                .iter()
+                .map(|s| ShardOut {
+                    cpu_seconds: ms(s.cpu_seconds),
+                    memory_bytes: s.bytes,
+                    primes_per_shard: s.primes_per_shard,
+                    seconds: ms(s.seconds),
+                    shards: s.shards,
+                })
+                .collect(),
+            threads: e.threads,
+        }
+    }
+}
+
+/// A predicted time: to the hundredth below ten seconds, else as [`duration`] writes it.
+fn time(seconds: f64) -> String {
+    if seconds < 10.0 { format!("{seconds:.2}s") } else { duration(seconds) }
+}
+
+/// A large count in scientific notation with three digits, e.g. `2.45e9`; below 10^6 in full.
+fn big(x: f64) -> String {
+    if x < 1e6 {
+        format!("{x:.0}")
+    } else {
+        let exp = x.log10().floor() as i32;
+        format!("{:.2}e{exp}", x / 10f64.powi(exp))
+    }
+}
+
+impl Outcome for EstimateOut {
+    fn human(&self, out: &mut dyn Write) -> std::io::Result<()> {
+        let f = |s: &str| s.parse::<f64>().unwrap_or(f64::NAN);
+        let (n, g, threads) = (self.n, self.g, self.threads);
+        let at_most = if self.plan.counted { "" } else { "at most " };
+        writeln!(out, "c({n}, {g}), predicted for this machine ({threads} threads, kernel {}):", self.kernel)?;
+        writeln!(out, "  value     at most {} bits, {} decimal digits", self.bits_at_most, self.digits_at_most)?;
+        let counted = if self.plan.counted { "counted" } else { "an upper bound: --census counts them" };
+        writeln!(
+            out,
+            "  plan      {at_most}{} states ({counted}), widest layer {at_most}{}, {}",
+            big(f(&self.plan.states)),
+            self.plan.widest_layer,
+            human_bytes(self.plan.bytes)
+        )?;
+        writeln!(
+            out,
+            "  count     {} limb additions, {} of memory, {} CPU, {} on {threads} threads",
+            big(f(&self.exact.limb_additions)),
+            human_bytes(self.exact.memory_bytes),
+            time(self.exact.cpu_seconds),
+            time(self.exact.seconds)
+        )?;
+        writeln!(
+            out,
+            "  residues  {} primes below 2^62; a prime: {} lane operations, {} of arrays, {} CPU",
+            self.primes,
+            big(f(&self.residues.prime_lanes)),
+            human_bytes(self.residues.prime_memory_bytes),
+            time(self.residues.prime_cpu_seconds)
+        )?;
+        writeln!(
+            out,
+            "  shards    {:>8} {:>13} {:>13} {:>13} {:>13}",
+            "S", "primes each", "memory each", "time each", "CPU in all"
+        )?;
+        for s in &self.shards {
+            writeln!(
+                out,
+                "            {:>8} {:>13} {:>13} {:>13} {:>13}",
+                s.shards,
+                s.primes_per_shard,
+                human_bytes(s.memory_bytes),
+                time(s.seconds),
+                time(s.cpu_seconds)
+            )?;
+        }
+        writeln!(
+            out,
+            "calibrated on one thread: the exact engine at {:.2} limb additions/ns, the residues' sweep at {:.2} lane \
+             operations/ns",
+            self.calibration.exact_limbs_per_ns, self.calibration.residue_lanes_per_ns
+        )
+    }
+}
+
+pub(super) fn estimate(args: EstimateArgs) -> anyhow::Result<ExitCode> {
+    let mut session = Session::new(args.output.output.as_deref(), args.threads, false)?;
+    let census = if args.census { Census::Always } else { Census::Auto };
+    let shards = if args.shards.is_empty() { vec![1, 64, 1024] } else { args.shards.clone() };
+    let e = session.compute(|hooks, _| Ok(estimate::estimate(args.n, args.g, &shards, census, hooks)?))?;
+    let out = EstimateOut::new(&e, fibtree::kernel()?.to_string());
+    session.emit(&out, Form::of(args.json, false))?;
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,284 @@
+//! What a count will cost before it runs: the plan's states, the exact engine's limb additions, the
+//! size of the value, the primes of the residue route, the memory of one machine and of a shard,
+//! and the time on this machine, from a short calibration of both engines.
+//!
+//! **Method.**
+//! - *States.* The plan's backward pass is run layer by layer and counted, keeping two layers
+//!   (the plan's census): the exact number, at the cost of the pass without its memory (about
+//!   3 s at n = 100000 here). Where that pass would take long (n x W above [`CENSUS_LIMIT`], W the
+//!   width of the layers: n above about 250,000 for g = 0) it is skipped unless asked for, and the
+//!   states are bounded instead by the g of the classes modulo 4 that the plan can hold below W
+//!   (the dense modular engine's windows): an upper bound, 1.3 x the plan at n = 100000 and 1.05 x
+//!   at n = 20000.
+//! - *Work.* The exact engine's limb additions are the sum over layers of the states times the limbs
+//!   of a count of the layer; the residue route's lane operations per prime are the dense modular
+//!   engine's, counted exactly from its windows.
+//! - *Speed.* The exact engine runs f(min(n, 8000)) on one thread; the dense sweep runs about
+//!   10^8 lane operations with arrays of n's width; each twice, the faster run counting. Their rates give the predicted CPU time; the
+//!   wall time of T threads assumes the CPU time divides evenly (the exact engine) or that each
+//!   thread takes whole primes (the residue route).
+
+use crate::budget::PROCESS_BYTES;
+use crate::engines::{self, Engine, modular};
+use crate::error::{Error, Param, Result};
+use crate::hooks::Hooks;
+use crate::plan::{self, Plan};
+
+/// The largest n x W (the top layer times the width of the layers) for which [`estimate`] counts
+/// the plan's states by default: about 13 s of backward pass on a 2-core AMD EPYC (n = 200000 has
+/// n x W = 5.2 x 10^10 and took 11.6 s).
+pub const CENSUS_LIMIT: u64 = 60_000_000_000;
+
+/// The exact engine's calibration runs f(n) for n up to this.
+const CALIBRATION_N: u64 = 8000;
+
+/// The dense sweep's calibration runs about this many lane operations, twice.
+const CALIBRATION_LANES: u64 = 100_000_000;
+
+/// When [`estimate`] counts the plan's states.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Census {
+    /// Where n x W is at most [`CENSUS_LIMIT`]; else bound them.
+    Auto,
+    /// Always, however long it takes.
+    Always,
+}
+
+/// The predicted cost of c(n, g), as [`estimate`] gives it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Estimate {
+    /// The tree T(n).
+    pub n: u64,
+    /// The Grundy value of the count.
+    pub g: u64,
+    /// The threads the times are predicted for (the current rayon pool's).
+    pub threads: usize,
+    /// The plan's states: counted, or an upper bound (see `states_counted`).
+    pub states: u64,
+    /// Whether `states` and `widest_layer` were counted (else they are upper bounds).
+    pub states_counted: bool,
+    /// The states of the plan's widest layer (counted or an upper bound, as `states`).
+    pub widest_layer: u64,
+    /// The exact engine's 64-bit limb additions: the sum over layers of states times limbs.
+    pub limb_additions: u128,
+    /// An upper bound on the bits of the value: it is below |T(n)|.
+    pub bits_at_most: u64,
+    /// An upper bound on its decimal digits.
+    pub digits_at_most: u64,
+    /// The primes below 2^62 whose residues determine the value ([`crate::crt::primes_needed`]).
+    pub primes: usize,
+    /// The plan's bytes (the exact engine holds it whole).
+    pub plan_bytes: u64,
+    /// The peak memory of `fibtree count` on one machine (plan, exact engine, modular check).
+    pub exact_bytes: u64,
+    /// The dense modular engine's lane operations for one prime of the residue route.
+    pub prime_lanes: u64,
+    /// The memory of one prime's sweep (its arrays), beside the process's own.
+    pub prime_bytes: u64,
+    /// The calibration: the exact engine's limb additions per second on one thread.
+    pub exact_rate: f64,
+    /// The calibration: the dense sweep's lane operations per second on one thread.
+    pub prime_rate: f64,
+    /// The predicted CPU seconds of the exact engine.
+    pub exact_cpu_seconds: f64,
+    /// The predicted CPU seconds of one prime of the residue route.
+    pub prime_cpu_seconds: f64,
+    /// The residue route cut into each number of shards asked for.
+    pub shards: Vec<ShardCost>,
+}
+
+impl Estimate {
+    /// The predicted wall seconds of the exact engine on [`Estimate::threads`] threads, at a perfect
+    /// speedup (`fibtree bench` measures the real one).
+    pub fn exact_seconds(&self) -> f64 {
+        self.exact_cpu_seconds / self.threads as f64
+    }
+}
+
+/// The residue route in S shards, each run on [`Estimate::threads`] threads.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ShardCost {
+    /// S.
+    pub shards: usize,
+    /// The primes of the largest shard.
+    pub primes_per_shard: usize,
+    /// The peak memory of one shard: the process and one prime's arrays per thread at work.
+    pub bytes: u64,
+    /// The wall seconds of the largest shard: its primes a thread each, in rounds.
+    pub seconds: f64,
+    /// The CPU seconds of all the shards together.
+    pub cpu_seconds: f64,
+}
+
+/// The cost of counting c(n, g), exactly (`fibtree count`) and by residue shards (`fibtree shard`)
+/// cut into each of `shards`, predicted for the current rayon pool's threads: see the module docs
+/// for the method.
+///
+/// Cost: the plan's backward pass when it is counted (O(n x W / 64) word operations; about 3 s at n
+/// = 100000, W = 2^17), O(n) otherwise; the calibration, about 0.5 s; memory two layers of the plan
+/// (W / 8 bytes each), the calibration's plan of f(8000) (a few MB), one prime's arrays, and 8 bytes
+/// a layer.
+///
+/// # Errors
+/// [`Error::InvalidArgument`] for n above [`crate::MAX_N`], a shard count of 0 (naming
+/// [`Param::Shard`]) or an invalid `FIBTREE_ISA`; [`Error::Interrupted`] once cancelled.
+pub fn estimate(n: u64, g: u64, shards: &[usize], census: Census, hooks: Hooks) -> Result<Estimate> {
+    crate::game::check_n(n)?;
+    crate::kernel()?;
+    if let Some(s) = shards.iter().find(|&&s| s == 0) {
+        return Err(Error::invalid(Param::Shard, format!("a number of shards of at least 1, got {s}")));
+    }
+    let width = crate::game::max_edge_value_with(n, hooks)? as u64 + 1;
+    let counted = census == Census::Always || n.saturating_mul(width.next_power_of_two()) <= CENSUS_LIMIT;
+    estimate_with(n, g, shards, counted, hooks)
+}
+
+/// [`estimate`], counting the plan's states if `counted` (or where the bound cannot be had: a g
+/// far above W), else bounding them.
+fn estimate_with(n: u64, g: u64, shards: &[usize], counted: bool, hooks: Hooks) -> Result<Estimate> {
+    let targets = [(n, g)];
+    let bits_at_most = crate::game::count_bits_bound(n);
+    let unplanned = modular::unplanned_work(&targets, hooks)?;
+    let width = crate::game::max_edge_value_with(n, hooks)? as u64 + 1;
+    let counted = counted || unplanned.is_none();
+    let (lens, sizes) = if counted {
+        let census = plan::census(&targets, hooks)?;
+        let sizes = census.sizes();
+        (census.lens, sizes)
+    } else {
+        // every state of the plan is a g of a kept class in the dense windows
+        let (lanes, _) = unplanned.as_ref().expect("bounded only where the dense route runs");
+        let lens: Vec<u32> = lanes.iter().map(|&l| l.min(u32::MAX as u64) as u32).collect();
+        let plan_bytes = 4 * (n + 1) + (n + 1) * (width.next_power_of_two() / 8).max(8);
+        let widest = lens.iter().copied().max().unwrap_or(0) as u64;
+        (lens, plan::Sizes { plan: plan_bytes, widest, highest: width.next_power_of_two() - 1 })
+    };
+    let states = lens.iter().map(|&l| l as u64).sum();
+    let limb_additions = engines::limb_additions(&lens);
+    let exact_bytes = crate::report::whole_bytes(&sizes, n, 2, 1, false);
+    let (prime_lanes, prime_bytes) = match &unplanned {
+        Some((lanes, bytes)) => (lanes.iter().sum(), *bytes),
+        // the modular engine over the plan: a lane per state, and the plan
+        None => (states, sizes.plan + modular::memory_bytes_for(&sizes, 1, 1)),
+    };
+    let primes = crate::crt::primes_needed(n);
+    let (exact_rate, prime_rate) = calibrate(n, primes, hooks)?;
+    let exact_cpu_seconds = limb_additions as f64 / exact_rate;
+    let prime_cpu_seconds = prime_lanes as f64 / prime_rate;
+    let threads = rayon::current_num_threads();
+    let shards = shards
+        .iter()
+        .map(|&s| {
+            let per_shard = primes.div_ceil(s);
+            let at_once = per_shard.min(threads) as u64;
+            ShardCost {
+                shards: s,
+                primes_per_shard: per_shard,
+                bytes: PROCESS_BYTES + at_once * prime_bytes,
+                seconds: per_shard.div_ceil(threads.max(1)) as f64 * prime_cpu_seconds,
+                cpu_seconds: primes as f64 * prime_cpu_seconds,
+            }
+        })
+        .collect();
+    Ok(Estimate {
+        n,
+        g,
+        threads,
+        states,
+        states_counted: counted,
+        widest_layer: sizes.widest,
+        limb_additions,
+        bits_at_most,
+        digits_at_most: (bits_at_most as f64 * std::f64::consts::LOG10_2).ceil() as u64,
+        primes,
+        plan_bytes: sizes.plan,
+        exact_bytes,
+        prime_lanes,
+        prime_bytes,
+        exact_rate,
+        prime_rate,
+        exact_cpu_seconds,
+        prime_cpu_seconds,
+        shards,
+    })
+}
+
+/// The one-thread speeds of the exact engine (limb additions per second, on f(min(n, 8000))) and of
+/// the dense sweep of the residue route (lane operations per second, with the arrays of n's width
+/// and a prime of the route), each the faster of two runs (on a busy machine the slower run says
+/// more about the neighbours than about the engine). Cost about 0.8 s.
+fn calibrate(n: u64, primes: usize, hooks: Hooks) -> Result<(f64, f64)> {
+    let one = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .map_err(|e| Error::Io(std::io::Error::other(format!("a thread for the calibration: {e}"))))?;
+    let prime = crate::crt::primes(primes.max(1))[0];
+    one.install(|| {
+        let k = n.clamp(1000, CALIBRATION_N);
+        let targets = [(k, 0)];
+        let plan = Plan::new(&targets, u64::MAX, hooks)?;
+        let lens = plan.lens();
+        let (mut exact, mut dense) = (0.0f64, 0.0f64);
+        for _ in 0..2 {
+            let start = std::time::Instant::now();
+            engines::count_words(Engine::Blocked, &plan, &targets, hooks)?;
+            exact = exact.max(engines::limb_additions(&lens) as f64 / start.elapsed().as_secs_f64().max(1e-9));
+            hooks.check()?;
+            dense = dense.max(modular::unplanned_speed(n.max(3), CALIBRATION_LANES, prime)?);
+            hooks.check()?;
+        }
+        Ok((exact, dense))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_estimate_counts_the_plans_states() {
+        for n in [3u64, 700, 5000] {
+            let e = estimate(n, 0, &[1, 7], Census::Auto, Hooks::default()).unwrap();
+            let plan = Plan::new(&[(n, 0)], u64::MAX, Hooks::default()).unwrap();
+            assert!(e.states_counted);
+            assert_eq!(e.states, plan.states(), "n = {n}");
+            assert_eq!(e.widest_layer, plan.widest_layer() as u64);
+            assert_eq!(e.primes, crate::crt::primes_needed(n));
+            assert!(crate::tree_size(n).bits() <= e.bits_at_most);
+            assert!(e.exact_rate > 0.0 && e.prime_rate > 0.0);
+            assert_eq!(e.shards.len(), 2);
+            assert_eq!(e.shards[1].primes_per_shard, e.primes.div_ceil(7));
+            assert!(e.shards[0].seconds >= e.shards[1].seconds);
+        }
+    }
+
+    #[test]
+    fn uncounted_states_are_bounded_from_above() {
+        let counted = estimate_with(3000, 0, &[1], true, Hooks::default()).unwrap();
+        let bounded = estimate_with(3000, 0, &[1], false, Hooks::default()).unwrap();
+        assert!(counted.states_counted && !bounded.states_counted);
+        assert!(bounded.states >= counted.states && bounded.states <= 2 * counted.states, "{bounded:?}");
+        assert!(bounded.widest_layer >= counted.widest_layer);
+        assert!(bounded.limb_additions >= counted.limb_additions);
+        assert!(bounded.plan_bytes >= counted.plan_bytes);
+        assert_eq!(bounded.prime_lanes, counted.prime_lanes);
+    }
+
+    #[test]
+    fn the_bound_is_above_the_count() {
+        // the bound's ingredients, at an n whose census is cheap
+        for n in [2000u64, 12_000] {
+            let (lanes, _) = modular::unplanned_work(&[(n, 0)], Hooks::default()).unwrap().unwrap();
+            let census = plan::census(&[(n, 0)], Hooks::default()).unwrap();
+            for (k, (&l, &c)) in lanes.iter().zip(&census.lens).enumerate() {
+                assert!(c as u64 <= l, "layer {k} of n = {n}: {c} states, bound {l}");
+            }
+        }
+    }
+
+    #[test]
+    fn no_shards_is_refused() {
+        let e = estimate(100, 0, &[4, 0], Census::Auto, Hooks::default()).unwrap_err();
+        assert!(matches!(e, Error::InvalidArgument { param: Param::Shard, .. }), "{e}");
+    }
+}

@@ -1,0 +1,67 @@
+//! `fibtree estimate`: the plan's states counted (checked against the known count of f(10000)),
+//! bounded where counting would take long, the primes and shards as `shard` cuts them, and every
+//! form of the output.
+
+use serde_json::Value;
+
+use crate::common::*;
+
+/// A number of the JSON, which carries big counts as strings.
+fn number(v: &Value) -> f64 {
+    v.as_str().map_or_else(|| v.as_f64().unwrap(), |s| s.parse().unwrap())
+}
+
+#[test]
+fn the_states_of_f10000_are_counted_and_the_shards_cut_as_shard_cuts_them() {
+    let e = success_json(&["estimate", "10000", "--shards", "1", "--shards", "7", "--json"]);
+    // docs/math.md: (10000, 0) needs 16.7 million states, at most 2048 a layer; `fibtree bench`
+    // prints the plan's exact count, 16736820, and its 763862076 limb additions
+    assert_eq!(e["plan"]["states"], "16736820");
+    assert_eq!(e["plan"]["counted"], true);
+    assert_eq!(e["plan"]["widest_layer"], 2048);
+    assert_eq!(e["exact"]["limb_additions"], "763862076");
+    // f(10000) has 2087 digits (docs/math.md), below |T(10000)|
+    let digits = e["digits_at_most"].as_u64().unwrap();
+    assert!((2087..=2092).contains(&digits), "{digits}");
+    assert_eq!((e["n"].as_u64(), e["g"].as_u64()), (Some(10000), Some(0)));
+    let primes = e["primes"].as_u64().unwrap();
+    let shards = e["shards"].as_array().unwrap();
+    assert_eq!(shards.len(), 2);
+    assert_eq!(shards[0]["primes_per_shard"].as_u64(), Some(primes));
+    assert_eq!(shards[1]["primes_per_shard"].as_u64(), Some(primes.div_ceil(7)));
+    // the shard files hold as many primes as the estimate says
+    let dir = TempDir::new("estimate");
+    let file = dir.join("1.json");
+    success(&["shard", "10000", "--shard", "1/7", "-o", &file]);
+    let shard: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    assert_eq!(shard["primes"].as_array().unwrap().len() as u64, primes.div_ceil(7));
+    for field in [&e["exact"]["seconds"], &e["exact"]["cpu_seconds"], &e["residues"]["prime_cpu_seconds"]] {
+        assert!(number(field) > 0.0, "{e}");
+    }
+    assert!(number(&e["exact"]["memory_bytes"]) > number(&e["plan"]["bytes"]));
+}
+
+#[test]
+fn a_large_n_is_bounded_quickly_and_says_so() {
+    let e = success_json(&["estimate", "1000000", "--shards", "1024", "--json"]);
+    assert_eq!(e["plan"]["counted"], false);
+    // every state of the plan is a g of one class modulo 4 below W = 2^20 (at most)
+    assert!(number(&e["plan"]["states"]) <= 1e6 * (1 << 18) as f64, "{e}");
+    assert_eq!(e["primes"].as_u64(), Some(11384));
+    assert_eq!(e["shards"][0]["primes_per_shard"].as_u64(), Some(11384u64.div_ceil(1024)));
+    let human = success(&["estimate", "1000000", "--shards", "64"]);
+    assert!(human.contains("an upper bound: --census counts them"), "{human}");
+    assert!(human.contains("c(1000000, 0), predicted for this machine"), "{human}");
+}
+
+#[test]
+fn the_human_form_lists_the_default_shards() {
+    let out = success(&["estimate", "3000", "--g", "2"]);
+    assert!(out.starts_with("c(3000, 2), predicted for this machine"), "{out}");
+    for line in ["  value     at most", "  plan      ", "  count     ", "  residues  ", "calibrated on one thread"] {
+        assert!(out.contains(line), "{line:?} in {out}");
+    }
+    let rows: Vec<&str> = out.lines().filter(|l| l.starts_with("            ")).collect();
+    let first: Vec<&str> = rows.iter().map(|l| l.split_whitespace().next().unwrap()).collect();
+    assert_eq!(first, ["1", "64", "1024"], "{out}");
+}
