@@ -13,7 +13,7 @@
 //! - *Work.* The exact engine's limb additions are the sum over layers of the states times the limbs
 //!   of a count of the layer; the residue route's lane operations per prime are the dense modular
 //!   engine's, counted exactly from its windows.
-//! - *Speed.* The exact engine runs f(min(n, 8000)) on one thread; the dense sweep runs about
+//! - *Speed.* The exact engine runs f(n) (n clamped to 1000..=8000) on one thread; the dense sweep runs about
 //!   10^8 lane operations with arrays of n's width; each twice, the faster run counting. Their rates give the predicted CPU time; the
 //!   wall time of T threads assumes the CPU time divides evenly (the exact engine) or that each
 //!   thread takes whole primes (the residue route).
@@ -203,10 +203,11 @@ fn estimate_with(n: u64, g: u64, shards: &[usize], counted: bool, hooks: Hooks) 
     })
 }
 
-/// The one-thread speeds of the exact engine (limb additions per second, on f(min(n, 8000))) and of
-/// the dense sweep of the residue route (lane operations per second, with the arrays of n's width
-/// and a prime of the route), each the faster of two runs (on a busy machine the slower run says
-/// more about the neighbours than about the engine). Cost about 0.8 s.
+/// The one-thread speeds of the exact engine (limb additions per second, on f(n) for n clamped to
+/// 1000..=8000) and of the dense sweep of the residue route (lane operations per second, with the
+/// arrays of the width of n (at least 1000) and a prime of the route), each the faster of two runs
+/// (on a busy machine the slower run says more about the neighbours than about the engine). Cost
+/// about 0.8 s.
 fn calibrate(n: u64, primes: usize, hooks: Hooks) -> Result<(f64, f64)> {
     let one = rayon::ThreadPoolBuilder::new()
         .num_threads(1)
@@ -224,7 +225,8 @@ fn calibrate(n: u64, primes: usize, hooks: Hooks) -> Result<(f64, f64)> {
             engines::count_words(Engine::Blocked, &plan, &targets, hooks)?;
             exact = exact.max(engines::limb_additions(&lens) as f64 / start.elapsed().as_secs_f64().max(1e-9));
             hooks.check()?;
-            dense = dense.max(modular::unplanned_speed(n.max(3), CALIBRATION_LANES, prime)?);
+            // below n = 1000 a layer is too short for its rate to mean anything (nor does the time)
+            dense = dense.max(modular::unplanned_speed(n.max(1000), CALIBRATION_LANES, prime)?);
             hooks.check()?;
         }
         Ok((exact, dense))
