@@ -4,12 +4,13 @@
 //!
 //! **Method.**
 //! - *States.* The plan's backward pass is run layer by layer and counted, keeping two layers
-//!   (the plan's census): the exact number, at the cost of the pass without its memory (about
-//!   3 s at n = 100000 here). Where that pass would take long (n x W above [`CENSUS_LIMIT`], W the
-//!   width of the layers: n above about 250,000 for g = 0) it is skipped unless asked for, and the
-//!   states are bounded instead by the g of the classes modulo 4 that the plan can hold below W
-//!   (the dense modular engine's windows): an upper bound, 1.3 x the plan at n = 100000 and 1.05 x
-//!   at n = 20000.
+//!   (the plan's census): the exact number, at the cost of the pass without its memory (0.6 s at
+//!   n = 100000 here, about a minute at n = 1,000,000). Where that pass would take long (n x W
+//!   above [`CENSUS_LIMIT`], W the width of the layers: n above about 480,000 for g = 0) it is
+//!   skipped unless asked for, and the states are bounded instead by the g of the classes modulo 4
+//!   that the plan can hold below W (the dense modular engine's windows): an upper bound, 1.05 x
+//!   the plan's states at n = 20000, 1.34 x at n = 100000, 1.22 x at n = 200000 and 1.39 x at n =
+//!   1,000,000 (where its limb additions are 1.77 x the plan's).
 //! - *Work.* The exact engine's limb additions are the sum over layers of the states times the limbs
 //!   of a count of the layer; the residue route's lane operations per prime are the dense modular
 //!   engine's, counted exactly from its windows.
@@ -25,9 +26,9 @@ use crate::hooks::Hooks;
 use crate::plan::{self, Plan};
 
 /// The largest n x W (the top layer times the width of the layers) for which [`estimate`] counts
-/// the plan's states by default: about 13 s of backward pass on a 2-core AMD EPYC (n = 200000 has
-/// n x W = 5.2 x 10^10 and took 11.6 s).
-pub const CENSUS_LIMIT: u64 = 60_000_000_000;
+/// the plan's states by default: about 12 s of backward pass on a 2-core AMD EPYC with AVX2 (n =
+/// 200000 has n x W = 5.2 x 10^10 and took 2.3 s; n = 1,000,000 has 1.05 x 10^12 and took 68 s).
+pub const CENSUS_LIMIT: u64 = 250_000_000_000;
 
 /// The exact engine's calibration runs f(n) for n up to this.
 const CALIBRATION_N: u64 = 8000;
@@ -114,8 +115,8 @@ pub struct ShardCost {
 /// cut into each of `shards`, predicted for the current rayon pool's threads: see the module docs
 /// for the method.
 ///
-/// Cost: the plan's backward pass when it is counted (O(n x W / 64) word operations; about 3 s at n
-/// = 100000, W = 2^17), O(n) otherwise; the calibration, about 0.5 s; memory two layers of the plan
+/// Cost: the plan's backward pass when it is counted (O(n x W / 64) word operations; 0.6 s at n =
+/// 100000, W = 2^17), O(n) otherwise; the calibration, about 0.5 s; memory two layers of the plan
 /// (W / 8 bytes each), the calibration's plan of f(8000) (a few MB), one prime's arrays, and 8 bytes
 /// a layer.
 ///

@@ -372,7 +372,8 @@ impl Census {
 /// down, counted and dropped once the two layers below it are made.
 ///
 /// Cost: the time of [`Plan::new`] (O(window / 64) word operations a layer: 2 x 10^8 at n = 100000,
-/// where the window is 2^17) without its memory: two layers' bitsets (W / 8 bytes each, 128 KiB
+/// where the window is 2^17; for targets below W, as for g = 0, by whole-array passes in 0.6 s at
+/// n = 100000 and about a minute at n = 1,000,000) without its memory: two layers' bitsets (W / 8 bytes each, 128 KiB
 /// at n = 1,000,000) and 8 bytes a layer for the edge values and the counts.
 ///
 /// # Errors
@@ -385,6 +386,11 @@ pub(crate) fn census(targets: &[(u64, u64)], hooks: Hooks) -> Result<Census> {
     let n = top as usize;
     let mut by_layer = targets.to_vec();
     by_layer.sort_unstable();
+    let w = (edge.iter().copied().max().unwrap_or(0) as u64 + 1).next_power_of_two().max(64);
+    if targets.iter().all(|t| t.1 < w) {
+        let isa = crate::kernel()?.isa();
+        return crate::arch::compiled(isa, CensusBelow { targets: by_layer, edge: &edge, w: w as usize, hooks });
+    }
     let mut lens = vec![0u32; n + 1];
     let mut plan_bytes = 4 * (top + 1);
     let mut highest = edge.iter().copied().max().unwrap_or(0) as u64;
@@ -402,6 +408,105 @@ pub(crate) fn census(targets: &[(u64, u64)], hooks: Hooks) -> Result<Census> {
         (above1, above2) = (set, above1);
     }
     Ok(Census { lens, plan_bytes, highest })
+}
+
+/// The census where every target's g is below `w`, the smallest power of two (at least 64) above
+/// every edge value (`edge`, 0 to the top layer): every state of the plan is then below `w` too
+/// (xor with a value below `w` and subtracting one cannot leave [0, w)), so each layer is a bitset
+/// of w / 64 words at fixed places, and its image a few passes over whole arrays that the compiler
+/// vectorises: 0.6 s at n = 100000 on a 2-core AMD EPYC with AVX2, against 2.9 s by [`LayerSet::image`].
+/// `targets` is sorted.
+///
+/// Cost: O(n x w / 64) word operations; memory five arrays of w / 64 words, and 4 bytes a layer.
+/// Compiled for the kernel set in use ([`crate::arch::compiled`]), for its vectors and `popcnt`.
+struct CensusBelow<'a> {
+    targets: Vec<(u64, u64)>,
+    edge: &'a [u32],
+    w: usize,
+    hooks: Hooks<'a>,
+}
+
+impl crate::arch::Kernel for CensusBelow<'_> {
+    type Output = Result<Census>;
+
+    #[inline(always)]
+    fn run(self) -> Result<Census> {
+        census_below(self.targets, self.edge, self.w, self.hooks)
+    }
+}
+
+/// The loop of [`CensusBelow`].
+#[inline(always)]
+fn census_below(mut targets: Vec<(u64, u64)>, edge: &[u32], w: usize, hooks: Hooks) -> Result<Census> {
+    let n = edge.len() - 1;
+    // at least a block of back_image_into: the words above w stay empty
+    let words = (w / 64).max(8);
+    let mut lens = vec![0u32; n + 1];
+    let mut plan_bytes = 4 * (n as u64 + 1);
+    let mut highest = edge.iter().copied().max().unwrap_or(0) as u64;
+    // layers i + 1 and i + 2 (and whether they have a member) as layer i is made, and scratch
+    let (mut above1, mut above2) = ((vec![0u64; words], false), (vec![0u64; words], false));
+    let mut cur = vec![0u64; words];
+    let mut image = vec![0u64; words + 1];
+    for i in (2..=n).rev() {
+        hooks.check()?;
+        cur.fill(0);
+        for ((set, any), e) in [(&above1, i - 1), (&above2, i + 1)] {
+            if *any {
+                back_image_into(&mut cur, set, edge[e] as usize, &mut image);
+            }
+        }
+        while let Some((_, g)) = targets.pop_if(|t| t.0 as usize == i) {
+            cur[g as usize / 64] |= 1 << (g % 64);
+        }
+        let count: u64 = cur.iter().map(|w| w.count_ones() as u64).sum();
+        lens[i] = count as u32;
+        if count > 0 {
+            let first = cur.iter().position(|&w| w != 0).expect("a member");
+            let last = cur.iter().rposition(|&w| w != 0).expect("a member");
+            plan_bytes += 8 * (last - first + 1) as u64;
+            highest = highest.max(64 * (last as u64 + 1) - 1);
+        }
+        // roll: layer i + 2 <- i + 1 <- i, the oldest buffer reused
+        std::mem::swap(&mut above2, &mut above1);
+        std::mem::swap(&mut above1.0, &mut cur);
+        above1.1 = count > 0;
+    }
+    Ok(Census { lens, plan_bytes, highest })
+}
+
+/// Adds to `dst` the image of `src` under the backward step with edge `e` (g -> (g xor e) - 1), both
+/// bitsets of the same power-of-two number of words (at least 8) from g = 0, e below their width;
+/// `scratch` has one word more. Cost: two passes over the words, one for the xor (of the words'
+/// indices, and within them the swaps of [`xor_bits`]) and one for the shift by one.
+#[inline(always)]
+fn back_image_into(dst: &mut [u64], src: &[u64], e: usize, scratch: &mut [u64]) {
+    const BLOCK: usize = 8;
+    let (high, low) = (e / 64, e % 64);
+    let len = src.len();
+    assert!(len.is_power_of_two() && len >= BLOCK && scratch.len() > len && high < len, "bitsets from g = 0");
+    // g xor e: whole words move to index v xor high (aligned blocks of 8 words move whole, the words
+    // within them by the low three bits of high), the bits within them as xor_bits moves them (the
+    // swaps `low` selects, each over the whole block)
+    for (b, out) in scratch[..len].chunks_exact_mut(BLOCK).enumerate() {
+        let from = (b * BLOCK) ^ (high & !(BLOCK - 1));
+        let block: [u64; BLOCK] = src[from..from + BLOCK].try_into().expect("a block");
+        let mut words: [u64; BLOCK] = std::array::from_fn(|v| block[v ^ (high % BLOCK)]);
+        for (t, &mask) in LOWER_HALVES.iter().enumerate() {
+            if (low >> t) & 1 == 1 {
+                let d = 1 << t;
+                for x in &mut words {
+                    *x = ((*x & mask) << d) | ((*x >> d) & mask);
+                }
+            }
+        }
+        out.copy_from_slice(&words);
+    }
+    scratch[len] = 0;
+    // minus one: bit 0 of word v + 1 becomes bit 63 of word v; bit 0 of word 0 is g = -1, no state
+    for (v, out) in dst.iter_mut().enumerate() {
+        *out |= (scratch[v] >> 1) | (scratch[v + 1] << 63);
+    }
 }
 
 /// What a run's memory estimate depends on in its plan: what [`Guard`] hands the estimate of a whole
@@ -554,18 +659,20 @@ pub(crate) enum Step {
     Forward,
 }
 
+/// The bits of a word whose index has bit t clear, for t = 0..6: the swaps of [`xor_bits`].
+const LOWER_HALVES: [u64; 6] = [
+    0x5555_5555_5555_5555,
+    0x3333_3333_3333_3333,
+    0x0f0f_0f0f_0f0f_0f0f,
+    0x00ff_00ff_00ff_00ff,
+    0x0000_ffff_0000_ffff,
+    0x0000_0000_ffff_ffff,
+];
+
 /// `x` with bit i moved to bit i xor s for every i (s < 64): the permutation g -> g xor s within a
 /// word. Cost: at most six mask-and-shift swaps.
 #[inline]
 fn xor_bits(mut x: u64, s: u64) -> u64 {
-    const LOWER_HALVES: [u64; 6] = [
-        0x5555_5555_5555_5555,
-        0x3333_3333_3333_3333,
-        0x0f0f_0f0f_0f0f_0f0f,
-        0x00ff_00ff_00ff_00ff,
-        0x0000_ffff_0000_ffff,
-        0x0000_0000_ffff_ffff,
-    ];
     for (t, mask) in LOWER_HALVES.iter().enumerate() {
         if (s >> t) & 1 == 1 {
             let d = 1 << t;

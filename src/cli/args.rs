@@ -242,8 +242,8 @@ pub(super) struct EstimateArgs {
     /// Predict a run in S residue shards, 1 <= S <= 10^6; repeatable (default: 1, 64 and 1024).
     #[arg(long, value_name = "S", value_parser = parse_shards, allow_negative_numbers = true)]
     pub(super) shards: Vec<usize>,
-    /// Count the plan's states even where that takes minutes (past N of about 250,000; else they
-    /// are bounded from above).
+    /// Count the plan's states even where that takes a minute or more (past N of about 480,000;
+    /// else they are bounded from above).
     #[arg(long)]
     pub(super) census: bool,
     /// Print one JSON object.
