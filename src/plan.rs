@@ -380,6 +380,11 @@ impl Census {
 /// [`crate::Error::InvalidArgument`] for an n above [`crate::game::MAX_N`];
 /// [`crate::Error::Interrupted`] once cancelled (checked every layer).
 pub(crate) fn census(targets: &[(u64, u64)], hooks: Hooks) -> Result<Census> {
+    census_in(targets, crate::kernel()?.isa(), hooks)
+}
+
+/// [`census`] with its kernel compiled for `isa`.
+fn census_in(targets: &[(u64, u64)], isa: crate::arch::Isa, hooks: Hooks) -> Result<Census> {
     let top = targets.iter().map(|t| t.0).max().unwrap_or(0);
     crate::game::check_n(top)?;
     let edge = crate::game::edge_values(top)?;
@@ -388,7 +393,6 @@ pub(crate) fn census(targets: &[(u64, u64)], hooks: Hooks) -> Result<Census> {
     by_layer.sort_unstable();
     let w = (edge.iter().copied().max().unwrap_or(0) as u64 + 1).next_power_of_two().max(64);
     if targets.iter().all(|t| t.1 < w) {
-        let isa = crate::kernel()?.isa();
         return crate::arch::compiled(isa, CensusBelow { targets: by_layer, edge: &edge, w: w as usize, hooks });
     }
     let mut lens = vec![0u32; n + 1];
@@ -752,17 +756,20 @@ mod tests {
             vec![(0, 0)],
             vec![(2, 0), (3, 1)],
             vec![(3000, 0)],
+            vec![(12_000, 0), (11_999, 3)],
             vec![(1200, 5), (1100, 0), (1200, 7), (40, 9)],
             vec![(333, 1 << 40)],
             (0..=300).map(|k| (k, k % 5)).collect(),
         ];
         for targets in &cases {
             let plan = Plan::new(targets, u64::MAX, Hooks::default()).unwrap();
-            let census = census(targets, Hooks::default()).unwrap();
             let lens: Vec<u32> = (0..=plan.top()).map(|k| plan.layer_len(k) as u32).collect();
-            assert_eq!(census.lens, lens, "{targets:?}");
-            assert_eq!(census.lens.iter().map(|&l| l as u64).sum::<u64>(), plan.states());
-            assert_eq!(census.sizes(), plan.sizes(), "{targets:?}");
+            for isa in crate::arch::Isa::available() {
+                let census = census_in(targets, isa, Hooks::default()).unwrap();
+                assert_eq!(census.lens, lens, "{targets:?} with {isa:?}");
+                assert_eq!(census.lens.iter().map(|&l| l as u64).sum::<u64>(), plan.states());
+                assert_eq!(census.sizes(), plan.sizes(), "{targets:?} with {isa:?}");
+            }
         }
     }
 
