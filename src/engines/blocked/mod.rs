@@ -1,9 +1,23 @@
 //! The fast exact engine: the recurrence over blocks of layers, one lane chunk at a time, with
-//! delayed carries.
+//! delayed carries; and, with lanes of residues instead, the residues of a count modulo many primes
+//! at once.
 //!
 //! **The recurrence.** For k >= 2, with L = 1 + G(k-1) and R = 1 + G(k-2),
 //! c(k, g) = [g == R] + [k >= 3][g == L] + c(k-1, (g xor R) - 1) + c(k-2, (g xor L) - 1), over the
 //! states (k, g) of the [`Plan`]. Layer k reads only layers k-1 and k-2.
+//!
+//! **Two lane kinds.** A state holds C-lane chunks of `u64` lanes, of one of two kinds:
+//! - *exact* ([`run_with`], [`run_resumable`]): the value itself, in [`lanes`]`(k)` lanes of 48-bit
+//!   payload in layer k (below), with carries between chunks and the number of passes growing with
+//!   the lanes;
+//! - *residues* ([`residues_with`], the residues of [`crate::engines::Engine::Crt`]): lane i holds
+//!   the count modulo the i-th modulus (the CRT primes, the last chunk padded with the modulus 2), in
+//!   every layer. The sum adds modulo each lane's modulus ([`crate::arch::sum_layer_mod`]); a direct
+//!   move adds to every lane of every pass (exact: lane 0 of pass 0); there are no carries and no
+//!   normalisation, so pass j of a block follows only pass j of the block before, blocks may be
+//!   longer ([`MAX_RESIDUE_BLOCK_LAYERS`]), and every block has all ceil(K / C) passes. Not
+//!   resumable. The recurrence, the plan, the block descriptions and the task graph are the exact
+//!   kind's.
 //!
 //! **Lanes** ([`mod@lanes`]). A value is held in lanes of 48 payload bits in `u64` words: value = sum of
 //! lane_i x 2^(48 i), where a lane may hold more than 48 bits between normalisations. Adding two
@@ -22,30 +36,33 @@
 //!
 //! **The schedule** ([`schedule`]). The passes are tasks of a graph rather than rounds with a
 //! barrier: pass j of block b waits only for the description of block b and for passes j-1, j and
-//! j+1 of block b-1, so a thread that finishes early starts the next block. A description is itself
+//! j+1 of block b-1 (pass j alone for residues), so a thread that finishes early starts the next block. A description is itself
 //! a short task for the non-zero sets (a chain from block to block) and a few tasks for the source
 //! positions (off that chain). The longest chain of the graph is about one chunk's pass per
 //! block, so the parallelism is about the number of chunks of a block: [`Tuning::for_run`] cuts
 //! smaller chunks (down to one lane) when there are many threads, and keeps the width's cut on one
 //! or two. A run can record its graph ([`crate::graph`]).
 //!
-//! **Carries.** At the end of a block each pass normalises chunk j of the block's last two layers:
+//! **Carries** (exact lanes only). At the end of a block each pass normalises chunk j of the block's last two layers:
 //! each lane keeps its low 48 bits and adds the high bits of the lane below; the high bits of the
 //! chunk's top lane (the carry out, per state) are handed to pass j + 1 of the next block, which
 //! adds them to its lane 0 before it starts. Targets are taken from the raw lanes and fully
 //! normalised once.
 //!
 //! **Invariants.**
-//! - at a block's start every lane of its two edge layers (carries applied) is below
+//! - (exact lanes) at a block's start every lane of its two edge layers (carries applied) is below
 //!   [`lanes::LANE_START`]; the block is short enough that no lane of its layers can exceed `u64::MAX`;
 //! - a state whose count is zero is known before any pass: its g is in the plan but in none of
 //!   the images of the earlier layers' non-zero states, and it is not a direct move. It is dropped;
 //!   readers of it read a zero chunk kept after each layer's states;
-//! - the carry out of a value's top chunk is zero: the lanes hold every count of the layer.
+//! - (exact lanes) the carry out of a value's top chunk is zero: the lanes hold every count of the
+//!   layer;
+//! - (residues) every lane is below its modulus at the end of every layer.
 //!
 //! **Memory**: the two layers at a block's edge in full, a carry word per state and chunk of them,
 //! per thread three layers of one chunk, per block in flight two source indices per state
-//! ([`memory_bytes`]).
+//! ([`memory_bytes`]; residues: the moduli in place of the lanes and no carries,
+//! [`residue_memory_bytes`]).
 
 mod describe;
 mod lanes;
@@ -98,7 +115,8 @@ pub(crate) fn residue_memory_bytes(widest_layer: usize, moduli: usize, threads: 
 /// How a run is cut into blocks and chunks, and the instruction set its kernels are compiled for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Tuning {
-    /// Layers per block, at most [`MAX_BLOCK_LAYERS`] (larger values are cut to it).
+    /// Layers per block, at most [`MAX_BLOCK_LAYERS`] for exact lanes and
+    /// [`MAX_RESIDUE_BLOCK_LAYERS`] for residues (larger values are cut to it).
     pub(crate) block_layers: usize,
     /// Lanes per chunk, one of [`CHUNK_LANES`] ([`Tuning::for_width`] picks 4 to 16,
     /// [`Tuning::for_run`] down to 1 for many threads).
@@ -266,6 +284,10 @@ pub(crate) fn residues_with(
     run_kind(plan, targets, hooks, tuning, kind, None, None, sink)
 }
 
+/// The most layers a block of residues may have ([`Tuning::block_layers`] is cut to it): residues
+/// cannot overflow, and this bounds only the source positions held per block.
+const MAX_RESIDUE_BLOCK_LAYERS: usize = 8 * MAX_BLOCK_LAYERS;
+
 /// The modulus of the lanes that pad the last chunk of a residue run to C lanes.
 const PAD_MODULUS: u64 = 2;
 
@@ -313,7 +335,11 @@ fn run_kind(
     let resumable = at_boundary.is_some();
     let c = tuning.chunk_lanes;
     assert!(CHUNK_LANES.contains(&c), "a chunk is 1, 2, 4, 8, 16, 32 or 64 lanes");
-    let block_layers = tuning.block_layers.clamp(1, MAX_BLOCK_LAYERS);
+    let longest = match kind {
+        LaneKind::Exact => MAX_BLOCK_LAYERS,
+        LaneKind::Residues { .. } => MAX_RESIDUE_BLOCK_LAYERS, // residues cannot overflow
+    };
+    let block_layers = tuning.block_layers.clamp(1, longest);
     let mut state = start.unwrap_or(State { k0: 2, chunk_lanes: c, ..State::default() });
     if state.chunk_lanes != c || state.k0 < 2 || state.k0 > plan.top().max(1) + 1 {
         return Err(Error::invalid(Param::Checkpoint, "the saved state does not fit this run"));

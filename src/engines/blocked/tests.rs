@@ -165,7 +165,12 @@ fn residues_equal_the_modular_engine() {
         for moduli in &moduli_sets {
             let want = modular::count_mod_with_plan(&plan, targets, moduli, Hooks::default()).unwrap();
             let chosen = Tuning::for_residues(plan.widest_layer(), moduli.len(), 2);
-            let cuts = CHUNK_LANES.iter().map(|&chunk_lanes| (MAX_BLOCK_LAYERS, chunk_lanes)).chain([(1, 4), (5, 2)]);
+            let cuts = CHUNK_LANES.iter().map(|&chunk_lanes| (MAX_BLOCK_LAYERS, chunk_lanes)).chain([
+                (1, 4),
+                (5, 2),
+                (60, 8),
+                (1000, 16),
+            ]);
             let tunings = Isa::available().into_iter().flat_map(|isa| {
                 cuts.clone()
                     .map(move |(block_layers, chunk_lanes)| Tuning { block_layers, chunk_lanes, isa })
