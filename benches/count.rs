@@ -1,7 +1,7 @@
 //! Benchmarks of the engines: the exact count and the modular count over sizes of n (with the
-//! kernel set in use: the CPU's widest, or `FIBTREE_ISA`'s), and the two engines' kernels alone
-//! under every kernel set this CPU has (`kernel/<set>/lanes/<C>`, `sweep/<set>/<residue>`), so that
-//! the sets can be compared on one machine.
+//! kernel set in use: the CPU's widest, or `FIBTREE_ISA`'s), and the engines' kernels alone under
+//! every kernel set this CPU has (`kernel/<set>/lanes/<C>`, `residue_kernel/<set>/<u64|u32>/<C>`,
+//! `sweep/<set>/<residue>`), so that the sets can be compared on one machine.
 //! Run with `cargo bench`; CI runs them once each in test mode (`cargo test --release --benches`).
 
 use std::hint::black_box;
@@ -64,6 +64,57 @@ fn kernel(c: &mut Criterion) {
     group.finish();
 }
 
+/// The blocked engine's residue kernel over the same layer of 2048 states, in `u64` lanes modulo the
+/// CRT primes (below 2^62) and in `u32` lanes modulo the largest primes below 2^31, at equal bytes
+/// per chunk (`u64` with C lanes against `u32` with 2C): residue additions per second with the data
+/// in cache. A `u64` lane carries about 62 bits of modulus and a `u32` lane about 31, so the `u32`
+/// lanes win per bit only if they run more than twice as many lanes per second.
+fn residue_kernel(c: &mut Criterion) {
+    const STATES: usize = 2048;
+    let mut group = c.benchmark_group("residue_kernel");
+    let mut next = xorshift();
+    let left: Vec<u32> = (0..STATES).map(|_| (next() % STATES as u64) as u32).collect();
+    let right: Vec<u32> = (0..STATES).map(|_| (next() % STATES as u64) as u32).collect();
+    let wide = fibtree::crt::primes(32);
+    let narrow: Vec<u64> = (1u64..1 << 31).rev().step_by(2).filter(|&q| fibtree::crt::is_prime(q)).take(64).collect();
+    for kernel in Kernel::available() {
+        for lanes in [8usize, 16, 32] {
+            let moduli = &wide[..lanes];
+            let mut residues = |_| (0..STATES * lanes).map(|i| next() % moduli[i % lanes]).collect::<Vec<u64>>();
+            let (old, older) = (residues(0), residues(1));
+            let mut out = vec![0u64; STATES * lanes];
+            group.throughput(Throughput::Elements((STATES * lanes) as u64));
+            group.bench_with_input(BenchmarkId::new(format!("{kernel}/u64"), lanes), &lanes, |b, _| {
+                b.iter(|| {
+                    fibtree::bench::sum_layer_mod(kernel, &mut out, black_box(&old), &older, &left, &right, moduli)
+                })
+            });
+        }
+        for lanes in [16usize, 32, 64] {
+            let moduli: Vec<u32> = narrow[..lanes].iter().map(|&q| q as u32).collect();
+            let mut residues =
+                |_| (0..STATES * lanes).map(|i| (next() % u64::from(moduli[i % lanes])) as u32).collect::<Vec<u32>>();
+            let (old, older) = (residues(0), residues(1));
+            let mut out = vec![0u32; STATES * lanes];
+            group.throughput(Throughput::Elements((STATES * lanes) as u64));
+            group.bench_with_input(BenchmarkId::new(format!("{kernel}/u32"), lanes), &lanes, |b, _| {
+                b.iter(|| {
+                    fibtree::bench::sum_layer_mod_narrow(
+                        kernel,
+                        &mut out,
+                        black_box(&old),
+                        &older,
+                        &left,
+                        &right,
+                        &moduli,
+                    )
+                })
+            });
+        }
+    }
+    group.finish();
+}
+
 /// The dense modular engine's sweep over a window of 8192 residues (every g of f(10000)'s layers),
 /// in `u64` lanes (modulo 10^18) and `u32` lanes (modulo 998244353), for each kernel set: additions
 /// mod m per second with the data in cache.
@@ -92,5 +143,5 @@ fn sweep(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, exact, modular, kernel, sweep);
+criterion_group!(benches, exact, modular, kernel, residue_kernel, sweep);
 criterion_main!(benches);

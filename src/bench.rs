@@ -114,6 +114,47 @@ pub fn sum_layer(
     engines::blocked::sum_layer(kernel.isa(), chunk_lanes, out, old, older, left, right)
 }
 
+/// The blocked engine's residue kernel on its own, for benchmarks: `out[s] = (old[left[s]] +
+/// older[right[s]]) mod moduli[i]` in lane i of each chunk of `moduli.len()` lanes (1, 2, 4, 8, 16,
+/// 32 or 64), `out` holding `left.len()` chunks, every source lane below its modulus (each below
+/// 2^63), with the kernel set `kernel` (one this CPU lacks runs as the widest below it that it has).
+///
+/// Cost: `left.len() x moduli.len()` additions modulo a lane's modulus, reading two chunks and
+/// writing one per state.
+///
+/// # Panics
+/// As [`sum_layer`], with `moduli.len()` the chunk size.
+pub fn sum_layer_mod(
+    kernel: Kernel,
+    out: &mut [u64],
+    old: &[u64],
+    older: &[u64],
+    left: &[u32],
+    right: &[u32],
+    moduli: &[u64],
+) {
+    engines::blocked::sum_layer_mod(kernel.isa(), out, old, older, left, right, moduli)
+}
+
+/// [`sum_layer_mod`] in `u32` lanes, for moduli below 2^31 (twice the lanes per vector): what a
+/// residue kind of 31-bit primes would run.
+///
+/// Cost: `left.len() x moduli.len()` additions modulo a lane's modulus.
+///
+/// # Panics
+/// As [`sum_layer_mod`].
+pub fn sum_layer_mod_narrow(
+    kernel: Kernel,
+    out: &mut [u32],
+    old: &[u32],
+    older: &[u32],
+    left: &[u32],
+    right: &[u32],
+    moduli: &[u32],
+) {
+    engines::blocked::sum_layer_mod(kernel.isa(), out, old, older, left, right, moduli)
+}
+
 /// The dense modular engine's sweep on its own, for benchmarks: `cur[g + 1] = (old[g ^ r] +
 /// older[g ^ l]) mod m` for every g below W, where the three arrays have W + 1 residues (below `m`,
 /// itself below 2^63), with the kernel set `kernel` (one this CPU lacks runs as the widest below it

@@ -6,8 +6,8 @@
 //! x86-64, NEON on aarch64). Where hand-written intrinsics beat the compiler (the dense modular
 //! sweep's lane permutation), the kernel's file holds them beside its portable form.
 //!
-//! - [`lanes`]: the blocked exact engine's kernels, the lane-wise sum of a layer and the
-//!   normalisation at a block's end;
+//! - [`lanes`]: the blocked engine's kernels, the lane-wise sum of a layer and the normalisation
+//!   at a block's end (exact values), and the lane-wise sum modulo each lane's modulus (residues);
 //! - [`dense`]: the dense modular engine's sweep of a window: portable (blocks of 4 lanes whose
 //!   permutation the compiler turns into shuffles), AVX2 and AVX-512;
 //! - [`carry`]: the add-with-carry chain of the reference exact engine;
@@ -30,7 +30,7 @@ pub(crate) use aligned::AlignedLanes;
 pub(crate) use carry::add_run;
 pub(crate) use clock::thread_cpu_seconds;
 pub(crate) use dense::{Residue, window};
-pub(crate) use lanes::{normalise, sum_layer};
+pub(crate) use lanes::{ModLane, normalise, sum_layer, sum_layer_mod};
 
 use std::sync::OnceLock;
 

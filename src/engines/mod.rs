@@ -3,6 +3,7 @@
 //! - [`recurrence`]: the recurrence, written once, over any number system ([`recurrence::Numbers`]);
 //! - [`mod@reference`]: whole big integers in that recurrence, the straightforward exact engine;
 //! - [`blocked`]: the fast exact engine, blocks of layers one lane chunk at a time, carries delayed;
+//!   with lanes of residues instead (no carries), the residues of [`Engine::Crt`];
 //! - [`modular`]: residues in machine arithmetic, a generic engine over the recurrence and a dense
 //!   vectorised one; the independent computation every exact value is checked against.
 //!
@@ -32,10 +33,10 @@ pub enum Engine {
     /// The straightforward engine: whole values layer by layer, kept as the reference the fast one
     /// is tested against.
     Reference,
-    /// The residue route: the counts modulo enough primes below 2^62 by the modular engine, one
-    /// rayon task a prime, turned into the exact values by the Chinese remainder theorem
-    /// ([`crate::crt`]). No big-integer arithmetic but the reconstruction, none shared with the
-    /// other two.
+    /// The residue route: the counts modulo enough primes below 2^62, all of them in one run of
+    /// the blocked engine's residue kind (lane i of a state modulo prime i), turned into the exact
+    /// values by the Chinese remainder theorem ([`crate::crt`]). No big-integer arithmetic but the
+    /// reconstruction, none shared with the other two (the lanes hold residues, with no carries).
     Crt,
 }
 
@@ -85,29 +86,27 @@ pub(crate) fn run_with(
 }
 
 /// [`run_with`] for [`Engine::Crt`]: every target modulo the first [`crate::crt::primes_needed`]
-/// primes of the highest target's n (one sweep of the modular engine over `plan` a prime, for all
-/// the targets at once, a rayon task a prime), each value reconstructed by Garner's algorithm and
-/// checked below |T(n)|.
+/// primes of the highest target's n, all in one run of the blocked engine's residue kind over
+/// `plan` ([`blocked::residues_with`], in the current rayon pool), each value reconstructed by
+/// Garner's algorithm and checked below |T(n)|.
 ///
-/// Cost: k = primes_needed(top) modular sweeps over the plan, then O(k^2) word operations a
-/// target; memory the modular engine's per prime running at once, and k residues a target.
+/// Cost: O(plan states x k) additions modulo a prime for k = primes_needed(top) (230 at
+/// n = 20000), then O(k^2) word operations a target; memory the blocked engine's with k lanes a
+/// state ([`blocked::residue_memory_bytes`]), and k residues a target.
 ///
 /// # Errors
 /// [`crate::Error::Interrupted`] when cancelled; [`crate::Error::CrossCheck`] when a
 /// reconstruction is not below |T(n)| (a wrong residue).
 fn run_crt(plan: &Plan, targets: &[(u64, u64)], hooks: Hooks, mut sink: impl FnMut(usize, &[u64])) -> Result<()> {
-    use rayon::prelude::*;
     let top = targets.iter().map(|t| t.0).max().unwrap_or(0);
     let primes = crate::crt::primes(crate::crt::primes_needed(top));
-    // per prime, the residue of every target
-    let by_prime: Vec<Vec<u64>> = primes
-        .par_iter()
-        .map(|&p| Ok(modular::count_mod_with_plan(plan, targets, &[p], hooks)?.into_iter().map(|r| r[0]).collect()))
-        .collect::<Result<_>>()?;
+    let tuning = blocked::Tuning::for_residues(plan.widest_layer(), primes.len(), rayon::current_num_threads());
+    // per target, its residue modulo every prime
+    let mut by_target: Vec<Vec<u64>> = vec![Vec::new(); targets.len()];
+    blocked::residues_with(plan, targets, &primes, hooks, tuning, |t, r| by_target[t] = r.to_vec())?;
     for t in by_layer(targets) {
         let (n, g) = targets[t];
-        let residues: Vec<u64> = by_prime.iter().map(|r| r[t]).collect();
-        let value = crate::crt::garner(&primes, &residues)?;
+        let value = crate::crt::garner(&primes, &by_target[t])?;
         crate::crt::check_below_tree(n, g, &value, primes.len())?;
         sink(t, &to_words(&value));
     }
@@ -148,8 +147,8 @@ pub(crate) fn limb_additions(lens: &[u32]) -> u128 {
 }
 
 /// Bytes the exact engines' layers need over `plan` for a top layer `n`, in the current rayon pool:
-/// the larger of the reference engine's three layers and the blocked engine's
-/// ([`blocked::memory_bytes`]).
+/// the largest of the reference engine's three layers and the blocked engine's, with exact lanes
+/// ([`blocked::memory_bytes`]) or residues for [`Engine::Crt`] ([`blocked::residue_memory_bytes`]).
 pub(crate) fn layer_bytes(plan: &Plan, n: usize) -> u64 {
     layer_bytes_for(plan.widest_layer() as u64, n)
 }
@@ -159,5 +158,7 @@ pub(crate) fn layer_bytes_for(widest: u64, n: usize) -> u64 {
     // past 2^40 states the estimate is astronomical either way; the cap keeps the arithmetic in range
     let widest = widest.min(1 << 40) as usize;
     let reference = 3u64.saturating_mul(widest as u64).saturating_mul((1 + limbs(n)) as u64 * 8);
-    reference.max(blocked::memory_bytes(widest, n, rayon::current_num_threads()))
+    let threads = rayon::current_num_threads();
+    let residues = blocked::residue_memory_bytes(widest, crate::crt::primes_needed(n as u64), threads);
+    reference.max(blocked::memory_bytes(widest, n, threads)).max(residues)
 }

@@ -1,9 +1,23 @@
 //! The fast exact engine: the recurrence over blocks of layers, one lane chunk at a time, with
-//! delayed carries.
+//! delayed carries; and, with lanes of residues instead, the residues of a count modulo many primes
+//! at once.
 //!
 //! **The recurrence.** For k >= 2, with L = 1 + G(k-1) and R = 1 + G(k-2),
 //! c(k, g) = [g == R] + [k >= 3][g == L] + c(k-1, (g xor R) - 1) + c(k-2, (g xor L) - 1), over the
 //! states (k, g) of the [`Plan`]. Layer k reads only layers k-1 and k-2.
+//!
+//! **Two lane kinds.** A state holds C-lane chunks of `u64` lanes, of one of two kinds:
+//! - *exact* ([`run_with`], [`run_resumable`]): the value itself, in [`lanes`]`(k)` lanes of 48-bit
+//!   payload in layer k (below), with carries between chunks and the number of passes growing with
+//!   the lanes;
+//! - *residues* ([`residues_with`], the residues of [`crate::engines::Engine::Crt`]): lane i holds
+//!   the count modulo the i-th modulus (the CRT primes, the last chunk padded with the modulus 2), in
+//!   every layer. The sum adds modulo each lane's modulus ([`crate::arch::sum_layer_mod`]); a direct
+//!   move adds to every lane of every pass (exact: lane 0 of pass 0); there are no carries and no
+//!   normalisation, so pass j of a block follows only pass j of the block before, blocks may be
+//!   longer ([`MAX_RESIDUE_BLOCK_LAYERS`]), and every block has all ceil(K / C) passes. Not
+//!   resumable. The recurrence, the plan, the block descriptions and the task graph are the exact
+//!   kind's.
 //!
 //! **Lanes** ([`mod@lanes`]). A value is held in lanes of 48 payload bits in `u64` words: value = sum of
 //! lane_i x 2^(48 i), where a lane may hold more than 48 bits between normalisations. Adding two
@@ -22,30 +36,33 @@
 //!
 //! **The schedule** ([`schedule`]). The passes are tasks of a graph rather than rounds with a
 //! barrier: pass j of block b waits only for the description of block b and for passes j-1, j and
-//! j+1 of block b-1, so a thread that finishes early starts the next block. A description is itself
+//! j+1 of block b-1 (pass j alone for residues), so a thread that finishes early starts the next block. A description is itself
 //! a short task for the non-zero sets (a chain from block to block) and a few tasks for the source
 //! positions (off that chain). The longest chain of the graph is about one chunk's pass per
 //! block, so the parallelism is about the number of chunks of a block: [`Tuning::for_run`] cuts
 //! smaller chunks (down to one lane) when there are many threads, and keeps the width's cut on one
 //! or two. A run can record its graph ([`crate::graph`]).
 //!
-//! **Carries.** At the end of a block each pass normalises chunk j of the block's last two layers:
+//! **Carries** (exact lanes only). At the end of a block each pass normalises chunk j of the block's last two layers:
 //! each lane keeps its low 48 bits and adds the high bits of the lane below; the high bits of the
 //! chunk's top lane (the carry out, per state) are handed to pass j + 1 of the next block, which
 //! adds them to its lane 0 before it starts. Targets are taken from the raw lanes and fully
 //! normalised once.
 //!
 //! **Invariants.**
-//! - at a block's start every lane of its two edge layers (carries applied) is below
+//! - (exact lanes) at a block's start every lane of its two edge layers (carries applied) is below
 //!   [`lanes::LANE_START`]; the block is short enough that no lane of its layers can exceed `u64::MAX`;
 //! - a state whose count is zero is known before any pass: its g is in the plan but in none of
 //!   the images of the earlier layers' non-zero states, and it is not a direct move. It is dropped;
 //!   readers of it read a zero chunk kept after each layer's states;
-//! - the carry out of a value's top chunk is zero: the lanes hold every count of the layer.
+//! - (exact lanes) the carry out of a value's top chunk is zero: the lanes hold every count of the
+//!   layer;
+//! - (residues) every lane is below its modulus at the end of every layer.
 //!
 //! **Memory**: the two layers at a block's edge in full, a carry word per state and chunk of them,
 //! per thread three layers of one chunk, per block in flight two source indices per state
-//! ([`memory_bytes`]).
+//! ([`memory_bytes`]; residues: the moduli in place of the lanes and no carries,
+//! [`residue_memory_bytes`]).
 
 mod describe;
 mod lanes;
@@ -82,10 +99,24 @@ pub(crate) fn memory_bytes(widest_layer: usize, n: usize, threads: usize) -> u64
     widest.saturating_mul(per_state)
 }
 
+/// The bytes a run of the residue kind ([`residues_with`]) modulo `moduli` moduli over a plan whose
+/// widest layer has `widest_layer` states holds at its peak on `threads` threads: as
+/// [`memory_bytes`], with the moduli (rounded up to whole chunks) in place of the lanes and no
+/// carries. Cost O(1).
+pub(crate) fn residue_memory_bytes(widest_layer: usize, moduli: usize, threads: usize) -> u64 {
+    let widest = widest_layer as u64 + 1;
+    let tuning = Tuning::for_residues(widest_layer, moduli, threads);
+    let c = tuning.chunk_lanes as u64;
+    let lanes = (moduli as u64).div_ceil(c) * c;
+    let per_state = 2 * lanes * 8 + 3 * threads as u64 * c * 8 + 4 * tuning.block_layers as u64 * 8;
+    widest.saturating_mul(per_state)
+}
+
 /// How a run is cut into blocks and chunks, and the instruction set its kernels are compiled for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Tuning {
-    /// Layers per block, at most [`MAX_BLOCK_LAYERS`] (larger values are cut to it).
+    /// Layers per block, at most [`MAX_BLOCK_LAYERS`] for exact lanes and
+    /// [`MAX_RESIDUE_BLOCK_LAYERS`] for residues (larger values are cut to it).
     pub(crate) block_layers: usize,
     /// Lanes per chunk, one of [`CHUNK_LANES`] ([`Tuning::for_width`] picks 4 to 16,
     /// [`Tuning::for_run`] down to 1 for many threads).
@@ -124,9 +155,22 @@ impl Tuning {
     /// or two threads the cut is [`Tuning::for_width`]'s: smaller chunks cost more per lane (each
     /// state's source positions are read once per chunk). Cost O(1).
     pub(crate) fn for_run(widest: usize, n: usize, threads: usize) -> Tuning {
+        Tuning::for_lanes(widest, lanes(n.max(2)), threads)
+    }
+
+    /// A tuning for a run of the residue kind ([`residues_with`]) modulo `moduli` moduli over
+    /// layers of at most `widest` states, on `threads` threads: as [`Tuning::for_run`], with the
+    /// `moduli` lanes of every value in place of the top layer's lanes. Cost O(1).
+    pub(crate) fn for_residues(widest: usize, moduli: usize, threads: usize) -> Tuning {
+        Tuning::for_lanes(widest, moduli.max(1), threads)
+    }
+
+    /// [`Tuning::for_width`]'s cut, with chunks halved (down to one lane) on more than two threads
+    /// while values of `top_lanes` lanes have fewer than [`CHUNKS_PER_THREAD`] chunks per thread.
+    fn for_lanes(widest: usize, top_lanes: usize, threads: usize) -> Tuning {
         let mut tuning = Tuning::for_width(widest);
         let wanted = CHUNKS_PER_THREAD.saturating_mul(threads);
-        while threads > 2 && tuning.chunk_lanes > 1 && lanes(n.max(2)).div_ceil(tuning.chunk_lanes) < wanted {
+        while threads > 2 && tuning.chunk_lanes > 1 && top_lanes.div_ceil(tuning.chunk_lanes) < wanted {
             tuning.chunk_lanes /= 2;
         }
         tuning
@@ -196,6 +240,86 @@ pub(crate) fn run_resumable(
     hooks: Hooks,
     tuning: Tuning,
     start: Option<State>,
+    at_boundary: Option<&mut AtBoundary>,
+    sink: impl FnMut(usize, &[u64]) + Send,
+) -> Result<()> {
+    run_kind(plan, targets, hooks, tuning, LaneKind::Exact, start, at_boundary, sink)
+}
+
+/// Runs the recurrence over `plan` with lanes of the residue kind: every target's count modulo each
+/// of `moduli` (any 2 <= m < 2^63; [`crate::crt::primes`] in use), handed to `sink` as
+/// `moduli.len()` residues in the order of `moduli`, in order of layer. Not resumable: a run
+/// stops only when cancelled, and starts again from the beginning.
+///
+/// Cost: O(plan states x moduli) additions modulo a lane's modulus, in cache, one pass a chunk of
+/// `tuning.chunk_lanes` moduli in every block; memory as the module says, with the moduli (rounded
+/// up to whole chunks) in place of the lanes of the top layer ([`residue_memory_bytes`]).
+///
+/// # Errors
+/// [`Error::InvalidArgument`] naming [`Param::Modulus`] for a modulus outside 2..2^63, or naming
+/// [`Param::Isa`] when `FIBTREE_ISA` is invalid; [`Error::Interrupted`] when cancelled.
+pub(crate) fn residues_with(
+    plan: &Plan,
+    targets: &[(u64, u64)],
+    moduli: &[u64],
+    hooks: Hooks,
+    tuning: Tuning,
+    mut sink: impl FnMut(usize, &[u64]) + Send,
+) -> Result<()> {
+    for &m in moduli {
+        crate::engines::modular::check_modulus(m)?;
+    }
+    if moduli.is_empty() {
+        crate::kernel()?;
+        for t in crate::engines::by_layer(targets) {
+            sink(t, &[]);
+        }
+        return Ok(());
+    }
+    let c = tuning.chunk_lanes;
+    // the last chunk padded with the modulus 2, whose lanes are dropped at the end
+    let mut padded = moduli.to_vec();
+    padded.resize(moduli.len().div_ceil(c.max(1)) * c.max(1), PAD_MODULUS);
+    let kind = LaneKind::Residues { moduli: &padded, count: moduli.len() };
+    run_kind(plan, targets, hooks, tuning, kind, None, None, sink)
+}
+
+/// The most layers a block of residues may have ([`Tuning::block_layers`] is cut to it): residues
+/// cannot overflow, and this bounds only the source positions held per block.
+const MAX_RESIDUE_BLOCK_LAYERS: usize = 8 * MAX_BLOCK_LAYERS;
+
+/// The modulus of the lanes that pad the last chunk of a residue run to C lanes.
+const PAD_MODULUS: u64 = 2;
+
+/// What the lanes of a run's states hold (the module's two lane kinds).
+#[derive(Clone, Copy, Debug)]
+pub(super) enum LaneKind<'m> {
+    /// The exact value, in lanes of [`lanes::PAYLOAD`] bits: [`lanes`]`(k)` lanes in layer k.
+    Exact,
+    /// The residues modulo `moduli` (lane i modulo `moduli[i]`), a whole number of chunks; the
+    /// first `count` are the run's, the rest pad the last chunk.
+    Residues { moduli: &'m [u64], count: usize },
+}
+
+impl LaneKind<'_> {
+    /// The lanes of a value of layer `k`. Cost O(1).
+    pub(super) fn lanes(self, k: usize) -> usize {
+        match self {
+            LaneKind::Exact => lanes(k),
+            LaneKind::Residues { moduli, .. } => moduli.len(),
+        }
+    }
+}
+
+/// The run of [`run_resumable`] and [`residues_with`], for lanes of `kind`.
+#[allow(clippy::too_many_arguments)]
+fn run_kind(
+    plan: &Plan,
+    targets: &[(u64, u64)],
+    hooks: Hooks,
+    tuning: Tuning,
+    kind: LaneKind,
+    start: Option<State>,
     mut at_boundary: Option<&mut AtBoundary>,
     mut sink: impl FnMut(usize, &[u64]) + Send,
 ) -> Result<()> {
@@ -211,21 +335,29 @@ pub(crate) fn run_resumable(
     let resumable = at_boundary.is_some();
     let c = tuning.chunk_lanes;
     assert!(CHUNK_LANES.contains(&c), "a chunk is 1, 2, 4, 8, 16, 32 or 64 lanes");
-    let block_layers = tuning.block_layers.clamp(1, MAX_BLOCK_LAYERS);
+    let longest = match kind {
+        LaneKind::Exact => MAX_BLOCK_LAYERS,
+        LaneKind::Residues { .. } => MAX_RESIDUE_BLOCK_LAYERS, // residues cannot overflow
+    };
+    let block_layers = tuning.block_layers.clamp(1, longest);
     let mut state = start.unwrap_or(State { k0: 2, chunk_lanes: c, ..State::default() });
     if state.chunk_lanes != c || state.k0 < 2 || state.k0 > plan.top().max(1) + 1 {
         return Err(Error::invalid(Param::Checkpoint, "the saved state does not fit this run"));
     }
     let by_layer = crate::engines::by_layer(targets);
     let mut next = by_layer.iter().peekable();
+    let zero = match kind {
+        LaneKind::Exact => Vec::new(),
+        LaneKind::Residues { count, .. } => vec![0; count],
+    };
     while let Some(&t) = next.next_if(|&&t| targets[t].0 < 2) {
-        sink(t, &[]); // layers 0 and 1 hold no moves
+        sink(t, &zero); // layers 0 and 1 hold no moves
     }
     // A resumed run has no values for the layers it skips: a target there cannot be answered.
     if next.peek().is_some_and(|&&t| (targets[t].0 as usize) < state.k0) {
         return Err(Error::invalid(Param::Checkpoint, "the saved state is past a target of this run"));
     }
-    let work = |k: usize| plan.layer_len(k) as u64 * lanes(k) as u64;
+    let work = |k: usize| plan.layer_len(k) as u64 * kind.lanes(k) as u64;
     let total: u64 = (2..=plan.top()).map(work).sum();
     let done = AtomicU64::new((2..state.k0).map(work).sum());
     let shared = Shared {
@@ -233,6 +365,7 @@ pub(crate) fn run_resumable(
         targets,
         c,
         isa: tuning.isa,
+        kind,
         hooks,
         // A resumable run stops only between segments, so that it has a state to save.
         segment_hooks: if resumable { hooks.uncancellable() } else { hooks },
@@ -301,6 +434,53 @@ pub(crate) fn sum_layer(
         16 => arch::sum_layer::<16>(isa, out, old, older, left, right),
         32 => arch::sum_layer::<32>(isa, out, old, older, left, right),
         64 => arch::sum_layer::<64>(isa, out, old, older, left, right),
+        _ => panic!("a chunk is 1, 2, 4, 8, 16, 32 or 64 lanes"),
+    }
+}
+
+/// The residue kind's kernel on its own (for benchmarks): `out[s] = (old[left[s]] +
+/// older[right[s]]) mod moduli[i]` in lane i of each chunk of `moduli.len()` lanes (1, 2, 4, 8, 16,
+/// 32 or 64), `out` holding `left.len()` chunks, in `u64` or `u32` lanes, compiled for `isa` (or the
+/// widest instruction set below it that the CPU has).
+///
+/// Cost: `left.len() x moduli.len()` additions modulo a lane's modulus, reading two chunks and
+/// writing one per state.
+///
+/// # Panics
+/// As [`sum_layer`], with `moduli.len()` the chunk size.
+pub(crate) fn sum_layer_mod<T: arch::ModLane>(
+    isa: Isa,
+    out: &mut [T],
+    old: &[T],
+    older: &[T],
+    left: &[u32],
+    right: &[u32],
+    moduli: &[T],
+) {
+    assert_eq!(left.len(), right.len(), "one right source per left source");
+    let c = moduli.len();
+    assert!(out.len() >= left.len() * c, "out holds every chunk");
+    let out = &mut out[..left.len() * c];
+    fn run<T: arch::ModLane, const C: usize>(
+        isa: Isa,
+        out: &mut [T],
+        old: &[T],
+        older: &[T],
+        left: &[u32],
+        right: &[u32],
+        moduli: &[T],
+    ) {
+        let moduli: &[T; C] = moduli.try_into().expect("C moduli");
+        arch::sum_layer_mod::<T, C>(isa, out, old, older, left, right, moduli)
+    }
+    match c {
+        1 => run::<T, 1>(isa, out, old, older, left, right, moduli),
+        2 => run::<T, 2>(isa, out, old, older, left, right, moduli),
+        4 => run::<T, 4>(isa, out, old, older, left, right, moduli),
+        8 => run::<T, 8>(isa, out, old, older, left, right, moduli),
+        16 => run::<T, 16>(isa, out, old, older, left, right, moduli),
+        32 => run::<T, 32>(isa, out, old, older, left, right, moduli),
+        64 => run::<T, 64>(isa, out, old, older, left, right, moduli),
         _ => panic!("a chunk is 1, 2, 4, 8, 16, 32 or 64 lanes"),
     }
 }

@@ -37,6 +37,8 @@ pub(super) struct PassContext<'a> {
     pub(super) hooks: Hooks<'a>,
     pub(super) spares: &'a Spares,
     pub(super) isa: Isa,
+    /// For a run of residues: the moduli of this pass's chunk, one a lane (`None` for exact lanes).
+    pub(super) moduli: Option<&'a [u64]>,
 }
 
 impl PassContext<'_> {
@@ -57,6 +59,9 @@ impl PassContext<'_> {
     }
 
     fn pass_in<const C: usize>(&self, j: usize, input: PassInput, carry_in: Option<&Chunk>) -> PassResult {
+        if let Some(moduli) = self.moduli {
+            return self.residue_pass::<C>(input, moduli.try_into().expect("C moduli"));
+        }
         let PassInput { chunk: [mut older, mut old], spare_carries } = input;
         let mut cur = self.spares.lock().expect("not poisoned").0.pop().unwrap_or_default();
         if let Some([a, b]) = carry_in {
@@ -93,5 +98,37 @@ impl PassContext<'_> {
         arch::normalise::<C, PAYLOAD>(self.isa, &mut old, &mut b);
         self.spares.lock().expect("not poisoned").0.push(cur);
         PassResult { chunk: [older, old], carries: [a, b], targets }
+    }
+
+    /// A pass of a run of residues: chunk j of every layer of the block modulo `moduli` (lane i
+    /// modulo `moduli[i]`), from chunk j of the two layers before it; no carries, and the direct
+    /// moves add to every lane. A pass stopped by the hooks returns early, as [`PassContext::pass`].
+    fn residue_pass<const C: usize>(&self, input: PassInput, moduli: &[u64; C]) -> PassResult {
+        let PassInput { chunk: [mut older, mut old], spare_carries } = input;
+        let mut cur = self.spares.lock().expect("not poisoned").0.pop().unwrap_or_default();
+        let mut targets = Vec::new();
+        for layer in self.layers {
+            if self.hooks.cancelled() {
+                break; // the block's results are discarded
+            }
+            let len = layer.len() * C;
+            cur.resize(len + C, 0);
+            cur[len..].fill(0);
+            arch::sum_layer_mod::<u64, C>(self.isa, &mut cur[..len], &old, &older, &layer.left, &layer.right, moduli);
+            for &(s, d) in &layer.direct {
+                let lanes = &mut cur[s as usize * C..(s as usize + 1) * C];
+                for (lane, &m) in lanes.iter_mut().zip(moduli) {
+                    // d is 1 or 2, and 2 mod 2 (a padding lane) is 0
+                    *lane = arch::ModLane::add_mod(*lane, d as u64 % m, m);
+                }
+            }
+            for &(_, s) in &layer.targets {
+                targets.extend_from_slice(&cur[s as usize * C..(s as usize + 1) * C]);
+            }
+            std::mem::swap(&mut older, &mut old);
+            std::mem::swap(&mut old, &mut cur);
+        }
+        self.spares.lock().expect("not poisoned").0.push(cur);
+        PassResult { chunk: [older, old], carries: spare_carries, targets }
     }
 }

@@ -4,8 +4,10 @@
 //! S(b, q), where the states of the q-th group of the block's layers read from (groups of at least
 //! [`SOURCE_STATES`] states; the bulk of a description), follow D(b), so that the chain of D tasks
 //! stays short. Pass P(b, j) follows every S(b, q) and the passes j-1, j and j+1 of block b-1 (its
-//! own chunk, the carries it adds, and the carry buffer it overwrites). A block ends when its last
-//! pass does, after the block before it: its targets reach the sink in order.
+//! own chunk, the carries it adds, and the carry buffer it overwrites); in a run of residues, which
+//! has no carries, only pass j of block b-1. A block ends when its last pass does, after the block
+//! before it (each of its passes follows one of the block before that ended it): its targets reach
+//! the sink in order.
 //!
 //! When the hooks carry a [`Recorder`], every task records its kind, block, chunk and thread CPU
 //! time (a block's end counts in the pass that ends it), and the segment declares its blocks' passes
@@ -14,10 +16,10 @@
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use super::State;
 use super::describe::{NonZeroSet, Sources, layer_sources, nonzero_sets};
-use super::lanes::{lanes, limbs_of};
+use super::lanes::limbs_of;
 use super::pass::{Chunk, PassContext, PassInput, Spares};
+use super::{LaneKind, State};
 use crate::arch::{Isa, thread_cpu_seconds};
 use crate::graph::{Recorder, TaskKind};
 use crate::hooks::Hooks;
@@ -38,6 +40,8 @@ pub(super) struct Shared<'a, 's> {
     /// Lanes per chunk.
     pub(super) c: usize,
     pub(super) isa: Isa,
+    /// What the lanes hold.
+    pub(super) kind: LaneKind<'a>,
     /// The run's hooks, for progress; and the hooks that stop a segment midway (without cancel flags
     /// in a resumable run, which stops only between segments).
     pub(super) hooks: Hooks<'a>,
@@ -113,7 +117,7 @@ impl<'a, 's> Segment<'a, 's> {
     ) -> Segment<'a, 's> {
         let passes_before = state.chunks.len();
         let passes: Vec<usize> =
-            bounds.iter().map(|&(_, k1)| lanes(k1).div_ceil(shared.c).max(passes_before)).collect();
+            bounds.iter().map(|&(_, k1)| shared.kind.lanes(k1).div_ceil(shared.c).max(passes_before)).collect();
         let most = passes.last().copied().unwrap_or(passes_before);
         let blocks = bounds
             .iter()
@@ -123,7 +127,7 @@ impl<'a, 's> Segment<'a, 's> {
                 // block -1 (the state) is done: only later blocks' passes are waited for
                 let before = if b == 0 { 0 } else { passes[b - 1] };
                 let waiting = (0..passes[b])
-                    .map(|j| AtomicUsize::new(1 + (j.saturating_sub(1)..=j + 1).filter(|&i| i < before).count()))
+                    .map(|j| AtomicUsize::new(1 + neighbours(shared.kind, j).filter(|&i| i < before).count()))
                     .collect();
                 Block {
                     k0,
@@ -286,7 +290,7 @@ impl<'a, 's> Segment<'a, 's> {
             self.release_describe(s, b + 3);
         }
         self.record(start, TaskKind::Pass, b, j);
-        for next in j.saturating_sub(1)..=j + 1 {
+        for next in neighbours(self.shared.kind, j) {
             self.release_pass(s, b + 1, next);
         }
     }
@@ -301,18 +305,28 @@ impl<'a, 's> Segment<'a, 's> {
             let [a, b] = described.edge_lens;
             [vec![0; (a + 1) * c], vec![0; (b + 1) * c]]
         });
+        let exact = matches!(self.shared.kind, LaneKind::Exact);
         let carry_in = match j {
+            _ if !exact => None,
             0 => None,
             // the carries of P(b-1, j-1): block b-1 has parity (b + 1) & 1
             _ => self.carries[j - 1][(b + 1) & 1].lock().expect("not poisoned").take(),
         };
-        let spare_carries = self.shared.spares.lock().expect("not poisoned").1.pop().unwrap_or_default();
+        let spare_carries = match exact {
+            true => self.shared.spares.lock().expect("not poisoned").1.pop().unwrap_or_default(),
+            false => Default::default(),
+        };
         let input = PassInput { chunk, spare_carries };
+        let moduli = match self.shared.kind {
+            LaneKind::Exact => None,
+            LaneKind::Residues { moduli, .. } => Some(&moduli[j * c..(j + 1) * c]),
+        };
         let context = PassContext {
             layers: &described.layers,
             hooks: self.shared.segment_hooks,
             spares: &self.shared.spares,
             isa: self.shared.isa,
+            moduli,
         };
         let result = context.pass(c, j, input, carry_in.as_ref());
         drop(described);
@@ -320,7 +334,9 @@ impl<'a, 's> Segment<'a, 's> {
             self.shared.spares.lock().expect("not poisoned").1.push(carries);
         }
         *self.chunks[j].lock().expect("not poisoned") = Some(result.chunk);
-        *self.carries[j][b & 1].lock().expect("not poisoned") = Some(result.carries);
+        if exact {
+            *self.carries[j][b & 1].lock().expect("not poisoned") = Some(result.carries);
+        }
         block.target_lanes.lock().expect("not poisoned")[j] = result.targets;
     }
 
@@ -336,17 +352,25 @@ impl<'a, 's> Segment<'a, 's> {
         }
         let mut sink = self.shared.sink.lock().expect("not poisoned");
         for (i, &(t, _)) in targets.enumerate() {
-            let lanes: Vec<u64> = chunks.iter().flat_map(|chunk| &chunk[i * c..(i + 1) * c]).copied().collect();
-            (*sink)(t, &limbs_of(&lanes));
+            let mut lanes: Vec<u64> = chunks.iter().flat_map(|chunk| &chunk[i * c..(i + 1) * c]).copied().collect();
+            match self.shared.kind {
+                LaneKind::Exact => (*sink)(t, &limbs_of(&lanes)),
+                LaneKind::Residues { count, .. } => {
+                    lanes.truncate(count); // the padding's lanes dropped
+                    (*sink)(t, &lanes)
+                }
+            }
         }
         if self.shared.hooks.wants_progress() {
-            let work: u64 = (block.k0..=block.k1).map(|k| self.shared.plan.layer_len(k) as u64 * lanes(k) as u64).sum();
+            let plan = self.shared.plan;
+            let work: u64 =
+                (block.k0..=block.k1).map(|k| plan.layer_len(k) as u64 * self.shared.kind.lanes(k) as u64).sum();
             let done = self.shared.done.fetch_add(work, Ordering::Relaxed) + work;
             self.shared.hooks.progress("exact", done, self.shared.total);
         }
     }
 
-    /// The state after the segment's last block.
+    /// The state after the segment's last block (with no carries in a run of residues).
     pub(super) fn finish(self) -> State {
         let last = self.blocks.len() - 1;
         let passes = self.blocks[last].passes;
@@ -356,7 +380,20 @@ impl<'a, 's> Segment<'a, 's> {
             chunk_lanes: self.shared.c,
             edges: self.blocks[last].edges_out.lock().expect("not poisoned").take().expect("described"),
             chunks: self.chunks[..passes].iter().map(take).collect(),
-            carries: self.carries[..passes].iter().map(|pair| take(&pair[last & 1])).collect(),
+            carries: match self.shared.kind {
+                LaneKind::Exact => self.carries[..passes].iter().map(|pair| take(&pair[last & 1])).collect(),
+                LaneKind::Residues { .. } => Vec::new(), // no carries
+            },
         }
+    }
+}
+
+/// The passes of block b-1 that P(b, j) follows, which are also the passes of block b + 1 that
+/// P(b, j) lets go: j-1, j and j+1 for exact lanes (carries cross from chunk j - 1 to chunk j), j
+/// alone for residues. Cost O(1).
+fn neighbours(kind: LaneKind, j: usize) -> std::ops::RangeInclusive<usize> {
+    match kind {
+        LaneKind::Exact => j.saturating_sub(1)..=j + 1,
+        LaneKind::Residues { .. } => j..=j,
     }
 }

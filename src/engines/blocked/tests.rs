@@ -1,5 +1,5 @@
 //! The blocked engine against the reference engine, for every tuning, thread count and instruction
-//! set, whole and in segments.
+//! set, whole and in segments; its residue kind against the modular engine.
 
 use super::*;
 
@@ -134,4 +134,97 @@ fn every_instruction_set_agrees_with_the_oracle_and_the_modular_engine() {
         let projections: Vec<u64> = moduli.iter().map(|&m| (&value % m).try_into().unwrap()).collect();
         assert_eq!(residues[0], projections, "{isa:?}: f(3000)'s residues");
     }
+}
+
+/// The residue kind against the dense modular engine, over plans of several targets (random ones
+/// from a fixed seed, g != 0 among them, n up to 2000), for moduli of every size (the CRT primes,
+/// small ones, the padding's 2), numbers of moduli that are and are not multiples of the chunk,
+/// every chunk size, every instruction set this CPU has, and one to three threads.
+#[test]
+fn residues_equal_the_modular_engine() {
+    use crate::engines::modular;
+    let seed = 0x7e51_d0e5;
+    println!("SplitMix64 seed {seed:#x}");
+    let mut rng = crate::rng::SplitMix64(seed);
+    let mut cases: Vec<Vec<(u64, u64)>> =
+        vec![vec![(2000, 0)], vec![(2, 0), (3, 1), (4, 3), (5, 7), (0, 0), (1, 0), (1200, 5)], vec![(333, 1 << 40)]];
+    for _ in 0..3 {
+        let targets = (0..1 + rng.below(6)).map(|_| (rng.below(1500), rng.below(40))).collect();
+        cases.push(targets);
+    }
+    let primes = crate::crt::primes(40);
+    let small = [2u64, 3, 998_244_353, 1_000_000_000_000_000_000, (1 << 63) - 25];
+    let moduli_sets: Vec<Vec<u64>> = vec![
+        primes[..1].to_vec(),
+        primes[..7].to_vec(),
+        primes[..40].to_vec(),
+        primes[..5].iter().chain(&small).copied().collect(),
+    ];
+    for targets in &cases {
+        let plan = Plan::new(targets, u64::MAX, Hooks::default()).unwrap();
+        for moduli in &moduli_sets {
+            let want = modular::count_mod_with_plan(&plan, targets, moduli, Hooks::default()).unwrap();
+            let chosen = Tuning::for_residues(plan.widest_layer(), moduli.len(), 2);
+            let cuts = CHUNK_LANES.iter().map(|&chunk_lanes| (MAX_BLOCK_LAYERS, chunk_lanes)).chain([
+                (1, 4),
+                (5, 2),
+                (60, 8),
+                (1000, 16),
+            ]);
+            let tunings = Isa::available().into_iter().flat_map(|isa| {
+                cuts.clone()
+                    .map(move |(block_layers, chunk_lanes)| Tuning { block_layers, chunk_lanes, isa })
+                    .chain([Tuning { isa, ..chosen }])
+            });
+            for tuning in tunings {
+                for threads in [1, 3] {
+                    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+                    let mut got = vec![None; targets.len()];
+                    pool.install(|| {
+                        residues_with(&plan, targets, moduli, Hooks::default(), tuning, |t, r| {
+                            assert!(got[t].is_none(), "target {t} reported once");
+                            got[t] = Some(r.to_vec())
+                        })
+                    })
+                    .unwrap();
+                    let got: Vec<Vec<u64>> = got.into_iter().map(|v| v.expect("every target reported")).collect();
+                    assert_eq!(
+                        got,
+                        want,
+                        "{tuning:?}, {threads} threads, {} moduli, targets {targets:?}",
+                        moduli.len()
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// A run of residues refuses a modulus the lanes cannot hold, and a run with no moduli reports an
+/// empty list for every target.
+#[test]
+fn residues_refuse_bad_moduli() {
+    use crate::error::{Error, Param};
+    let targets = [(100u64, 0u64), (50, 1)];
+    let plan = Plan::new(&targets, u64::MAX, Hooks::default()).unwrap();
+    let tuning = Tuning::for_residues(plan.widest_layer(), 3, 1);
+    for bad in [0u64, 1, 1 << 63, u64::MAX] {
+        let result = residues_with(&plan, &targets, &[7, bad], Hooks::default(), tuning, |_, _| {});
+        assert!(matches!(result, Err(Error::InvalidArgument { param: Param::Modulus, .. })), "{bad}: {result:?}");
+    }
+    let mut seen = Vec::new();
+    residues_with(&plan, &targets, &[], Hooks::default(), tuning, |t, r| seen.push((t, r.len()))).unwrap();
+    assert_eq!(seen, [(1, 0), (0, 0)], "in order of layer");
+}
+
+#[test]
+fn residue_tuning_cuts_by_the_moduli() {
+    // one or two threads: the width's cut, whatever the moduli
+    assert_eq!(Tuning::for_residues(8192, 230, 2), Tuning::for_width(8192));
+    assert_eq!(Tuning::for_residues(2048, 1, 1), Tuning::for_width(2048));
+    // many threads: chunks halved until the moduli make enough of them
+    let many = Tuning::for_residues(8192, 230, 64);
+    assert!(230usize.div_ceil(many.chunk_lanes) >= CHUNKS_PER_THREAD * 64 || many.chunk_lanes == 1);
+    assert_eq!(Tuning::for_residues(8192, 1000, 4).chunk_lanes, Tuning::for_width(8192).chunk_lanes);
+    assert!(residue_memory_bytes(8192, 230, 2) < memory_bytes(8192, 20_000, 2), "no carries, fewer lanes");
 }
