@@ -64,11 +64,17 @@ pub fn count(n: u64, g: u64, memory_limit: u64, hooks: Hooks) -> Result<BigUint>
 /// Checks that `value`, reconstructed from residues modulo `primes` primes, can be c(n, g): every
 /// count is at most the number of non-root nodes, |T(n)| - 1 (0 for the empty T(0)).
 ///
-/// Cost: O(n^2 / 64) for |T(n)|.
+/// Cost: O(1) where `value` is at least 5 bits shorter than the bound on the bits of |T(n)|
+/// ([`crate::game::count_bits_bound`], at most 3 above them), as every count that is not nearly
+/// |T(n)| is; else O(n^2 / 64) for |T(n)|.
 ///
 /// # Errors
 /// [`Error::CrossCheck`] when it is not: a wrong residue.
 pub fn check_below_tree(n: u64, g: u64, value: &BigUint, primes: usize) -> Result<()> {
+    // value < 2^(bound - 5) <= 2^(bits(|T(n)|) - 2) < |T(n)|
+    if value.bits() + 5 <= crate::game::count_bits_bound(n) {
+        return Ok(());
+    }
     let size = crate::game::tree_size(n).max(BigUint::from(1u32));
     if *value >= size {
         return Err(Error::CrossCheck {
@@ -106,6 +112,24 @@ mod tests {
             let want = count_exact(Engine::Reference, &plan, targets, Hooks::default()).unwrap();
             let got = count_exact(Engine::Crt, &plan, targets, Hooks::default()).unwrap();
             assert_eq!(got, want, "{targets:?}");
+        }
+    }
+
+    #[test]
+    fn the_size_check_holds_at_its_edge() {
+        for n in [0u64, 1, 2, 3, 10, 100, 1000, 5000] {
+            let size = crate::game::tree_size(n).max(BigUint::from(1u32));
+            let below = &size - 1u32;
+            assert!(check_below_tree(n, 0, &below, 1).is_ok(), "|T({n})| - 1");
+            assert!(check_below_tree(n, 0, &BigUint::from(0u32), 1).is_ok());
+            for over in [size.clone(), &size + 1u32, &size << 1, &size << 200] {
+                assert!(check_below_tree(n, 0, &over, 1).is_err(), "{over} for n = {n}");
+            }
+            // every power of two below |T(n)| passes, by the short way or the long one
+            for b in 0..size.bits() {
+                let x = BigUint::from(1u32) << b;
+                assert_eq!(check_below_tree(n, 0, &x, 1).is_ok(), x < size, "2^{b} for n = {n}");
+            }
         }
     }
 

@@ -91,24 +91,34 @@ pub(crate) fn run_with(
 /// Garner's algorithm and checked below |T(n)|.
 ///
 /// Cost: O(plan states x k) additions modulo a prime for k = primes_needed(top) (230 at
-/// n = 20000), then O(k^2) word operations a target; memory the blocked engine's with k lanes a
+/// n = 20000), then O(k_t^2) word operations for a target of layer n_t, k_t = primes_needed(n_t)
+/// (the value from the first k_t primes, the targets in parallel); memory the blocked engine's with k lanes a
 /// state ([`blocked::residue_memory_bytes`]), and k residues a target.
 ///
 /// # Errors
 /// [`crate::Error::Interrupted`] when cancelled; [`crate::Error::CrossCheck`] when a
 /// reconstruction is not below |T(n)| (a wrong residue).
 fn run_crt(plan: &Plan, targets: &[(u64, u64)], hooks: Hooks, mut sink: impl FnMut(usize, &[u64])) -> Result<()> {
+    use rayon::prelude::*;
     let top = targets.iter().map(|t| t.0).max().unwrap_or(0);
     let primes = crate::crt::primes(crate::crt::primes_needed(top));
     let tuning = blocked::Tuning::for_residues(plan.widest_layer(), primes.len(), rayon::current_num_threads());
     // per target, its residue modulo every prime
     let mut by_target: Vec<Vec<u64>> = vec![Vec::new(); targets.len()];
     blocked::residues_with(plan, targets, &primes, hooks, tuning, |t, r| by_target[t] = r.to_vec())?;
+    // each target from the primes its own n needs (a prefix of the top's), the targets in parallel
+    let words: Vec<Vec<u64>> = (0..targets.len())
+        .into_par_iter()
+        .map(|t| {
+            let (n, g) = targets[t];
+            let k = crate::crt::primes_needed(n).min(primes.len());
+            let value = crate::crt::garner(&primes[..k], &by_target[t][..k])?;
+            crate::crt::check_below_tree(n, g, &value, k)?;
+            Ok(to_words(&value))
+        })
+        .collect::<Result<_>>()?;
     for t in by_layer(targets) {
-        let (n, g) = targets[t];
-        let value = crate::crt::garner(&primes, &by_target[t])?;
-        crate::crt::check_below_tree(n, g, &value, primes.len())?;
-        sink(t, &to_words(&value));
+        sink(t, &words[t]);
     }
     Ok(())
 }
