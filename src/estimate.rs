@@ -58,6 +58,9 @@ pub struct Estimate {
     pub n: u64,
     /// The Grundy value of the count.
     pub g: u64,
+    /// Whether c(n, g) = 0 is known without counting (g above every value a move of T(n) can
+    /// leave): `fibtree count` then answers at once, and the work below is none.
+    pub known_zero: bool,
     /// The threads the times are predicted for (the current rayon pool's).
     pub threads: usize,
     /// The plan's states: counted, or an upper bound (see `states_counted`).
@@ -145,10 +148,14 @@ pub fn estimate(n: u64, g: u64, shards: &[usize], census: Census, hooks: Hooks) 
 fn estimate_with(n: u64, g: u64, shards: &[usize], counted: bool, hooks: Hooks) -> Result<Estimate> {
     let targets = [(n, g)];
     let bits_at_most = crate::game::count_bits_bound(n);
-    let unplanned = modular::unplanned_work(&targets, hooks)?;
     let width = crate::game::max_edge_value_with(n, hooks)? as u64 + 1;
+    // g above every value a move can leave: `count` answers 0 without a plan or an engine
+    let known_zero = crate::game::value_bound(n, width - 1).is_some_and(|bound| g > bound);
+    let unplanned = if known_zero { None } else { modular::unplanned_work(&targets, hooks)? };
     let counted = counted || unplanned.is_none();
-    let (lens, sizes) = if counted {
+    let (lens, sizes) = if known_zero {
+        (vec![0; n as usize + 1], plan::Sizes { plan: 0, widest: 0, highest: 0 })
+    } else if counted {
         let census = plan::census(&targets, hooks)?;
         let sizes = census.sizes();
         (census.lens, sizes)
@@ -162,8 +169,9 @@ fn estimate_with(n: u64, g: u64, shards: &[usize], counted: bool, hooks: Hooks) 
     };
     let states = lens.iter().map(|&l| l as u64).sum();
     let limb_additions = engines::limb_additions(&lens);
-    let exact_bytes = crate::report::whole_bytes(&sizes, n, 2, 1, false);
+    let exact_bytes = if known_zero { PROCESS_BYTES } else { crate::report::whole_bytes(&sizes, n, 2, 1, false) };
     let (prime_lanes, prime_bytes) = match &unplanned {
+        _ if known_zero => (0, 0),
         Some((lanes, bytes)) => (lanes.iter().sum(), *bytes),
         // the modular engine over the plan: a lane per state, and the plan
         None => (states, sizes.plan + modular::memory_bytes_for(&sizes, 1, 1)),
@@ -190,6 +198,7 @@ fn estimate_with(n: u64, g: u64, shards: &[usize], counted: bool, hooks: Hooks) 
     Ok(Estimate {
         n,
         g,
+        known_zero,
         threads,
         states,
         states_counted: counted,
@@ -283,6 +292,15 @@ mod tests {
                 assert!(c as u64 <= l, "layer {k} of n = {n}: {c} states, bound {l}");
             }
         }
+    }
+
+    #[test]
+    fn a_count_known_to_be_zero_costs_nothing() {
+        let e = estimate(1_000_000, 1 << 40, &[1], Census::Auto, Hooks::default()).unwrap();
+        assert!(e.known_zero);
+        assert_eq!((e.states, e.limb_additions, e.prime_lanes), (0, 0, 0));
+        assert_eq!(crate::count(1000, 1 << 40).unwrap(), num_bigint::BigUint::from(0u32));
+        assert!(!estimate(1000, 5, &[1], Census::Auto, Hooks::default()).unwrap().known_zero);
     }
 
     #[test]

@@ -21,6 +21,8 @@ struct EstimateOut {
     exact: Exact,
     g: u64,
     kernel: String,
+    /// Whether c(N, G) = 0 is known without counting (then the work is none).
+    known_zero: bool,
     n: u64,
     plan: PlanOut,
     primes: usize,
@@ -93,6 +95,7 @@ impl EstimateOut {
             },
             g: e.g,
             kernel,
+            known_zero: e.known_zero,
             n: e.n,
             plan: PlanOut {
                 bytes: e.plan_bytes,
@@ -143,7 +146,14 @@ impl Outcome for EstimateOut {
         let (n, g, threads) = (self.n, self.g, self.threads);
         let at_most = if self.plan.counted { "" } else { "at most " };
         writeln!(out, "c({n}, {g}), predicted for this machine ({threads} threads, kernel {}):", self.kernel)?;
-        writeln!(out, "  value     at most {} bits, {} decimal digits", self.bits_at_most, self.digits_at_most)?;
+        if self.known_zero {
+            writeln!(
+                out,
+                "  value     0: G is above every value a move of T({n}) can leave (`count` answers at once)"
+            )?;
+        } else {
+            writeln!(out, "  value     at most {} bits, {} decimal digits", self.bits_at_most, self.digits_at_most)?;
+        }
         let counted = if self.plan.counted { "counted" } else { "an upper bound: --census counts them" };
         writeln!(
             out,
