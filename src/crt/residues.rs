@@ -65,7 +65,7 @@ pub fn count(n: u64, g: u64, memory_limit: u64, hooks: Hooks) -> Result<BigUint>
 /// count is at most the number of non-root nodes, |T(n)| - 1 (0 for the empty T(0)).
 ///
 /// Cost: O(1) where `value` is at least 5 bits shorter than the bound on the bits of |T(n)|
-/// ([`crate::game::count_bits_bound`], at most 3 above them), as every count that is not nearly
+/// (a bound at most 3 above them, from the golden ratio), as every count that is not nearly
 /// |T(n)| is; else O(n^2 / 64) for |T(n)|.
 ///
 /// # Errors
