@@ -125,7 +125,7 @@ pub struct ShardCost {
 /// for the method.
 ///
 /// Cost: the plan's backward pass when it is counted (O(n x W / 64) word operations; 0.6 s at n =
-/// 100000, W = 2^17), O(n) otherwise; the calibration, about 0.5 s; memory two layers of the plan
+/// 100000, W = 2^17), O(n) otherwise; the calibration, about 1 s; memory two layers of the plan
 /// (W / 8 bytes each), the calibration's plan of f(8000) (a few MB), one prime's arrays, and 8 bytes
 /// a layer.
 ///
@@ -177,7 +177,7 @@ fn estimate_with(n: u64, g: u64, shards: &[usize], counted: bool, hooks: Hooks) 
         None => (states, sizes.plan + modular::memory_bytes_for(&sizes, 1, 1)),
     };
     let primes = crate::crt::primes_needed(n);
-    let (exact_rate, prime_rate) = calibrate(n, primes, hooks)?;
+    let (exact_rate, prime_rate) = calibrate(n, hooks)?;
     let exact_cpu_seconds = limb_additions as f64 / exact_rate;
     let prime_cpu_seconds = prime_lanes as f64 / prime_rate;
     let threads = rayon::current_num_threads();
@@ -224,12 +224,13 @@ fn estimate_with(n: u64, g: u64, shards: &[usize], counted: bool, hooks: Hooks) 
 /// arrays of the width of n (at least 1000) and a prime of the route), each the faster of two runs
 /// (on a busy machine the slower run says more about the neighbours than about the engine). Cost
 /// about 0.8 s.
-fn calibrate(n: u64, primes: usize, hooks: Hooks) -> Result<(f64, f64)> {
+fn calibrate(n: u64, hooks: Hooks) -> Result<(f64, f64)> {
     let one = rayon::ThreadPoolBuilder::new()
         .num_threads(1)
         .build()
         .map_err(|e| Error::Io(std::io::Error::other(format!("a thread for the calibration: {e}"))))?;
-    let prime = crate::crt::primes(primes.max(1))[0];
+    // the route's first prime (the largest below 2^62): every prime of the route costs the same
+    let prime = crate::crt::primes(1)[0];
     one.install(|| {
         let k = n.clamp(1000, CALIBRATION_N);
         let targets = [(k, 0)];
