@@ -51,6 +51,8 @@ struct PlanOut {
 #[derive(Debug, Serialize)]
 struct Exact {
     cpu_seconds: f64,
+    /// Whether `memory_bytes` is within what this machine has available (else `count` refuses).
+    fits_here: bool,
     limb_additions: String,
     memory_bytes: u64,
     seconds: f64,
@@ -89,6 +91,7 @@ impl EstimateOut {
             digits_at_most: e.digits_at_most,
             exact: Exact {
                 cpu_seconds: ms(e.exact_cpu_seconds),
+                fits_here: e.exact_bytes <= fibtree::available_memory(),
                 limb_additions: e.limb_additions.to_string(),
                 memory_bytes: e.exact_bytes,
                 seconds: ms(e.exact_seconds()),
@@ -164,9 +167,10 @@ impl Outcome for EstimateOut {
         )?;
         writeln!(
             out,
-            "  count     {} limb additions, {} of memory, {} CPU, {} on {threads} threads",
+            "  count     {} limb additions, {} of memory{}, {} CPU, {} on {threads} threads",
             big(f(&self.exact.limb_additions)),
             human_bytes(self.exact.memory_bytes),
+            if self.exact.fits_here { "" } else { " (more than this machine has: count would refuse)" },
             time(self.exact.cpu_seconds),
             time(self.exact.seconds)
         )?;

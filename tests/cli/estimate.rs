@@ -39,6 +39,7 @@ fn the_states_of_f10000_are_counted_and_the_shards_cut_as_shard_cuts_them() {
         assert!(number(field) > 0.0, "{e}");
     }
     assert!(number(&e["exact"]["memory_bytes"]) > number(&e["plan"]["bytes"]));
+    assert_eq!(e["exact"]["fits_here"], true, "f(10000) takes about 25 MB");
 }
 
 #[test]
@@ -51,6 +52,8 @@ fn a_large_n_is_bounded_quickly_and_says_so() {
     assert_eq!(e["shards"][0]["primes_per_shard"].as_u64(), Some(11384u64.div_ceil(1024)));
     let human = success(&["estimate", "1000000", "--shards", "64"]);
     assert!(human.contains("an upper bound: --census counts them"), "{human}");
+    // about 200 GiB: more than a test machine has
+    assert!(human.contains("more than this machine has: count would refuse"), "{human}");
     assert!(human.contains("c(1000000, 0), predicted for this machine"), "{human}");
 }
 
