@@ -95,6 +95,12 @@ pub struct Estimate {
     pub prime_cpu_seconds: f64,
     /// The residue route cut into each number of shards asked for.
     pub shards: Vec<ShardCost>,
+    /// The predicted wall seconds of `fibtree combine` on [`Estimate::threads`] threads: Garner's
+    /// algorithm over the primes, then the direct checks (the modular engine modulo 10^18 and
+    /// 998244353, at once where there are two threads).
+    pub combine_seconds: f64,
+    /// The part of `combine_seconds` that is Garner's algorithm.
+    pub garner_seconds: f64,
 }
 
 impl Estimate {
@@ -177,10 +183,14 @@ fn estimate_with(n: u64, g: u64, shards: &[usize], counted: bool, hooks: Hooks) 
         None => (states, sizes.plan + modular::memory_bytes_for(&sizes, 1, 1)),
     };
     let primes = crate::crt::primes_needed(n);
-    let (exact_rate, prime_rate) = calibrate(n, hooks)?;
+    let Calibration { exact_rate, prime_rate, narrow_rate, garner_rate } = calibrate(n, hooks)?;
     let exact_cpu_seconds = limb_additions as f64 / exact_rate;
     let prime_cpu_seconds = prime_lanes as f64 / prime_rate;
     let threads = rayon::current_num_threads();
+    // combine: the two direct checks (10^18 in u64 lanes as a prime, 998244353 in u32 lanes)
+    let narrow_seconds = prime_lanes as f64 / narrow_rate;
+    let checks = if threads >= 2 { prime_cpu_seconds.max(narrow_seconds) } else { prime_cpu_seconds + narrow_seconds };
+    let garner_seconds = if known_zero { 0.0 } else { (primes as f64).powi(2) / garner_rate };
     let shards = shards
         .iter()
         .map(|&s| {
@@ -216,15 +226,30 @@ fn estimate_with(n: u64, g: u64, shards: &[usize], counted: bool, hooks: Hooks) 
         exact_cpu_seconds,
         prime_cpu_seconds,
         shards,
+        combine_seconds: garner_seconds + checks,
+        garner_seconds,
     })
 }
+
+/// What [`calibrate`] measures, each on one thread: the exact engine's limb additions per second,
+/// the dense sweep's lane operations per second in `u64` lanes (a prime of the route) and in `u32`
+/// lanes (998244353), and Garner's algorithm's k^2 per second for k primes.
+struct Calibration {
+    exact_rate: f64,
+    prime_rate: f64,
+    narrow_rate: f64,
+    garner_rate: f64,
+}
+
+/// The primes of Garner's algorithm's calibration.
+const CALIBRATION_PRIMES: usize = 400;
 
 /// The one-thread speeds of the exact engine (limb additions per second, on f(n) for n clamped to
 /// 1000..=8000) and of the dense sweep of the residue route (lane operations per second, with the
 /// arrays of the width of n (at least 1000) and a prime of the route), each the faster of two runs
 /// (on a busy machine the slower run says more about the neighbours than about the engine). Cost
 /// about 0.8 s.
-fn calibrate(n: u64, hooks: Hooks) -> Result<(f64, f64)> {
+fn calibrate(n: u64, hooks: Hooks) -> Result<Calibration> {
     let one = rayon::ThreadPoolBuilder::new()
         .num_threads(1)
         .build()
@@ -236,17 +261,25 @@ fn calibrate(n: u64, hooks: Hooks) -> Result<(f64, f64)> {
         let targets = [(k, 0)];
         let plan = Plan::new(&targets, u64::MAX, hooks)?;
         let lens = plan.lens();
-        let (mut exact, mut dense) = (0.0f64, 0.0f64);
+        let primes = crate::crt::primes(CALIBRATION_PRIMES);
+        let residues: Vec<u64> = primes.iter().zip(1u64..).map(|(&p, i)| p - i * i).collect();
+        let mut c = Calibration { exact_rate: 0.0, prime_rate: 0.0, narrow_rate: 0.0, garner_rate: 0.0 };
+        let rate = |work: f64, start: std::time::Instant| work / start.elapsed().as_secs_f64().max(1e-9);
         for _ in 0..2 {
             let start = std::time::Instant::now();
             engines::count_words(Engine::Blocked, &plan, &targets, hooks)?;
-            exact = exact.max(engines::limb_additions(&lens) as f64 / start.elapsed().as_secs_f64().max(1e-9));
+            c.exact_rate = c.exact_rate.max(rate(engines::limb_additions(&lens) as f64, start));
             hooks.check()?;
             // below n = 1000 a layer is too short for its rate to mean anything (nor does the time)
-            dense = dense.max(modular::unplanned_speed(n.max(1000), CALIBRATION_LANES, prime)?);
+            let m = n.max(1000);
+            c.prime_rate = c.prime_rate.max(modular::unplanned_speed(m, CALIBRATION_LANES, prime)?);
+            c.narrow_rate = c.narrow_rate.max(modular::unplanned_speed(m, CALIBRATION_LANES, crate::P998244353)?);
             hooks.check()?;
+            let start = std::time::Instant::now();
+            crate::crt::garner(&primes, &residues)?;
+            c.garner_rate = c.garner_rate.max(rate((CALIBRATION_PRIMES as f64).powi(2), start));
         }
-        Ok((exact, dense))
+        Ok(c)
     })
 }
 

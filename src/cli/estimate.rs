@@ -17,6 +17,7 @@ use super::session::{Form, Outcome, Session};
 struct EstimateOut {
     bits_at_most: u64,
     calibration: Calibration,
+    combine: Combine,
     digits_at_most: u64,
     exact: Exact,
     g: u64,
@@ -37,6 +38,13 @@ struct Calibration {
     exact_limbs_per_ns: f64,
     /// The dense sweep's lane operations per nanosecond on one thread.
     residue_lanes_per_ns: f64,
+}
+
+#[derive(Debug, Serialize)]
+struct Combine {
+    /// Garner's algorithm's part.
+    garner_seconds: f64,
+    seconds: f64,
 }
 
 #[derive(Debug, Serialize)]
@@ -88,6 +96,7 @@ impl EstimateOut {
                 exact_limbs_per_ns: (e.exact_rate / 1e9 * 1e3).round() / 1e3,
                 residue_lanes_per_ns: (e.prime_rate / 1e9 * 1e3).round() / 1e3,
             },
+            combine: Combine { garner_seconds: ms(e.garner_seconds), seconds: ms(e.combine_seconds) },
             digits_at_most: e.digits_at_most,
             exact: Exact {
                 cpu_seconds: ms(e.exact_cpu_seconds),
@@ -198,6 +207,12 @@ impl Outcome for EstimateOut {
                 time(s.cpu_seconds)
             )?;
         }
+        writeln!(
+            out,
+            "  combine   {} on {threads} threads: Garner's algorithm {}, then the direct checks mod 10^18 and 998244353",
+            time(self.combine.seconds),
+            time(self.combine.garner_seconds)
+        )?;
         writeln!(
             out,
             "calibrated on one thread: the exact engine at {:.2} limb additions/ns, the residues' sweep at {:.2} lane \

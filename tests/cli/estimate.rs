@@ -35,7 +35,12 @@ fn the_states_of_f10000_are_counted_and_the_shards_cut_as_shard_cuts_them() {
     success(&["shard", "10000", "--shard", "1/7", "-o", &file]);
     let shard: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
     assert_eq!(shard["primes"].as_array().unwrap().len() as u64, primes.div_ceil(7));
-    for field in [&e["exact"]["seconds"], &e["exact"]["cpu_seconds"], &e["residues"]["prime_cpu_seconds"]] {
+    for field in [
+        &e["exact"]["seconds"],
+        &e["exact"]["cpu_seconds"],
+        &e["residues"]["prime_cpu_seconds"],
+        &e["combine"]["seconds"],
+    ] {
         assert!(number(field) > 0.0, "{e}");
     }
     assert!(number(&e["exact"]["memory_bytes"]) > number(&e["plan"]["bytes"]));
@@ -61,7 +66,14 @@ fn a_large_n_is_bounded_quickly_and_says_so() {
 fn the_human_form_lists_the_default_shards() {
     let out = success(&["estimate", "3000", "--g", "2"]);
     assert!(out.starts_with("c(3000, 2), predicted for this machine"), "{out}");
-    for line in ["  value     at most", "  plan      ", "  count     ", "  residues  ", "calibrated on one thread"] {
+    for line in [
+        "  value     at most",
+        "  plan      ",
+        "  count     ",
+        "  residues  ",
+        "  combine   ",
+        "calibrated on one thread",
+    ] {
         assert!(out.contains(line), "{line:?} in {out}");
     }
     let rows: Vec<&str> = out.lines().filter(|l| l.starts_with("            ")).collect();

@@ -175,7 +175,8 @@ pub(crate) fn unplanned_work(targets: &[(u64, u64)], hooks: Hooks) -> Result<Opt
 }
 
 /// The speed of [`count_mod_unplanned`] for c(n, 0) on one thread, in lane operations per second
-/// for one modulus below 2^63 in `u64` lanes (as the primes of [`crate::crt`] run): a sweep of the
+/// for one modulus, in the lanes it runs in (`u32` below 2^31, else `u64` as the primes of
+/// [`crate::crt`]): a sweep of the
 /// arrays of n's width over the edge values of n's top layers, about `lanes` lane operations of
 /// it. The residues it computes mean nothing; its memory traffic is that of the real run.
 ///
@@ -201,7 +202,7 @@ pub(crate) fn unplanned_speed(n: u64, lanes: u64, modulus: u64) -> Result<f64> {
     let shape = dense::Shape::full(edge, w as usize, &[(top, 0)]);
     let work: u64 = dense::layer_lanes(&shape, w).iter().sum();
     let start = std::time::Instant::now();
-    dense::run(&shape, &[(top, 0)], &[modulus], Hooks::default(), w, isa, false)?;
+    dense::run(&shape, &[(top, 0)], &[modulus], Hooks::default(), w, isa, true)?;
     Ok(work as f64 / start.elapsed().as_secs_f64().max(1e-9))
 }
 
