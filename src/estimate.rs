@@ -147,13 +147,22 @@ pub fn estimate(n: u64, g: u64, shards: &[usize], census: Census, hooks: Hooks) 
     if let Some(s) = shards.iter().find(|&&s| s == 0) {
         return Err(Error::invalid(Param::Shard, format!("a number of shards of at least 1, got {s}")));
     }
+    crate::budget::check_memory(Param::N, own_bytes(n), crate::available_memory())?;
     let width = crate::game::max_edge_value_with(n, hooks)? as u64 + 1;
     let counted = census == Census::Always || n.saturating_mul(width.next_power_of_two()) <= CENSUS_LIMIT;
     estimate_with(n, g, shards, counted, hooks)
 }
 
-/// [`estimate`], counting the plan's states if `counted` (or where the bound cannot be had: a g
-/// far above W), else bounding them.
+/// The memory [`estimate`] itself takes, at most: per layer the edge values (4 bytes), the states
+/// (4), the dense windows' lanes (8) and their shape (22); the census's layers and the calibration's
+/// plan and arrays (under 64 MiB here). 38 MB at n = 1,000,000. Cost O(1).
+fn own_bytes(n: u64) -> u64 {
+    PROCESS_BYTES + (64 << 20) + 38 * (n + 1)
+}
+
+/// [`estimate`], counting the plan's states if `counted` (or where no bound can be had: a g at or
+/// above W whose dense windows would be too wide), else bounding them: by the dense windows, or by
+/// W a layer where those are too wide (every state of a target below W is below W).
 fn estimate_with(n: u64, g: u64, shards: &[usize], counted: bool, hooks: Hooks) -> Result<Estimate> {
     let targets = [(n, g)];
     let bits_at_most = crate::game::count_bits_bound(n);
@@ -161,9 +170,17 @@ fn estimate_with(n: u64, g: u64, shards: &[usize], counted: bool, hooks: Hooks) 
     // g above every value a move can leave: `count` answers 0 without a plan or an engine
     let known_zero = crate::game::value_bound(n, width - 1).is_some_and(|bound| g > bound);
     let unplanned = if known_zero { None } else { modular::unplanned_work(&targets, hooks)? };
-    let counted = counted || unplanned.is_none();
+    let w = width.next_power_of_two().max(64);
+    // where the dense windows are too wide to bound the states by, and g is below W: W a layer
+    let below_w = g < w && unplanned.is_none();
+    let counted = counted || (unplanned.is_none() && !below_w);
     let (lens, sizes) = if known_zero {
         (vec![0; n as usize + 1], plan::Sizes { plan: 0, widest: 0, highest: 0 })
+    } else if below_w && !counted {
+        let mut lens = vec![w.min(u32::MAX as u64) as u32; n as usize + 1];
+        lens.iter_mut().take(2).for_each(|l| *l = 0);
+        let plan_bytes = 4 * (n + 1) + (n + 1) * (w / 8);
+        (lens, plan::Sizes { plan: plan_bytes, widest: w, highest: w - 1 })
     } else if counted {
         let census = plan::census(&targets, hooks)?;
         let sizes = census.sizes();
@@ -244,12 +261,15 @@ struct Calibration {
     garner_rate: f64,
 }
 
+/// The dense sweep's calibration runs with the width of n up to this n (W = 2^20).
+const CALIBRATION_TOP: u64 = 1_000_000;
+
 /// The primes of Garner's algorithm's calibration.
 const CALIBRATION_PRIMES: usize = 400;
 
 /// The one-thread speeds of the exact engine (limb additions per second, on f(n) for n clamped to
 /// 1000..=8000) and of the dense sweep of the residue route (lane operations per second, with the
-/// arrays of the width of n (at least 1000) and a prime of the route), each the faster of two runs
+/// arrays of the width of n, clamped to 1000..=1,000,000, and a prime of the route), each the faster of two runs
 /// (on a busy machine the slower run says more about the neighbours than about the engine). Cost
 /// about 0.8 s.
 fn calibrate(n: u64, hooks: Hooks) -> Result<Calibration> {
@@ -273,8 +293,10 @@ fn calibrate(n: u64, hooks: Hooks) -> Result<Calibration> {
             engines::count_words(Engine::Blocked, &plan, &targets, hooks)?;
             c.exact_rate = c.exact_rate.max(rate(engines::limb_additions(&lens) as f64, start));
             hooks.check()?;
-            // below n = 1000 a layer is too short for its rate to mean anything (nor does the time)
-            let m = n.max(1000);
+            // below n = 1000 a layer is too short for its rate to mean anything (nor does the time);
+            // above 1,000,000 the arrays of n's width would take more than the dense engine allows,
+            // and the rate at 1,000,000's (2^20, well beyond the caches) stands for them
+            let m = n.clamp(1000, CALIBRATION_TOP);
             c.prime_rate = c.prime_rate.max(modular::unplanned_speed(m, CALIBRATION_LANES, prime)?);
             c.narrow_rate = c.narrow_rate.max(modular::unplanned_speed(m, CALIBRATION_LANES, crate::P998244353)?);
             hooks.check()?;

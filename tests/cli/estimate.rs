@@ -63,6 +63,18 @@ fn a_large_n_is_bounded_quickly_and_says_so() {
 }
 
 #[test]
+fn an_n_beyond_the_dense_windows_is_bounded_by_w_a_layer() {
+    // at n = 10^8 the edge values reach 2^25 or more: the dense arrays of W / 4 residues would pass
+    // the engine's limit, and every state of f(n) is below W
+    let e = success_json(&["estimate", "100000000", "--shards", "1", "--json"]);
+    assert_eq!(e["plan"]["counted"], false);
+    let widest = e["plan"]["widest_layer"].as_u64().unwrap();
+    assert!(widest.is_power_of_two() && widest >= 1 << 25, "{e}");
+    assert_eq!(number(&e["plan"]["states"]), (1e8 - 1.0) * widest as f64);
+    assert_eq!(e["exact"]["fits_here"], false);
+}
+
+#[test]
 fn the_human_form_lists_the_default_shards() {
     let out = success(&["estimate", "3000", "--g", "2"]);
     assert!(out.starts_with("c(3000, 2), predicted for this machine"), "{out}");

@@ -43,6 +43,8 @@ fn estimates_of_no_shards_or_beyond_the_engines() {
         usage_error(&["estimate", "100", "--shards", bad], "--shards");
     }
     usage_error(&["estimate", "4294967296"], "N");
+    // 38 bytes a layer of its own: about 76 GiB at the engines' largest N
+    usage_error(&["estimate", "2147483647"], "memory");
     usage_error(&["estimate", "x"], "<N>");
     usage_error(&["estimate", "10", "--g", "-1"], "--g");
     usage_error(&["estimate", "10", "--threads", "0"], "--threads");

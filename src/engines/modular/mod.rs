@@ -184,8 +184,8 @@ pub(crate) fn unplanned_work(targets: &[(u64, u64)], hooks: Hooks) -> Result<Opt
 /// modulus ([`unplanned_bytes`]).
 ///
 /// # Errors
-/// [`Error::InvalidArgument`] for n above [`crate::game::MAX_N`] or below 3, or an invalid
-/// `FIBTREE_ISA`.
+/// [`Error::InvalidArgument`] for n above [`crate::game::MAX_N`] or below 3, an n whose width would
+/// take more than [`DENSE_LIMIT_BYTES`] of arrays, or an invalid `FIBTREE_ISA`.
 pub(crate) fn unplanned_speed(n: u64, lanes: u64, modulus: u64) -> Result<f64> {
     check_modulus(modulus)?;
     let isa = crate::kernel()?.isa();
@@ -193,7 +193,9 @@ pub(crate) fn unplanned_speed(n: u64, lanes: u64, modulus: u64) -> Result<f64> {
         return Err(Error::invalid(Param::N, format!("at least 3 for a calibration, got {n}")));
     }
     let target = [(n, 0)];
-    let w = unplanned_width(&target, 1, Hooks::default())?.unwrap_or(1 << 20);
+    let Some(w) = unplanned_width(&target, 1, Hooks::default())? else {
+        return Err(Error::invalid(Param::N, format!("a width the dense engine can hold, for n = {n}")));
+    };
     let edges = crate::game::edge_values(n)?;
     let layers = (lanes / (w / 4).max(64)).clamp(2, n - 1) as usize;
     // layers 0 and 1, then the edge values of n's top layers
