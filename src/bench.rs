@@ -87,9 +87,9 @@ pub fn default_threads(cores: usize) -> Vec<usize> {
 /// The 64-bit limb additions of the exact engine over `plan` at full width
 /// ([`engines::limb_additions`]): the work unit of [`Measurement::limb_additions_per_ns`].
 ///
-/// Cost O(n) time and 4 bytes a layer.
+/// Cost O(n) time, no memory.
 fn limb_additions(plan: &Plan) -> u128 {
-    engines::limb_additions(&plan.lens())
+    engines::limb_additions(plan.lens())
 }
 
 /// The blocked engine's kernel on its own, for benchmarks: `out[s] = old[left[s]] + older[right[s]]`

@@ -291,7 +291,7 @@ fn calibrate(n: u64, hooks: Hooks) -> Result<Calibration> {
         for _ in 0..2 {
             let start = std::time::Instant::now();
             engines::count_words(Engine::Blocked, &plan, &targets, hooks)?;
-            c.exact_rate = c.exact_rate.max(rate(engines::limb_additions(&lens) as f64, start));
+            c.exact_rate = c.exact_rate.max(rate(engines::limb_additions(lens) as f64, start));
             hooks.check()?;
             // below n = 1000 a layer is too short for its rate to mean anything (nor does the time);
             // above 1,000,000 the arrays of n's width would take more than the dense engine allows,

@@ -305,9 +305,9 @@ impl Plan {
         self.lens.iter().map(|&l| l as u64).sum()
     }
 
-    /// The number of states of each layer, 0 to the top. Cost O(n).
-    pub(crate) fn lens(&self) -> Vec<u32> {
-        self.lens.clone()
+    /// The number of states of each layer, 0 to the top. Cost O(1).
+    pub(crate) fn lens(&self) -> &[u32] {
+        &self.lens
     }
 
     /// The number of states of layer `k`. Cost O(1).
@@ -763,10 +763,9 @@ mod tests {
         ];
         for targets in &cases {
             let plan = Plan::new(targets, u64::MAX, Hooks::default()).unwrap();
-            let lens: Vec<u32> = (0..=plan.top()).map(|k| plan.layer_len(k) as u32).collect();
             for isa in crate::arch::Isa::available() {
                 let census = census_in(targets, isa, Hooks::default()).unwrap();
-                assert_eq!(census.lens, lens, "{targets:?} with {isa:?}");
+                assert_eq!(census.lens, plan.lens(), "{targets:?} with {isa:?}");
                 assert_eq!(census.lens.iter().map(|&l| l as u64).sum::<u64>(), plan.states());
                 assert_eq!(census.sizes(), plan.sizes(), "{targets:?} with {isa:?}");
             }
