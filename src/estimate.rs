@@ -148,9 +148,11 @@ pub fn estimate(n: u64, g: u64, shards: &[usize], census: Census, hooks: Hooks) 
         return Err(Error::invalid(Param::Shard, format!("a number of shards of at least 1, got {s}")));
     }
     crate::budget::check_memory(Param::N, own_bytes(n), crate::available_memory())?;
-    let width = crate::game::max_edge_value_with(n, hooks)? as u64 + 1;
-    let counted = census == Census::Always || n.saturating_mul(width.next_power_of_two()) <= CENSUS_LIMIT;
-    estimate_with(n, g, shards, counted, hooks)
+    let limit = match census {
+        Census::Auto => CENSUS_LIMIT,
+        Census::Always => u64::MAX,
+    };
+    estimate_with(n, g, shards, limit, hooks)
 }
 
 /// The memory [`estimate`] itself takes, at most: per layer the edge values (4 bytes), the states
@@ -160,10 +162,11 @@ fn own_bytes(n: u64) -> u64 {
     PROCESS_BYTES + (64 << 20) + 38 * (n + 1)
 }
 
-/// [`estimate`], counting the plan's states if `counted` (or where no bound can be had: a g at or
-/// above W whose dense windows would be too wide), else bounding them: by the dense windows, or by
-/// W a layer where those are too wide (every state of a target below W is below W).
-fn estimate_with(n: u64, g: u64, shards: &[usize], counted: bool, hooks: Hooks) -> Result<Estimate> {
+/// [`estimate`], counting the plan's states where n x W is at most `census_limit` (or where no
+/// bound can be had: a g at or above W whose dense windows would be too wide), else bounding them:
+/// by the dense windows, or by W a layer where those are too wide (every state of a target below W
+/// is below W).
+fn estimate_with(n: u64, g: u64, shards: &[usize], census_limit: u64, hooks: Hooks) -> Result<Estimate> {
     let targets = [(n, g)];
     let bits_at_most = crate::game::count_bits_bound(n);
     let width = crate::game::max_edge_value_with(n, hooks)? as u64 + 1;
@@ -171,27 +174,27 @@ fn estimate_with(n: u64, g: u64, shards: &[usize], counted: bool, hooks: Hooks) 
     let known_zero = crate::game::value_bound(n, width - 1).is_some_and(|bound| g > bound);
     let unplanned = if known_zero { None } else { modular::unplanned_work(&targets, hooks)? };
     let w = width.next_power_of_two().max(64);
-    // where the dense windows are too wide to bound the states by, and g is below W: W a layer
-    let below_w = g < w && unplanned.is_none();
-    let counted = counted || (unplanned.is_none() && !below_w);
-    let (lens, sizes) = if known_zero {
-        (vec![0; n as usize + 1], plan::Sizes { plan: 0, widest: 0, highest: 0 })
-    } else if below_w && !counted {
-        let mut lens = vec![w.min(u32::MAX as u64) as u32; n as usize + 1];
-        lens.iter_mut().take(2).for_each(|l| *l = 0);
-        let plan_bytes = 4 * (n + 1) + (n + 1) * (w / 8);
-        (lens, plan::Sizes { plan: plan_bytes, widest: w, highest: w - 1 })
-    } else if counted {
-        let census = plan::census(&targets, hooks)?;
-        let sizes = census.sizes();
-        (census.lens, sizes)
-    } else {
+    let bound: Option<Vec<u32>> = match &unplanned {
+        _ if known_zero || n.saturating_mul(w) <= census_limit => None,
         // every state of the plan is a g of a kept class in the dense windows
-        let (lanes, _) = unplanned.as_ref().expect("bounded only where the dense route runs");
-        let lens: Vec<u32> = lanes.iter().map(|&l| l.min(u32::MAX as u64) as u32).collect();
-        let plan_bytes = 4 * (n + 1) + (n + 1) * (width.next_power_of_two() / 8).max(8);
-        let widest = lens.iter().copied().max().unwrap_or(0) as u64;
-        (lens, plan::Sizes { plan: plan_bytes, widest, highest: width.next_power_of_two() - 1 })
+        Some((lanes, _)) => Some(lanes.iter().map(|&l| l.min(u32::MAX as u64) as u32).collect()),
+        // the dense windows too wide, and every state of a target below W below W: W a layer
+        None if g < w => Some((0..=n).map(|k| if k < 2 { 0 } else { w.min(u32::MAX as u64) as u32 }).collect()),
+        None => None,
+    };
+    let counted = bound.is_none();
+    let (lens, sizes) = match bound {
+        _ if known_zero => (vec![0; n as usize + 1], plan::Sizes { plan: 0, widest: 0, highest: 0 }),
+        Some(lens) => {
+            // every layer's window within [0, W)
+            let widest = lens.iter().copied().max().unwrap_or(0) as u64;
+            (lens, plan::Sizes { plan: 4 * (n + 1) + (n + 1) * (w / 8), widest, highest: w - 1 })
+        }
+        None => {
+            let census = plan::census(&targets, hooks)?;
+            let sizes = census.sizes();
+            (census.lens, sizes)
+        }
     };
     let states = lens.iter().map(|&l| l as u64).sum();
     let limb_additions = engines::limb_additions(&lens);
@@ -331,8 +334,8 @@ mod tests {
 
     #[test]
     fn uncounted_states_are_bounded_from_above() {
-        let counted = estimate_with(3000, 0, &[1], true, Hooks::default()).unwrap();
-        let bounded = estimate_with(3000, 0, &[1], false, Hooks::default()).unwrap();
+        let counted = estimate_with(3000, 0, &[1], u64::MAX, Hooks::default()).unwrap();
+        let bounded = estimate_with(3000, 0, &[1], 0, Hooks::default()).unwrap();
         assert!(counted.states_counted && !bounded.states_counted);
         assert!(bounded.states >= counted.states && bounded.states <= 2 * counted.states, "{bounded:?}");
         assert!(bounded.widest_layer >= counted.widest_layer);
