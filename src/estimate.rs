@@ -296,17 +296,16 @@ fn calibrate(n: u64, hooks: Hooks) -> Result<Calibration> {
             engines::count_words(Engine::Blocked, &plan, &targets, hooks)?;
             c.exact_rate = c.exact_rate.max(rate(engines::limb_additions(lens) as f64, start));
             hooks.check()?;
-            // below n = 1000 a layer is too short for its rate to mean anything (nor does the time);
-            // above 1,000,000 the arrays of n's width would take more than the dense engine allows,
-            // and the rate at 1,000,000's (2^20, well beyond the caches) stands for them
-            let m = n.clamp(1000, CALIBRATION_TOP);
-            c.prime_rate = c.prime_rate.max(modular::unplanned_speed(m, CALIBRATION_LANES, prime)?);
-            c.narrow_rate = c.narrow_rate.max(modular::unplanned_speed(m, CALIBRATION_LANES, crate::P998244353)?);
-            hooks.check()?;
             let start = std::time::Instant::now();
             crate::crt::garner(&primes, &residues)?;
             c.garner_rate = c.garner_rate.max(rate((CALIBRATION_PRIMES as f64).powi(2), start));
         }
+        // below n = 1000 a layer is too short for its rate to mean anything (nor does the time);
+        // above 1,000,000 the arrays of n's width would take more than the dense engine allows, and
+        // the rate at 1,000,000's (2^20, well beyond the caches) stands for them
+        let m = n.clamp(1000, CALIBRATION_TOP);
+        let speeds = modular::unplanned_speeds(m, CALIBRATION_LANES, &[prime, crate::P998244353], 2, hooks)?;
+        (c.prime_rate, c.narrow_rate) = (speeds[0], speeds[1]);
         Ok(c)
     })
 }

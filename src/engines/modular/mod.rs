@@ -174,20 +174,21 @@ pub(crate) fn unplanned_work(targets: &[(u64, u64)], hooks: Hooks) -> Result<Opt
     Ok(Some((dense::layer_lanes(&shape, w), dense_bytes(w, 1))))
 }
 
-/// The speed of [`count_mod_unplanned`] for c(n, 0) on one thread, in lane operations per second
-/// for one modulus, in the lanes it runs in (`u32` below 2^31, else `u64` as the primes of
-/// [`crate::crt`]): a sweep of the
-/// arrays of n's width over the edge values of n's top layers, about `lanes` lane operations of
-/// it. The residues it computes mean nothing; its memory traffic is that of the real run.
+/// The speed of [`count_mod_unplanned`] for c(n, 0) on one thread, in lane operations per second,
+/// for each of `moduli` in the lanes it runs in (`u32` below 2^31, else `u64` as the primes of
+/// [`crate::crt`]), the fastest of `runs` runs: a sweep of the arrays of n's width over the edge
+/// values of n's top layers, about `lanes` lane operations of it, made once for all the runs. The
+/// residues it computes mean nothing; its memory traffic is that of the real run.
 ///
-/// Cost: `lanes` lane operations (about 0.1 s for 10^8 with AVX2); memory the arrays of one
-/// modulus ([`unplanned_bytes`]).
+/// Cost: `runs x moduli x lanes` lane operations (about 0.1 s for 10^8 with AVX2); memory the
+/// arrays of one modulus ([`unplanned_bytes`]).
 ///
 /// # Errors
 /// [`Error::InvalidArgument`] for n above [`crate::game::MAX_N`] or below 3, an n whose width would
-/// take more than [`DENSE_LIMIT_BYTES`] of arrays, or an invalid `FIBTREE_ISA`.
-pub(crate) fn unplanned_speed(n: u64, lanes: u64, modulus: u64) -> Result<f64> {
-    check_modulus(modulus)?;
+/// take more than [`DENSE_LIMIT_BYTES`] of arrays, or an invalid `FIBTREE_ISA`;
+/// [`Error::Interrupted`] once the hooks cancel it (checked between runs).
+pub(crate) fn unplanned_speeds(n: u64, lanes: u64, moduli: &[u64], runs: usize, hooks: Hooks) -> Result<Vec<f64>> {
+    moduli.iter().try_for_each(|&m| check_modulus(m))?;
     let isa = crate::kernel()?.isa();
     if n < 3 {
         return Err(Error::invalid(Param::N, format!("at least 3 for a calibration, got {n}")));
@@ -202,10 +203,17 @@ pub(crate) fn unplanned_speed(n: u64, lanes: u64, modulus: u64) -> Result<f64> {
     let edge: Vec<u32> = [0, 1].into_iter().chain(edges[edges.len() - layers + 1..].iter().copied()).collect();
     let top = edge.len() as u64 - 1;
     let shape = dense::Shape::full(edge, w as usize, &[(top, 0)]);
-    let work: u64 = dense::layer_lanes(&shape, w).iter().sum();
-    let start = std::time::Instant::now();
-    dense::run(&shape, &[(top, 0)], &[modulus], Hooks::default(), w, isa, true)?;
-    Ok(work as f64 / start.elapsed().as_secs_f64().max(1e-9))
+    let work = dense::layer_lanes(&shape, w).iter().sum::<u64>() as f64;
+    let mut speeds = vec![0.0f64; moduli.len()];
+    for _ in 0..runs {
+        for (speed, &m) in speeds.iter_mut().zip(moduli) {
+            hooks.check()?;
+            let start = std::time::Instant::now();
+            dense::run(&shape, &[(top, 0)], &[m], Hooks::default(), w, isa, true)?;
+            *speed = speed.max(work / start.elapsed().as_secs_f64().max(1e-9));
+        }
+    }
+    Ok(speeds)
 }
 
 /// The width W of [`count_mod_unplanned`], or `None` where its arrays would exceed
