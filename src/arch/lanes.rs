@@ -89,7 +89,7 @@ impl ModLane for u32 {
 /// blend each), reading two chunks and writing one per state.
 ///
 /// # Panics
-/// As [`sum_layer`].
+/// As [`sum_layer`], and unless `moduli` has C moduli.
 pub(crate) fn sum_layer_mod<T: ModLane, const C: usize>(
     isa: Isa,
     out: &mut [T],
@@ -97,8 +97,9 @@ pub(crate) fn sum_layer_mod<T: ModLane, const C: usize>(
     older: &[T],
     left: &[u32],
     right: &[u32],
-    moduli: &[T; C],
+    moduli: &[T],
 ) {
+    let moduli: &[T; C] = moduli.try_into().expect("C moduli");
     compiled(isa, SumMod::<T, C> { out, old, older, left, right, moduli })
 }
 

@@ -461,26 +461,14 @@ pub(crate) fn sum_layer_mod<T: arch::ModLane>(
     let c = moduli.len();
     assert!(out.len() >= left.len() * c, "out holds every chunk");
     let out = &mut out[..left.len() * c];
-    fn run<T: arch::ModLane, const C: usize>(
-        isa: Isa,
-        out: &mut [T],
-        old: &[T],
-        older: &[T],
-        left: &[u32],
-        right: &[u32],
-        moduli: &[T],
-    ) {
-        let moduli: &[T; C] = moduli.try_into().expect("C moduli");
-        arch::sum_layer_mod::<T, C>(isa, out, old, older, left, right, moduli)
-    }
     match c {
-        1 => run::<T, 1>(isa, out, old, older, left, right, moduli),
-        2 => run::<T, 2>(isa, out, old, older, left, right, moduli),
-        4 => run::<T, 4>(isa, out, old, older, left, right, moduli),
-        8 => run::<T, 8>(isa, out, old, older, left, right, moduli),
-        16 => run::<T, 16>(isa, out, old, older, left, right, moduli),
-        32 => run::<T, 32>(isa, out, old, older, left, right, moduli),
-        64 => run::<T, 64>(isa, out, old, older, left, right, moduli),
+        1 => arch::sum_layer_mod::<T, 1>(isa, out, old, older, left, right, moduli),
+        2 => arch::sum_layer_mod::<T, 2>(isa, out, old, older, left, right, moduli),
+        4 => arch::sum_layer_mod::<T, 4>(isa, out, old, older, left, right, moduli),
+        8 => arch::sum_layer_mod::<T, 8>(isa, out, old, older, left, right, moduli),
+        16 => arch::sum_layer_mod::<T, 16>(isa, out, old, older, left, right, moduli),
+        32 => arch::sum_layer_mod::<T, 32>(isa, out, old, older, left, right, moduli),
+        64 => arch::sum_layer_mod::<T, 64>(isa, out, old, older, left, right, moduli),
         _ => panic!("a chunk is 1, 2, 4, 8, 16, 32 or 64 lanes"),
     }
 }
