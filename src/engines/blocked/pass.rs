@@ -58,10 +58,10 @@ impl PassContext<'_> {
         }
     }
 
+    /// Pass j in chunks of C lanes, of exact lanes (with carries in and normalised at the end) or of
+    /// residues modulo this pass's moduli (no carries; a direct move adds to every lane).
     fn pass_in<const C: usize>(&self, j: usize, input: PassInput, carry_in: Option<&Chunk>) -> PassResult {
-        if let Some(moduli) = self.moduli {
-            return self.residue_pass::<C>(input, moduli.try_into().expect("C moduli"));
-        }
+        let moduli: Option<&[u64; C]> = self.moduli.map(|m| m.try_into().expect("C moduli"));
         let PassInput { chunk: [mut older, mut old], spare_carries } = input;
         let mut cur = self.spares.lock().expect("not poisoned").0.pop().unwrap_or_default();
         if let Some([a, b]) = carry_in {
@@ -80,10 +80,24 @@ impl PassContext<'_> {
             let len = layer.len() * C;
             cur.resize(len + C, 0); // every chunk but the zero one is rewritten below
             cur[len..].fill(0);
-            arch::sum_layer::<C>(self.isa, &mut cur[..len], &old, &older, &layer.left, &layer.right);
-            if j == 0 {
-                for &(s, d) in &layer.direct {
-                    cur[s as usize * C] += d as u64;
+            let (out, left, right) = (&mut cur[..len], &layer.left, &layer.right);
+            match moduli {
+                None => {
+                    arch::sum_layer::<C>(self.isa, out, &old, &older, left, right);
+                    if j == 0 {
+                        for &(s, d) in &layer.direct {
+                            out[s as usize * C] += d as u64;
+                        }
+                    }
+                }
+                Some(moduli) => {
+                    arch::sum_layer_mod::<u64, C>(self.isa, out, &old, &older, left, right, moduli);
+                    for &(s, d) in &layer.direct {
+                        for (lane, &m) in out[s as usize * C..(s as usize + 1) * C].iter_mut().zip(moduli) {
+                            // d is 1 or 2, and 2 mod 2 (a padding lane) is 0
+                            *lane = arch::ModLane::add_mod(*lane, d as u64 % m, m);
+                        }
+                    }
                 }
             }
             for &(_, s) in &layer.targets {
@@ -93,42 +107,16 @@ impl PassContext<'_> {
             std::mem::swap(&mut older, &mut old);
             std::mem::swap(&mut old, &mut cur);
         }
-        let [mut a, mut b] = spare_carries;
-        arch::normalise::<C, PAYLOAD>(self.isa, &mut older, &mut a);
-        arch::normalise::<C, PAYLOAD>(self.isa, &mut old, &mut b);
+        let carries = match moduli {
+            None => {
+                let [mut a, mut b] = spare_carries;
+                arch::normalise::<C, PAYLOAD>(self.isa, &mut older, &mut a);
+                arch::normalise::<C, PAYLOAD>(self.isa, &mut old, &mut b);
+                [a, b]
+            }
+            Some(_) => spare_carries, // residues carry nothing
+        };
         self.spares.lock().expect("not poisoned").0.push(cur);
-        PassResult { chunk: [older, old], carries: [a, b], targets }
-    }
-
-    /// A pass of a run of residues: chunk j of every layer of the block modulo `moduli` (lane i
-    /// modulo `moduli[i]`), from chunk j of the two layers before it; no carries, and the direct
-    /// moves add to every lane. A pass stopped by the hooks returns early, as [`PassContext::pass`].
-    fn residue_pass<const C: usize>(&self, input: PassInput, moduli: &[u64; C]) -> PassResult {
-        let PassInput { chunk: [mut older, mut old], spare_carries } = input;
-        let mut cur = self.spares.lock().expect("not poisoned").0.pop().unwrap_or_default();
-        let mut targets = Vec::new();
-        for layer in self.layers {
-            if self.hooks.cancelled() {
-                break; // the block's results are discarded
-            }
-            let len = layer.len() * C;
-            cur.resize(len + C, 0);
-            cur[len..].fill(0);
-            arch::sum_layer_mod::<u64, C>(self.isa, &mut cur[..len], &old, &older, &layer.left, &layer.right, moduli);
-            for &(s, d) in &layer.direct {
-                let lanes = &mut cur[s as usize * C..(s as usize + 1) * C];
-                for (lane, &m) in lanes.iter_mut().zip(moduli) {
-                    // d is 1 or 2, and 2 mod 2 (a padding lane) is 0
-                    *lane = arch::ModLane::add_mod(*lane, d as u64 % m, m);
-                }
-            }
-            for &(_, s) in &layer.targets {
-                targets.extend_from_slice(&cur[s as usize * C..(s as usize + 1) * C]);
-            }
-            std::mem::swap(&mut older, &mut old);
-            std::mem::swap(&mut old, &mut cur);
-        }
-        self.spares.lock().expect("not poisoned").0.push(cur);
-        PassResult { chunk: [older, old], carries: spare_carries, targets }
+        PassResult { chunk: [older, old], carries, targets }
     }
 }
