@@ -27,7 +27,7 @@ use num_bigint::BigUint;
 use num_traits::ToPrimitive;
 
 use crate::arch::select::Kernel;
-use crate::budget::{self, PROCESS_BYTES};
+use crate::budget::{Guard, Run};
 use crate::engines::{self, Engine, modular};
 use crate::error::{Error, Param, Result};
 use crate::game::MAX_N;
@@ -35,6 +35,7 @@ use crate::graph::{Recorder, Summary};
 use crate::hooks::Hooks;
 use crate::plan::Plan;
 use crate::report::{LAST18, P998244353};
+use crate::targets::Targets;
 
 /// The values of n measured when none is given.
 pub const DEFAULT_N: [u64; 3] = [5_000, 10_000, 20_000];
@@ -264,9 +265,8 @@ impl Subject {
             return Err(Error::invalid(Param::N, format!("expected N from 2 to {MAX_N}, got {n}")));
         }
         let targets = [(n, 0)];
-        let plan = Plan::new(&targets, memory_limit, hooks)?;
-        let estimate = PROCESS_BYTES + plan.bytes() + modular::memory_bytes(&plan, MODULI.len(), 1);
-        budget::check_memory(Param::N, estimate, memory_limit)?;
+        let guard = Guard::new(Run::Residues { moduli: MODULI.len(), at_once: 1 }, memory_limit);
+        let (plan, _) = guard.plan(&Targets::one(n, 0), hooks)?;
         let found = modular::count_mod_with_plan(&plan, &targets, &MODULI, hooks)?.remove(0);
         let residues = [found[0], found[1]];
         Ok(Subject { n, plan, residues, memory_limit, first: None })
@@ -341,10 +341,8 @@ impl Subject {
             .build()
             .map_err(|e| Error::Io(std::io::Error::other(format!("starting a pool of {threads} threads: {e}"))))?;
         let (n, plan) = (self.n, &self.plan);
-        let value_bytes = 2 * 8 * engines::limbs(n as usize) as u64;
-        let estimate =
-            PROCESS_BYTES + plan.bytes() + pool.install(|| engines::layer_bytes(plan, n as usize)) + value_bytes;
-        budget::check_memory(Param::N, estimate, self.memory_limit)?;
+        let guard = Guard::new(Run::Exact { values: 2 }, self.memory_limit);
+        guard.check(pool.install(|| Run::Exact { values: 2 }.bytes(n, &plan.sizes())))?;
         let mut seconds = Vec::with_capacity(runs);
         let mut graphs = Vec::with_capacity(runs);
         for run in 1..=runs {
@@ -417,18 +415,21 @@ mod tests {
         // (k-1, (g xor (1 + G(k-2))) - 1) and (k-2, (g xor (1 + G(k-1))) - 1):
         // (6,0) -> (5,6), (4,3); (5,6) -> (4,1), (3,0); (4,3) -> (3,0), (2,6); (4,1) -> (3,2), (2,4);
         // (3,0) -> (2,0); (3,2) -> (2,2); layers 0 and 1 are never marked.
-        let plan = Plan::new(&[(6, 0)], u64::MAX, Hooks::default()).unwrap();
+        let plan = Plan::new(&crate::targets::Targets::new(&[(6, 0)]), u64::MAX, Hooks::default()).unwrap();
         let layers: Vec<Vec<u64>> = (2..=6).map(|k| plan.layer(k).iter().collect()).collect();
         assert_eq!(layers, [vec![0, 2, 4, 6], vec![0, 2], vec![1, 3], vec![6], vec![0]]);
         assert!((2..=6).all(|k| engines::limbs(k) == 1), "every count of T(6) fits one limb");
         assert_eq!(limb_additions(&plan), 4 + 2 + 2 + 1 + 1);
         // T(0) and T(1) have no layers to compute
-        assert_eq!(limb_additions(&Plan::new(&[(1, 0)], u64::MAX, Hooks::default()).unwrap()), 0);
+        assert_eq!(
+            limb_additions(&Plan::new(&crate::targets::Targets::new(&[(1, 0)]), u64::MAX, Hooks::default()).unwrap()),
+            0
+        );
     }
 
     #[test]
     fn limb_additions_weighs_wide_layers_by_their_limbs() {
-        let plan = Plan::new(&[(300, 0)], u64::MAX, Hooks::default()).unwrap();
+        let plan = Plan::new(&crate::targets::Targets::new(&[(300, 0)]), u64::MAX, Hooks::default()).unwrap();
         // |T(300)| - 1 < 2^211: 4 limbs at the top, 1 at the bottom
         assert_eq!((engines::limbs(2), engines::limbs(300)), (1, 4));
         let states = plan.states() as u128;

@@ -5,32 +5,24 @@
 
 use num_bigint::BigUint;
 
-use crate::budget;
+use crate::budget::{self, Guard, Run};
 use crate::engines::{self, modular};
-use crate::error::{Param, Result};
-use crate::plan::{self, Plan, Sizes, support};
+use crate::error::Result;
+use crate::plan::{Plan, support};
 use crate::report::Options;
+use crate::targets::Targets;
 
-/// The targets of the whole distribution and the plan that computes them, after checking the
-/// memory estimate (plan, three layers of `words(n)` words a state, and the results) against the
-/// options' limit.
-fn planned(n: u64, options: &Options, words: impl Fn(usize) -> u64) -> Result<(Vec<(u64, u64)>, Plan)> {
-    // Before the support's forward pass: the plan of the whole distribution holds nearly every g
-    // below about 11 k in each layer k (about 11 n^2 / 16 bytes of bitsets), its widest layer about
-    // 11 n states, and there are about 6.5 n targets: the whole run, predicted.
+/// The targets of the whole distribution and the plan that computes them, after the memory guard
+/// has checked the run with `words(n)` words a state: predicted before the support's forward pass
+/// ([`budget::distribution_predicted`]), then over the plan ([`Run::Distribution`]).
+fn planned(n: u64, options: &Options, words: impl Fn(usize) -> u64) -> Result<(Targets, Plan)> {
     crate::game::check_n(n)?;
-    let limit = options.limit();
-    let per_state = 8 * words(n as usize) as u128;
-    let (n128, plan_bytes) = (n as u128, n as u128 * n as u128 * 11 / 16);
-    let predicted = plan_bytes + per_state * (3 * 11 * n128 + 7 * n128);
-    budget::check_memory(Param::N, predicted.min(u64::MAX as u128) as u64, limit)?;
-    let targets: Vec<(u64, u64)> = support(n, options.hooks)?.iter().map(|g| (n, g)).collect();
-    let per_state = 8 * words(n as usize);
-    let whole = |s: &Sizes| {
-        let states = s.widest.saturating_mul(3).saturating_add(targets.len() as u64);
-        s.plan.saturating_add(per_state.saturating_mul(states))
-    };
-    let (plan, _) = plan::guarded(&targets, limit, options.hooks, whole)?;
+    let words = words(n as usize);
+    budget::check(budget::distribution_predicted(n, words), options.limit())?;
+    let support: Vec<(u64, u64)> = support(n, options.hooks)?.iter().map(|g| (n, g)).collect();
+    let targets = Targets::new(&support);
+    let guard = Guard::new(Run::Distribution { words, targets: targets.len() }, options.limit());
+    let (plan, _) = guard.plan(&targets, options.hooks)?;
     Ok((targets, plan))
 }
 

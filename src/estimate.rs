@@ -28,11 +28,12 @@
 //! 16 shards of f(100000) (two at a time) predicted 32-35 min of CPU, measured 38 min; `combine` of
 //! f(100000) predicted 1.65 s, measured 1.8 s.
 
-use crate::budget::PROCESS_BYTES;
+use crate::budget::{PROCESS_BYTES, Run, Sizes};
 use crate::engines::{self, Engine, modular};
 use crate::error::{Error, Param, Result};
 use crate::hooks::Hooks;
 use crate::plan::{self, Plan};
+use crate::targets::Targets;
 
 /// The largest n x W (the top layer times the width of the layers) for which [`estimate`] counts
 /// the plan's states by default: about 12 s of backward pass on a 2-core AMD EPYC with AVX2 (n =
@@ -147,7 +148,7 @@ pub fn estimate(n: u64, g: u64, shards: &[usize], census: Census, hooks: Hooks) 
     if let Some(s) = shards.iter().find(|&&s| s == 0) {
         return Err(Error::invalid(Param::Shard, format!("a number of shards of at least 1, got {s}")));
     }
-    crate::budget::check_memory(Param::N, own_bytes(n), crate::available_memory())?;
+    crate::budget::check(own_bytes(n), crate::available_memory())?;
     let limit = match census {
         Census::Auto => CENSUS_LIMIT,
         Census::Always => u64::MAX,
@@ -173,7 +174,7 @@ fn estimate_with(n: u64, g: u64, shards: &[usize], census_limit: u64, hooks: Hoo
     // g above every value a move can leave: `count` answers 0 without a plan or an engine
     let known_zero = crate::game::value_bound(n, width - 1).is_some_and(|bound| g > bound);
     let unplanned = if known_zero { None } else { modular::unplanned_work(&targets, hooks)? };
-    let w = width.next_power_of_two().max(64);
+    let w = crate::game::window_above(width - 1).expect("edges below 2^32");
     let bound: Option<Vec<u32>> = match &unplanned {
         _ if known_zero || n.saturating_mul(w) <= census_limit => None,
         // every state of the plan is a g of a kept class in the dense windows
@@ -184,21 +185,25 @@ fn estimate_with(n: u64, g: u64, shards: &[usize], census_limit: u64, hooks: Hoo
     };
     let counted = bound.is_none();
     let (lens, sizes) = match bound {
-        _ if known_zero => (vec![0; n as usize + 1], plan::Sizes { plan: 0, widest: 0, highest: 0 }),
+        _ if known_zero => (vec![0; n as usize + 1], Sizes { plan: 0, widest: 0, highest: 0 }),
         Some(lens) => {
             // every layer's window within [0, W)
             let widest = lens.iter().copied().max().unwrap_or(0) as u64;
-            (lens, plan::Sizes { plan: 4 * (n + 1) + (n + 1) * (w / 8), widest, highest: w - 1 })
+            (lens, Sizes { plan: 4 * (n + 1) + (n + 1) * (w / 8), widest, highest: w - 1 })
         }
         None => {
-            let census = plan::census(&targets, hooks)?;
+            let census = plan::census(&Targets::one(n, g), hooks)?;
             let sizes = census.sizes();
             (census.lens, sizes)
         }
     };
     let states = lens.iter().map(|&l| l as u64).sum();
     let limb_additions = engines::limb_additions(&lens);
-    let exact_bytes = if known_zero { PROCESS_BYTES } else { crate::report::whole_bytes(&sizes, n, 2, 1, false) };
+    let exact_bytes = if known_zero {
+        PROCESS_BYTES
+    } else {
+        Run::Count { moduli: 2, targets: 1, double_check: false }.bytes(n, &sizes)
+    };
     let (prime_lanes, prime_bytes) = match &unplanned {
         _ if known_zero => (0, 0),
         Some((lanes, bytes)) => (lanes.iter().sum(), *bytes),
@@ -285,7 +290,7 @@ fn calibrate(n: u64, hooks: Hooks) -> Result<Calibration> {
     one.install(|| {
         let k = n.clamp(1000, CALIBRATION_N);
         let targets = [(k, 0)];
-        let plan = Plan::new(&targets, u64::MAX, hooks)?;
+        let plan = Plan::new(&crate::targets::Targets::new(&targets), u64::MAX, hooks)?;
         let lens = plan.lens();
         let primes = crate::crt::primes(CALIBRATION_PRIMES);
         let residues: Vec<u64> = primes.iter().zip(1u64..).map(|(&p, i)| p - i * i).collect();
@@ -318,7 +323,7 @@ mod tests {
     fn the_estimate_counts_the_plans_states() {
         for n in [3u64, 700, 5000] {
             let e = estimate(n, 0, &[1, 7], Census::Auto, Hooks::default()).unwrap();
-            let plan = Plan::new(&[(n, 0)], u64::MAX, Hooks::default()).unwrap();
+            let plan = Plan::new(&crate::targets::Targets::new(&[(n, 0)]), u64::MAX, Hooks::default()).unwrap();
             assert!(e.states_counted);
             assert_eq!(e.states, plan.states(), "n = {n}");
             assert_eq!(e.widest_layer, plan.widest_layer() as u64);
@@ -348,7 +353,7 @@ mod tests {
         // the bound's ingredients, at an n whose census is cheap
         for n in [2000u64, 12_000] {
             let (lanes, _) = modular::unplanned_work(&[(n, 0)], Hooks::default()).unwrap().unwrap();
-            let census = plan::census(&[(n, 0)], Hooks::default()).unwrap();
+            let census = plan::census(&Targets::one(n, 0), Hooks::default()).unwrap();
             for (k, (&l, &c)) in lanes.iter().zip(&census.lens).enumerate() {
                 assert!(c as u64 <= l, "layer {k} of n = {n}: {c} states, bound {l}");
             }

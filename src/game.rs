@@ -62,6 +62,25 @@ pub(crate) fn max_edge_value_with(n: u64, hooks: Hooks) -> Result<u32> {
     Ok(highest)
 }
 
+/// W, the window of a layer: the smallest power of two, at least 64, above g and above every edge
+/// value `1 + G(k)` for k <= n (8192 for g = 0 at n = 10000). Every state (k, h) that a target
+/// (n, g) needs differs from g only in bits below W (docs/math.md, "What makes large n feasible"), and every
+/// state of a target below W is below W. Cost O(n) time (the edge values, not stored), O(1) memory.
+///
+/// # Errors
+/// [`Error::InvalidArgument`] when `n` exceeds [`MAX_N`], or naming [`Param::G`] when g is at or
+/// above 2^63 (no power of two above it fits in u64); [`Error::Interrupted`] once cancelled.
+pub(crate) fn window(n: u64, g: u64, hooks: Hooks) -> Result<u64> {
+    let highest = (max_edge_value_with(n, hooks)? as u64).max(g);
+    window_above(highest).ok_or_else(|| Error::invalid(Param::G, format!("below 2^63, got {g}")))
+}
+
+/// The window above `highest`: the smallest power of two, at least 64, above it, or `None` past
+/// 2^63. Cost O(1).
+pub(crate) fn window_above(highest: u64) -> Option<u64> {
+    Some(highest.checked_add(1)?.checked_next_power_of_two()?.max(64))
+}
+
 /// An upper bound on every Grundy value a move of T(n) can leave: every g with c(n, g) > 0 is at
 /// most `(n - 1) (1 + e)`, e the largest edge value `1 + G(k)` over k <= n
 /// ([`max_edge_value_with`]; docs/math.md, "Where the counts are zero"). `None` for n < 2, where

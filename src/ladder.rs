@@ -132,7 +132,7 @@ pub fn engines_agree(hooks: Hooks) -> Result<Verdict> {
     let many: Vec<(u64, u64)> = (0..=600).map(|k| (k, 0)).collect();
     let cases = [vec![(10_000u64, 0u64)], vec![(2000, 3)], vec![(777, 12)], whole, many];
     for targets in &cases {
-        let plan = Plan::new(targets, u64::MAX, hooks)?;
+        let plan = Plan::new(&crate::targets::Targets::new(targets), u64::MAX, hooks)?;
         let reference = count_exact(Engine::Reference, &plan, targets, hooks)?;
         let blocked = count_exact(Engine::Blocked, &plan, targets, hooks)?;
         if reference != blocked {

@@ -47,9 +47,10 @@ pub mod oracles;
 mod plan;
 mod report;
 mod rng;
+mod targets;
 
 pub use arch::select::{KERNEL_VAR, Kernel, kernel};
-pub use budget::{available_memory, check_memory};
+pub use budget::available_memory;
 pub use checkpoint::Checkpoint;
 pub use dist::{distribution_mod, distribution_with};
 pub use engines::Engine;
@@ -76,10 +77,12 @@ use num_bigint::BigUint;
 /// [`Error::InvalidArgument`] for n above [`MAX_N`]; [`Error::OutOfMemory`] when the run would
 /// need more memory than is available.
 pub fn count(n: u64, g: u64) -> Result<BigUint> {
+    let guard = budget::Guard::new(budget::Run::Exact { values: 1 }, available_memory());
+    guard.floor(n, g)?;
     if plan::known_zero(n, g, Hooks::default())? {
         return Ok(BigUint::ZERO);
     }
-    let plan = plan::Plan::new(&[(n, g)], available_memory(), Hooks::default())?;
+    let (plan, _) = guard.plan(&targets::Targets::one(n, g), Hooks::default())?;
     Ok(engines::count_exact(Engine::Blocked, &plan, &[(n, g)], Hooks::default())?.remove(0))
 }
 
@@ -91,17 +94,9 @@ pub fn count(n: u64, g: u64) -> Result<BigUint> {
 ///
 /// # Errors
 /// [`Error::InvalidArgument`] for m outside 2..2^63 or n above [`MAX_N`]; [`Error::OutOfMemory`]
-/// when the plan would not fit in the available memory.
+/// when the arrays or the plan would not fit in the available memory.
 pub fn count_mod(n: u64, g: u64, m: u64) -> Result<u64> {
-    engines::modular::check_modulus(m)?;
-    if plan::known_zero(n, g, Hooks::default())? {
-        return Ok(0);
-    }
-    if let Some(residues) = engines::modular::count_mod_unplanned(&[(n, g)], &[m], Hooks::default())? {
-        return Ok(residues[0][0]);
-    }
-    let plan = plan::Plan::new(&[(n, g)], available_memory(), Hooks::default())?;
-    Ok(engines::modular::count_mod_with_plan(&plan, &[(n, g)], &[m], Hooks::default())?[0][0])
+    Ok(crt::residues(n, g, &[m], available_memory(), Hooks::default())?[0])
 }
 
 /// The whole distribution: `(g, c(n, g))` for every g with a non-zero count, ascending g.

@@ -12,31 +12,22 @@
 
 use num_bigint::BigUint;
 
-use crate::budget;
+use crate::budget::{Guard, Run};
 use crate::engines::recurrence::{self, Layer};
 use crate::engines::reference::Limbs;
-use crate::engines::{limbs, to_biguint};
+use crate::engines::to_biguint;
 use crate::error::{Error, Param, Result};
 use crate::hooks::Hooks;
 use crate::plan::Plan;
+use crate::targets::Targets;
 
 /// Blocks kept recomputed at once: a walk downwards needs one, a preorder listing that climbs back
 /// up a little needs a few.
-const CACHED_BLOCKS: usize = 3;
+pub(crate) const CACHED_BLOCKS: usize = 3;
 
 /// The layers of a block of [`Counts`]: about sqrt(n).
-fn block_of(n: u64) -> usize {
+pub(crate) fn block_of(n: u64) -> usize {
     ((n as f64).sqrt().ceil() as usize).max(2)
-}
-
-/// The estimated peak memory of [`Counts`] for T(n) over a plan of these sizes: the plan, 2 sqrt(n)
-/// checkpoint layers and up to three blocks of sqrt(n) layers, each layer as wide as the widest.
-fn whole_bytes(n: u64, sizes: &crate::plan::Sizes) -> u64 {
-    let block = block_of(n) as u64;
-    let blocks = n.saturating_sub(1).div_ceil(block);
-    let widest = sizes.widest.saturating_mul(8 * (2 + limbs(n as usize) as u64));
-    let layers = 2 * blocks + CACHED_BLOCKS as u64 * block + 3;
-    budget::PROCESS_BYTES.saturating_add(sizes.plan).saturating_add(widest.saturating_mul(layers))
 }
 
 /// Refuses at once, before anything of size O(n), a walk over T(n) whose smallest possible size
@@ -46,11 +37,7 @@ fn whole_bytes(n: u64, sizes: &crate::plan::Sizes) -> u64 {
 /// # Errors
 /// [`Error::InvalidArgument`] for n too large; [`Error::OutOfMemory`] naming [`Param::N`].
 pub fn check_floor(n: u64, memory_limit: u64) -> Result<()> {
-    let floor = crate::plan::floor_estimate(&[(n, 0)], |s| whole_bytes(n, s))?;
-    if floor > memory_limit.max(crate::plan::ESTIMATE_ALLOWANCE) {
-        return Err(Error::OutOfMemory { param: Param::N, estimate: floor, limit: memory_limit });
-    }
-    Ok(())
+    Guard::new(Run::Moves, memory_limit).floor(n, 0)
 }
 
 /// Exact counts c(k, t) for the states a target (n, g) needs, any of them on demand: the two
@@ -74,7 +61,7 @@ impl<'a> Counts<'a> {
     /// [`Error::InvalidArgument`] for n too large; [`Error::OutOfMemory`] naming [`Param::N`] past
     /// the limit; [`Error::Interrupted`] when cancelled.
     pub fn new(n: u64, g: u64, hooks: Hooks<'a>, memory_limit: u64) -> Result<Counts<'a>> {
-        let (plan, _) = crate::plan::guarded(&[(n, g)], memory_limit, hooks, |s| whole_bytes(n, s))?;
+        let (plan, _) = Guard::new(Run::Moves, memory_limit).plan(&Targets::one(n, g), hooks)?;
         let block = block_of(n);
         let mut checkpoints: Vec<[Layer; 2]> = vec![Default::default()];
         let mut pending: Option<Layer> = None;

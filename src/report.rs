@@ -7,12 +7,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use num_bigint::BigUint;
 use num_traits::ToPrimitive;
 
-use crate::budget::{self, PROCESS_BYTES, available_memory};
+use crate::budget::{Guard, KEEP_VALUES_BYTES, PROCESS_BYTES, Run, available_memory};
 use crate::checkpoint::{self, Checkpoint, Saver};
 use crate::engines::{self, Engine, blocked, modular};
 use crate::error::{Error, Param, Result};
 use crate::hooks::Hooks;
-use crate::plan::{self, Plan, Sizes};
+use crate::plan::{self, Plan};
+use crate::targets::Targets;
 
 /// 10^18: the modulus of the "last 18 digits" projection.
 pub const LAST18: u64 = 1_000_000_000_000_000_000;
@@ -203,7 +204,8 @@ impl<'a> Counting<'a> {
         // the checkpoint's path checked and held before any work
         let hold = options.checkpoint.as_ref().map(checkpoint::hold).transpose()?;
         // Before anything of size O(n): the floor of the whole run.
-        check_floor(targets, targets.len() as u64, moduli.len(), options)?;
+        let (top, highest) = (targets.iter().map(|t| t.0).max(), targets.iter().map(|t| t.1).max());
+        count_guard(targets.len(), moduli.len(), options).floor(top.unwrap_or(0), highest.unwrap_or(0))?;
         let (mut zero, mut live) = (Vec::new(), Vec::new());
         for (i, &(n, g)) in targets.iter().enumerate() {
             if plan::known_zero(n, g, options.hooks)? { zero.push(i) } else { live.push(i) }
@@ -231,8 +233,9 @@ impl<'a> Counting<'a> {
             let (plan, estimate) = planned(&live_targets, options, moduli.len())?;
             return Ok(counting(Some(plan), estimate, Some(vec![saved.residues]), Some(saved.state)));
         }
+        let residues = Guard::new(Run::Residues { moduli: moduli.len(), at_once: 1 }, limit);
         let early = modular::unplanned_bytes(&live_targets, moduli.len(), options.hooks)?
-            .is_some_and(|b| PROCESS_BYTES + b <= limit);
+            .is_some_and(|b| residues.fits_unplanned(b));
         // the plan stops the modular engine when it fails
         let failed = AtomicBool::new(false);
         let (planned, independent) = rayon::join(
@@ -312,7 +315,8 @@ impl<'a> Counting<'a> {
             return self_checked(reports, targets, options)?.into_iter().try_for_each(|r| sink(0, r));
         }
         let top = targets.iter().map(|t| t.0).max().unwrap_or(0);
-        if options.double_check || kept_values_bytes(targets.len(), top) <= KEEP_VALUES_BYTES {
+        let kept_bytes = (targets.len() as u64).saturating_mul(8 * engines::limbs(top as usize) as u64);
+        if options.double_check || kept_bytes <= KEEP_VALUES_BYTES {
             // Small results: both engines at once, the values kept until the residues are known.
             let exact = || engines::count_words(options.engine, plan, targets, hooks);
             let (independent, words) = rayon::join(modular, exact);
@@ -345,7 +349,8 @@ impl<'a> Counting<'a> {
 /// As [`count_report`].
 fn self_checked(mut reports: Vec<Report>, targets: &[(u64, u64)], options: &Options) -> Result<Vec<Report>> {
     if options.double_check {
-        let plan = Plan::new(targets, options.limit(), options.hooks)?;
+        // within the run's estimate, which holds this second plan beside the first
+        let plan = Plan::new(&Targets::new(targets), options.limit(), options.hooks)?;
         let again = engines::count_exact(options.engine.other(), &plan, targets, options.hooks)?;
         for (report, value) in reports.iter_mut().zip(again) {
             report.double_check = Some(value == report.value);
@@ -390,25 +395,19 @@ pub fn count_mod_report(n: u64, g: u64, options: &Options) -> Result<ModReport> 
         memory_estimate_bytes: estimate,
     };
     // Before anything of size O(n): the Grundy values either way take 4 bytes a layer.
-    crate::game::check_n(n)?;
-    let floor = PROCESS_BYTES + 4 * (n + 1);
-    if floor > limit.max(plan::ESTIMATE_ALLOWANCE) {
-        return Err(Error::OutOfMemory { param: Param::N, estimate: floor, limit });
-    }
+    let guard = Guard::new(Run::Residues { moduli: moduli.len(), at_once: 1 }, limit);
+    guard.floor(n, g)?;
     if plan::known_zero(n, g, options.hooks)? {
         return Ok(report(vec![0; moduli.len()], PROCESS_BYTES));
     }
     // Without a plan where the dense arrays are small (g below about 2^20), else over the plan.
     if let Some(bytes) = modular::unplanned_bytes(&targets, moduli.len(), options.hooks)? {
-        let estimate = PROCESS_BYTES + bytes;
-        budget::check_memory(Param::N, estimate, limit)?;
+        let estimate = guard.unplanned(bytes)?;
         if let Some(mut residues) = modular::count_mod_unplanned(&targets, &moduli, options.hooks)? {
             return Ok(report(residues.remove(0), estimate));
         }
     }
-    let whole =
-        |s: &Sizes| PROCESS_BYTES.saturating_add(s.plan).saturating_add(modular::memory_bytes_for(s, moduli.len(), 1));
-    let (plan, estimate) = plan::guarded(&targets, limit, options.hooks, whole)?;
+    let (plan, estimate) = guard.plan(&Targets::one(n, g), options.hooks)?;
     let residues = modular::count_mod_with_plan(&plan, &targets, &moduli, options.hooks)?.remove(0);
     Ok(report(residues, estimate))
 }
@@ -428,40 +427,19 @@ fn moduli_of(options: &Options) -> Result<Vec<u64>> {
     Ok(moduli)
 }
 
+/// The memory guard of a counting run of `targets` targets (for a table, its rows) with `moduli`
+/// projections, within the options' limit.
+fn count_guard(targets: usize, moduli: usize, options: &Options) -> Guard {
+    Guard::new(Run::Count { moduli, targets, double_check: options.double_check }, options.limit())
+}
+
 /// The plan of a counting run and its memory estimate, checked against the limit by the memory
-/// guard ([`plan::guarded`]) before anything large is allocated.
+/// guard ([`Guard::plan`]) before anything large is allocated.
 ///
 /// # Errors
 /// As [`Counting::new`].
 fn planned(targets: &[(u64, u64)], options: &Options, moduli: usize) -> Result<(Plan, u64)> {
-    let top = targets.iter().map(|t| t.0).max().unwrap_or(0);
-    let whole = |s: &Sizes| whole_bytes(s, top, moduli, targets.len(), options.double_check);
-    plan::guarded(targets, options.limit(), options.hooks, whole)
-}
-
-/// Refuses at once a counting run over `targets` (only their largest n and g matter) with `rows`
-/// targets in all whose smallest possible size exceeds the limit, before anything of size O(n) or
-/// O(rows) is allocated (`fibtree table` checks its rows with it before listing them). A floor
-/// small enough to be refined ([`plan::ESTIMATE_ALLOWANCE`]) passes, so that [`Counting::new`]
-/// refuses the run with its full estimate.
-///
-/// Cost O(targets).
-///
-/// # Errors
-/// [`Error::InvalidArgument`] for n too large; [`Error::OutOfMemory`] naming [`Param::N`].
-fn check_floor(targets: &[(u64, u64)], rows: u64, moduli: usize, options: &Options) -> Result<()> {
-    let top = targets.iter().map(|t| t.0).max().unwrap_or(0);
-    let whole = |s: &Sizes| {
-        let rows_bytes = rows.saturating_mul(16 + 8 * moduli as u64);
-        whole_bytes(s, top, moduli, rows.try_into().unwrap_or(usize::MAX), options.double_check)
-            .saturating_add(rows_bytes)
-    };
-    let floor = plan::floor_estimate(targets, whole)?;
-    let limit = options.limit();
-    if floor > limit.max(plan::ESTIMATE_ALLOWANCE) {
-        return Err(Error::OutOfMemory { param: Param::N, estimate: floor, limit });
-    }
-    Ok(())
+    count_guard(targets.len(), moduli, options).plan(&Targets::new(targets), options.hooks)
 }
 
 /// Refuses at once a table (f(k) for every k from `from` to `to`, `from <= to`) whose smallest
@@ -474,7 +452,8 @@ fn check_floor(targets: &[(u64, u64)], rows: u64, moduli: usize, options: &Optio
 /// [`Param::N`].
 pub fn check_table_floor(from: u64, to: u64, options: &Options) -> Result<()> {
     let moduli = moduli_of(options)?;
-    check_floor(&[(to, 0)], to.saturating_sub(from) + 1, moduli.len(), options)
+    let rows = (to.saturating_sub(from) + 1).try_into().unwrap_or(usize::MAX);
+    count_guard(rows, moduli.len(), options).floor(to, 0)
 }
 
 /// The report of c(n, g) from its exact words and the modular engine's residues.
@@ -497,25 +476,4 @@ fn assemble(
         })
         .collect();
     Report { n, g, value, projections, double_check: None, memory_estimate_bytes: estimate }
-}
-
-/// Results up to this size are kept whole, so that the two engines can run at the same time.
-const KEEP_VALUES_BYTES: u64 = 64 << 20;
-
-/// The estimated peak memory of a counting run up to layer `n` over a plan of these sizes, in bytes:
-/// the process, the plan, the exact engine's three layers, the modular engine's arrays and its
-/// residues for each target, the values where they are kept (always for a double check), and the
-/// decimal string of one result.
-pub(crate) fn whole_bytes(sizes: &Sizes, n: u64, moduli: usize, targets: usize, double_check: bool) -> u64 {
-    let modular = modular::memory_bytes_for(sizes, moduli, targets);
-    let values = kept_values_bytes(targets, n);
-    let kept = if double_check || values <= KEEP_VALUES_BYTES { values } else { 0 };
-    [sizes.plan, engines::layer_bytes_for(sizes.widest, n as usize), modular, kept, n]
-        .into_iter()
-        .fold(PROCESS_BYTES, u64::saturating_add)
-}
-
-/// The bytes of every target's value, at most `limbs(n)` words each.
-fn kept_values_bytes(targets: usize, n: u64) -> u64 {
-    (targets as u64).saturating_mul(engines::limbs(n as usize) as u64 * 8)
 }

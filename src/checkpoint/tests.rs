@@ -14,7 +14,7 @@ fn clone(state: &State) -> State {
 
 /// The states a run over `targets` passes between its segments.
 fn states(targets: &[(u64, u64)], tuning: Tuning) -> Vec<State> {
-    let plan = Plan::new(targets, u64::MAX, Hooks::default()).unwrap();
+    let plan = Plan::new(&crate::targets::Targets::new(targets), u64::MAX, Hooks::default()).unwrap();
     let mut states = Vec::new();
     let mut keep = |s: &State, _| {
         states.push(clone(s));
@@ -47,7 +47,7 @@ fn encoding_round_trips_and_detects_damage() {
 #[test]
 fn a_resumed_run_gives_the_same_value() {
     let targets = [(900, 0)];
-    let plan = Plan::new(&targets, u64::MAX, Hooks::default()).unwrap();
+    let plan = Plan::new(&crate::targets::Targets::new(&targets), u64::MAX, Hooks::default()).unwrap();
     let mut whole = Vec::new();
     blocked::run_with(&plan, &targets, Hooks::default(), tuning(), |_, w| whole = w.to_vec()).unwrap();
     for state in states(&targets, tuning()).into_iter().step_by(3) {
@@ -63,7 +63,7 @@ fn a_resumed_run_gives_the_same_value() {
 #[test]
 fn a_state_past_a_target_is_refused() {
     let targets = [(900, 0), (100, 0)];
-    let plan = Plan::new(&targets, u64::MAX, Hooks::default()).unwrap();
+    let plan = Plan::new(&crate::targets::Targets::new(&targets), u64::MAX, Hooks::default()).unwrap();
     let late = states(&targets, tuning()).into_iter().find(|s| s.k0 > 300);
     let resumed = blocked::run_resumable(&plan, &targets, Hooks::default(), tuning(), late, None, |_, _| {
         panic!("no value can be reported")
@@ -111,7 +111,7 @@ fn a_checkpoint_resumes_in_the_chunks_it_was_cut_into() {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     let target = (900, 0);
-    let plan = Plan::new(&[target], u64::MAX, Hooks::default()).unwrap();
+    let plan = Plan::new(&crate::targets::Targets::new(&[target]), u64::MAX, Hooks::default()).unwrap();
     // 4-lane chunks, where this version cuts the run into wider ones
     assert_ne!(Tuning::for_width(plan.widest_layer()).chunk_lanes, 4);
     let state = states(&[target], tuning()).into_iter().find(|s| s.k0 > 300).unwrap();

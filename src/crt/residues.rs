@@ -4,10 +4,12 @@ use num_bigint::BigUint;
 use rayon::prelude::*;
 
 use super::{garner, primes, primes_needed};
+use crate::budget::{Guard, Run};
 use crate::engines::modular;
 use crate::error::{Error, Result};
 use crate::hooks::Hooks;
-use crate::plan::{self, Plan};
+use crate::plan;
+use crate::targets::Targets;
 
 /// c(n, g) modulo each of `primes` (any moduli 2 <= m < 2^63), in order, by the modular engine: one
 /// rayon task per modulus in the current pool, each the dense sweep with no plan where g is small,
@@ -19,16 +21,20 @@ use crate::plan::{self, Plan};
 ///
 /// # Errors
 /// [`Error::InvalidArgument`] for a modulus outside 2..2^63, n above [`crate::MAX_N`] or an invalid
-/// `FIBTREE_ISA`; [`Error::OutOfMemory`] when a plan is needed and would not fit in
-/// `memory_limit` bytes; [`Error::Interrupted`] once the hooks cancel the run.
+/// `FIBTREE_ISA`; [`Error::OutOfMemory`] when the moduli running at once (one a thread) and the
+/// plan, where one is needed, would not fit in `memory_limit` bytes; [`Error::Interrupted`] once the hooks cancel the run.
 pub fn residues(n: u64, g: u64, primes: &[u64], memory_limit: u64, hooks: Hooks) -> Result<Vec<u64>> {
     primes.iter().try_for_each(|&m| modular::check_modulus(m))?;
     crate::kernel()?;
+    let at_once = primes.len().min(rayon::current_num_threads()).max(1);
+    let guard = Guard::new(Run::Residues { moduli: 1, at_once }, memory_limit);
+    guard.floor(n, g)?;
     if plan::known_zero(n, g, hooks)? {
         return Ok(vec![0; primes.len()]);
     }
     let target = [(n, g)];
-    if modular::unplanned_bytes(&target, 1, hooks)?.is_some() {
+    if let Some(bytes) = modular::unplanned_bytes(&target, 1, hooks)? {
+        guard.unplanned(bytes)?;
         let unplanned: Vec<Option<u64>> = primes
             .par_iter()
             .map(|&m| Ok(modular::count_mod_unplanned(&target, &[m], hooks)?.map(|r| r[0][0])))
@@ -37,7 +43,7 @@ pub fn residues(n: u64, g: u64, primes: &[u64], memory_limit: u64, hooks: Hooks)
             return Ok(residues);
         }
     }
-    let plan = Plan::new(&target, memory_limit, hooks)?;
+    let (plan, _) = guard.plan(&Targets::one(n, g), hooks)?;
     primes.par_iter().map(|&m| Ok(modular::count_mod_with_plan(&plan, &target, &[m], hooks)?[0][0])).collect()
 }
 
@@ -108,7 +114,7 @@ mod tests {
             vec![(900, 0), (899, 5)],
         ];
         for targets in &cases {
-            let plan = Plan::new(targets, u64::MAX, Hooks::default()).unwrap();
+            let plan = crate::plan::Plan::new(&Targets::new(targets), u64::MAX, Hooks::default()).unwrap();
             let want = count_exact(Engine::Reference, &plan, targets, Hooks::default()).unwrap();
             let got = count_exact(Engine::Crt, &plan, targets, Hooks::default()).unwrap();
             assert_eq!(got, want, "{targets:?}");

@@ -156,14 +156,10 @@ pub(crate) fn limb_additions(lens: &[u32]) -> u128 {
     lens.iter().enumerate().skip(2).map(|(k, &len)| len as u128 * limbs(k) as u128).sum()
 }
 
-/// Bytes the exact engines' layers need over `plan` for a top layer `n`, in the current rayon pool:
-/// the largest of the reference engine's three layers and the blocked engine's, with exact lanes
-/// ([`blocked::memory_bytes`]) or residues for [`Engine::Crt`] ([`blocked::residue_memory_bytes`]).
-pub(crate) fn layer_bytes(plan: &Plan, n: usize) -> u64 {
-    layer_bytes_for(plan.widest_layer() as u64, n)
-}
-
-/// [`layer_bytes`] for a plan whose widest layer has `widest` states.
+/// Bytes the exact engines' layers need for a plan whose widest layer has `widest` states and a top
+/// layer `n`, in the current rayon pool: the largest of the reference engine's three layers and the
+/// blocked engine's, with exact lanes ([`blocked::memory_bytes`]) or residues for [`Engine::Crt`]
+/// ([`blocked::residue_memory_bytes`]). Cost O(1).
 pub(crate) fn layer_bytes_for(widest: u64, n: usize) -> u64 {
     // past 2^40 states the estimate is astronomical either way; the cap keeps the arithmetic in range
     let widest = widest.min(1 << 40) as usize;

@@ -17,7 +17,7 @@ fn blocked_equals_reference() {
         crate::plan::support(260, Hooks::default()).unwrap().iter().map(|g| (260, g)).collect(),
     ];
     for targets in &cases {
-        let plan = Plan::new(targets, u64::MAX, Hooks::default()).unwrap();
+        let plan = Plan::new(&crate::targets::Targets::new(targets), u64::MAX, Hooks::default()).unwrap();
         let want = count_exact(Engine::Reference, &plan, targets, Hooks::default()).unwrap();
         let widest = plan.widest_layer();
         // every tuning under every instruction set this CPU has
@@ -119,9 +119,9 @@ fn every_instruction_set_agrees_with_the_oracle_and_the_modular_engine() {
             want.push(BigUint::from(oracle.get(g as usize).copied().unwrap_or(0)));
         }
     }
-    let plan = Plan::new(&targets, u64::MAX, Hooks::default()).unwrap();
+    let plan = Plan::new(&crate::targets::Targets::new(&targets), u64::MAX, Hooks::default()).unwrap();
     let big = [(3_000u64, 0u64)];
-    let big_plan = Plan::new(&big, u64::MAX, Hooks::default()).unwrap();
+    let big_plan = Plan::new(&crate::targets::Targets::new(&big), u64::MAX, Hooks::default()).unwrap();
     let residues = modular::count_mod_with_plan(&big_plan, &big, &moduli, Hooks::default()).unwrap();
     for isa in Isa::available() {
         let tuning = Tuning { isa, ..Tuning::for_width(plan.widest_layer()) };
@@ -161,7 +161,7 @@ fn residues_equal_the_modular_engine() {
         primes[..5].iter().chain(&small).copied().collect(),
     ];
     for targets in &cases {
-        let plan = Plan::new(targets, u64::MAX, Hooks::default()).unwrap();
+        let plan = Plan::new(&crate::targets::Targets::new(targets), u64::MAX, Hooks::default()).unwrap();
         for moduli in &moduli_sets {
             let want = modular::count_mod_with_plan(&plan, targets, moduli, Hooks::default()).unwrap();
             let chosen = Tuning::for_residues(plan.widest_layer(), moduli.len(), 2);
@@ -206,7 +206,7 @@ fn residues_equal_the_modular_engine() {
 fn residues_refuse_bad_moduli() {
     use crate::error::{Error, Param};
     let targets = [(100u64, 0u64), (50, 1)];
-    let plan = Plan::new(&targets, u64::MAX, Hooks::default()).unwrap();
+    let plan = Plan::new(&crate::targets::Targets::new(&targets), u64::MAX, Hooks::default()).unwrap();
     let tuning = Tuning::for_residues(plan.widest_layer(), 3, 1);
     for bad in [0u64, 1, 1 << 63, u64::MAX] {
         let result = residues_with(&plan, &targets, &[7, bad], Hooks::default(), tuning, |_, _| {});

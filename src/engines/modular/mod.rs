@@ -13,9 +13,10 @@
 mod dense;
 mod generic;
 
+use crate::budget::Sizes;
 use crate::error::{Error, Param, Result};
 use crate::hooks::Hooks;
-use crate::plan::{Plan, Sizes};
+use crate::plan::Plan;
 
 /// The largest modulus (exclusive) the modular engine accepts: sums of two residues fit in a `u64`.
 pub const MODULUS_LIMIT: u64 = 1 << 63;
@@ -147,6 +148,7 @@ fn dense_bytes(w: u64, moduli: usize) -> u64 {
 /// The peak memory [`count_mod_with_plan`] allocates for `moduli` moduli and `targets` targets, in
 /// bytes: the dense engine's arrays (all moduli at once), or the generic engine's three layers, plus
 /// the residues of the targets. Cost O(n).
+#[cfg(test)]
 pub(crate) fn memory_bytes(plan: &Plan, moduli: usize, targets: usize) -> u64 {
     let sizes = if plan.top() < 2 { Sizes { highest: u64::MAX, ..plan.sizes() } } else { plan.sizes() };
     memory_bytes_for(&sizes, moduli, targets)

@@ -15,7 +15,7 @@ const MODULI: [u64; 8] =
 /// Every dense variant (scalar and SIMD, `u64` and `u32` lanes) and `count_mod_with_plan` against
 /// the generic engine over the targets' plan; returns the residues.
 fn all_agree(targets: &[(u64, u64)]) -> Vec<Vec<u64>> {
-    let plan = Plan::new(targets, u64::MAX, Hooks::default()).unwrap();
+    let plan = Plan::new(&crate::targets::Targets::new(targets), u64::MAX, Hooks::default()).unwrap();
     let want = generic::run(&plan, targets, &MODULI, Hooks::default()).unwrap();
     assert_eq!(count_mod_with_plan(&plan, targets, &MODULI, Hooks::default()).unwrap(), want);
     if let Some(got) = count_mod_unplanned(targets, &MODULI, Hooks::default()).unwrap() {
@@ -96,7 +96,7 @@ fn whole_distribution_sums_to_the_moves() {
 #[test]
 fn public_values_at_10000() {
     let targets = [(10_000, 0)];
-    let plan = Plan::new(&targets, u64::MAX, Hooks::default()).unwrap();
+    let plan = Plan::new(&crate::targets::Targets::new(&targets), u64::MAX, Hooks::default()).unwrap();
     let moduli = [1_000_000_000_000_000_000, 998_244_353];
     let w = dense_width(&plan, 2).unwrap();
     assert_eq!(w, 8192, "docs/math.md: every g below 8192");
@@ -112,7 +112,7 @@ fn public_values_at_10000() {
 fn a_target_far_above_every_grundy_value_runs_the_generic_engine() {
     // (A plan mixing such a target with g = 0 would need a window from 0 to 2^40.)
     for targets in [[(30, 1 << 40)], [(1000, (1 << 40) + 5)], [(10, u64::MAX)]] {
-        let plan = Plan::new(&targets, u64::MAX, Hooks::default()).unwrap();
+        let plan = Plan::new(&crate::targets::Targets::new(&targets), u64::MAX, Hooks::default()).unwrap();
         assert_eq!(dense_width(&plan, MODULI.len()), None, "{targets:?}");
         let got = count_mod_with_plan(&plan, &targets, &MODULI, Hooks::default()).unwrap();
         assert_eq!(got, generic::run(&plan, &targets, &MODULI, Hooks::default()).unwrap());
@@ -124,25 +124,25 @@ fn a_target_far_above_every_grundy_value_runs_the_generic_engine() {
 
 #[test]
 fn dense_width_and_memory() {
-    let plan = Plan::new(&[(10, 0)], u64::MAX, Hooks::default()).unwrap();
+    let plan = Plan::new(&crate::targets::Targets::new(&[(10, 0)]), u64::MAX, Hooks::default()).unwrap();
     assert_eq!(dense_width(&plan, 1), Some(64));
     assert_eq!(memory_bytes(&plan, 2, 1), dense_bytes(64, 2) + 16);
     for trivial in [[(0, 0)], [(1, 5)]] {
-        let plan = Plan::new(&trivial, u64::MAX, Hooks::default()).unwrap();
+        let plan = Plan::new(&crate::targets::Targets::new(&trivial), u64::MAX, Hooks::default()).unwrap();
         assert_eq!(dense_width(&plan, 1), None);
         assert_eq!(count_mod_with_plan(&plan, &trivial, &[7, 11], Hooks::default()).unwrap(), [[0, 0]]);
     }
     // 2^25 lanes of three arrays for one modulus is 768 MiB: too much.
-    let plan = Plan::new(&[(40, 1 << 25)], u64::MAX, Hooks::default()).unwrap();
+    let plan = Plan::new(&crate::targets::Targets::new(&[(40, 1 << 25)]), u64::MAX, Hooks::default()).unwrap();
     assert_eq!(dense_width(&plan, 1), None);
-    let plan = Plan::new(&[(40, 1 << 20)], u64::MAX, Hooks::default()).unwrap();
+    let plan = Plan::new(&crate::targets::Targets::new(&[(40, 1 << 20)]), u64::MAX, Hooks::default()).unwrap();
     assert_eq!(dense_width(&plan, 1), Some(1 << 21));
     assert_eq!(dense_width(&plan, 6), None);
 }
 
 #[test]
 fn bad_moduli_are_refused() {
-    let plan = Plan::new(&[(10, 0)], u64::MAX, Hooks::default()).unwrap();
+    let plan = Plan::new(&crate::targets::Targets::new(&[(10, 0)]), u64::MAX, Hooks::default()).unwrap();
     for m in [0, 1, 1 << 63, u64::MAX] {
         let result = count_mod_with_plan(&plan, &[(10, 0)], &[7, m], Hooks::default());
         assert!(matches!(result, Err(Error::InvalidArgument { param: Param::Modulus, .. })), "{m}: {result:?}");
@@ -152,7 +152,7 @@ fn bad_moduli_are_refused() {
 #[test]
 fn cancel_and_progress() {
     let targets = [(2000, 0)];
-    let plan = Plan::new(&targets, u64::MAX, Hooks::default()).unwrap();
+    let plan = Plan::new(&crate::targets::Targets::new(&targets), u64::MAX, Hooks::default()).unwrap();
     let cancel = AtomicBool::new(true);
     let hooks = Hooks::default().cancel_on(&cancel);
     assert!(matches!(count_mod_with_plan(&plan, &targets, &[7, 11], hooks), Err(Error::Interrupted)));
@@ -179,7 +179,7 @@ fn classes_cover_the_plan() {
     let cases =
         [vec![(2000u64, 0u64)], vec![(10_000, 0)], vec![(300, 5), (299, 2), (10, 3)], vec![(500, 1 << 20), (400, 7)]];
     for targets in cases {
-        let plan = Plan::new(&targets, u64::MAX, Hooks::default()).unwrap();
+        let plan = Plan::new(&crate::targets::Targets::new(&targets), u64::MAX, Hooks::default()).unwrap();
         let edge: Vec<u32> = (0..=plan.top()).map(|k| plan.edge_value(k)).collect();
         let kept = dense::classes(&edge, &targets);
         for (k, &kept) in kept.iter().enumerate().skip(2) {

@@ -1,0 +1,141 @@
+//! The guard of one run: its floor, its prediction, its plan, each checked against the limit in an
+//! order that lets nothing large be allocated and every refusal show the whole run's estimate.
+
+use super::{PROCESS_BYTES, Run, check, plan_bytes, refuse};
+use crate::error::{Error, Result};
+use crate::hooks::Hooks;
+use crate::plan::Plan;
+use crate::targets::Targets;
+
+/// What a run's memory estimate depends on in its plan: what [`Run::bytes`] takes, from a
+/// prediction before the plan exists and from the plan itself afterwards.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Sizes {
+    /// The plan's bytes.
+    pub(crate) plan: u64,
+    /// The states of its widest layer.
+    pub(crate) widest: u64,
+    /// The highest g of any layer's window, or edge value.
+    pub(crate) highest: u64,
+}
+
+/// The memory a prediction may spend to give a refusal the estimate of the whole run rather than a
+/// bound: a plan up to this size (n up to about 15,000 at g = 0) is built even past the limit, then
+/// measured.
+pub(crate) const ESTIMATE_ALLOWANCE: u64 = 16 << 20;
+
+/// A run of one kind ([`Run`]) and the memory it may use, in bytes.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Guard {
+    run: Run,
+    limit: u64,
+}
+
+impl Guard {
+    /// The guard of `run` within `limit` bytes.
+    pub(crate) fn new(run: Run, limit: u64) -> Guard {
+        Guard { run, limit }
+    }
+
+    /// Step 1, before anything of size O(n): refuses a run over `targets` (only their top n and
+    /// highest g matter) whose smallest possible size ([`Run::floor`]) exceeds the limit. A floor
+    /// small enough to be refined ([`ESTIMATE_ALLOWANCE`]) passes, so that [`Guard::plan`] refuses
+    /// the run with its full estimate. Cost O(1).
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] for an n above [`crate::game::MAX_N`]; [`Error::OutOfMemory`].
+    pub(crate) fn floor(&self, top: u64, highest: u64) -> Result<()> {
+        crate::game::check_n(top)?;
+        let floor = self.run.floor(top, highest);
+        if floor > self.limit.max(ESTIMATE_ALLOWANCE) { Err(refuse(floor, self.limit)) } else { Ok(()) }
+    }
+
+    /// Checks a whole run's `estimate` (bytes) against the limit and returns it.
+    ///
+    /// # Errors
+    /// [`Error::OutOfMemory`] past the limit.
+    pub(crate) fn check(&self, estimate: u64) -> Result<u64> {
+        check(estimate, self.limit).map(|()| estimate)
+    }
+
+    /// The whole run's estimate on the dense modular route, which needs no plan: the process and
+    /// `bytes` of arrays for each modulus running at once ([`Run::Residues`]), checked against the
+    /// limit. Cost O(1).
+    ///
+    /// # Errors
+    /// [`Error::OutOfMemory`] past the limit.
+    pub(crate) fn unplanned(&self, bytes: u64) -> Result<u64> {
+        self.check(PROCESS_BYTES.saturating_add(bytes.saturating_mul(self.run.at_once())))
+    }
+
+    /// Whether the dense modular route with `bytes` of arrays a modulus fits ([`Guard::unplanned`]),
+    /// for a run that may take it or leave it. Cost O(1).
+    pub(crate) fn fits_unplanned(&self, bytes: u64) -> bool {
+        self.unplanned(bytes).is_ok()
+    }
+
+    /// The plan of `targets` and the whole run's estimate from its real sizes, in three steps:
+    ///
+    /// 1. the floor ([`Guard::floor`]), O(1);
+    /// 2. the prediction, O(n) time and no memory: windows as wide as the targets' spread plus twice
+    ///    W ([`crate::game::window`]), a widest layer of a quarter of its window (docs/math.md: 2048
+    ///    of 8192 at n = 10000);
+    /// 3. the plan itself, when the prediction fits or the plan is small ([`ESTIMATE_ALLOWANCE`]), and
+    ///    the estimate from its real sizes.
+    ///
+    /// Cost: O(top n) time before the plan; then the plan's own. Cancellable (`hooks`) throughout.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] for an n above [`crate::game::MAX_N`];
+    /// [`Error::OutOfMemory`] ([`refuse`]) with the whole run's estimate past the limit;
+    /// [`Error::Interrupted`] once cancelled.
+    pub(crate) fn plan(&self, targets: &Targets, hooks: Hooks) -> Result<(Plan, u64)> {
+        let (top, (lo, hi)) = (targets.top(), targets.g_range());
+        self.floor(top, hi)?;
+        let whole = |s: &Sizes| self.run.bytes(top, s);
+        let w = crate::game::window(top, 0, hooks)?;
+        let window = (hi - lo).saturating_add(2 * w);
+        let predicted_sizes = Sizes {
+            plan: plan_bytes(top, 64 * (window / 64 + 1)),
+            widest: (window / 4).max(1),
+            highest: hi.saturating_add(w),
+        };
+        let predicted = whole(&predicted_sizes);
+        if predicted > self.limit && predicted_sizes.plan > ESTIMATE_ALLOWANCE {
+            return Err(refuse(predicted, self.limit));
+        }
+        let budget = if predicted <= self.limit { self.limit } else { self.limit.max(ESTIMATE_ALLOWANCE) };
+        let plan = Plan::new(targets, budget, hooks).map_err(|e| match e {
+            // the plan outgrew its prediction: the whole run with the plan as far as it was projected
+            Error::OutOfMemory { estimate, .. } => {
+                refuse(whole(&Sizes { plan: estimate, ..predicted_sizes }).max(predicted), self.limit)
+            }
+            e => e,
+        })?;
+        let estimate = self.check(whole(&plan.sizes()))?;
+        Ok((plan, estimate))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The guard refuses with the estimate of the whole run, not of the part that first fails.
+    #[test]
+    fn guard_refuses_with_the_whole_estimate() {
+        let run = Run::Moves;
+        let targets = Targets::one(1000, 0);
+        let (plan, estimate) = Guard::new(run, u64::MAX).plan(&targets, Hooks::default()).unwrap();
+        assert_eq!(estimate, run.bytes(1000, &plan.sizes()));
+        for limit in [1, 44 << 10, estimate - 1] {
+            match Guard::new(run, limit).plan(&targets, Hooks::default()) {
+                Err(Error::OutOfMemory { estimate: e, limit: l, .. }) => assert_eq!((e, l), (estimate, limit)),
+                other => panic!("{other:?}"),
+            }
+        }
+        // too large to plan: refused at once with the prediction, far above the limit
+        let refused = Guard::new(run, 1 << 30).plan(&Targets::one(crate::game::MAX_N, 0), Hooks::default());
+        assert!(matches!(refused, Err(Error::OutOfMemory { estimate, .. }) if estimate > 1 << 36), "{refused:?}");
+    }
+}

@@ -1,0 +1,98 @@
+//! The support of c(n, .), every g a move of T(n) leaves, by a forward pass; and the counts known to
+//! be zero without counting.
+
+use super::layer_set::{LayerSet, Step};
+use crate::error::Result;
+use crate::hooks::Hooks;
+
+/// Whether c(n, g) = 0 is known without counting: g above [`crate::game::value_bound`], or g at or
+/// above W (the smallest power of two, at least 64, above every edge value up to n, where a plan
+/// would be spent on states of no move) and outside the support of c(n, .). Below W the count
+/// itself is the cheaper way to the answer.
+///
+/// Cost: nothing for g < 64; else O(n) for the bound, and where g lies between W and the bound the
+/// support's forward pass ([`support`]).
+///
+/// # Errors
+/// [`crate::Error::InvalidArgument`] for an n above [`crate::game::MAX_N`];
+/// [`crate::Error::Interrupted`] once cancelled.
+pub(crate) fn known_zero(n: u64, g: u64, hooks: Hooks) -> Result<bool> {
+    crate::game::check_n(n)?;
+    if n < 2 {
+        return Ok(true);
+    }
+    if g < 64 {
+        return Ok(false);
+    }
+    let e = crate::game::max_edge_value_with(n, hooks)? as u64;
+    let bound = crate::game::value_bound(n, e).unwrap_or(0);
+    if g > bound {
+        return Ok(true);
+    }
+    if g < crate::game::window_above(e).expect("edges below 2^32") {
+        return Ok(false);
+    }
+    Ok(!support(n, hooks)?.contains(g))
+}
+
+/// The support of c(n, .): every g that some move of T(n) leaves, that is every g with c(n, g) > 0.
+///
+/// Forward pass: the moves of T(k) leave R, L (for k >= 3), (t + 1) xor R for t in the support of
+/// layer k-1 and (t + 1) xor L for t in that of layer k-2.
+///
+/// Cost: O(sum over layers of the support's window / 64) time, two windows of memory (the support of
+/// layer n has about 6.5 n members below about 11 n); `hooks` are checked every layer.
+///
+/// # Errors
+/// [`crate::Error::InvalidArgument`] for an n above [`crate::game::MAX_N`];
+/// [`crate::Error::Interrupted`] once cancelled.
+pub fn support(n: u64, hooks: Hooks) -> Result<LayerSet> {
+    let edge = crate::game::edge_values(n)?;
+    let (mut older, mut old) = (LayerSet::default(), LayerSet::default());
+    for k in 2..=n as usize {
+        hooks.check()?;
+        let (l, r) = (edge[k - 1] as u64, edge[k - 2] as u64);
+        let direct: &[u64] = if k >= 3 { &[r, l] } else { &[r] };
+        let set = LayerSet::image(&[(&old, r), (&older, l)], Step::Forward, direct);
+        older = std::mem::replace(&mut old, set);
+    }
+    Ok(if n >= 2 { old } else { LayerSet::default() })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn support_matches_math_md_at_2000() {
+        let s = support(2000, Hooks::default()).unwrap();
+        assert_eq!(s.len(), 13_084);
+        assert_eq!(s.iter().last(), Some(22_526));
+        assert!(support(1, Hooks::default()).unwrap().is_empty());
+        assert_eq!(support(2, Hooks::default()).unwrap().iter().collect::<Vec<_>>(), vec![0]);
+    }
+
+    /// docs/math.md, "Where the counts are zero": every value a move leaves is at most the bound.
+    #[test]
+    fn value_bound_holds_and_known_zero_matches_the_support() {
+        for n in 2..=400u64 {
+            let s = support(n, Hooks::default()).unwrap();
+            let e = crate::game::max_edge_value(n).unwrap() as u64;
+            let bound = crate::game::value_bound(n, e).unwrap();
+            assert!(s.iter().all(|g| g <= bound), "n = {n}");
+        }
+        assert_eq!(crate::game::value_bound(1, 1), None);
+        for n in [0u64, 1, 2, 10, 57, 300] {
+            let s = support(n, Hooks::default()).unwrap();
+            for g in (0..3000).chain([1 << 40, u64::MAX]) {
+                if known_zero(n, g, Hooks::default()).unwrap() {
+                    assert!(!s.contains(g), "({n}, {g})");
+                } else if g >= 1024 {
+                    assert!(s.contains(g), "({n}, {g}): a g far above the edge values is counted only in the support");
+                }
+            }
+        }
+        assert!(known_zero(20_000, 1 << 60, Hooks::default()).unwrap());
+        assert!(known_zero(10_000, u64::MAX, Hooks::default()).unwrap());
+    }
+}
