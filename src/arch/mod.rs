@@ -68,9 +68,10 @@ impl Isa {
     }
 }
 
-/// Portable code for [`compiled`] to run as compiled for an instruction set. Its `run` must be
-/// `#[inline(always)]`, so that it is compiled into each instruction set's wrapper.
-pub(crate) trait Kernel {
+/// A kernel: portable code for [`compiled`] to run as compiled for an instruction set (vectorised
+/// by the compiler for each). Its `run` must be `#[inline(always)]`, so that it is compiled into
+/// each instruction set's wrapper. (Not to be confused with [`select::Kernel`], a set of kernels.)
+pub(crate) trait Vectorised {
     /// What the kernel returns.
     type Output;
 
@@ -81,7 +82,7 @@ pub(crate) trait Kernel {
 /// Runs `kernel` compiled for `isa`, or for the widest instruction set below it that the CPU has.
 /// Cost: the kernel's, plus one load and a branch.
 #[inline]
-pub(crate) fn compiled<K: Kernel>(isa: Isa, kernel: K) -> K::Output {
+pub(crate) fn compiled<V: Vectorised>(isa: Isa, kernel: V) -> V::Output {
     match isa.min(Isa::detect()) {
         // SAFETY: `Isa::detect` found AVX-512F, AVX2, BMI1 and POPCNT on this CPU.
         #[cfg(target_arch = "x86_64")]
@@ -96,15 +97,15 @@ pub(crate) fn compiled<K: Kernel>(isa: Isa, kernel: K) -> K::Output {
 /// The wrappers that compile a kernel for an x86-64 instruction set.
 #[cfg(target_arch = "x86_64")]
 mod x86 {
-    use super::Kernel;
+    use super::Vectorised;
 
     #[target_feature(enable = "avx512f,avx2,bmi1,popcnt")]
-    pub(super) fn avx512<K: Kernel>(kernel: K) -> K::Output {
+    pub(super) fn avx512<V: Vectorised>(kernel: V) -> V::Output {
         kernel.run()
     }
 
     #[target_feature(enable = "avx2,bmi1,popcnt")]
-    pub(super) fn avx2<K: Kernel>(kernel: K) -> K::Output {
+    pub(super) fn avx2<V: Vectorised>(kernel: V) -> V::Output {
         kernel.run()
     }
 }
