@@ -193,7 +193,7 @@ mod tests {
         }
         let mut normalised = want.clone();
         let mut carries = Vec::new();
-        normalise::<16, 48>(Isa::Portable, &mut normalised, &mut carries);
+        normalise::<16, 48>(Isa::Baseline, &mut normalised, &mut carries);
         assert_eq!(carries.len(), 50);
         let value = |lanes: &[u64], top: u64| -> num_bigint::BigUint {
             let mut v = num_bigint::BigUint::from(top) << (48 * lanes.len());

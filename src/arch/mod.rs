@@ -37,8 +37,9 @@ use std::sync::OnceLock;
 /// An instruction set fibtree has kernels for, from the narrowest: each includes the ones before it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub(crate) enum Isa {
-    /// Plain Rust as compiled for the build's target: every CPU.
-    Portable,
+    /// The baseline: portable Rust as compiled for the build's target (SSE2 on x86-64, NEON on
+    /// aarch64), every CPU.
+    Baseline,
     /// x86-64 with AVX2, BMI1 and POPCNT (as x86-64-v3 has them).
     Avx2,
     /// x86-64 with AVX-512F as well.
@@ -58,13 +59,13 @@ impl Isa {
                     return if has!("avx512f") { Isa::Avx512 } else { Isa::Avx2 };
                 }
             }
-            Isa::Portable
+            Isa::Baseline
         })
     }
 
-    /// Every instruction set this CPU runs, the portable one first. Cost: one small allocation.
+    /// Every instruction set this CPU runs, the baseline first. Cost: one small allocation.
     pub(crate) fn available() -> Vec<Isa> {
-        [Isa::Portable, Isa::Avx2, Isa::Avx512].into_iter().filter(|&isa| isa <= Isa::detect()).collect()
+        [Isa::Baseline, Isa::Avx2, Isa::Avx512].into_iter().filter(|&isa| isa <= Isa::detect()).collect()
     }
 }
 
@@ -115,9 +116,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_portable_set_is_always_there() {
+    fn the_baseline_set_is_always_there() {
         let all = Isa::available();
-        assert_eq!(all[0], Isa::Portable);
+        assert_eq!(all[0], Isa::Baseline);
         assert_eq!(all.last(), Some(&Isa::detect()));
         assert!(all.windows(2).all(|w| w[0] < w[1]));
     }

@@ -60,7 +60,7 @@ impl Kernel {
     /// The instruction set the engines compile this set's kernels for.
     pub(crate) fn isa(self) -> Isa {
         match self {
-            Kernel::Baseline => Isa::Portable,
+            Kernel::Baseline => Isa::Baseline,
             Kernel::Avx2 => Isa::Avx2,
             Kernel::Avx512 => Isa::Avx512,
         }
@@ -77,7 +77,7 @@ impl Isa {
     /// The kernel set of this instruction set.
     pub(crate) fn kernel(self) -> Kernel {
         match self {
-            Isa::Portable => Kernel::Baseline,
+            Isa::Baseline => Kernel::Baseline,
             Isa::Avx2 => Kernel::Avx2,
             Isa::Avx512 => Kernel::Avx512,
         }
