@@ -7,10 +7,10 @@
 //! states (k, g) of the [`Plan`]. Layer k reads only layers k-1 and k-2.
 //!
 //! **Two lane kinds.** A state holds C-lane chunks of `u64` lanes, of one of two kinds:
-//! - *exact* ([`run_with`], [`run_resumable`]): the value itself, in [`lanes`]`(k)` lanes of 48-bit
+//! - *exact* ([`run_exact`], [`run_resumable`]): the value itself, in [`lanes`]`(k)` lanes of 48-bit
 //!   payload in layer k (below), with carries between chunks and the number of passes growing with
 //!   the lanes;
-//! - *residues* ([`residues_with`], the residues of [`crate::engines::Engine::Crt`]): lane i holds
+//! - *residues* ([`run_residues`], the residues of [`crate::engines::Engine::Crt`]): lane i holds
 //!   the count modulo the i-th modulus (the CRT primes, the last chunk padded with the modulus 2), in
 //!   every layer. The sum adds modulo each lane's modulus ([`crate::arch::sum_layer_mod`]); a direct
 //!   move adds to every lane of every pass (exact: lane 0 of pass 0); there are no carries and no
@@ -99,7 +99,7 @@ pub(crate) fn memory_bytes(widest_layer: usize, n: usize, threads: usize) -> u64
     widest.saturating_mul(per_state)
 }
 
-/// The bytes a run of the residue kind ([`residues_with`]) modulo `moduli` moduli over a plan whose
+/// The bytes a run of the residue kind ([`run_residues`]) modulo `moduli` moduli over a plan whose
 /// widest layer has `widest_layer` states holds at its peak on `threads` threads: as
 /// [`memory_bytes`], with the moduli (rounded up to whole chunks) in place of the lanes and no
 /// carries. Cost O(1).
@@ -158,7 +158,7 @@ impl Tuning {
         Tuning::for_lanes(widest, lanes(n.max(2)), threads)
     }
 
-    /// A tuning for a run of the residue kind ([`residues_with`]) modulo `moduli` moduli over
+    /// A tuning for a run of the residue kind ([`run_residues`]) modulo `moduli` moduli over
     /// layers of at most `widest` states, on `threads` threads: as [`Tuning::for_run`], with the
     /// `moduli` lanes of every value in place of the top layer's lanes. Cost O(1).
     pub(crate) fn for_residues(widest: usize, moduli: usize, threads: usize) -> Tuning {
@@ -203,14 +203,15 @@ pub(crate) struct State {
 /// What a resumable run calls between segments: `(state, stopping)`, see [`run_resumable`].
 pub(crate) type AtBoundary<'b> = dyn FnMut(&State, bool) -> Result<()> + 'b;
 
-/// Runs the exact recurrence over `plan`, handing each target's value to `sink` in the words format
-/// of the exact engines (a length word, then limbs), in order of layer.
+/// Runs the recurrence over `plan` with lanes of the exact kind, cut as `tuning` says, handing each
+/// target's value to `sink` in the words format of the exact engines (a length word, then limbs), in
+/// order of layer.
 ///
 /// Cost: O(plan states x lanes(n)) lane additions, in cache; memory as the module says.
 ///
 /// # Errors
 /// [`Error::Interrupted`] when cancelled.
-pub(crate) fn run_with(
+pub(crate) fn run_exact(
     plan: &Plan,
     targets: &[(u64, u64)],
     hooks: Hooks,
@@ -223,7 +224,7 @@ pub(crate) fn run_with(
 /// Blocks in a segment of a resumable run: it stops and saves only between segments.
 const SEGMENT_BLOCKS: usize = 4;
 
-/// [`run_with`], starting from `start` (or from the beginning), and, where `at_boundary` is given,
+/// [`run_exact`], starting from `start` (or from the beginning), and, where `at_boundary` is given,
 /// calling `at_boundary(state, stopping)` between segments of four blocks: with `stopping` false as
 /// it goes (the caller may save the state), with `stopping` true once when the cancel flag stops
 /// the run, before [`Error::Interrupted`] is returned. With `at_boundary`, segments are not cut
@@ -258,7 +259,7 @@ pub(crate) fn run_resumable(
 /// # Errors
 /// [`Error::InvalidArgument`] naming [`Param::Modulus`] for a modulus outside 2..2^63, or naming
 /// [`Param::Isa`] when `FIBTREE_ISA` is invalid; [`Error::Interrupted`] when cancelled.
-pub(crate) fn residues_with(
+pub(crate) fn run_residues(
     plan: &Plan,
     targets: &[(u64, u64)],
     moduli: &[u64],
@@ -311,7 +312,7 @@ impl LaneKind<'_> {
     }
 }
 
-/// The run of [`run_resumable`] and [`residues_with`], for lanes of `kind`.
+/// The run of [`run_resumable`] and [`run_residues`], for lanes of `kind`.
 #[allow(clippy::too_many_arguments)]
 fn run_kind(
     plan: &Plan,
