@@ -339,7 +339,7 @@ impl Subject {
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
             .build()
-            .map_err(|e| Error::Io(std::io::Error::other(format!("starting a pool of {threads} threads: {e}"))))?;
+            .map_err(|e| Error::from(std::io::Error::other(format!("starting a pool of {threads} threads: {e}"))))?;
         let (n, plan) = (self.n, &self.plan);
         let value_bytes = 2 * 8 * engines::limbs(n as usize) as u64;
         let estimate =
