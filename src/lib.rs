@@ -30,6 +30,9 @@ pub mod bench;
 mod budget;
 mod checkpoint;
 pub mod claims;
+#[cfg(feature = "cli")]
+#[doc(hidden)]
+pub mod cli;
 pub mod crt;
 mod dist;
 pub mod draw;

@@ -4,8 +4,8 @@ use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
 
-use fibtree::claims::{CLAIMS_HEADER, Checked, Claim, Malformed, check_claims, parse_claims};
-use fibtree::{Error, Options, Param};
+use crate::claims::{CLAIMS_HEADER, Checked, Claim, Malformed, check_claims, parse_claims};
+use crate::{Error, Options, Param};
 use serde::Serialize;
 
 use super::args::VerifyArgs;
