@@ -212,11 +212,7 @@ pub fn check_claims(claims: &[Claim], options: &Options) -> Result<(Vec<Checked>
         Err(e) => return Err(e),
     }
     if let Some((n, g, p)) = failures.first() {
-        return Err(Error::CrossCheck {
-            what: format!("c({n}, {g}) mod {}", p.modulus),
-            exact: p.residue.to_string(),
-            modular: p.independent.to_string(),
-        });
+        return Err(Error::cross_check(*n, *g, p.modulus, p.residue, p.independent));
     }
     let refusals = claims
         .iter()

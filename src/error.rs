@@ -108,6 +108,22 @@ impl Error {
     pub fn invalid(param: Param, expected: impl Into<String>) -> Self {
         Error::InvalidArgument { param, expected: expected.into() }
     }
+
+    /// The [`Error::CrossCheck`] of c(n, g) modulo `modulus`: the exact value's residue `exact`
+    /// against the modular engine's `modular`.
+    pub(crate) fn cross_check(
+        n: u64,
+        g: u64,
+        modulus: impl std::fmt::Display,
+        exact: impl std::fmt::Display,
+        modular: impl std::fmt::Display,
+    ) -> Self {
+        Error::CrossCheck {
+            what: format!("c({n}, {g}) mod {modulus}"),
+            exact: exact.to_string(),
+            modular: modular.to_string(),
+        }
+    }
 }
 
 /// A byte count in binary units with one decimal, e.g. `1.5 GiB`.

@@ -5,7 +5,7 @@ use std::io::Write;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use crate::{Checkpoint, Counting, LAST18, ModReport, Options, P998244353, Report, human_bytes};
+use crate::{Checkpoint, Counting, Error, LAST18, ModReport, Options, P998244353, Report, human_bytes};
 use serde::Serialize;
 
 use super::args::CountArgs;
@@ -106,10 +106,7 @@ fn title(n: u64, g: u64) -> String {
 /// Prints the loud message for each projection of `report` that disagrees; true when all agree.
 pub(super) fn all_agree(report: &Report) -> bool {
     for p in report.projections.iter().filter(|p| !p.agrees()) {
-        say(&format!(
-            "error: CROSS-CHECK FAILED for c({}, {}) mod {}: the exact value gives {}, the modular engine gives {}",
-            report.n, report.g, p.modulus, p.residue, p.independent
-        ));
+        say(&format!("error: {}", Error::cross_check(report.n, report.g, p.modulus, p.residue, p.independent)));
     }
     report.ok()
 }

@@ -90,11 +90,8 @@ fn verify_one(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
 }
 
 fn cross_check_failed(c: &Checked) -> Error {
-    Error::CrossCheck {
-        what: format!("c({}, {}) mod {}", c.claim.n, c.claim.g, c.claim.modulus),
-        exact: c.expected.to_string(),
-        modular: c.independent.map_or("-".into(), |r| r.to_string()),
-    }
+    let modular = c.independent.map_or("-".into(), |r| r.to_string());
+    Error::cross_check(c.claim.n, c.claim.g, c.claim.modulus, c.expected, modular)
 }
 
 /// A claims file's verdicts (fields in alphabetical order, as the JSON lists them).
