@@ -43,6 +43,8 @@ pub mod files;
 mod game;
 pub mod graph;
 mod hooks;
+#[doc(hidden)]
+pub mod kernels;
 pub mod ladder;
 pub mod moves;
 mod numbers;

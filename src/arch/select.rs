@@ -85,7 +85,7 @@ impl Isa {
 
     /// The instruction set the engines run: [`kernel`]'s, or where `FIBTREE_ISA` is invalid the
     /// widest the CPU has (the engines' entry points have returned that error before they get
-    /// here; only the kernels on their own for benchmarks, whose use is the caller's, reach it
+    /// here; only the kernels on their own of [`crate::kernels`], whose use is the caller's, reach it
     /// then). Cost: one load after the first call of the process.
     pub(crate) fn in_use() -> Isa {
         kernel().map_or_else(|_| Isa::detect(), Kernel::isa)
