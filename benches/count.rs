@@ -57,7 +57,7 @@ fn kernel(c: &mut Criterion) {
             let mut out = vec![0u64; STATES * lanes];
             group.throughput(Throughput::Elements((STATES * lanes) as u64));
             group.bench_with_input(BenchmarkId::new(format!("{kernel}/lanes"), lanes), &lanes, |b, &lanes| {
-                b.iter(|| fibtree::bench::sum_layer(kernel, lanes, &mut out, &old, &older, &left, &right))
+                b.iter(|| fibtree::kernels::sum_layer(kernel, lanes, &mut out, &old, &older, &left, &right))
             });
         }
     }
@@ -86,7 +86,7 @@ fn residue_kernel(c: &mut Criterion) {
             group.throughput(Throughput::Elements((STATES * lanes) as u64));
             group.bench_with_input(BenchmarkId::new(format!("{kernel}/u64"), lanes), &lanes, |b, _| {
                 b.iter(|| {
-                    fibtree::bench::sum_layer_mod(kernel, &mut out, black_box(&old), &older, &left, &right, moduli)
+                    fibtree::kernels::sum_layer_mod(kernel, &mut out, black_box(&old), &older, &left, &right, moduli)
                 })
             });
         }
@@ -99,7 +99,7 @@ fn residue_kernel(c: &mut Criterion) {
             group.throughput(Throughput::Elements((STATES * lanes) as u64));
             group.bench_with_input(BenchmarkId::new(format!("{kernel}/u32"), lanes), &lanes, |b, _| {
                 b.iter(|| {
-                    fibtree::bench::sum_layer_mod_narrow(
+                    fibtree::kernels::sum_layer_mod_narrow(
                         kernel,
                         &mut out,
                         black_box(&old),
@@ -130,14 +130,14 @@ fn sweep(c: &mut Criterion) {
         let older: Vec<u64> = (0..=W).map(|_| next() % m).collect();
         let mut cur = vec![0u64; W + 1];
         group.bench_function(BenchmarkId::new(kernel.name(), "u64"), |b| {
-            b.iter(|| fibtree::bench::sweep(kernel, &mut cur, black_box(&old), &older, r, l, m))
+            b.iter(|| fibtree::kernels::sweep(kernel, &mut cur, black_box(&old), &older, r, l, m))
         });
         let m = 998_244_353u32;
         let old: Vec<u32> = (0..=W).map(|_| (next() % u64::from(m)) as u32).collect();
         let older: Vec<u32> = (0..=W).map(|_| (next() % u64::from(m)) as u32).collect();
         let mut cur = vec![0u32; W + 1];
         group.bench_function(BenchmarkId::new(kernel.name(), "u32"), |b| {
-            b.iter(|| fibtree::bench::sweep_narrow(kernel, &mut cur, black_box(&old), &older, r, l, m))
+            b.iter(|| fibtree::kernels::sweep_narrow(kernel, &mut cur, black_box(&old), &older, r, l, m))
         });
     }
     group.finish();

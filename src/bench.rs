@@ -26,7 +26,6 @@ use std::time::Instant;
 use num_bigint::BigUint;
 use num_traits::ToPrimitive;
 
-use crate::arch::select::Kernel;
 use crate::budget::{Guard, Run};
 use crate::engines::{self, Engine, modular};
 use crate::error::{Error, Param, Result};
@@ -91,95 +90,6 @@ pub fn default_threads(cores: usize) -> Vec<usize> {
 /// Cost O(n) time, no memory.
 fn limb_additions(plan: &Plan) -> u128 {
     engines::limb_additions(plan.lens())
-}
-
-/// The blocked engine's kernel on its own, for benchmarks: `out[s] = old[left[s]] + older[right[s]]`
-/// lane by lane, for chunks of `chunk_lanes` lanes (1, 2, 4, 8, 16, 32 or 64), `out` holding
-/// `left.len()` chunks, with the kernel set `kernel` (one this CPU lacks runs as the widest below it
-/// that it has; see [`Kernel::available`]).
-///
-/// Cost: `left.len() x chunk_lanes` additions, reading two chunks and writing one per state.
-///
-/// # Panics
-/// If a chunk size is not one of those, `left` and `right` differ in length, `out` is too short, or
-/// an index reads past `old` or `older`.
-pub fn sum_layer(
-    kernel: Kernel,
-    chunk_lanes: usize,
-    out: &mut [u64],
-    old: &[u64],
-    older: &[u64],
-    left: &[u32],
-    right: &[u32],
-) {
-    engines::blocked::sum_layer(kernel.isa(), chunk_lanes, out, old, older, left, right)
-}
-
-/// The blocked engine's residue kernel on its own, for benchmarks: `out[s] = (old[left[s]] +
-/// older[right[s]]) mod moduli[i]` in lane i of each chunk of `moduli.len()` lanes (1, 2, 4, 8, 16,
-/// 32 or 64), `out` holding `left.len()` chunks, every source lane below its modulus (each below
-/// 2^63), with the kernel set `kernel` (one this CPU lacks runs as the widest below it that it has).
-///
-/// Cost: `left.len() x moduli.len()` additions modulo a lane's modulus, reading two chunks and
-/// writing one per state.
-///
-/// # Panics
-/// As [`sum_layer`], with `moduli.len()` the chunk size.
-pub fn sum_layer_mod(
-    kernel: Kernel,
-    out: &mut [u64],
-    old: &[u64],
-    older: &[u64],
-    left: &[u32],
-    right: &[u32],
-    moduli: &[u64],
-) {
-    engines::blocked::sum_layer_mod(kernel.isa(), out, old, older, left, right, moduli)
-}
-
-/// [`sum_layer_mod`] in `u32` lanes, for moduli below 2^31 (twice the lanes per vector): what a
-/// residue kind of 31-bit primes would run.
-///
-/// Cost: `left.len() x moduli.len()` additions modulo a lane's modulus.
-///
-/// # Panics
-/// As [`sum_layer_mod`].
-pub fn sum_layer_mod_narrow(
-    kernel: Kernel,
-    out: &mut [u32],
-    old: &[u32],
-    older: &[u32],
-    left: &[u32],
-    right: &[u32],
-    moduli: &[u32],
-) {
-    engines::blocked::sum_layer_mod(kernel.isa(), out, old, older, left, right, moduli)
-}
-
-/// The dense modular engine's sweep on its own, for benchmarks: `cur[g + 1] = (old[g ^ r] +
-/// older[g ^ l]) mod m` for every g below W, where the three arrays have W + 1 residues (below `m`,
-/// itself below 2^63), with the kernel set `kernel` (one this CPU lacks runs as the widest below it
-/// that it has).
-///
-/// Cost: W additions mod m.
-///
-/// # Panics
-/// Unless the arrays have W + 1 elements for a power of two W >= 64, and `r, l < W`.
-pub fn sweep(kernel: Kernel, cur: &mut [u64], old: &[u64], older: &[u64], r: usize, l: usize, m: u64) {
-    let w = cur.len().saturating_sub(1);
-    crate::arch::window(kernel.isa(), cur, old, older, 0, w, r, l, m)
-}
-
-/// [`sweep`] in `u32` residues, as the engine runs it for moduli below 2^31 (twice the lanes per
-/// vector).
-///
-/// Cost: W additions mod m.
-///
-/// # Panics
-/// As [`sweep`].
-pub fn sweep_narrow(kernel: Kernel, cur: &mut [u32], old: &[u32], older: &[u32], r: usize, l: usize, m: u32) {
-    let w = cur.len().saturating_sub(1);
-    crate::arch::window(kernel.isa(), cur, old, older, 0, w, r, l, m)
 }
 
 /// The median of `values` (the mean of the two middle ones for an even count; 0 for none).
@@ -339,7 +249,7 @@ impl Subject {
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
             .build()
-            .map_err(|e| Error::Io(std::io::Error::other(format!("starting a pool of {threads} threads: {e}"))))?;
+            .map_err(|e| Error::from(std::io::Error::other(format!("starting a pool of {threads} threads: {e}"))))?;
         let (n, plan) = (self.n, &self.plan);
         let guard = Guard::new(Run::Exact { values: 2 }, self.memory_limit);
         guard.check(pool.install(|| Run::Exact { values: 2 }.bytes(n, &plan.sizes())))?;

@@ -249,7 +249,7 @@ pub(crate) fn finish(spec: &Checkpoint, hooks: Hooks) {
 
 /// An I/O error on the checkpoint `path`, saying what was being done and naming the file.
 fn in_file(path: &Path, doing: &str, e: std::io::Error) -> Error {
-    Error::Io(std::io::Error::new(e.kind(), format!("{doing} the checkpoint {}: {e}", path.display())))
+    Error::from(std::io::Error::new(e.kind(), format!("{doing} the checkpoint {}: {e}", path.display())))
 }
 
 /// A run's hold on its checkpoint: the lock file beside it, locked and holding the process id

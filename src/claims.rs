@@ -137,7 +137,7 @@ fn parse_claim(s: &str, line: usize) -> std::result::Result<Claim, String> {
 }
 
 /// A claim that was not checked, with the reason: its own run would not fit in memory.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Refused {
     /// The claim.
     pub claim: Claim,
@@ -212,29 +212,14 @@ pub fn check_claims(claims: &[Claim], options: &Options) -> Result<(Vec<Checked>
         Err(e) => return Err(e),
     }
     if let Some((n, g, p)) = failures.first() {
-        return Err(Error::CrossCheck {
-            what: format!("c({n}, {g}) mod {}", p.modulus),
-            exact: p.residue.to_string(),
-            modular: p.independent.to_string(),
-        });
+        return Err(Error::cross_check(*n, *g, p.modulus, p.residue, p.independent));
     }
     let refusals = claims
         .iter()
         .filter_map(|c| refused.iter().find(|r| r.0 == (c.n, c.g)).map(|r| (c, &r.1)))
-        .map(|(c, e)| Refused { claim: c.clone(), error: copy_refusal(e) })
+        .map(|(c, e)| Refused { claim: c.clone(), error: e.clone() })
         .collect();
     Ok((checked.into_iter().flatten().collect(), refusals))
-}
-
-/// A copy of a refusal, for each claim of its target.
-fn copy_refusal(e: &Error) -> Error {
-    match e {
-        Error::OutOfMemory { param, estimate, limit } => {
-            Error::OutOfMemory { param: *param, estimate: *estimate, limit: *limit }
-        }
-        Error::InvalidArgument { param, expected } => Error::invalid(*param, expected.clone()),
-        other => Error::invalid(crate::Param::N, other.to_string()),
-    }
 }
 
 /// `value` mod `m`. Cost O(value's limbs).

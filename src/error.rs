@@ -1,5 +1,7 @@
 //! The library's one error type, and the parameters its errors name.
 
+use std::sync::Arc;
+
 /// A parameter of the library's functions, as an error names it. The command line turns it into
 /// the flag or argument the user wrote (for example [`Param::Modulus`] into `--mod`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -51,8 +53,10 @@ impl std::fmt::Display for Param {
     }
 }
 
-/// Everything the library can refuse or fail at.
-#[derive(Debug, thiserror::Error)]
+/// Everything the library can refuse or fail at. It is cheap to clone (an I/O error is shared), so
+/// that one refusal can be handed to each caller it concerns.
+#[derive(Clone, Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum Error {
     /// An argument outside what the computation accepts.
     #[error("{param}: {expected}")]
@@ -87,16 +91,38 @@ pub enum Error {
     RunsDisagree(String),
     /// Reading or writing a file failed (the message names it).
     #[error(transparent)]
-    Io(#[from] std::io::Error),
+    Io(Arc<std::io::Error>),
     /// The run was stopped by its cancel flag (Ctrl-C or a termination signal).
     #[error("interrupted")]
     Interrupted,
+}
+
+impl From<std::io::Error> for Error {
+    fn from(e: std::io::Error) -> Self {
+        Error::Io(Arc::new(e))
+    }
 }
 
 impl Error {
     /// Shorthand for [`Error::InvalidArgument`].
     pub fn invalid(param: Param, expected: impl Into<String>) -> Self {
         Error::InvalidArgument { param, expected: expected.into() }
+    }
+
+    /// The [`Error::CrossCheck`] of c(n, g) modulo `modulus`: the exact value's residue `exact`
+    /// against the modular engine's `modular`.
+    pub(crate) fn cross_check(
+        n: u64,
+        g: u64,
+        modulus: impl std::fmt::Display,
+        exact: impl std::fmt::Display,
+        modular: impl std::fmt::Display,
+    ) -> Self {
+        Error::CrossCheck {
+            what: format!("c({n}, {g}) mod {modulus}"),
+            exact: exact.to_string(),
+            modular: modular.to_string(),
+        }
     }
 }
 

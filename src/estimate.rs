@@ -284,7 +284,7 @@ fn calibrate(n: u64, hooks: Hooks) -> Result<Calibration> {
     let one = rayon::ThreadPoolBuilder::new()
         .num_threads(1)
         .build()
-        .map_err(|e| Error::Io(std::io::Error::other(format!("a thread for the calibration: {e}"))))?;
+        .map_err(|e| Error::from(std::io::Error::other(format!("a thread for the calibration: {e}"))))?;
     // the route's first prime (the largest below 2^62): every prime of the route costs the same
     let prime = crate::crt::primes(1)[0];
     one.install(|| {

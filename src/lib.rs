@@ -30,6 +30,9 @@ pub mod bench;
 mod budget;
 mod checkpoint;
 pub mod claims;
+#[cfg(feature = "cli")]
+#[doc(hidden)]
+pub mod cli;
 pub mod crt;
 mod dist;
 pub mod draw;
@@ -40,6 +43,8 @@ pub mod files;
 mod game;
 pub mod graph;
 mod hooks;
+#[doc(hidden)]
+pub mod kernels;
 pub mod ladder;
 pub mod moves;
 mod numbers;

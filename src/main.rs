@@ -1,8 +1,10 @@
-//! The `fibtree` command. The work is in the library; the command line is defined in `cli`.
-
-mod cli;
+//! The `fibtree` command. The work is in the library, and so is the command line (`fibtree::cli`,
+//! built with the feature `cli`); this file installs the panic hook and maps the outcome to an exit
+//! status.
 
 use std::process::ExitCode;
+
+use fibtree::cli;
 
 /// Where a panic (always a bug) is to be reported.
 const REPORT: &str = "please report it with the command line that caused it";

@@ -331,7 +331,7 @@ impl<'a> Counting<'a> {
         // Large results: the residues first, then the exact values streamed.
         let independent = modular()?;
         let mut failed = None;
-        engines::run_with(options.engine, plan, targets, hooks, |t, words| {
+        engines::stream_words(options.engine, plan, targets, hooks, |t, words| {
             if failed.is_none()
                 && let Err(e) = sink(t, report(t, words, &independent[t]))
             {

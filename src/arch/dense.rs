@@ -2,7 +2,7 @@
 //! layers at positions permuted by xor. Portable Rust, and AVX-512 or AVX2 intrinsics (an aligned
 //! load and a lane permutation per vector) where the CPU has them.
 
-use super::{Isa, Kernel, compiled};
+use super::{Isa, Vectorised, compiled};
 
 /// A residue type of the dense engine: `u64` for any modulus below 2^63, `u32` for moduli below
 /// 2^31 (twice the lanes per vector).
@@ -224,7 +224,7 @@ struct Window<'a, T> {
     m: T,
 }
 
-impl<T: Residue> Kernel for Window<'_, T> {
+impl<T: Residue> Vectorised for Window<'_, T> {
     type Output = ();
 
     #[inline(always)]

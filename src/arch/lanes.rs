@@ -3,7 +3,7 @@
 //! at a block's end; for residues (lane i modulo its own modulus m_i) the lane-wise sum modulo each
 //! lane's modulus. Portable Rust, vectorised by the compiler for each instruction set.
 
-use super::{Isa, Kernel, compiled};
+use super::{Isa, Vectorised, compiled};
 
 /// `out[s] = old[left[s]] + older[right[s]]` lane by lane, for chunks of C lanes, `out` holding
 /// `left.len()` chunks.
@@ -32,7 +32,7 @@ struct Sum<'a, const C: usize> {
     right: &'a [u32],
 }
 
-impl<const C: usize> Kernel for Sum<'_, C> {
+impl<const C: usize> Vectorised for Sum<'_, C> {
     type Output = ();
 
     #[inline(always)]
@@ -112,7 +112,7 @@ struct SumMod<'a, T, const C: usize> {
     moduli: &'a [T; C],
 }
 
-impl<T: ModLane, const C: usize> Kernel for SumMod<'_, T, C> {
+impl<T: ModLane, const C: usize> Vectorised for SumMod<'_, T, C> {
     type Output = ();
 
     #[inline(always)]
@@ -147,7 +147,7 @@ struct Normalise<'a, const C: usize, const P: u32> {
     carries: &'a mut Vec<u64>,
 }
 
-impl<const C: usize, const P: u32> Kernel for Normalise<'_, C, P> {
+impl<const C: usize, const P: u32> Vectorised for Normalise<'_, C, P> {
     type Output = ();
 
     #[inline(always)]
@@ -193,7 +193,7 @@ mod tests {
         }
         let mut normalised = want.clone();
         let mut carries = Vec::new();
-        normalise::<16, 48>(Isa::Portable, &mut normalised, &mut carries);
+        normalise::<16, 48>(Isa::Baseline, &mut normalised, &mut carries);
         assert_eq!(carries.len(), 50);
         let value = |lanes: &[u64], top: u64| -> num_bigint::BigUint {
             let mut v = num_bigint::BigUint::from(top) << (48 * lanes.len());

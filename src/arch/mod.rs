@@ -37,8 +37,9 @@ use std::sync::OnceLock;
 /// An instruction set fibtree has kernels for, from the narrowest: each includes the ones before it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub(crate) enum Isa {
-    /// Plain Rust as compiled for the build's target: every CPU.
-    Portable,
+    /// The baseline: portable Rust as compiled for the build's target (SSE2 on x86-64, NEON on
+    /// aarch64), every CPU.
+    Baseline,
     /// x86-64 with AVX2, BMI1 and POPCNT (as x86-64-v3 has them).
     Avx2,
     /// x86-64 with AVX-512F as well.
@@ -58,19 +59,20 @@ impl Isa {
                     return if has!("avx512f") { Isa::Avx512 } else { Isa::Avx2 };
                 }
             }
-            Isa::Portable
+            Isa::Baseline
         })
     }
 
-    /// Every instruction set this CPU runs, the portable one first. Cost: one small allocation.
+    /// Every instruction set this CPU runs, the baseline first. Cost: one small allocation.
     pub(crate) fn available() -> Vec<Isa> {
-        [Isa::Portable, Isa::Avx2, Isa::Avx512].into_iter().filter(|&isa| isa <= Isa::detect()).collect()
+        [Isa::Baseline, Isa::Avx2, Isa::Avx512].into_iter().filter(|&isa| isa <= Isa::detect()).collect()
     }
 }
 
-/// Portable code for [`compiled`] to run as compiled for an instruction set. Its `run` must be
-/// `#[inline(always)]`, so that it is compiled into each instruction set's wrapper.
-pub(crate) trait Kernel {
+/// A kernel: portable code for [`compiled`] to run as compiled for an instruction set (vectorised
+/// by the compiler for each). Its `run` must be `#[inline(always)]`, so that it is compiled into
+/// each instruction set's wrapper. (Not to be confused with [`select::Kernel`], a set of kernels.)
+pub(crate) trait Vectorised {
     /// What the kernel returns.
     type Output;
 
@@ -81,7 +83,7 @@ pub(crate) trait Kernel {
 /// Runs `kernel` compiled for `isa`, or for the widest instruction set below it that the CPU has.
 /// Cost: the kernel's, plus one load and a branch.
 #[inline]
-pub(crate) fn compiled<K: Kernel>(isa: Isa, kernel: K) -> K::Output {
+pub(crate) fn compiled<V: Vectorised>(isa: Isa, kernel: V) -> V::Output {
     match isa.min(Isa::detect()) {
         // SAFETY: `Isa::detect` found AVX-512F, AVX2, BMI1 and POPCNT on this CPU.
         #[cfg(target_arch = "x86_64")]
@@ -96,15 +98,15 @@ pub(crate) fn compiled<K: Kernel>(isa: Isa, kernel: K) -> K::Output {
 /// The wrappers that compile a kernel for an x86-64 instruction set.
 #[cfg(target_arch = "x86_64")]
 mod x86 {
-    use super::Kernel;
+    use super::Vectorised;
 
     #[target_feature(enable = "avx512f,avx2,bmi1,popcnt")]
-    pub(super) fn avx512<K: Kernel>(kernel: K) -> K::Output {
+    pub(super) fn avx512<V: Vectorised>(kernel: V) -> V::Output {
         kernel.run()
     }
 
     #[target_feature(enable = "avx2,bmi1,popcnt")]
-    pub(super) fn avx2<K: Kernel>(kernel: K) -> K::Output {
+    pub(super) fn avx2<V: Vectorised>(kernel: V) -> V::Output {
         kernel.run()
     }
 }
@@ -114,9 +116,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_portable_set_is_always_there() {
+    fn the_baseline_set_is_always_there() {
         let all = Isa::available();
-        assert_eq!(all[0], Isa::Portable);
+        assert_eq!(all[0], Isa::Baseline);
         assert_eq!(all.last(), Some(&Isa::detect()));
         assert!(all.windows(2).all(|w| w[0] < w[1]));
     }

@@ -60,7 +60,7 @@ impl Kernel {
     /// The instruction set the engines compile this set's kernels for.
     pub(crate) fn isa(self) -> Isa {
         match self {
-            Kernel::Baseline => Isa::Portable,
+            Kernel::Baseline => Isa::Baseline,
             Kernel::Avx2 => Isa::Avx2,
             Kernel::Avx512 => Isa::Avx512,
         }
@@ -77,7 +77,7 @@ impl Isa {
     /// The kernel set of this instruction set.
     pub(crate) fn kernel(self) -> Kernel {
         match self {
-            Isa::Portable => Kernel::Baseline,
+            Isa::Baseline => Kernel::Baseline,
             Isa::Avx2 => Kernel::Avx2,
             Isa::Avx512 => Kernel::Avx512,
         }
@@ -85,7 +85,7 @@ impl Isa {
 
     /// The instruction set the engines run: [`kernel`]'s, or where `FIBTREE_ISA` is invalid the
     /// widest the CPU has (the engines' entry points have returned that error before they get
-    /// here; only the kernels on their own for benchmarks, whose use is the caller's, reach it
+    /// here; only the kernels on their own of [`crate::kernels`], whose use is the caller's, reach it
     /// then). Cost: one load after the first call of the process.
     pub(crate) fn in_use() -> Isa {
         kernel().map_or_else(|_| Isa::detect(), Kernel::isa)

@@ -49,7 +49,7 @@ fn a_resumed_run_gives_the_same_value() {
     let targets = [(900, 0)];
     let plan = Plan::new(&crate::targets::Targets::new(&targets), u64::MAX, Hooks::default()).unwrap();
     let mut whole = Vec::new();
-    blocked::run_with(&plan, &targets, Hooks::default(), tuning(), |_, w| whole = w.to_vec()).unwrap();
+    blocked::run_exact(&plan, &targets, Hooks::default(), tuning(), |_, w| whole = w.to_vec()).unwrap();
     for state in states(&targets, tuning()).into_iter().step_by(3) {
         let mut resumed = Vec::new();
         blocked::run_resumable(&plan, &targets, Hooks::default(), tuning(), Some(state), None, |_, w| {

@@ -2,8 +2,8 @@
 
 use std::path::PathBuf;
 
+use crate::NotWhole;
 use clap::{Args, Parser, Subcommand};
-use fibtree::NotWhole;
 
 /// The environment variables fibtree reads, with what they do: listed by `--help` after its options
 /// and by the manual's ENVIRONMENT section.
@@ -139,7 +139,7 @@ pub(super) struct RunArgs {
 impl RunArgs {
     /// The memory limit of the run: `--max-memory`, or what the machine has available.
     pub(super) fn memory_limit(&self) -> u64 {
-        self.max_memory.unwrap_or_else(fibtree::available_memory)
+        self.max_memory.unwrap_or_else(crate::available_memory)
     }
 }
 
@@ -283,12 +283,12 @@ pub(super) enum EngineArg {
     Crt,
 }
 
-impl From<EngineArg> for fibtree::Engine {
+impl From<EngineArg> for crate::Engine {
     fn from(e: EngineArg) -> Self {
         match e {
-            EngineArg::Blocked => fibtree::Engine::Blocked,
-            EngineArg::Reference => fibtree::Engine::Reference,
-            EngineArg::Crt => fibtree::Engine::Crt,
+            EngineArg::Blocked => crate::Engine::Blocked,
+            EngineArg::Reference => crate::Engine::Reference,
+            EngineArg::Crt => crate::Engine::Crt,
         }
     }
 }
@@ -413,7 +413,7 @@ pub(super) struct BenchArgs {
     #[arg(long, value_name = "T", value_parser = parse_threads, allow_negative_numbers = true)]
     pub(super) threads: Vec<usize>,
     /// Timed runs of each N and T, 1 to 1000; the table shows their median.
-    #[arg(long, value_name = "R", default_value_t = fibtree::bench::DEFAULT_RUNS, value_parser = parse_runs,
+    #[arg(long, value_name = "R", default_value_t = crate::bench::DEFAULT_RUNS, value_parser = parse_runs,
           allow_negative_numbers = true)]
     pub(super) runs: usize,
     /// The memory a run may use, e.g. 512M or 4G (default: what the machine has available).
@@ -449,7 +449,7 @@ pub(super) struct TableArgs {
 
 /// A whole number in 0..2^64, in decimal digits only.
 fn parse_whole(s: &str) -> Result<u64, String> {
-    fibtree::parse_whole(s).map_err(|e| match e {
+    crate::parse_whole(s).map_err(|e| match e {
         NotWhole::NotDigits => "expected a whole number (decimal digits only)".into(),
         NotWhole::TooLarge => "expected a whole number below 2^64".into(),
     })
@@ -457,21 +457,21 @@ fn parse_whole(s: &str) -> Result<u64, String> {
 
 /// A modulus for the modular engine, 2 <= M < 2^63, written as digits, `A^B` or `AeB`.
 fn parse_modulus(s: &str) -> Result<u64, String> {
-    fibtree::parse_number(s)
+    crate::parse_number(s)
         .ok()
         .and_then(|m| u64::try_from(m).ok())
-        .filter(|m| (2..fibtree::MODULUS_LIMIT).contains(m))
+        .filter(|m| (2..crate::MODULUS_LIMIT).contains(m))
         .ok_or_else(|| "expected a modulus with 2 <= M < 2^63 (digits, A^B or AeB)".to_string())
 }
 
 /// A modulus from 2 to 2^128 - 1, written as digits, `A^B` or `AeB`.
 fn parse_wide_modulus(s: &str) -> Result<u128, String> {
-    fibtree::parse_modulus(s)
+    crate::parse_modulus(s)
 }
 
 /// A claimed residue: decimal digits, below 2^128.
 fn parse_answer(s: &str) -> Result<u128, String> {
-    fibtree::parse_whole(s).map_err(|e| match e {
+    crate::parse_whole(s).map_err(|e| match e {
         NotWhole::NotDigits => "expected a whole number (decimal digits only)".into(),
         NotWhole::TooLarge => "expected a number below 2^128".into(),
     })
@@ -517,14 +517,14 @@ fn parse_threads(s: &str) -> Result<usize, String> {
 /// A tree for `bench --n`: 2 <= N <= MAX_N (T(0) and T(1) have no moves to time).
 fn parse_bench_n(s: &str) -> Result<u64, String> {
     match parse_whole(s)? {
-        n @ 2..=fibtree::MAX_N => Ok(n),
-        _ => Err(format!("expected N from 2 to {}", fibtree::MAX_N)),
+        n @ 2..=crate::MAX_N => Ok(n),
+        _ => Err(format!("expected N from 2 to {}", crate::MAX_N)),
     }
 }
 
-/// A number of timed runs, from 1 to [`fibtree::bench::MAX_RUNS`].
+/// A number of timed runs, from 1 to [`crate::bench::MAX_RUNS`].
 fn parse_runs(s: &str) -> Result<usize, String> {
-    let max = fibtree::bench::MAX_RUNS;
+    let max = crate::bench::MAX_RUNS;
     usize::try_from(parse_whole(s)?)
         .ok()
         .filter(|r| (1..=max).contains(r))
@@ -545,8 +545,8 @@ mod tests {
     #[test]
     fn moduli_in_every_form() {
         assert_eq!(parse_modulus("1000000007"), Ok(1_000_000_007));
-        assert_eq!(parse_modulus("10^18"), Ok(fibtree::LAST18));
-        assert_eq!(parse_modulus("1e18"), Ok(fibtree::LAST18));
+        assert_eq!(parse_modulus("10^18"), Ok(crate::LAST18));
+        assert_eq!(parse_modulus("1e18"), Ok(crate::LAST18));
         assert_eq!(parse_modulus("2^62"), Ok(1 << 62));
         assert_eq!(parse_wide_modulus("2^127"), Ok(1 << 127));
         assert!(parse_wide_modulus("2^128").is_err());

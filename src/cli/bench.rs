@@ -1,12 +1,12 @@
 //! `fibtree bench`: the exact engine's time and throughput for each n and thread count, every run
-//! checked (the work is in `fibtree::bench`).
+//! checked (the work is in `crate::bench`).
 
 use std::io::Write;
 use std::process::ExitCode;
 
-use fibtree::bench::{DEFAULT_N, Machine, Measurement, Subject, default_threads};
-use fibtree::graph::PREDICTED_THREADS;
-use fibtree::{Kernel, Param};
+use crate::bench::{DEFAULT_N, Machine, Measurement, Subject, default_threads};
+use crate::graph::PREDICTED_THREADS;
+use crate::{Kernel, Param};
 use serde::Serialize;
 
 use super::args::{BenchArgs, MAX_THREADS};
@@ -144,9 +144,9 @@ pub(super) fn bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
     } else {
         args.threads.clone()
     });
-    let limit = args.max_memory.unwrap_or_else(fibtree::available_memory);
+    let limit = args.max_memory.unwrap_or_else(crate::available_memory);
     let cancel = session.cancel_flag();
-    let hooks = fibtree::Hooks::default().cancel_on(&cancel);
+    let hooks = crate::Hooks::default().cancel_on(&cancel);
     let say = |line: String| {
         if !args.quiet {
             super::say(&line);
@@ -205,7 +205,7 @@ pub(super) fn bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
     }
     let kernels = Kernel::available().into_iter().map(Kernel::name).collect();
     let machine = MachineOut { cores: machine.cores, cpu: machine.cpu, kernels };
-    let kernel = fibtree::kernel().map_err(|e| session.error(e))?.name();
+    let kernel = crate::kernel().map_err(|e| session.error(e))?.name();
     let bench = Bench { kernel, machine, results, plans };
     session.emit(&bench, Form::of(args.json, false))?;
     Ok(ExitCode::SUCCESS)

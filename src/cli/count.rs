@@ -5,7 +5,7 @@ use std::io::Write;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use fibtree::{Checkpoint, Counting, LAST18, ModReport, Options, P998244353, Report, human_bytes};
+use crate::{Checkpoint, Counting, Error, LAST18, ModReport, Options, P998244353, Report, human_bytes};
 use serde::Serialize;
 
 use super::args::CountArgs;
@@ -106,10 +106,7 @@ fn title(n: u64, g: u64) -> String {
 /// Prints the loud message for each projection of `report` that disagrees; true when all agree.
 pub(super) fn all_agree(report: &Report) -> bool {
     for p in report.projections.iter().filter(|p| !p.agrees()) {
-        say(&format!(
-            "error: CROSS-CHECK FAILED for c({}, {}) mod {}: the exact value gives {}, the modular engine gives {}",
-            report.n, report.g, p.modulus, p.residue, p.independent
-        ));
+        say(&format!("error: {}", Error::cross_check(report.n, report.g, p.modulus, p.residue, p.independent)));
     }
     report.ok()
 }
@@ -118,7 +115,7 @@ pub(super) fn all_agree(report: &Report) -> bool {
 ///
 /// # Errors
 /// The library's error for an invalid `FIBTREE_ISA` (which the command line checked at its start).
-fn say_estimate(verbose: bool, estimate: u64, limit: u64) -> fibtree::Result<()> {
+fn say_estimate(verbose: bool, estimate: u64, limit: u64) -> crate::Result<()> {
     if verbose {
         say(&format!("memory estimate {} (limit {})", human_bytes(estimate), human_bytes(limit)));
         say(&format!("kernel {}", super::kernel_line()?));
@@ -239,7 +236,7 @@ fn count_mod_only(args: CountArgs) -> anyhow::Result<ExitCode> {
     let limit = args.run.memory_limit();
     let report = session.compute(|hooks, _| {
         let options = Options { moduli: args.moduli.clone(), memory_limit: Some(limit), hooks, ..Options::default() };
-        let report = fibtree::count_mod_report(args.n, args.g, &options)?;
+        let report = crate::count_mod_report(args.n, args.g, &options)?;
         say_estimate(args.verbose, report.memory_estimate_bytes, limit)?;
         Ok(report)
     })?;

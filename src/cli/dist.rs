@@ -4,7 +4,7 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use fibtree::Options;
+use crate::Options;
 use num_bigint::BigUint;
 use serde::Serialize;
 
@@ -49,12 +49,12 @@ pub(super) fn dist(args: DistArgs) -> anyhow::Result<ExitCode> {
     let entries: Vec<(u64, BigUint)> = session.compute(|hooks, _| {
         let options = Options { hooks, engine, memory_limit, ..Options::default() };
         Ok(match args.modulus {
-            None => fibtree::distribution_with(n, &options)?,
-            Some(m) => fibtree::distribution_mod(n, m, &options)?.into_iter().map(|(g, r)| (g, r.into())).collect(),
+            None => crate::distribution_with(n, &options)?,
+            Some(m) => crate::distribution_mod(n, m, &options)?.into_iter().map(|(g, r)| (g, r.into())).collect(),
         })
     })?;
     let sum: BigUint = entries.iter().map(|e| &e.1).sum();
-    let moves = fibtree::tree_size(n).max(BigUint::from(1u32)) - 1u32; // |T(0)| = 0 has no moves either
+    let moves = crate::tree_size(n).max(BigUint::from(1u32)) - 1u32; // |T(0)| = 0 has no moves either
     let (sum, moves) = match args.modulus {
         Some(m) => (sum % m, moves % m),
         None => (sum, moves),
@@ -77,7 +77,7 @@ pub(super) fn dist(args: DistArgs) -> anyhow::Result<ExitCode> {
     let what = match args.modulus {
         Some(m) => format!("sum over g of c({n}, g) mod {m} = {sum}; the moves of T({n}) mod {m} = {moves}"),
         None if sum_ok => {
-            let digits = fibtree::decimal_digits(&moves);
+            let digits = crate::decimal_digits(&moves);
             let digits = if digits == 1 { "1 digit".to_string() } else { format!("{digits} digits") };
             format!("sum over g of c({n}, g) = the number of moves of T({n}) ({digits})")
         }

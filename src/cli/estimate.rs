@@ -3,8 +3,8 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use fibtree::estimate::{self, Census, Estimate};
-use fibtree::human_bytes;
+use crate::estimate::{self, Census, Estimate};
+use crate::human_bytes;
 use serde::Serialize;
 
 use super::args::EstimateArgs;
@@ -100,7 +100,7 @@ impl EstimateOut {
             digits_at_most: e.digits_at_most,
             exact: Exact {
                 cpu_seconds: ms(e.exact_cpu_seconds),
-                fits_here: e.exact_bytes <= fibtree::available_memory(),
+                fits_here: e.exact_bytes <= crate::available_memory(),
                 limb_additions: e.limb_additions.to_string(),
                 memory_bytes: e.exact_bytes,
                 seconds: ms(e.exact_seconds()),
@@ -227,7 +227,7 @@ pub(super) fn estimate(args: EstimateArgs) -> anyhow::Result<ExitCode> {
     let census = if args.census { Census::Always } else { Census::Auto };
     let shards = if args.shards.is_empty() { vec![1, 64, 1024] } else { args.shards.clone() };
     let e = session.compute(|hooks, _| Ok(estimate::estimate(args.n, args.g, &shards, census, hooks)?))?;
-    let out = EstimateOut::new(&e, fibtree::kernel()?.to_string());
+    let out = EstimateOut::new(&e, crate::kernel()?.to_string());
     session.emit(&out, Form::of(args.json, false))?;
     Ok(ExitCode::SUCCESS)
 }

@@ -75,8 +75,8 @@ pub(super) fn chain(err: &anyhow::Error) -> String {
 /// Whether `err` is, or was caused by, a write to a closed pipe.
 pub(super) fn is_broken_pipe(err: &anyhow::Error) -> bool {
     err.chain().any(|cause| {
-        let io = cause.downcast_ref::<std::io::Error>().or_else(|| match cause.downcast_ref::<fibtree::Error>() {
-            Some(fibtree::Error::Io(e)) => Some(e),
+        let io = cause.downcast_ref::<std::io::Error>().or_else(|| match cause.downcast_ref::<crate::Error>() {
+            Some(crate::Error::Io(e)) => Some(&**e),
             _ => None,
         });
         io.is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
@@ -111,7 +111,7 @@ mod tests {
         assert!(is_broken_pipe(&err));
         let repeated = anyhow::anyhow!("Broken pipe (os error 32)").context("writing: Broken pipe (os error 32)");
         assert_eq!(chain(&repeated), "writing: Broken pipe (os error 32)");
-        let library = anyhow::Error::from(fibtree::Error::Io(std::io::ErrorKind::BrokenPipe.into()));
+        let library = anyhow::Error::from(crate::Error::from(std::io::Error::from(std::io::ErrorKind::BrokenPipe)));
         assert!(is_broken_pipe(&library));
         assert!(!is_broken_pipe(&anyhow::anyhow!("other")));
     }

@@ -2,7 +2,7 @@
 //! ([`session`], with [`output`] and [`progress`]), and a file per command or group of commands,
 //! each computing a typed result that the session writes for people, as numbers only or as JSON.
 //!
-//! Library errors name a parameter ([`fibtree::Param`]); here they become the flag or argument the
+//! Library errors name a parameter ([`crate::Param`]); here they become the flag or argument the
 //! user wrote ([`flag`]), and every refusal ends the process with status 2.
 
 mod args;
@@ -28,8 +28,8 @@ use std::ffi::OsString;
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
+use crate::{Error, Param, human_bytes};
 use clap::{CommandFactory, Parser};
-use fibtree::{Error, Param, human_bytes};
 
 use args::{Cli, Command};
 pub use messages::{say, say_error};
@@ -65,9 +65,8 @@ fn flag(param: Param) -> &'static str {
         Param::Runs => "--runs",
         Param::Path => "PATH",
         Param::Checkpoint => "--checkpoint",
-        Param::Isa => fibtree::KERNEL_VAR,
+        Param::Isa => crate::KERNEL_VAR,
         Param::Shard => "--shard",
-        _ => "an argument",
     }
 }
 
@@ -75,10 +74,10 @@ fn flag(param: Param) -> &'static str {
 /// say it: e.g. `avx2 (this CPU has: baseline, avx2)`. Cost O(1).
 ///
 /// # Errors
-/// The library's error for an invalid `FIBTREE_ISA` ([`fibtree::kernel`]).
-fn kernel_line() -> fibtree::Result<String> {
-    let names: Vec<&str> = fibtree::Kernel::available().into_iter().map(fibtree::Kernel::name).collect();
-    Ok(format!("{} (this CPU has: {})", fibtree::kernel()?, names.join(", ")))
+/// The library's error for an invalid `FIBTREE_ISA` ([`crate::kernel`]).
+fn kernel_line() -> crate::Result<String> {
+    let names: Vec<&str> = crate::Kernel::available().into_iter().map(crate::Kernel::name).collect();
+    Ok(format!("{} (this CPU has: {})", crate::kernel()?, names.join(", ")))
 }
 
 /// A library error in the command line's terms: a refusal (a bad argument, or a run too large for
@@ -167,7 +166,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> anyhow::Result<ExitCode>
     };
     // the kernel set FIBTREE_ISA forces, checked before any command that computes starts
     let computes = !matches!(cli.command, Command::Completions { .. } | Command::Man { .. } | Command::Help { .. });
-    if computes && let Err(e) = fibtree::kernel() {
+    if computes && let Err(e) = crate::kernel() {
         return Err(in_terms(e.into(), flag));
     }
     let result = match cli.command {

@@ -10,8 +10,8 @@ use std::io::Write;
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::{Path, PathBuf};
 
-use fibtree::AtomicFile;
-use fibtree::files::{folder_of, probe_folder, resolve_links};
+use crate::AtomicFile;
+use crate::files::{folder_of, probe_folder, resolve_links};
 
 use super::usage;
 

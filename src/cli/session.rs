@@ -8,8 +8,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
+use crate::{Error, Hooks, Param};
 use anyhow::Context;
-use fibtree::{Error, Hooks, Param};
 use serde::Serialize;
 
 use super::output::Output;

@@ -4,11 +4,11 @@ use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
 
+use crate::AtomicFile;
+use crate::oracles::{MAX_EXPLICIT_K, MAX_FIRST_PRINCIPLES_K, explicit_tree_counts, first_principles_counts};
 use anyhow::Context;
 use clap::{CommandFactory, Parser};
 use clap_mangen::Man;
-use fibtree::AtomicFile;
-use fibtree::oracles::{MAX_EXPLICIT_K, MAX_FIRST_PRINCIPLES_K, explicit_tree_counts, first_principles_counts};
 use serde::Serialize;
 
 use super::args::{Cli, OutputArg};
@@ -30,7 +30,7 @@ impl Outcome for Grundy {
 
 /// `fibtree grundy K`: G(K), -1 for the empty tree T(0).
 pub(super) fn grundy(k: u64, json: bool, output: OutputArg) -> anyhow::Result<ExitCode> {
-    let grundy = fibtree::grundy(k)?.map_or(-1, |g| g as i128);
+    let grundy = crate::grundy(k)?.map_or(-1, |g| g as i128);
     let mut session = Session::new(output.output.as_deref(), None, false)?;
     session.emit(&Grundy { grundy, k }, Form::of(json, false))?;
     Ok(ExitCode::SUCCESS)

@@ -4,8 +4,8 @@ use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
 
-use fibtree::claims::{CLAIMS_HEADER, Checked, Claim, Malformed, check_claims, parse_claims};
-use fibtree::{Error, Options, Param};
+use crate::claims::{CLAIMS_HEADER, Checked, Claim, Malformed, check_claims, parse_claims};
+use crate::{Error, Options, Param};
 use serde::Serialize;
 
 use super::args::VerifyArgs;
@@ -90,11 +90,8 @@ fn verify_one(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
 }
 
 fn cross_check_failed(c: &Checked) -> Error {
-    Error::CrossCheck {
-        what: format!("c({}, {}) mod {}", c.claim.n, c.claim.g, c.claim.modulus),
-        exact: c.expected.to_string(),
-        modular: c.independent.map_or("-".into(), |r| r.to_string()),
-    }
+    let modular = c.independent.map_or("-".into(), |r| r.to_string());
+    Error::cross_check(c.claim.n, c.claim.g, c.claim.modulus, c.expected, modular)
 }
 
 /// A claims file's verdicts (fields in alphabetical order, as the JSON lists them).

@@ -60,7 +60,7 @@ pub(crate) fn by_layer(targets: &[(u64, u64)]) -> Vec<usize> {
     order
 }
 
-/// Runs `engine` over `plan`, handing each target's words (a length word, then limbs; see
+/// Runs `engine` over `plan`, streaming each target's words (a length word, then limbs; see
 /// [`to_biguint`]) to `sink` in order of layer.
 ///
 /// Cost: O(plan states x limbs(n)) limb additions; memory of the engine (three layers for the
@@ -68,7 +68,7 @@ pub(crate) fn by_layer(targets: &[(u64, u64)]) -> Vec<usize> {
 ///
 /// # Errors
 /// [`crate::Error::Interrupted`] when cancelled.
-pub(crate) fn run_with(
+pub(crate) fn stream_words(
     engine: Engine,
     plan: &Plan,
     targets: &[(u64, u64)],
@@ -78,16 +78,16 @@ pub(crate) fn run_with(
     match engine {
         Engine::Blocked => {
             let tuning = blocked::Tuning::for_run(plan.widest_layer(), plan.top(), rayon::current_num_threads());
-            blocked::run_with(plan, targets, hooks, tuning, sink)
+            blocked::run_exact(plan, targets, hooks, tuning, sink)
         }
-        Engine::Reference => recurrence::run_with(plan, &reference::Limbs, targets, hooks, sink),
+        Engine::Reference => recurrence::run_streaming(plan, &reference::Limbs, targets, hooks, sink),
         Engine::Crt => run_crt(plan, targets, hooks, sink),
     }
 }
 
-/// [`run_with`] for [`Engine::Crt`]: every target modulo the first [`crate::crt::primes_needed`]
+/// [`stream_words`] for [`Engine::Crt`]: every target modulo the first [`crate::crt::primes_needed`]
 /// primes of the highest target's n, all in one run of the blocked engine's residue kind over
-/// `plan` ([`blocked::residues_with`], in the current rayon pool), each value reconstructed by
+/// `plan` ([`blocked::run_residues`], in the current rayon pool), each value reconstructed by
 /// Garner's algorithm and checked below |T(n)|.
 ///
 /// Cost: O(plan states x k) additions modulo a prime for k = primes_needed(top) (230 at
@@ -105,7 +105,7 @@ fn run_crt(plan: &Plan, targets: &[(u64, u64)], hooks: Hooks, mut sink: impl FnM
     let tuning = blocked::Tuning::for_residues(plan.widest_layer(), primes.len(), rayon::current_num_threads());
     // per target, its residue modulo every prime
     let mut by_target: Vec<Vec<u64>> = vec![Vec::new(); targets.len()];
-    blocked::residues_with(plan, targets, &primes, hooks, tuning, |t, r| by_target[t] = r.to_vec())?;
+    blocked::run_residues(plan, targets, &primes, hooks, tuning, |t, r| by_target[t] = r.to_vec())?;
     // each target from the primes its own n needs (a prefix of the top's), the targets in parallel
     let words: Vec<Vec<u64>> = (0..targets.len())
         .into_par_iter()
@@ -123,22 +123,22 @@ fn run_crt(plan: &Plan, targets: &[(u64, u64)], hooks: Hooks, mut sink: impl FnM
     Ok(())
 }
 
-/// The words of every target (see [`run_with`]), in order of `targets`.
+/// The words of every target (see [`stream_words`]), in order of `targets`.
 ///
 /// # Errors
-/// As [`run_with`].
+/// As [`stream_words`].
 pub(crate) fn count_words(engine: Engine, plan: &Plan, targets: &[(u64, u64)], hooks: Hooks) -> Result<Vec<Vec<u64>>> {
     let mut words = vec![Vec::new(); targets.len()];
-    run_with(engine, plan, targets, hooks, |t, w| words[t] = w.to_vec())?;
+    stream_words(engine, plan, targets, hooks, |t, w| words[t] = w.to_vec())?;
     Ok(words)
 }
 
 /// The exact c(n, g) for every target of `plan`, in order, by `engine`.
 ///
-/// Cost: as [`run_with`], plus the values.
+/// Cost: as [`stream_words`], plus the values.
 ///
 /// # Errors
-/// As [`run_with`].
+/// As [`stream_words`].
 pub(crate) fn count_exact(engine: Engine, plan: &Plan, targets: &[(u64, u64)], hooks: Hooks) -> Result<Vec<BigUint>> {
     let words = count_words(engine, plan, targets, hooks)?;
     let start = hooks.recorder().map(|_| crate::arch::thread_cpu_seconds());

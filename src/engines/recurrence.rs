@@ -59,16 +59,16 @@ pub(crate) fn work<N: Numbers>(plan: &Plan, numbers: &N) -> u64 {
 /// If a target is not marked in `plan`.
 pub(crate) fn run<N: Numbers>(plan: &Plan, numbers: &N, targets: &[(u64, u64)], hooks: Hooks) -> Result<Vec<Vec<u64>>> {
     let mut found: Vec<Vec<u64>> = vec![Vec::new(); targets.len()];
-    run_with(plan, numbers, targets, hooks, |t, words| found[t] = words.to_vec())?;
+    run_streaming(plan, numbers, targets, hooks, |t, words| found[t] = words.to_vec())?;
     Ok(found)
 }
 
-/// Runs the recurrence over `plan` and hands each target's words to `sink(index, words)` as soon as
+/// [`run`], streaming: hands each target's words to `sink(index, words)` as soon as
 /// its layer is done, in order of layer (targets of one layer in the order given). Targets in layers
 /// 0 and 1 (count 0) are handed an empty slice first.
 ///
 /// Cost and errors as [`run`]; memory three layers, nothing per target.
-pub(crate) fn run_with<N: Numbers>(
+pub(crate) fn run_streaming<N: Numbers>(
     plan: &Plan,
     numbers: &N,
     targets: &[(u64, u64)],

@@ -113,7 +113,7 @@ struct CensusBelow<'a> {
     hooks: Hooks<'a>,
 }
 
-impl crate::arch::Kernel for CensusBelow<'_> {
+impl crate::arch::Vectorised for CensusBelow<'_> {
     type Output = Result<Census>;
 
     #[inline(always)]

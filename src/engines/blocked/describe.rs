@@ -5,7 +5,7 @@
 //! [`nonzero_sets`]); the source positions, one rank lookup each, layer by layer, in tasks of
 //! their own ([`layer_sources`]).
 
-use crate::arch::{self, Isa, Kernel};
+use crate::arch::{self, Isa, Vectorised};
 use crate::plan::{LayerSet, Plan, Step};
 
 /// A layer as the layers after it read it: its non-zero states (a subset of the plan's), with the
@@ -129,7 +129,7 @@ struct Positions<'a> {
     l: u64,
 }
 
-impl Kernel for Positions<'_> {
+impl Vectorised for Positions<'_> {
     type Output = Sources;
 
     #[inline(always)]

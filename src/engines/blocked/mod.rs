@@ -7,10 +7,10 @@
 //! states (k, g) of the [`Plan`]. Layer k reads only layers k-1 and k-2.
 //!
 //! **Two lane kinds.** A state holds C-lane chunks of `u64` lanes, of one of two kinds:
-//! - *exact* ([`run_with`], [`run_resumable`]): the value itself, in [`lanes`]`(k)` lanes of 48-bit
+//! - *exact* ([`run_exact`], [`run_resumable`]): the value itself, in [`lanes`]`(k)` lanes of 48-bit
 //!   payload in layer k (below), with carries between chunks and the number of passes growing with
 //!   the lanes;
-//! - *residues* ([`residues_with`], the residues of [`crate::engines::Engine::Crt`]): lane i holds
+//! - *residues* ([`run_residues`], the residues of [`crate::engines::Engine::Crt`]): lane i holds
 //!   the count modulo the i-th modulus (the CRT primes, the last chunk padded with the modulus 2), in
 //!   every layer. The sum adds modulo each lane's modulus ([`crate::arch::sum_layer_mod`]); a direct
 //!   move adds to every lane of every pass (exact: lane 0 of pass 0); there are no carries and no
@@ -99,7 +99,7 @@ pub(crate) fn memory_bytes(widest_layer: usize, n: usize, threads: usize) -> u64
     widest.saturating_mul(per_state)
 }
 
-/// The bytes a run of the residue kind ([`residues_with`]) modulo `moduli` moduli over a plan whose
+/// The bytes a run of the residue kind ([`run_residues`]) modulo `moduli` moduli over a plan whose
 /// widest layer has `widest_layer` states holds at its peak on `threads` threads: as
 /// [`memory_bytes`], with the moduli (rounded up to whole chunks) in place of the lanes and no
 /// carries. Cost O(1).
@@ -158,7 +158,7 @@ impl Tuning {
         Tuning::for_lanes(widest, lanes(n.max(2)), threads)
     }
 
-    /// A tuning for a run of the residue kind ([`residues_with`]) modulo `moduli` moduli over
+    /// A tuning for a run of the residue kind ([`run_residues`]) modulo `moduli` moduli over
     /// layers of at most `widest` states, on `threads` threads: as [`Tuning::for_run`], with the
     /// `moduli` lanes of every value in place of the top layer's lanes. Cost O(1).
     pub(crate) fn for_residues(widest: usize, moduli: usize, threads: usize) -> Tuning {
@@ -203,14 +203,15 @@ pub(crate) struct State {
 /// What a resumable run calls between segments: `(state, stopping)`, see [`run_resumable`].
 pub(crate) type AtBoundary<'b> = dyn FnMut(&State, bool) -> Result<()> + 'b;
 
-/// Runs the exact recurrence over `plan`, handing each target's value to `sink` in the words format
-/// of the exact engines (a length word, then limbs), in order of layer.
+/// Runs the recurrence over `plan` with lanes of the exact kind, cut as `tuning` says, handing each
+/// target's value to `sink` in the words format of the exact engines (a length word, then limbs), in
+/// order of layer.
 ///
 /// Cost: O(plan states x lanes(n)) lane additions, in cache; memory as the module says.
 ///
 /// # Errors
 /// [`Error::Interrupted`] when cancelled.
-pub(crate) fn run_with(
+pub(crate) fn run_exact(
     plan: &Plan,
     targets: &[(u64, u64)],
     hooks: Hooks,
@@ -223,7 +224,7 @@ pub(crate) fn run_with(
 /// Blocks in a segment of a resumable run: it stops and saves only between segments.
 const SEGMENT_BLOCKS: usize = 4;
 
-/// [`run_with`], starting from `start` (or from the beginning), and, where `at_boundary` is given,
+/// [`run_exact`], starting from `start` (or from the beginning), and, where `at_boundary` is given,
 /// calling `at_boundary(state, stopping)` between segments of four blocks: with `stopping` false as
 /// it goes (the caller may save the state), with `stopping` true once when the cancel flag stops
 /// the run, before [`Error::Interrupted`] is returned. With `at_boundary`, segments are not cut
@@ -258,7 +259,7 @@ pub(crate) fn run_resumable(
 /// # Errors
 /// [`Error::InvalidArgument`] naming [`Param::Modulus`] for a modulus outside 2..2^63, or naming
 /// [`Param::Isa`] when `FIBTREE_ISA` is invalid; [`Error::Interrupted`] when cancelled.
-pub(crate) fn residues_with(
+pub(crate) fn run_residues(
     plan: &Plan,
     targets: &[(u64, u64)],
     moduli: &[u64],
@@ -311,7 +312,7 @@ impl LaneKind<'_> {
     }
 }
 
-/// The run of [`run_resumable`] and [`residues_with`], for lanes of `kind`.
+/// The run of [`run_resumable`] and [`run_residues`], for lanes of `kind`.
 #[allow(clippy::too_many_arguments)]
 fn run_kind(
     plan: &Plan,
@@ -403,72 +404,4 @@ fn run_kind(
     }
     serial_since(outside);
     Ok(())
-}
-
-/// The engine's kernel on its own (for benchmarks): `out[s] = old[left[s]] + older[right[s]]` lane
-/// by lane, for chunks of `chunk_lanes` lanes (1, 2, 4, 8, 16, 32 or 64), `out` holding `left.len()`
-/// chunks, compiled for `isa` (or the widest instruction set below it that the CPU has).
-///
-/// Cost: `left.len() x chunk_lanes` additions, reading two chunks and writing one per state.
-///
-/// # Panics
-/// If a chunk size is not one of those, `left` and `right` differ in length, `out` is too short, or
-/// an index reads past `old` or `older`.
-pub(crate) fn sum_layer(
-    isa: Isa,
-    chunk_lanes: usize,
-    out: &mut [u64],
-    old: &[u64],
-    older: &[u64],
-    left: &[u32],
-    right: &[u32],
-) {
-    assert_eq!(left.len(), right.len(), "one right source per left source");
-    assert!(out.len() >= left.len() * chunk_lanes, "out holds every chunk");
-    let out = &mut out[..left.len() * chunk_lanes];
-    match chunk_lanes {
-        1 => arch::sum_layer::<1>(isa, out, old, older, left, right),
-        2 => arch::sum_layer::<2>(isa, out, old, older, left, right),
-        4 => arch::sum_layer::<4>(isa, out, old, older, left, right),
-        8 => arch::sum_layer::<8>(isa, out, old, older, left, right),
-        16 => arch::sum_layer::<16>(isa, out, old, older, left, right),
-        32 => arch::sum_layer::<32>(isa, out, old, older, left, right),
-        64 => arch::sum_layer::<64>(isa, out, old, older, left, right),
-        _ => panic!("a chunk is 1, 2, 4, 8, 16, 32 or 64 lanes"),
-    }
-}
-
-/// The residue kind's kernel on its own (for benchmarks): `out[s] = (old[left[s]] +
-/// older[right[s]]) mod moduli[i]` in lane i of each chunk of `moduli.len()` lanes (1, 2, 4, 8, 16,
-/// 32 or 64), `out` holding `left.len()` chunks, in `u64` or `u32` lanes, compiled for `isa` (or the
-/// widest instruction set below it that the CPU has).
-///
-/// Cost: `left.len() x moduli.len()` additions modulo a lane's modulus, reading two chunks and
-/// writing one per state.
-///
-/// # Panics
-/// As [`sum_layer`], with `moduli.len()` the chunk size.
-pub(crate) fn sum_layer_mod<T: arch::ModLane>(
-    isa: Isa,
-    out: &mut [T],
-    old: &[T],
-    older: &[T],
-    left: &[u32],
-    right: &[u32],
-    moduli: &[T],
-) {
-    assert_eq!(left.len(), right.len(), "one right source per left source");
-    let c = moduli.len();
-    assert!(out.len() >= left.len() * c, "out holds every chunk");
-    let out = &mut out[..left.len() * c];
-    match c {
-        1 => arch::sum_layer_mod::<T, 1>(isa, out, old, older, left, right, moduli),
-        2 => arch::sum_layer_mod::<T, 2>(isa, out, old, older, left, right, moduli),
-        4 => arch::sum_layer_mod::<T, 4>(isa, out, old, older, left, right, moduli),
-        8 => arch::sum_layer_mod::<T, 8>(isa, out, old, older, left, right, moduli),
-        16 => arch::sum_layer_mod::<T, 16>(isa, out, old, older, left, right, moduli),
-        32 => arch::sum_layer_mod::<T, 32>(isa, out, old, older, left, right, moduli),
-        64 => arch::sum_layer_mod::<T, 64>(isa, out, old, older, left, right, moduli),
-        _ => panic!("a chunk is 1, 2, 4, 8, 16, 32 or 64 lanes"),
-    }
 }
