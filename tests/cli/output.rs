@@ -115,30 +115,13 @@ fn interrupt(signal: &str, code: i32) {
     let dir = TempDir::new(&format!("sig{signal}"));
     let file = dir.join("t.csv");
     let args = ["table", "1", "30000", "--threads", "1", "-o", &file];
-    let mut child = spawn(&args);
-    let pid = child.id();
-    std::thread::sleep(Duration::from_millis(1500));
-    let running = child.try_wait().unwrap().is_none();
-    let names = dir.names();
-    if !running {
-        let _ = child.wait();
-        panic!("table 1 30000 ended within 1.5 s; the folder holds {names:?}");
-    }
-    let sent = std::process::Command::new("kill")
-        .args([format!("-{signal}"), pid.to_string()])
-        .status()
-        .expect("running kill");
-    let status = wait_for_stop(&mut child, &format!("table 1 30000 after SIG{signal}"));
-    assert!(sent.success(), "kill -{signal} {pid}");
-    let (mut out, mut err) = (String::new(), String::new());
-    child.stdout.take().unwrap().read_to_string(&mut out).unwrap();
-    child.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+    let mut names = Vec::new();
+    let (status, out, err) = signalled(&args, Duration::from_millis(1500), signal, || names = dir.names());
     assert!(
         names.len() <= 1 && names.iter().all(|n| n.starts_with(".t.csv.") && n.ends_with(".tmp")),
         "while running, at most the temporary file: {names:?}"
     );
     assert_eq!(status.code(), Some(code), "SIG{signal}: {status:?}, stderr {err:?}");
-    assert_no_panic(&args, err.as_bytes());
     assert!(err.contains("interrupted") && err.contains("t.csv' was not written"), "stderr: {err:?}");
     assert_eq!(out, "");
     assert!(dir.names().is_empty(), "SIG{signal} left {:?}", dir.names());
