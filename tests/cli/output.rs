@@ -2,7 +2,8 @@
 //! folder, made when the result is ready and renamed when complete) on every command; outputs that
 //! are not regular files (devices, FIFOs, `-`), links, permissions and clashes between a run's
 //! files; standard output closed early or full; and stopping a run with SIGINT (exit 130), SIGTERM
-//! (exit 143) and SIGKILL, which must leave neither the file nor its temporary behind.
+//! (exit 143) and SIGKILL, which must leave neither the file nor its temporary behind, and `rank`
+//! with SIGINT while it counts.
 
 use std::io::Read;
 use std::os::unix::fs::{FileTypeExt, PermissionsExt};
@@ -135,6 +136,15 @@ fn sigint_stops_with_130_and_removes_the_file() {
 #[test]
 fn sigterm_stops_with_143_and_removes_the_file() {
     interrupt("TERM", 143);
+}
+
+/// Ctrl-C stops `rank` while it counts (exit 130, no output).
+#[test]
+fn sigint_stops_rank_while_it_counts() {
+    // about 9 s of counting on the 2-core machine
+    let (status, out, err) = signalled(&["rank", "13000", "RLRLRLRL"], Duration::from_millis(1000), "INT", || {});
+    assert_eq!(status.code(), Some(130), "{status:?}, {err}");
+    assert_eq!(out, "", "nothing written");
 }
 
 #[test]
