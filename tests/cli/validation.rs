@@ -1,7 +1,11 @@
 //! Every usage error of every command, each tested once: exit status 2, nothing on stdout, one line
 //! on stderr that starts `error:` and names the argument at fault, and no panic, as
 //! [`usage_error`] checks them. The refusals are tables of arguments and a fragment of that line; a
-//! new refusal is a new row.
+//! new refusal is a new row. Three kinds are tested with what they need instead: a checkpoint held
+//! by a running count in `checkpoint`, damaged or mismatched sets of shard files in `shards`, and
+//! `FIBTREE_ISA` in `isa`.
+
+use std::os::unix::fs::PermissionsExt;
 
 use crate::common::*;
 
@@ -184,6 +188,10 @@ fn numbers_and_sizes_out_of_their_range() {
             "'_' for '--last-digits <D>': expected from 1 to 38 digits",
         )],
         &["0", "39"],
+    );
+    refused_in_place(
+        &[(&["shard", "100", "--shard", "_"], "'_' for '--shard <I/S>': expected I/S with 1 <= I <= S")],
+        &["0/4", "5/4", "4", "a/b", "1/0"],
     );
     let size = "'_' for '--max-memory <SIZE>': expected a size such as 4G";
     refused_in_place(
@@ -392,6 +400,7 @@ fn outputs_that_cannot_be_written() {
         &["table", "1", "10"],
         &["grundy", "10"],
         &["brute", "7"],
+        &["draw", "6"],
         &["bench", "--n", "100"],
     ];
     for args in writers {
@@ -400,29 +409,56 @@ fn outputs_that_cannot_be_written() {
             usage_error(&with, &in_missing);
         }
     }
-    // onto a folder, or a file man would need as one
+    // onto a folder, a file man would need as one, a read-only file, one file for two roles
     let sub = dir.join("sub");
     std::fs::create_dir(&sub).unwrap();
     let sub_slash = dir.join("sub/");
     let page = dir.file("page.1", "x");
+    let read_only = dir.file("read-only.txt", "keep me\n");
+    std::fs::set_permissions(&read_only, std::fs::Permissions::from_mode(0o444)).unwrap();
+    let link = dir.join("link.csv");
+    std::os::unix::fs::symlink(&claims, &link).unwrap();
+    let same = dir.join("same");
+    let also_claims = format!("--output: '{claims}' is also the file of --claims");
+    let also_output = format!("--svg: '{same}' is also the file of --output");
     refused(&[
         // /proc refuses new files even to root
         (&["count", "10", "-o", "/proc/fibtree-x.txt"], "--output: cannot write in the folder '/proc'"),
         (&["count", "10", "-o", "/tmp"], "--output: '/tmp' is a folder; expected a file name"),
         (&["grundy", "10", "-o", &sub], &format!("--output: '{sub}' is a folder")),
         (&["grundy", "10", "-o", &sub_slash], &format!("--output: '{sub_slash}' is a folder")),
+        (&["draw", "6", "-o", &sub], &format!("--output: '{sub}' is a folder")),
+        (&["draw", "15", "-o", &dir.join("t15.svg")], "K: at most 14"),
         (&["man", "-o", &page], &format!("--output: '{page}' is not a folder")),
         (&["man", "-o", &dir.join("no-such-folder/pages")], "--output: cannot create the folder"),
         (
             &["dist", "20", "--svg", &dir.join("no-such-folder/plot.svg")],
             &format!("--svg: the folder '{missing}' does not exist"),
         ),
+        (&["count", "10", "-o", &read_only], &format!("--output: '{read_only}' is read-only")),
+        (&["verify", "--claims", &claims, "-o", &claims], &also_claims),
+        (&["verify", "--claims", &claims, "-o", &link], &format!("--output: '{link}' is also the file of --claims")),
+        (
+            &["count", "100", "-o", &same, "--checkpoint", &same],
+            &format!("--output: '{same}' is also the file of --checkpoint"),
+        ),
+        (&["dist", "30", "-o", &same, "--svg", &same], &also_output),
     ]);
-    assert_eq!(dir.names(), ["claims.csv", "page.1", "sub"]);
-    for (path, text) in [(&claims, claims_text), (&page, "x")] {
+    // an existing file for two roles too
+    std::fs::write(&same, "old").unwrap();
+    usage_error(&["dist", "30", "-o", &same, "--svg", &same], &also_output);
+    assert_eq!(dir.names(), ["claims.csv", "link.csv", "page.1", "read-only.txt", "same", "sub"]);
+    for (path, text) in [(&claims, claims_text), (&page, "x"), (&read_only, "keep me\n"), (&same, "old")] {
         assert_eq!(std::fs::read_to_string(path).unwrap(), text, "{path} left as it was");
     }
     assert_eq!(std::fs::read_dir(&sub).unwrap().count(), 0, "nothing made in {sub}");
+}
+
+#[test]
+fn combine_of_a_folder_without_shards() {
+    let empty = TempDir::new("shards-empty");
+    let folder = empty.path().to_str().unwrap();
+    usage_error(&["combine", folder], &format!("FILES: '{folder}' holds no shard file (*.json)"));
 }
 
 #[test]
