@@ -1,7 +1,6 @@
 //! `fibtree bench`: the table and the JSON of the measurements, every run checked, a disagreement
 //! loud (exit 1), Ctrl-C exit 130. No timing is asserted.
 
-use std::io::Read;
 use std::time::Duration;
 
 use serde_json::Value;
@@ -181,15 +180,7 @@ fn sigint_exits_130_and_writes_nothing() {
     let dir = TempDir::new("sigint");
     let file = dir.join("b.txt");
     let args = ["bench", "--n", "20000", "--threads", "1", "--runs", "9", "-o", &file];
-    let mut child = spawn(&args);
-    std::thread::sleep(Duration::from_millis(1500));
-    assert!(child.try_wait().unwrap().is_none(), "bench --n 20000 ended within 1.5 s");
-    let sent = std::process::Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
-    assert!(sent.success());
-    let status = wait_for_stop(&mut child, "bench after SIGINT");
-    let mut err = String::new();
-    child.stderr.take().unwrap().read_to_string(&mut err).unwrap();
-    assert_no_panic(&args, err.as_bytes());
+    let (status, _, err) = signalled(&args, Duration::from_millis(1500), "INT", || {});
     assert_eq!(status.code(), Some(130), "{status:?}, stderr {err:?}");
     assert!(err.contains("interrupted"), "{err}");
     assert!(dir.names().is_empty(), "left {:?}", dir.names());

@@ -1,7 +1,7 @@
 //! Checkpoints: a run killed with SIGKILL at several moments resumes to the same answer; SIGINT
 //! saves one and exits 130 with no stray file; a second run on the same checkpoint is refused at
-//! once. (A damaged, truncated or foreign checkpoint, or a path that cannot be one, is refused: see
-//! `validation.rs`.)
+//! once; `--fresh` starts over from a damaged one. (A damaged, truncated or foreign checkpoint, or a
+//! path that cannot be one, is refused: see `validation.rs`.)
 
 use std::path::Path;
 use std::process::Child;
@@ -125,4 +125,22 @@ fn a_second_run_on_the_same_checkpoint_is_refused_naming_the_first() {
     let output = fibtree(&["count", "100", "-q", "--checkpoint", ckpt.to_str().unwrap()]);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     assert!(dir.names().iter().all(|n| n.ends_with(".ckpt")), "left {:?}", dir.names());
+}
+
+#[test]
+fn fresh_starts_over_from_a_damaged_checkpoint() {
+    let dir = TempDir::new("fresh");
+    let ckpt = dir.file("run.ckpt", "not a checkpoint at all");
+    let want = success(&["count", "3000", "-q"]);
+    // saves at every segment and keeps the last checkpoint saved
+    let fresh =
+        ["count", "3000", "-q", "--checkpoint", &ckpt, "--checkpoint-every", "0", "--fresh", "--keep-checkpoint"];
+    let (out, err) = success_with_stderr(&fresh);
+    assert_eq!(out, want);
+    assert!(err.contains("discarded the checkpoint"), "{err}");
+    // what is kept is a checkpoint of this run, which the same count resumes from
+    let (out, err) = success_with_stderr(&["count", "3000", "-q", "--checkpoint", &ckpt]);
+    assert!(err.contains("resuming from the checkpoint"), "{err}");
+    assert_eq!(out, want);
+    assert!(dir.names().is_empty(), "the checkpoint is removed at the end: {:?}", dir.names());
 }

@@ -1,6 +1,7 @@
-//! `fibtree count`: its three forms (human, `-q`, `--json`) and their fields, every modulus form,
-//! the same answer for every thread count, a disagreement exit 1, and the memory estimate against
-//! the measured peak.
+//! `fibtree count`: its three forms (human, `-q`, `--json`) and their fields, the smallest trees,
+//! every modulus form, the same answer for every thread count, a disagreement exit 1, an internal
+//! error (a panic) reported in one line with exit 101, and the memory estimate against the measured
+//! peak.
 
 use serde_json::Value;
 
@@ -77,6 +78,23 @@ fn count_quiet() {
     }
 }
 
+/// The empty tree, a tree with one node and one with one move, in the forms the other tests do not
+/// give them.
+#[test]
+fn count_the_smallest_trees() {
+    let out = success(&["count", "0"]);
+    assert!(out.starts_with("c(0, 0) = f(0): the winning first moves of T(0)\n"), "{out}");
+    assert!(out.lines().any(|l| l == "value           0"), "{out}");
+    let json = success_json(&["count", "1", "--json"]);
+    assert_eq!(json["n"], 1);
+    assert_eq!(json["value"], "0");
+    assert_eq!(json["ok"], true);
+    // T(2)'s one move leaves a single node, of value 0: c(2, 1) = 0
+    let out = success(&["count", "2", "--g", "1"]);
+    assert!(out.starts_with("c(2, 1): the first moves of T(2) that leave Grundy value 1\n"), "{out}");
+    assert!(out.lines().any(|l| l == "value           0"), "{out}");
+}
+
 #[test]
 fn count_human_output() {
     let value = success(&["count", "100", "-q"]);
@@ -110,6 +128,11 @@ fn count_modulus_forms() {
     }
     let json = success_json(&["count", "10", "--json", "--mod", "2^62"]);
     assert_eq!(json["projections"][2]["modulus"], (1u64 << 62).to_string());
+    // the largest modulus, 2^63 - 1
+    let json = success_json(&["count", "10", "--json", "--mod", "9223372036854775807"]);
+    assert_eq!(json["projections"][2]["modulus"], "9223372036854775807");
+    assert_eq!(json["projections"][2]["residue"], "17");
+    assert_eq!(json["projections"][2]["agrees"], true);
 }
 
 #[test]
@@ -130,6 +153,24 @@ fn cross_check_failure_exits_1() {
         let perturbed = p["modulus"] == "998244353";
         assert_eq!(p["agrees"], !perturbed, "{p}");
     }
+
+    // with -q the value is still printed; a perturbation of 0 changes nothing
+    let output = fibtree(&["count", "10", "--test-perturb", "1000000000000000000", "-q"]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    assert_eq!(stdout(&output), "17\n");
+    assert!(stderr(&output).contains("CROSS-CHECK FAILED for c(10, 0) mod 1000000000000000000"), "{}", stderr(&output));
+    let out = success(&["count", "10", "--test-perturb", "0"]);
+    assert!(!out.contains("DISAGREES") && out.contains("agrees"), "{out}");
+}
+
+#[test]
+fn a_panic_is_reported_in_one_line_with_exit_101() {
+    let output = fibtree(&["count", "10", "--test-panic"]);
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(101), "{err}");
+    assert!(output.stdout.is_empty());
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.starts_with("error: internal error (a bug)") && err.contains("please report it"), "{err}");
 }
 
 /// The memory guard's estimate against the measured peak: within a factor of 1.5 at n = 5000. The
@@ -192,6 +233,9 @@ fn g_beyond_every_value_counts_zero() {
     assert_eq!(json["mod_998244353"], "0");
     let out = success(&["count", "10000", "--g", "18446744073709551615", "--mod-only", "-q"]);
     assert_eq!(out, "0\n0\n");
+    let json = success_json(&["count", "10", "--g", "18446744073709551615", "--json"]);
+    assert_eq!(json["g"].as_u64(), Some(u64::MAX), "g read exactly: {json}");
+    assert_eq!(json["value"], "0");
     let out = success(&["count", "10000", "--g", "200000", "-q"]);
     assert_eq!(out, "0\n");
     // a g inside the support is still counted

@@ -156,11 +156,6 @@ fn draw_to_a_file_atomically() {
     let svg = std::fs::read_to_string(&file).unwrap();
     assert_eq!(svg, success(&["draw", "6"]), "the same picture as on stdout");
     check_trees(&svg, 6..=6, 0);
-    // A refused run writes nothing.
-    usage_error(&["draw", "15", "-o", &dir.join("t15.svg")], "K");
-    assert_eq!(dir.names(), ["t6.svg"]);
-    usage_error(&["draw", "6", "-o", &dir.join("missing/t6.svg")], "--output");
-    usage_error(&["draw", "6", "-o", dir.path().to_str().unwrap()], "--output");
 }
 
 /// Runs `fibtree dist args --svg FILE` in a fresh folder and returns the plot, checking that it

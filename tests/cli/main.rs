@@ -1,13 +1,14 @@
 //! The `fibtree` command line, run as a user runs it: one module per command or area, each checking
-//! what the command prints, its exit status (0 success, 1 a failed check, 2 bad input, 130/143 a
-//! signal) and that no invocation panics.
+//! what the command prints, its exit status (0 success, 1 a failed check, 2 bad input, 101 an
+//! internal error, 130/143 a signal) and that no invocation panics.
 //!
 //! Where new tests go: a command's output and behaviour in its module (`count`, `mod_only`,
-//! `verify`, `dist`, `table`, `moves`, `draw`, `bench`, `shards` for `shard` and `combine`, `estimate`, `tools`
-//! for `grundy` and `brute`); output files and signals in `output`; checkpoints in `checkpoint`; the
-//! kernel sets (`FIBTREE_ISA`) in `isa`; the files of `deploy/` in `deploy`; every usage error
-//! (exit 2) of every command in `validation`. Tests of the library without the binary go in
-//! `tests/lib/`.
+//! `verify`, `dist`, `table`, `moves`, `draw`, `bench`, `shards` for `shard` and `combine`,
+//! `estimate`, `tools` for `grundy` and `brute`); output files and signals in `output`; checkpoints
+//! in `checkpoint`; the kernel sets (`FIBTREE_ISA`) in `isa`; the files of `deploy/` in `deploy`;
+//! every usage error (exit 2) of every command in `validation`, but for those that need a running
+//! count, shard files or `FIBTREE_ISA`, tested with them in `checkpoint`, `shards` and `isa`. Tests
+//! of the library without the binary go in `tests/lib/`.
 
 #[path = "../common/mod.rs"]
 mod common;

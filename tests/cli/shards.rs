@@ -83,12 +83,6 @@ fn bad_sets_of_shards_are_refused() {
     write_shards(&other, "1600", "0", 4);
     let line = usage_error(&["combine", &folder, &other.join("1.json")], "c(1600, 0)");
     assert!(line.contains("1.json"), "{line}");
-    // bad --shard values, and a folder with no shard file
-    for bad in ["0/4", "5/4", "4", "a/b", "1/0"] {
-        usage_error(&["shard", "100", "--shard", bad], "--shard");
-    }
-    let empty = TempDir::new("shards-empty");
-    usage_error(&["combine", empty.path().to_str().unwrap()], "no shard file");
     // and everything still combines once repaired
     assert_eq!(success_json(&["combine", &folder, "--json"])["ok"], true);
 }

@@ -20,6 +20,8 @@ fn grundy_values() {
     for (k, want) in (1..=12).zip([0, 1, 3, 6, 3, 3, 0, 5, 7, 14, 7, 7]) {
         assert_eq!(success(&["grundy", &k.to_string()]), format!("{want}\n"), "G({k})");
     }
+    // the largest K: docs/math.md's recurrence, run to 2^31 - 1, ends at 0
+    assert_eq!(success(&["grundy", "2147483647"]), "0\n");
 }
 
 #[test]
@@ -39,6 +41,13 @@ fn brute_csv() {
     assert_eq!(total, 32, "|T(7)| - 1 = 33 - 1 moves");
 
     assert_eq!(success(&["brute", "10", "--g", "0"]), "g,explicit_tree,first_principles\n0,17,\n");
+    // no moves in T(0) and T(1), one in T(2); a g beyond every value counts 0 in both oracles
+    for k in ["0", "1"] {
+        assert_eq!(success(&["brute", k]), "g,explicit_tree,first_principles\n", "brute {k}");
+    }
+    assert_eq!(success(&["brute", "2"]), "g,explicit_tree,first_principles\n0,1,1\n");
+    let out = success(&["brute", "5", "--g", "18446744073709551615"]);
+    assert_eq!(out, "g,explicit_tree,first_principles\n18446744073709551615,0,0\n");
 
     // Above k = 7 only the explicit tree runs.
     let out = success(&["brute", "8"]);

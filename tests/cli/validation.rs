@@ -1,461 +1,333 @@
-//! Every usage error of every command, in one place: a one-line error naming the argument, exit
-//! status 2, nothing on stdout, and no panic. New refusals go here.
+//! Every usage error of every command, each tested once: exit status 2, nothing on stdout, one line
+//! on stderr that starts `error:` and names the argument at fault, and no panic, as
+//! [`usage_error`] checks them. The refusals are tables of arguments and a fragment of that line; a
+//! new refusal is a new row. Three kinds are tested with what they need instead: a checkpoint held
+//! by a running count in `checkpoint`, damaged or mismatched sets of shard files in `shards`, and
+//! `FIBTREE_ISA` in `isa`.
+
+use std::os::unix::fs::PermissionsExt;
 
 use crate::common::*;
 
-#[test]
-fn numbers_negative_signed_spaced_non_numeric_or_too_large() {
-    for bad in ["-1", "+1", " 1", "1 ", "1_000", "x", "", "18446744073709551616", "1e3"] {
-        usage_error(&["count", bad], "<N>");
-        usage_error(&["count", "10", "--g", bad], "--g");
-        usage_error(&["dist", bad], "<N>");
-        usage_error(&["table", "1", bad], "<TO>");
-        usage_error(&["moves", bad, "--list"], "<N>");
-        usage_error(&["grundy", bad], "<K>");
+/// A usage error: the arguments, and a fragment of the error line that names the argument at fault.
+type Refusal<'a> = (&'a [&'a str], &'a str);
+
+/// Checks every row with [`usage_error`].
+fn refused(rows: &[Refusal]) {
+    for (args, names) in rows {
+        usage_error(args, names);
     }
 }
 
+/// Checks each place, a row whose arguments and fragment hold a `_`, with each of `values` for the
+/// `_` in both.
+fn refused_in_place(places: &[Refusal], values: &[&str]) {
+    for (place, names) in places {
+        for value in values {
+            let args: Vec<&str> = place.iter().map(|&a| if a == "_" { *value } else { a }).collect();
+            usage_error(&args, &names.replace('_', value));
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Commands and arguments: unknown, missing, extra or in conflict
+// ---------------------------------------------------------------------------------------------
+
 #[test]
-fn n_beyond_the_engines_or_the_memory() {
-    usage_error(&["count", "4294967296"], "N");
-    usage_error(&["count", "18446744073709551615"], "N");
-    usage_error(&["count", "2147483647"], "memory");
-    usage_error(&["count", "10000", "--max-memory", "1M"], "memory");
-    usage_error(&["dist", "1000000"], "memory");
-    usage_error(&["table", "1", "2147483647"], "memory");
-    usage_error(&["moves", "2000000000", "--nth", "0"], "memory");
+fn commands_and_arguments_unknown_missing_extra_or_in_conflict() {
+    refused(&[
+        (&[], "a command is required"),
+        (&["frobnicate"], "unrecognized subcommand 'frobnicate'"),
+        (&["count"], "not provided: <N>"),
+        (&["dist"], "not provided: <N>"),
+        (&["table"], "not provided: <FROM> <TO>"),
+        (&["table", "3"], "not provided: <TO>"),
+        (&["grundy"], "not provided: <K>"),
+        (&["brute"], "not provided: <K>"),
+        (&["verify"], "not provided: --answer <A> <N>"),
+        (&["verify", "--answer", "3", "--mod", "7"], "not provided: <N>"),
+        (&["verify", "10", "--mod", "7"], "not provided: --answer <A>"),
+        (&["verify", "10", "--answer", "17"], "--mod: expected --mod M or --last-digits D"),
+        (&["moves", "10"], "not provided: <--list|--nth <I>|--random>"),
+        (&["count", "10", "--g"], "a value is required for '--g <G>'"),
+        (&["count", "10", "--bogus"], "unexpected argument '--bogus'"),
+        (&["count", "10", "11"], "unexpected argument '11'"),
+        // the forms other commands have, and these do not
+        (&["draw", "3", "--json"], "unexpected argument '--json'"),
+        (&["completions", "bash", "--json"], "unexpected argument '--json'"),
+        (&["completions", "tcsh"], "invalid value 'tcsh' for '<SHELL>'"),
+        (&["count", "10", "--engine", "fast"], "invalid value 'fast' for '--engine <ENGINE>'"),
+        (&["count", "10", "--json", "-q"], "'--json' cannot be used with '--quiet'"),
+        (
+            &["verify", "10", "--answer", "3", "--mod", "7", "--last-digits", "3"],
+            "'--mod <M>' cannot be used with '--last-digits <D>'",
+        ),
+        (
+            &["verify", "10", "--answer", "3", "--mod", "7", "--claims", "-"],
+            "'[N]' cannot be used with '--claims <FILE>'",
+        ),
+        (&["moves", "10", "--list", "--nth", "1"], "'--list' cannot be used with '--nth <I>'"),
+        // --limit belongs to --list: refused, not ignored, with the other two
+        (&["moves", "10", "--nth", "1", "--limit", "3"], "'--nth <I>' cannot be used with '--limit <K>'"),
+        (&["moves", "10", "--random", "--limit", "3"], "'--random' cannot be used with '--limit <K>'"),
+    ]);
+    // the commands there are, and the one asked for
+    let err = usage_error(&["help", "frobnicate"], "COMMAND: expected one of count,");
+    assert!(err.ends_with(", got 'frobnicate'\n"), "{err}");
+}
+
+#[test]
+fn mod_only_refuses_what_it_does_not_do() {
+    let dir = TempDir::new("modonly-refused");
+    let checkpoint = dir.join("c.ckpt");
+    refused(&[
+        (&["count", "10", "--mod-only", "--double-check"], "'--mod-only' cannot be used with '--double-check'"),
+        (
+            &["count", "10", "--mod-only", "--engine", "reference"],
+            "'--mod-only' cannot be used with '--engine <ENGINE>'",
+        ),
+        (&["count", "10", "--mod-only", "--engine", "blocked"], "'--mod-only' cannot be used with '--engine <ENGINE>'"),
+        (
+            &["count", "10", "--mod-only", "--checkpoint", &checkpoint],
+            "'--mod-only' cannot be used with '--checkpoint <FILE>'",
+        ),
+        (
+            &["count", "10", "--mod-only", "--checkpoint", &checkpoint, "--fresh"],
+            "'--mod-only' cannot be used with: --checkpoint <FILE> --fresh",
+        ),
+        (
+            &["count", "10", "--mod-only", "--checkpoint-every", "5"],
+            "'--mod-only' cannot be used with '--checkpoint-every <SECONDS>'",
+        ),
+        (&["count", "10", "--mod-only", "--fresh"], "'--mod-only' cannot be used with '--fresh'"),
+        (&["count", "10", "--mod-only", "--keep-checkpoint"], "'--mod-only' cannot be used with '--keep-checkpoint'"),
+        (
+            &["count", "10", "--mod-only", "--test-perturb", "998244353"],
+            "'--mod-only' cannot be used with '--test-perturb <M>'",
+        ),
+        (&["count", "10", "--mod-only", "--json", "-q"], "'--json' cannot be used with '--quiet'"),
+    ]);
+    assert!(dir.names().is_empty(), "nothing written: {:?}", dir.names());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Numbers, moduli and sizes
+// ---------------------------------------------------------------------------------------------
+
+/// The spellings that are not a whole number below 2^64: negative, signed, spaced, grouped,
+/// decimal, in scientific form, not a number, empty, and 2^64.
+const NOT_WHOLE: [&str; 10] = ["-1", "+1", " 1", "1 ", "1_000", "1.5", "1e3", "x", "", "18446744073709551616"];
+
+#[test]
+fn whole_numbers_negative_signed_spaced_non_numeric_or_too_large() {
+    refused_in_place(
+        &[
+            (&["count", "_"], "invalid value '_' for '<N>'"),
+            (&["count", "10", "--g", "_"], "invalid value '_' for '--g <G>'"),
+            (&["dist", "_"], "invalid value '_' for '<N>'"),
+            (&["table", "_", "3"], "invalid value '_' for '<FROM>'"),
+            (&["table", "1", "_"], "invalid value '_' for '<TO>'"),
+            (&["moves", "_", "--list"], "invalid value '_' for '<N>'"),
+            (&["grundy", "_"], "invalid value '_' for '<K>'"),
+            (&["brute", "_"], "invalid value '_' for '<K>'"),
+            (&["draw", "3", "--g", "_"], "invalid value '_' for '--g <G>'"),
+            (&["estimate", "_"], "invalid value '_' for '<N>'"),
+            (&["estimate", "10", "--g", "_"], "invalid value '_' for '--g <G>'"),
+            (&["estimate", "100", "--shards", "_"], "invalid value '_' for '--shards <S>'"),
+            (&["verify", "_", "--answer", "3", "--mod", "7"], "invalid value '_' for '[N]'"),
+            (&["verify", "10", "--answer", "3", "--mod", "7", "--g", "_"], "invalid value '_' for '--g <G>'"),
+            (&["verify", "10", "--answer", "3", "--last-digits", "_"], "invalid value '_' for '--last-digits <D>'"),
+            (&["bench", "--n", "_"], "invalid value '_' for '--n <N>'"),
+            (&["bench", "--n", "100", "--threads", "_"], "invalid value '_' for '--threads <T>'"),
+            (&["bench", "--n", "100", "--runs", "_"], "invalid value '_' for '--runs <R>'"),
+        ],
+        &NOT_WHOLE,
+    );
+    // count's --threads takes "-1" for an option (still one line, exit 2, naming it)
+    refused_in_place(&[(&["count", "10", "--threads", "_"], "invalid value '_' for '--threads <T>'")], &NOT_WHOLE[1..]);
+    usage_error(&["count", "10", "--threads", "-1"], "unexpected argument '-1'");
+    // an answer may be up to 2^128: all but 2^64
+    refused_in_place(
+        &[(&["verify", "10", "--answer", "_", "--mod", "7"], "invalid value '_' for '--answer <A>'")],
+        &NOT_WHOLE[..9],
+    );
+}
+
+#[test]
+fn numbers_and_sizes_out_of_their_range() {
+    let threads = "'_' for '--threads <T>': expected a thread count from 1 to 1024";
+    refused_in_place(
+        &[
+            (&["count", "10", "--threads", "_"], threads),
+            (&["dist", "10", "--threads", "_"], threads),
+            (&["table", "1", "3", "--threads", "_"], threads),
+            (&["estimate", "10", "--threads", "_"], threads),
+            (&["bench", "--n", "100", "--threads", "_"], threads),
+        ],
+        &["0", "1025", "100000"],
+    );
+    refused_in_place(
+        &[(&["bench", "--n", "_"], "'_' for '--n <N>': expected N from 2 to 2147483647")],
+        &["0", "1", "2147483648"],
+    );
+    // u64::MAX runs once asked for a vector of that many times (a capacity overflow panic); the
+    // refusal names the range
+    let runs = format!("'_' for '--runs <R>': expected from 1 to {} runs", fibtree::bench::MAX_RUNS);
+    refused_in_place(&[(&["bench", "--n", "100", "--runs", "_"], &runs)], &["0", "1001", "18446744073709551615"]);
+    refused_in_place(
+        &[(
+            &["estimate", "100", "--shards", "_"],
+            "'_' for '--shards <S>': expected a number of shards from 1 to 1000000",
+        )],
+        &["0", "1000001"],
+    );
+    refused_in_place(
+        &[(
+            &["verify", "10", "--answer", "17", "--last-digits", "_"],
+            "'_' for '--last-digits <D>': expected from 1 to 38 digits",
+        )],
+        &["0", "39"],
+    );
+    refused_in_place(
+        &[(&["shard", "100", "--shard", "_"], "'_' for '--shard <I/S>': expected I/S with 1 <= I <= S")],
+        &["0/4", "5/4", "4", "a/b", "1/0"],
+    );
+    let size = "'_' for '--max-memory <SIZE>': expected a size such as 4G";
+    refused_in_place(
+        &[(&["count", "10", "--max-memory", "_"], size), (&["bench", "--n", "100", "--max-memory", "_"], size)],
+        &["lots"],
+    );
 }
 
 #[test]
 fn moduli_out_of_range() {
-    for bad in ["0", "1", "2^63", "9223372036854775808", "2^200", "-7", "x"] {
-        usage_error(&["count", "10", "--mod", bad], "--mod");
-        usage_error(&["dist", "10", "--mod", bad], "--mod");
-    }
-    for bad in ["0", "1", "2^128", "340282366920938463463374607431768211456", "1e39"] {
-        usage_error(&["verify", "10", "--answer", "0", "--mod", bad], "--mod");
-    }
+    // the engines' moduli: 2 <= M < 2^63
+    refused_in_place(
+        &[
+            (&["count", "10", "--mod", "_"], "invalid value '_' for '--mod <M>'"),
+            (&["count", "10", "--mod-only", "--mod", "_"], "invalid value '_' for '--mod <M>'"),
+            (&["dist", "10", "--mod", "_"], "invalid value '_' for '--mod <M>'"),
+        ],
+        &["0", "1", "2^63", "9223372036854775808", "2^200", "1e19", "-7", "x", "", "10^", "^3"],
+    );
+    // verify's: 2 <= M < 2^128
+    refused_in_place(
+        &[(&["verify", "10", "--answer", "0", "--mod", "_"], "invalid value '_' for '--mod <M>'")],
+        &["0", "1", "2^128", "340282366920938463463374607431768211456", "1e39", "x", "-7", ""],
+    );
+    // and an answer is a residue below its modulus, and below 2^128
+    refused_in_place(
+        &[(
+            &["verify", "10", "--answer", "_", "--mod", "7"],
+            "--answer: expected a residue below the modulus 7, got _",
+        )],
+        &["7", "8"],
+    );
+    refused(&[
+        (
+            &["verify", "10", "--answer", "100000", "--last-digits", "5"],
+            "--answer: expected a residue below the modulus 100000, got 100000",
+        ),
+        (
+            &["verify", "10", "--answer", "340282366920938463463374607431768211456", "--mod", "2^127"],
+            "for '--answer <A>': expected a number below 2^128",
+        ),
+    ]);
 }
 
 #[test]
-fn estimates_of_no_shards_or_beyond_the_engines() {
-    for bad in ["0", "1000001", "x", "-2"] {
-        usage_error(&["estimate", "100", "--shards", bad], "--shards");
-    }
-    usage_error(&["estimate", "4294967296"], "N");
-    // 38 bytes a layer of its own: about 76 GiB at the engines' largest N
-    usage_error(&["estimate", "2147483647"], "memory");
-    usage_error(&["estimate", "x"], "<N>");
-    usage_error(&["estimate", "10", "--g", "-1"], "--g");
-    usage_error(&["estimate", "10", "--threads", "0"], "--threads");
+fn n_beyond_the_engines() {
+    refused_in_place(
+        &[
+            (&["count", "_"], "N: at most 2147483647, got _"),
+            (&["dist", "_"], "N: at most 2147483647, got _"),
+            (&["table", "0", "_"], "TO: at most 2147483647, got _"),
+            (&["verify", "_", "--answer", "3", "--mod", "7"], "N: at most 2147483647, got _"),
+            (&["estimate", "_"], "N: at most 2147483647, got _"),
+            (&["grundy", "_"], "K: at most 2147483647, got _"),
+        ],
+        &["2147483648", "4000000000", "4294967296", "18446744073709551615"],
+    );
+    refused_in_place(
+        &[(&["brute", "_"], "K: at most 30 for the explicit-tree oracle, got _")],
+        &["31", "4294967296", "18446744073709551615"],
+    );
 }
 
+/// The memory guard comes first, names the argument that sizes the run, and shows the estimate of
+/// the whole run: the figure `--verbose` prints for a run that fits, whatever the limit it fails.
 #[test]
-fn threads_and_sizes() {
-    usage_error(&["count", "10", "--threads", "0"], "--threads");
-    usage_error(&["count", "10", "--threads", "100000"], "--threads");
-    usage_error(&["count", "10", "--max-memory", "lots"], "--max-memory");
-}
-
-#[test]
-fn claims_files_empty_binary_long_or_headless() {
-    let dir = TempDir::new("claims");
-    usage_error(&["verify", "--claims", &dir.file("empty.csv", b"")], "--claims");
-    usage_error(&["verify", "--claims", &dir.file("blank.csv", b"\n\n  \n")], "--claims");
-    usage_error(&["verify", "--claims", &dir.file("header.csv", b"n,g,modulus,answer\n")], "--claims");
-    usage_error(&["verify", "--claims", &dir.join("missing.csv")], "--claims");
-    usage_error_with_stdin(&["verify", "--claims", "-"], b"", "--claims");
-    // a directory on standard input is refused like a directory path
-    usage_error(&["verify", "--claims", &dir.join("")], "--claims");
-    let output = std::process::Command::new(binary())
-        .args(["verify", "--claims", "-"])
-        .stdin(std::fs::File::open(dir.join("")).unwrap())
-        .output()
-        .unwrap();
-    check_usage_error(&["verify", "--claims", "-"], &output, "--claims");
-
-    // malformed content is reported line by line (exit 2), never a crash
-    let binary: Vec<u8> = (0..4096u32).map(|i| (i * 37 % 256) as u8).collect();
-    let mut long = b"n,g,modulus,answer\n10,0,7,3\n".to_vec();
-    long.extend(std::iter::repeat_n(b'9', 10 << 20));
-    long.push(b'\n');
-    for (name, bytes) in [("binary.csv", binary), ("long.csv", long), ("headless.csv", b"10,0,7,3\n".to_vec())] {
-        let path = dir.file(name, &bytes);
-        let output = fibtree(&["verify", "--claims", &path]); // checks for a panic
-        let err = String::from_utf8_lossy(&output.stderr);
-        assert_eq!(output.status.code(), Some(2), "{name}: {err}");
-        let out = String::from_utf8_lossy(&output.stdout);
-        assert!(out.contains("malformed"), "{name}: {out}");
-    }
-}
-
-#[test]
-fn output_in_a_missing_or_unwritable_folder() {
-    usage_error(&["count", "10", "-o", "/nonexistent-folder/x.txt"], "--output");
-    // /proc refuses new files even to root
-    usage_error(&["count", "10", "-o", "/proc/fibtree-x.txt"], "--output");
-    usage_error(&["count", "10", "-o", "/tmp"], "--output");
-}
-
-#[test]
-fn usage_errors() {
-    usage_error(&[], "command");
-    usage_error(&["count"], "<N>");
-    usage_error(&["count", "10", "--bogus"], "--bogus");
-    usage_error(&["frobnicate"], "frobnicate");
-    usage_error(&["count", "10", "--engine", "fast"], "--engine");
-    usage_error(&["completions", "tcsh"], "<SHELL>");
-    let err = usage_error(&["help", "frobnicate"], "COMMAND");
-    assert!(err.contains("frobnicate") && err.contains("count"), "{err}");
-    // the forms other commands have, and these do not
-    usage_error(&["draw", "3", "--json"], "--json");
-    usage_error(&["completions", "bash", "--json"], "--json");
-}
-
-#[test]
-fn man_into_a_file_or_a_missing_parent_exits_2() {
-    let dir = TempDir::new("man-refused");
-    let file = dir.file("page.1", b"x");
-    let err = usage_error(&["man", "-o", &file], "--output");
-    assert!(err.contains("not a folder"), "{err}");
-    assert_eq!(std::fs::read(&file).unwrap(), b"x", "left as it was");
-    usage_error(&["man", "-o", &dir.join("missing/pages")], "--output");
-    assert_eq!(dir.names(), ["page.1"]);
-}
-
-#[test]
-fn a_panic_is_reported_in_one_line_with_exit_101() {
-    let output =
-        assert_cmd::Command::cargo_bin("fibtree").unwrap().args(["count", "10", "--test-panic"]).output().unwrap();
-    let err = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(101), "{err}");
-    assert!(output.stdout.is_empty());
-    assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(err.starts_with("error: internal error (a bug)") && err.contains("please report it"), "{err}");
-}
-
-#[test]
-fn bench_bad_input_exits_2_naming_the_argument() {
-    for bad in ["0", "1", "2147483648", "-5", "x", ""] {
-        usage_error(&["bench", "--n", bad], "--n");
-    }
-    for bad in ["0", "1025", "-1", "x"] {
-        usage_error(&["bench", "--n", "100", "--threads", bad], "--threads");
-    }
-    for bad in ["0", "-1", "x", "1001", "18446744073709551615", "18446744073709551616"] {
-        usage_error(&["bench", "--n", "100", "--runs", bad], "--runs");
-    }
-    // u64::MAX runs once asked for a vector of that many times (a capacity overflow panic); the
-    // refusal names the range
-    let err = usage_error(&["bench", "--n", "100", "--runs", "18446744073709551615"], "--runs");
-    assert!(err.contains(&format!("from 1 to {} runs", fibtree::bench::MAX_RUNS)), "{err}");
-    usage_error(&["bench", "--n", "100", "--max-memory", "lots"], "--max-memory");
-    usage_error(&["bench", "--n", "20000", "--max-memory", "1M"], "--n");
-    usage_error(&["bench", "--n", "100", "-o", "/nonexistent-folder/b.txt"], "--output");
-}
-
-// ---------------------------------------------------------------------------------------------
-// Usage errors (exit 2)
-// ---------------------------------------------------------------------------------------------
-
-#[test]
-fn count_bad_n_exits_2() {
-    for n in ["-5", "abc", "1.5", "18446744073709551616", ""] {
-        usage_error(&["count", n], "<N>");
-    }
-}
-
-#[test]
-fn count_bad_g_exits_2() {
-    for g in ["-1", "x"] {
-        usage_error(&["count", "10", "--g", g], "--g");
-    }
-}
-
-#[test]
-fn count_bad_modulus_exits_2() {
-    for m in ["0", "1", "9223372036854775808", "2^63", "1e19", "-7"] {
-        usage_error(&["count", "10", "--mod", m], "--mod");
-    }
-}
-
-#[test]
-fn count_bad_threads_exits_2() {
-    usage_error(&["count", "10", "--threads", "0"], "--threads");
-    usage_error(&["count", "10", "--threads", "x"], "--threads");
-}
-
-#[test]
-fn count_n_beyond_the_engines_exits_2() {
-    let err = usage_error(&["count", "4000000000"], "N");
-    assert!(err.contains("at most") || err.contains("memory"), "{err:?}");
-    let err = usage_error(&["count", "2147483648"], "N");
-    assert!(err.contains("at most 2147483647"), "{err:?}");
-}
-
-#[test]
-fn count_n_too_large_for_memory_exits_2() {
-    // N = 2^31 - 1 is accepted by the engines, but the plan's floor alone (some 44 bytes a layer,
-    // about 88 GiB) is refused before anything is allocated on any machine with less than that.
-    match fibtree::available_memory() {
-        bytes if bytes < 80 << 30 => {
-            let err = usage_error(&["count", "2147483647"], "N");
-            assert!(err.contains("memory") || err.contains("available") || err.contains("at most"), "{err:?}");
-        }
-        other => println!("skipped: {other} bytes available is too much for this check"),
-    }
-}
-
-#[test]
-fn grundy_and_brute_bad_k_exit_2() {
-    usage_error(&["grundy", "-1"], "<K>");
-    usage_error(&["grundy", "2147483648"], "K");
-    let err = usage_error(&["brute", "31"], "K");
-    assert!(err.contains("30") && err.contains("31"), "{err:?}");
-    usage_error(&["brute", "-1"], "<K>");
-}
-
-// ---------------------------------------------------------------------------------------------
-// No panics
-// ---------------------------------------------------------------------------------------------
-
-#[test]
-fn no_invocation_panics() {
-    let invocations: &[&[&str]] = &[
-        &[],
-        &["--help"],
-        &["--version"],
-        &["count", "--help"],
-        &["frob"],
-        &["count"],
-        &["count", "0"],
-        &["count", "1", "--json"],
-        &["count", "2", "--g", "1"],
-        &["count", "10", "--bogus"],
-        &["count", "10", "--g"],
-        &["count", "10", "11"],
-        &["count", "10", "--json", "-q"],
-        &["count", "10", "--mod", "10^"],
-        &["count", "10", "--mod", "^3"],
-        &["count", "10", "--mod", ""],
-        &["count", "10", "--mod", "9223372036854775807"],
-        &["count", "10", "--threads", "18446744073709551616"],
-        &["count", "10", "--g", "18446744073709551615", "--json"],
-        &["count", "10", "--test-perturb", "0"],
-        &["count", "10", "--test-perturb", "1000000000000000000", "-q"],
-        &["count", "18446744073709551615"],
-        &["grundy"],
-        &["grundy", "18446744073709551615"],
-        &["grundy", "2147483647"],
-        &["brute"],
-        &["brute", "0"],
-        &["brute", "1"],
-        &["brute", "2"],
-        &["brute", "4294967296"],
-        &["brute", "18446744073709551615"],
-        &["brute", "5", "--g", "18446744073709551615"],
-    ];
-    let mut failures = Vec::new();
-    for args in invocations {
-        // `fibtree` itself asserts that stderr has no "panicked"; collect the statuses too.
-        let output = fibtree(args);
-        let err = stderr(&output);
-        match output.status.code() {
-            Some(0..=2) => {}
-            code => failures.push(format!("fibtree {args:?}: status {code:?}, stderr {err:?}")),
-        }
-        if err.contains("panicked") || err.contains("RUST_BACKTRACE") {
-            failures.push(format!("fibtree {args:?}: {err:?}"));
-        }
-    }
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
-}
-
-#[test]
-fn dist_bad_input_exits_2() {
-    for n in ["-1", "x", "1.5", "", "18446744073709551616"] {
-        usage_error(&["dist", n], "<N>");
-    }
-    for m in ["0", "1", "2^63", "9223372036854775808", "1e19", "x", "-7"] {
-        usage_error(&["dist", "10", "--mod", m], "--mod");
-    }
-    usage_error(&["dist"], "<N>");
-    usage_error(&["dist", "10", "--threads", "0"], "--threads");
-    // beyond the engines (or beyond any machine's memory): refused at once
-    for n in ["4000000000", "18446744073709551615"] {
-        usage_error(&["dist", n], "N");
-    }
-}
-
-#[test]
-fn table_bad_input_exits_2() {
-    let err = usage_error(&["table", "5", "3"], "FROM");
-    assert!(err.contains('5') && err.contains('3'), "{err}");
-    usage_error(&["table", "x", "3"], "FROM");
-    usage_error(&["table", "-1", "3"], "FROM");
-    usage_error(&["table", "1.5", "3"], "FROM");
-    usage_error(&["table", "3", "-1"], "TO");
-    usage_error(&["table", "3", "y"], "TO");
-    usage_error(&["table", "3", ""], "TO");
-    usage_error(&["table", "3", "18446744073709551616"], "TO");
-    usage_error(&["table", "3"], "TO");
-    usage_error(&["table"], "FROM");
-    usage_error(&["table", "1", "3", "--threads", "0"], "--threads");
-}
-
-#[test]
-fn table_to_beyond_the_engines_exits_2() {
-    let err = usage_error(&["table", "0", "18446744073709551615"], "2147483647");
-    assert!(err.contains("TO") || err.contains('N'), "{err}");
-    let err = usage_error(&["table", "1", "4000000000"], "2147483647");
-    assert!(err.contains("TO") || err.contains('N'), "{err}");
-}
-
-#[test]
-fn table_refused_for_memory_prints_nothing() {
-    match fibtree::available_memory() {
-        bytes if bytes < 80 << 30 => {
-            // a single row, f(2^31 - 1), whose plan alone is far beyond this machine's memory
-            usage_error(&["table", "2147483647", "2147483647"], "memory");
-            usage_error(&["table", "2147483647", "2147483647", "--json"], "memory");
-        }
-        other => println!("skipped: {other} bytes available is too much for this check"),
-    }
-}
-
-#[test]
-fn draw_refuses_bad_trees() {
-    let err = usage_error(&["draw", "15"], "K");
-    assert!(err.contains("at most 14") && err.contains("15"), "{err}");
-    let err = usage_error(&["draw", "3..20"], "B");
-    assert!(err.contains("at most 14") && err.contains("20"), "{err}");
-    usage_error(&["draw", "99999999999999999999999"], "at most 14");
-    let err = usage_error(&["draw", "5..2"], "A..B");
-    assert!(err.contains("5..2"), "{err}");
-    for bad in ["x", "1..", "..3", "1...3", "1..2..3", "+1", ""] {
-        usage_error(&["draw", bad], "K|A..B");
-    }
-    // clap takes "-1" for an option; still one line, exit 2.
-    usage_error(&["draw", "-1"], "-1");
-    usage_error(&["draw", "3", "--g", "-1"], "--g");
-}
-
-#[test]
-fn dist_svg_into_a_missing_folder_is_refused() {
-    let dir = TempDir::new("dist-missing");
-    let file = dir.join("missing/plot.svg");
-    let output = fibtree(&["dist", "20", "--svg", &file]);
-    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
-    assert!(stderr(&output).contains("--svg"), "{}", stderr(&output));
-    assert!(dir.names().is_empty());
-}
-
-#[test]
-fn mod_only_refused_combinations_exit_2() {
-    let dir = TempDir::new("modonly-refused");
-    let checkpoint = dir.join("c.ckpt");
-    let refused: &[(&[&str], &str)] = &[
-        (&["--double-check"], "--double-check"),
-        (&["--engine", "reference"], "--engine"),
-        (&["--engine", "blocked"], "--engine"),
-        (&["--checkpoint", &checkpoint], "--checkpoint"),
-        (&["--checkpoint", &checkpoint, "--fresh"], "--checkpoint"),
-        (&["--checkpoint-every", "5"], "--checkpoint-every"),
-        (&["--fresh"], "--fresh"),
-        (&["--keep-checkpoint"], "--keep-checkpoint"),
-        (&["--test-perturb", "998244353"], "--test-perturb"),
-    ];
-    for (extra, name) in refused {
-        let mut args = vec!["count", "10", "--mod-only"];
-        args.extend_from_slice(extra);
-        let err = usage_error(&args, name);
-        assert!(err.contains("--mod-only"), "{err:?}");
-    }
-    assert!(dir.names().is_empty(), "nothing written: {:?}", dir.names());
-    usage_error(&["count", "10", "--mod-only", "--json", "-q"], "--json");
-    usage_error(&["count", "10", "--mod-only", "--mod", "1"], "--mod");
-}
-
-#[test]
-fn mod_only_memory_guard() {
-    let err = usage_error(&["count", "10000", "--mod-only", "--max-memory", "1M"], "N");
-    assert!(err.contains("memory"), "{err:?}");
+fn the_memory_guard_refuses_before_any_work_with_the_whole_estimate() {
+    let (_, verbose) = success_with_stderr(&["count", "1000", "--verbose", "-q"]);
+    let whole = verbose.split("memory estimate ").nth(1).and_then(|s| s.split(" (").next()).unwrap();
+    let needs_whole = format!("N: this run needs about {whole} of memory");
+    // --mod-only's own estimate, refused with a limit one byte below it
     let json = success_json(&["count", "10000", "--mod-only", "--json"]);
-    let estimate = json["memory_estimate_bytes"].as_u64().unwrap();
-    let below = (estimate - 1).to_string();
-    let err = usage_error(&["count", "10000", "--mod-only", "--max-memory", &below], "N");
-    assert!(err.contains("memory"), "{err:?}");
-}
-
-#[test]
-fn moves_bad_input_exits_2() {
-    usage_error(&["moves", "10", "--nth", "17"], "--nth");
-    usage_error(&["moves", "10", "--nth", "-1"], "--nth");
-    usage_error(&["moves", "10", "--nth", "1e3"], "--nth");
-    usage_error(&["moves", "10"], "--list");
-    usage_error(&["moves", "10", "--list", "--nth", "1"], "--nth");
-    // --limit belongs to --list: refused, not ignored, with the other two
-    usage_error(&["moves", "10", "--nth", "1", "--limit", "3"], "--limit");
-    usage_error(&["moves", "10", "--random", "--limit", "3"], "--limit");
-    usage_error(&["moves", "7", "--random"], "--random"); // f(7) = 0
-    usage_error(&["moves", "40", "--list"], "--list"); // f(40) has more than a million moves
-    usage_error(&["rank", "10", ""], "PATH");
-    usage_error(&["rank", "10", "LXR"], "PATH");
-    usage_error(&["rank", "3", "LLL"], "PATH");
-    usage_error(&["rank", "2", "R"], "PATH");
-    usage_error(&["moves", "-3", "--list"], "<N>");
-}
-
-#[test]
-fn output_into_a_missing_folder_exits_2() {
-    let dir = TempDir::new("missing");
-    let file = dir.join("no-such-folder/out.txt");
-    let cases: &[&[&str]] = &[
-        &["count", "10"],
-        &["count", "10", "-q"],
-        &["verify", "10", "--answer", "3", "--mod", "7"],
-        &["dist", "10"],
-        &["table", "1", "10"],
-        &["grundy", "10"],
-        &["brute", "7"],
+    let below = (json["memory_estimate_bytes"].as_u64().unwrap() - 1).to_string();
+    refused(&[
+        (&["count", "1000", "--max-memory", "1"], &needs_whole),
+        (&["count", "1000", "--max-memory", "44K"], &needs_whole),
+        (&["count", "10000", "--max-memory", "1M"], "N: this run needs about"),
+        (&["count", "10000", "--mod-only", "--max-memory", "1M"], "N: this run needs about"),
+        (&["count", "10000", "--mod-only", "--max-memory", &below], "N: this run needs about"),
+        // table and bench name their own argument
+        (&["table", "1", "1000", "--max-memory", "1"], "TO: this run needs about"),
+        (&["bench", "--n", "20000", "--max-memory", "1M"], "--n: this run needs about"),
+    ]);
+    // hundreds of GiB or TiB, beyond any machine's memory: refused before anything of size N
+    let beyond: &[Refusal] = &[
+        (&["dist", "1000000"], "N: this run needs about"),
+        (&["moves", "2000000000", "--nth", "0"], "N: this run needs about"),
+        (&["rank", "2147483647", "L"], "N: this run needs about"),
+        (&["rank", "100000", "L"], "N: this run needs about"),
+        (&["table", "1", "1000000"], "TO: this run needs about"),
     ];
-    for args in cases {
-        for flag in ["-o", "--output"] {
-            let with: Vec<&str> = args.iter().copied().chain([flag, file.as_str()]).collect();
-            // exit 2, nothing on stdout, one "error:" line naming --output
-            let err = usage_error(&with, "--output");
-            assert!(err.contains("no-such-folder"), "fibtree {with:?}: names the folder: {err:?}");
-            assert!(dir.names().is_empty(), "fibtree {with:?} created {:?}", dir.names());
-        }
+    for (args, names) in beyond {
+        let err = usage_error(args, names);
+        assert!(err.contains("GiB of memory") || err.contains("TiB of memory"), "{err}");
     }
-    // the claims form too
-    let claims = TempDir::new("missing-claims");
-    let path = claims.join("c.csv");
-    std::fs::write(&path, "n,g,modulus,answer\n10,0,7,3\n").unwrap();
-    let output = fibtree(&["verify", "--claims", &path, "-o", &file]);
-    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
-    assert!(stderr(&output).contains("--output"));
-    assert!(dir.names().is_empty());
+    // N = 2^31 - 1 is accepted by the engines, but its plan alone (76 GiB for estimate's arrays,
+    // some 90 GiB for a count, twice that for a table from 1) is refused on any machine with less
+    match fibtree::available_memory() {
+        bytes if bytes < 64 << 30 => refused(&[
+            (&["count", "2147483647"], "N: this run needs about"),
+            (&["estimate", "2147483647"], "N: this run needs about"),
+            (&["table", "2147483647", "2147483647"], "TO: this run needs about"),
+            (&["table", "2147483647", "2147483647", "--json"], "TO: this run needs about"),
+            (&["table", "1", "2147483647"], "TO: this run needs about"),
+        ]),
+        other => println!("skipped the runs of N = 2^31 - 1: {other} bytes available is too much for this check"),
+    }
 }
 
+// ---------------------------------------------------------------------------------------------
+// Each command's own refusals
+// ---------------------------------------------------------------------------------------------
+
 #[test]
-fn checkpoint_paths_are_checked_before_any_work() {
-    let dir = TempDir::new("checkpoint-path");
-    // a missing folder, a folder, a FIFO (which would block the run), a file /proc will not make
-    let fifo = dir.join("fifo");
-    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
-    let missing = dir.join("no-such-folder/x.ckpt");
-    for (path, says) in [
-        (missing.as_str(), "does not exist"),
-        (dir.path().to_str().unwrap(), "not a regular file"),
-        (fifo.as_str(), "not a regular file"),
-        ("/proc/fibtree.ckpt", "cannot"),
-    ] {
-        // a run short enough to end before any save: the check is still made
-        let err = usage_error(&["count", "100", "--checkpoint", path], "--checkpoint");
-        assert!(err.contains(says), "--checkpoint {path}: {err}");
-    }
-    assert_eq!(dir.names(), ["fifo"]);
+fn table_draw_moves_and_rank_refuse_what_they_cannot_do() {
+    refused(&[
+        (&["table", "5", "3"], "FROM: expected FROM <= TO, got 5 > 3"),
+        (&["draw", "15"], "K: at most 14: too many nodes to draw legibly, got 15"),
+        (&["draw", "3..20"], "B: at most 14: too many nodes to draw legibly, got 20"),
+        (&["draw", "99999999999999999999999"], "K: at most 14: too many nodes to draw legibly"),
+        (&["draw", "5..2"], "A..B: A at most B, got 5..2"),
+        (&["moves", "10", "--nth", "17"], "--nth: expected I below c(10, 0) = 17, got 17"),
+        (&["moves", "10", "--nth", "-1"], "--nth: expected a whole number (decimal digits only), got '-1'"),
+        (&["moves", "10", "--nth", "1e3"], "--nth: expected a whole number (decimal digits only), got '1e3'"),
+        (&["moves", "7", "--random"], "--random: T(7) has no move to value 0"),
+        (&["moves", "40", "--list"], "--list: c(40, 0) = 17791529 moves, more than 1000000 lines"),
+        (&["rank", "10", ""], "PATH: expected a non-empty path of L and R"),
+        (&["rank", "10", "LXR"], "PATH: expected only L and R, got 'X' at step 2"),
+        (&["rank", "3", "LLL"], "PATH: step 3 ('L') leaves T(3)"),
+        (&["rank", "2", "R"], "PATH: step 1 ('R') leaves T(2)"),
+    ]);
+    // neither a tree nor a range, "-1" included (which clap would take for an option)
+    refused_in_place(
+        &[(&["draw", "_"], "K|A..B: expected a tree K or a range A..B of whole numbers (e.g. 6 or 1..6), got '_'")],
+        &["x", "1..", "..3", "1...3", "1..2..3", "+1", "", "-1"],
+    );
 }
 
 #[test]
@@ -470,169 +342,176 @@ fn messages_escape_control_characters_and_cut_long_numbers() {
 }
 
 #[test]
-fn output_onto_a_folder_exits_2_and_leaves_nothing() {
-    let dir = TempDir::new("onto-folder");
-    std::fs::create_dir(dir.path().join("sub")).unwrap();
-    for target in [dir.join("sub"), dir.join("sub/")] {
-        let output = fibtree(&["grundy", "10", "-o", &target]);
-        let err = stderr(&output);
-        assert_eq!(dir.names(), ["sub"], "-o {target}: left behind");
-        assert_eq!(output.status.code(), Some(2), "-o {target}: {err}");
-        assert!(err.contains("--output"), "-o {target}: {err}");
-    }
+fn claims_files_empty_header_only_missing_or_a_folder() {
+    let dir = TempDir::new("claims");
+    let empty = dir.file("empty.csv", b"");
+    let blank = dir.file("blank.csv", b"\n\n  \n\t\n");
+    let header = dir.file("header.csv", b"n,g,modulus,answer\n");
+    let claims = dir.file("claims.csv", b"n,g,modulus,answer\n10,0,7,3\n");
+    let missing = dir.join("no-such-file.csv");
+    let folder = dir.path().to_str().unwrap();
+    let is_empty = "--claims: the file is empty";
+    refused(&[
+        (&["verify", "--claims", &empty], is_empty),
+        (&["verify", "--claims", &empty, "--json"], is_empty),
+        (&["verify", "--claims", &blank], is_empty),
+        (&["verify", "--claims", &blank, "--json"], is_empty),
+        (&["verify", "--claims", &header], "--claims: the file has no claims, only its header"),
+        (&["verify", "--claims", &missing], &format!("--claims: cannot read '{missing}'")),
+        (&["verify", "--claims", folder], &format!("--claims: cannot read '{folder}'")),
+        (&["verify", "--claims", &dir.join("")], "--claims: cannot read"),
+        // the options of a single claim
+        (&["verify", "--claims", &claims, "--g", "3"], "'--claims <FILE>' cannot be used with '--g <G>'"),
+        (&["verify", "--claims", &claims, "--mod", "5"], "'--claims <FILE>' cannot be used with '--mod <M>'"),
+        (
+            &["verify", "--claims", &claims, "--last-digits", "3"],
+            "'--claims <FILE>' cannot be used with '--last-digits <D>'",
+        ),
+    ]);
+    usage_error_with_stdin(&["verify", "--claims", "-"], b"", "--claims: standard input is empty");
+    // a folder on standard input is refused like a folder's path
+    let args = ["verify", "--claims", "-"];
+    let output =
+        std::process::Command::new(binary()).args(args).stdin(std::fs::File::open(folder).unwrap()).output().unwrap();
+    assert_no_panic(&args, &output.stderr);
+    check_usage_error(&args, &output, "--claims: cannot read standard input");
 }
 
+// ---------------------------------------------------------------------------------------------
+// Outputs and checkpoints
+// ---------------------------------------------------------------------------------------------
+
+/// An output that cannot be written is refused before any work, and nothing is made or changed.
 #[test]
-fn verify_bad_input_exits_2() {
-    let cases: &[(&[&str], &str)] = &[
-        (&["verify", "10", "--answer", "17"], "--mod"),
-        (&["verify", "10", "--answer", "17", "--mod", "1"], "--mod"),
-        (&["verify", "10", "--answer", "0", "--mod", "0"], "--mod"),
-        (&["verify", "10", "--answer", "17", "--mod", "2^128"], "--mod"),
-        (&["verify", "10", "--answer", "17", "--mod", "340282366920938463463374607431768211456"], "--mod"),
-        (&["verify", "10", "--answer", "17", "--mod", "1e39"], "--mod"),
-        (&["verify", "10", "--answer", "17", "--mod", "x"], "--mod"),
-        (&["verify", "10", "--answer", "17", "--mod", "-7"], "--mod"),
-        (&["verify", "10", "--answer", "17", "--mod", ""], "--mod"),
-        (&["verify", "10", "--answer", "17", "--last-digits", "0"], "--last-digits"),
-        (&["verify", "10", "--answer", "17", "--last-digits", "39"], "--last-digits"),
-        (&["verify", "10", "--answer", "17", "--last-digits", "x"], "--last-digits"),
-        (&["verify", "10", "--answer", "-1", "--mod", "7"], "--answer"),
-        (&["verify", "10", "--answer", "x", "--mod", "7"], "--answer"),
-        (&["verify", "10", "--answer", "", "--mod", "7"], "--answer"),
-        (&["verify", "10", "--answer", "1e3", "--mod", "10^4"], "--answer"),
-        (&["verify", "10", "--answer", "7", "--mod", "7"], "--answer"),
-        (&["verify", "10", "--answer", "8", "--mod", "7"], "--answer"),
-        (&["verify", "10", "--answer", "100000", "--last-digits", "5"], "--answer"),
-        (&["verify", "10", "--answer", "340282366920938463463374607431768211456", "--mod", "2^127"], "--answer"),
-        (&["verify", "-1", "--answer", "3", "--mod", "7"], "N"),
-        (&["verify", "x", "--answer", "3", "--mod", "7"], "N"),
-        (&["verify", "--answer", "3", "--mod", "7"], "N"),
-        (&["verify", "10", "--mod", "7"], "--answer"),
-        (&["verify", "10", "--answer", "3", "--mod", "7", "--g", "-1"], "--g"),
-        (&["verify", "10", "--answer", "3", "--mod", "7", "--last-digits", "3"], "--last-digits"),
-        (&["verify", "10", "--answer", "3", "--mod", "7", "--claims", "-"], "--claims"),
-        (&["verify"], "required"),
+fn outputs_that_cannot_be_written() {
+    let dir = TempDir::new("outputs");
+    let claims_text = "n,g,modulus,answer\n10,0,7,3\n";
+    let claims = dir.file("claims.csv", claims_text);
+    // into a missing folder: every command that writes a file, with either spelling of the option
+    let missing = dir.join("no-such-folder");
+    let file = dir.join("no-such-folder/out.txt");
+    let in_missing = format!("--output: the folder '{missing}' does not exist");
+    let writers: &[&[&str]] = &[
+        &["count", "10"],
+        &["count", "10", "-q"],
+        &["verify", "10", "--answer", "3", "--mod", "7"],
+        &["verify", "--claims", &claims],
+        &["dist", "10"],
+        &["table", "1", "10"],
+        &["grundy", "10"],
+        &["brute", "7"],
+        &["draw", "6"],
+        &["bench", "--n", "100"],
     ];
-    for (args, names) in cases {
-        usage_error(args, names);
+    for args in writers {
+        for flag in ["-o", "--output"] {
+            let with: Vec<&str> = args.iter().copied().chain([flag, file.as_str()]).collect();
+            usage_error(&with, &in_missing);
+        }
     }
-    // the residue check names the modulus and the answer
-    let err = usage_error(&["verify", "10", "--answer", "7", "--mod", "7"], "--answer");
-    assert!(err.contains('7'), "{err}");
-    // n beyond the engines
-    let err = usage_error(&["verify", "4000000000", "--answer", "3", "--mod", "7"], "N");
-    assert!(err.contains("at most 2147483647"), "{err}");
-}
-
-#[test]
-fn verify_empty_claims_file_exits_2() {
-    let dir = TempDir::new("empty");
-    for (name, text) in [("empty.csv", ""), ("blank.csv", "\n  \n\t\n")] {
-        let path = dir.file(name, text);
-        usage_error(&["verify", "--claims", &path], "--claims");
-        usage_error(&["verify", "--claims", &path, "--json"], "--claims");
+    // onto a folder, a file man would need as one, a read-only file, one file for two roles
+    let sub = dir.join("sub");
+    std::fs::create_dir(&sub).unwrap();
+    let sub_slash = dir.join("sub/");
+    let page = dir.file("page.1", "x");
+    let read_only = dir.file("read-only.txt", "keep me\n");
+    std::fs::set_permissions(&read_only, std::fs::Permissions::from_mode(0o444)).unwrap();
+    let link = dir.join("link.csv");
+    std::os::unix::fs::symlink(&claims, &link).unwrap();
+    let same = dir.join("same");
+    let also_claims = format!("--output: '{claims}' is also the file of --claims");
+    let also_output = format!("--svg: '{same}' is also the file of --output");
+    refused(&[
+        // /proc refuses new files even to root
+        (&["count", "10", "-o", "/proc/fibtree-x.txt"], "--output: cannot write in the folder '/proc'"),
+        (&["count", "10", "-o", "/tmp"], "--output: '/tmp' is a folder; expected a file name"),
+        (&["grundy", "10", "-o", &sub], &format!("--output: '{sub}' is a folder")),
+        (&["grundy", "10", "-o", &sub_slash], &format!("--output: '{sub_slash}' is a folder")),
+        (&["draw", "6", "-o", &sub], &format!("--output: '{sub}' is a folder")),
+        (&["draw", "15", "-o", &dir.join("t15.svg")], "K: at most 14"),
+        (&["man", "-o", &page], &format!("--output: '{page}' is not a folder")),
+        (&["man", "-o", &dir.join("no-such-folder/pages")], "--output: cannot create the folder"),
+        (
+            &["dist", "20", "--svg", &dir.join("no-such-folder/plot.svg")],
+            &format!("--svg: the folder '{missing}' does not exist"),
+        ),
+        (&["count", "10", "-o", &read_only], &format!("--output: '{read_only}' is read-only")),
+        (&["verify", "--claims", &claims, "-o", &claims], &also_claims),
+        (&["verify", "--claims", &claims, "-o", &link], &format!("--output: '{link}' is also the file of --claims")),
+        (
+            &["count", "100", "-o", &same, "--checkpoint", &same],
+            &format!("--output: '{same}' is also the file of --checkpoint"),
+        ),
+        (&["dist", "30", "-o", &same, "--svg", &same], &also_output),
+    ]);
+    // an existing file for two roles too
+    std::fs::write(&same, "old").unwrap();
+    usage_error(&["dist", "30", "-o", &same, "--svg", &same], &also_output);
+    assert_eq!(dir.names(), ["claims.csv", "link.csv", "page.1", "read-only.txt", "same", "sub"]);
+    for (path, text) in [(&claims, claims_text), (&page, "x"), (&read_only, "keep me\n"), (&same, "old")] {
+        assert_eq!(std::fs::read_to_string(path).unwrap(), text, "{path} left as it was");
     }
-    usage_error_with_stdin(&["verify", "--claims", "-"], b"", "--claims");
+    assert_eq!(std::fs::read_dir(&sub).unwrap().count(), 0, "nothing made in {sub}");
 }
 
 #[test]
-fn verify_missing_claims_file_exits_2() {
-    let dir = TempDir::new("missing");
-    let path = dir.path().join("no-such-file.csv");
-    let path = path.to_str().unwrap();
-    let err = usage_error(&["verify", "--claims", path], "--claims");
-    assert!(err.contains("no-such-file.csv"), "the message names the file: {err}");
-    // a folder is not a claims file either
-    usage_error(&["verify", "--claims", dir.path().to_str().unwrap()], "--claims");
+fn combine_of_a_folder_without_shards() {
+    let empty = TempDir::new("shards-empty");
+    let folder = empty.path().to_str().unwrap();
+    usage_error(&["combine", folder], &format!("FILES: '{folder}' holds no shard file (*.json)"));
 }
 
 #[test]
-fn verify_claims_refuse_single_claim_options() {
-    let dir = TempDir::new("conflict");
-    let path = dir.file("claims.csv", "n,g,modulus,answer\n10,0,7,3\n");
-    usage_error(&["verify", "--claims", &path, "--g", "3"], "--g");
-    usage_error(&["verify", "--claims", &path, "--mod", "5"], "--mod");
-    usage_error(&["verify", "--claims", &path, "--last-digits", "3"], "--last-digits");
+fn checkpoint_paths_are_checked_before_any_work() {
+    let dir = TempDir::new("checkpoint-path");
+    // a missing folder, a folder, a FIFO (which would block the run), a file /proc will not make
+    let fifo = dir.join("fifo");
+    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let missing = dir.join("no-such-folder");
+    let folder = dir.path().to_str().unwrap();
+    // runs short enough to end before any save: the check is still made
+    refused(&[
+        (
+            &["count", "100", "--checkpoint", &dir.join("no-such-folder/x.ckpt")],
+            &format!("--checkpoint: the folder '{missing}' does not exist"),
+        ),
+        (&["count", "100", "--checkpoint", folder], &format!("--checkpoint: '{folder}' is not a regular file")),
+        (&["count", "100", "--checkpoint", &fifo], &format!("--checkpoint: '{fifo}' is not a regular file")),
+        (
+            &["count", "100", "--checkpoint", "/proc/fibtree.ckpt"],
+            "--checkpoint: cannot make its lock file in the folder '/proc'",
+        ),
+    ]);
+    assert_eq!(dir.names(), ["fifo"]);
 }
 
 #[test]
-fn checkpoint_damaged_truncated_or_foreign_is_refused() {
+fn checkpoint_damaged_truncated_foreign_or_of_another_run_is_refused() {
     let dir = TempDir::new("checkpoint");
     let ckpt = dir.join("run.ckpt");
     // a short run that saves at every segment and keeps its last checkpoint
-    let n = "3000";
-    let want = success(&["count", n, "-q"]);
-    let kept = ["count", n, "-q", "--checkpoint", &ckpt, "--checkpoint-every", "0", "--keep-checkpoint"];
-    assert_eq!(success(&kept), want);
+    let kept = ["count", "3000", "-q", "--checkpoint", &ckpt, "--checkpoint-every", "0", "--keep-checkpoint"];
+    assert_eq!(success(&kept), success(&["count", "3000", "-q"]));
     let bytes = std::fs::read(&ckpt).unwrap();
-    // exit 2, nothing on stdout, one "error:" line naming --checkpoint and saying `why`
-    let refused = |path: &str, args: &[&str], why: &str| {
-        let mut all = vec!["count", n, "-q", "--checkpoint", path];
-        all.extend_from_slice(args);
-        let err = usage_error(&all, "--checkpoint");
-        assert!(err.contains(why), "{err}");
-    };
-    let damaged = dir.join("damaged.ckpt");
     let mut flipped = bytes.clone();
     flipped[bytes.len() / 3] ^= 1;
-    std::fs::write(&damaged, &flipped).unwrap();
-    refused(&damaged, &[], "damaged");
-    std::fs::write(&damaged, &bytes[..bytes.len() / 2]).unwrap();
-    refused(&damaged, &[], "damaged");
-    std::fs::write(&damaged, b"not a checkpoint at all").unwrap();
-    refused(&damaged, &[], "checkpoint");
-    refused(&ckpt, &["--g", "1"], "made for");
-    refused(&ckpt, &["--mod", "7"], "made for");
-    refused(&ckpt, &["--engine", "reference"], "blocked engine");
-    // --fresh starts over; the answer is right either way, and --keep-checkpoint keeps the file
-    let fresh = ["count", n, "-q", "--checkpoint", &damaged, "--checkpoint-every", "0", "--fresh", "--keep-checkpoint"];
-    let (out, err) = success_with_stderr(&fresh);
-    assert_eq!(out, want);
-    assert!(err.contains("discarded the checkpoint"), "{err}");
-    assert!(std::path::Path::new(&damaged).exists(), "--keep-checkpoint keeps the last one saved");
-}
-
-/// The memory guard comes first and shows the estimate of the whole run: the same figure whatever
-/// the limit it fails, and the one `--verbose` prints for a run that fits.
-#[test]
-fn memory_refusals_show_the_whole_estimate() {
-    let (_, verbose) = success_with_stderr(&["count", "1000", "--verbose", "-q"]);
-    let whole = verbose.split("memory estimate ").nth(1).and_then(|s| s.split(" (").next()).unwrap().to_string();
-    for limit in ["1", "44K"] {
-        let err = usage_error(&["count", "1000", "--max-memory", limit], "N");
-        assert!(err.contains(&format!("about {whole} of memory")), "{err:?}, want {whole}");
-    }
-    // refused before anything of size n, with an estimate far above the machine's memory
-    for args in [&["rank", "2147483647", "L"][..], &["rank", "100000", "L"], &["count", "2147483647"]] {
-        let err = usage_error(args, "N");
-        assert!(err.contains("TiB") || err.contains("GiB"), "{err:?}");
-    }
-    // table names its own argument
-    for args in
-        [&["table", "1", "1000000"][..], &["table", "1", "2147483647"], &["table", "1", "1000", "--max-memory", "1"]]
-    {
-        let err = usage_error(args, "TO:");
-        assert!(!err.contains("N:"), "{err:?}");
-    }
-}
-
-/// Ctrl-C stops `rank` while it counts (exit 130, no output).
-#[test]
-fn rank_stops_on_sigint() {
-    // about 9 s of counting on the 2-core machine
-    let args = ["rank", "13000", "RLRLRLRL"];
-    let mut child = spawn(&args);
-    std::thread::sleep(std::time::Duration::from_millis(1000));
-    assert!(child.try_wait().unwrap().is_none(), "rank 13000 ended within 1 s");
-    let sent = std::process::Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
-    assert!(sent.success());
-    let status = wait_for_stop(&mut child, "rank after SIGINT");
-    let mut err = String::new();
-    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
-    assert_no_panic(&args, err.as_bytes());
-    assert_eq!(status.code(), Some(130), "{status:?}, {err}");
-    let mut out = String::new();
-    std::io::Read::read_to_string(&mut child.stdout.take().unwrap(), &mut out).unwrap();
-    assert_eq!(out, "", "nothing written");
+    let flipped = dir.file("flipped.ckpt", flipped);
+    let cut = dir.file("cut.ckpt", &bytes[..bytes.len() / 2]);
+    let foreign = dir.file("foreign.ckpt", b"not a checkpoint at all");
+    let made_for = format!("--checkpoint: '{ckpt}' was made for count 3000 --g 0");
+    refused(&[
+        (&["count", "3000", "-q", "--checkpoint", &flipped], &format!("--checkpoint: '{flipped}' is damaged")),
+        (&["count", "3000", "-q", "--checkpoint", &cut], &format!("--checkpoint: '{cut}' is damaged")),
+        (
+            &["count", "3000", "-q", "--checkpoint", &foreign],
+            &format!("--checkpoint: '{foreign}' is not a fibtree checkpoint"),
+        ),
+        (&["count", "3000", "-q", "--checkpoint", &ckpt, "--g", "1"], &made_for),
+        (&["count", "3000", "-q", "--checkpoint", &ckpt, "--mod", "7"], &made_for),
+        (
+            &["count", "3000", "-q", "--checkpoint", &ckpt, "--engine", "reference"],
+            "--checkpoint: checkpoints work with the blocked engine only",
+        ),
+    ]);
+    assert_eq!(std::fs::read(&ckpt).unwrap(), bytes, "a refused run leaves the checkpoint as it was");
 }

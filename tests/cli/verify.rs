@@ -1,5 +1,6 @@
 //! `fibtree verify`: one claim (`--mod M` in every form, `--last-digits D`, `--g`, `--json`) and a
-//! CSV file of claims (from a file or standard input, text and JSON).
+//! CSV file of claims (from a file or standard input, text and JSON), malformed lines and files
+//! reported line by line.
 //!
 //! The true residues come from the library (`fibtree::count`), reduced here with `BigUint`, and the
 //! public value f(10000) mod 10^18 = 438505383468410633 (docs/math.md).
@@ -495,6 +496,24 @@ fn claims_file_all_right_exits_0_and_a_wrong_one_exits_1() {
         out.ends_with("line 7: c(10, 0) mod 100: claimed 18, true 17: MISMATCH\n5 OK, 1 MISMATCH, 0 malformed\n"),
         "{out}"
     );
+}
+
+/// Content that is no claims file at all is reported line by line (exit 2), never a crash.
+#[test]
+fn claims_file_binary_very_long_or_headless_is_malformed() {
+    let dir = TempDir::new("not-claims");
+    let binary: Vec<u8> = (0..4096u32).map(|i| (i * 37 % 256) as u8).collect();
+    let mut long = b"n,g,modulus,answer\n10,0,7,3\n".to_vec();
+    long.extend(std::iter::repeat_n(b'9', 10 << 20));
+    long.push(b'\n');
+    for (name, bytes) in [("binary.csv", binary), ("long.csv", long), ("headless.csv", b"10,0,7,3\n".to_vec())] {
+        let path = dir.file(name, &bytes);
+        let output = fibtree(&["verify", "--claims", &path]); // checks for a panic
+        let err = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{name}: {err}");
+        let out = String::from_utf8_lossy(&output.stdout);
+        assert!(out.contains("malformed"), "{name}: {out}");
+    }
 }
 
 #[test]

@@ -1,10 +1,12 @@
 //! Helpers shared by the integration tests: running the `fibtree` binary (every run checked for a
-//! panic), the checks of a successful run and of a usage error, temporary folders, and a few small
-//! computations the tests compare against. Constants and generators are the library's own.
+//! panic), signalling a run, the checks of a successful run and of a usage error, temporary
+//! folders, and a few small computations the tests compare against. Constants and generators are
+//! the library's own.
 
 // Each test crate compiles its own copy of this module and uses a different subset of it.
 #![allow(dead_code)]
 
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Output, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -99,6 +101,34 @@ pub fn wait_for_stop(child: &mut Child, what: &str) -> std::process::ExitStatus 
         }
         std::thread::sleep(Duration::from_millis(20));
     }
+}
+
+/// Starts `fibtree args`, waits `after`, calls `while_running` and checks that the run has not
+/// ended, sends it `SIG{signal}` with kill(1), and returns its exit status, stdout and stderr
+/// (checked for a panic) once it stops.
+pub fn signalled(
+    args: &[&str],
+    after: Duration,
+    signal: &str,
+    while_running: impl FnOnce(),
+) -> (std::process::ExitStatus, String, String) {
+    let mut child = spawn(args);
+    std::thread::sleep(after);
+    let running = child.try_wait().unwrap().is_none();
+    while_running();
+    if !running {
+        let _ = child.wait();
+        panic!("fibtree {args:?} ended within {after:?}");
+    }
+    let pid = child.id().to_string();
+    let sent = std::process::Command::new("kill").args([&format!("-{signal}"), &pid]).status().expect("running kill");
+    let status = wait_for_stop(&mut child, &format!("fibtree {args:?} after SIG{signal}"));
+    assert!(sent.success(), "kill -{signal} {pid}");
+    let (mut out, mut err) = (String::new(), String::new());
+    child.stdout.take().unwrap().read_to_string(&mut out).unwrap();
+    child.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+    assert_no_panic(args, err.as_bytes());
+    (status, out, err)
 }
 
 /// The standard output of a run, which must be UTF-8.

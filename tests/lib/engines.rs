@@ -1,6 +1,7 @@
 //! The library's engines: the exact engine (`count`, `distribution`) against the brute-force
 //! oracles (through the verification ladder's rungs), against the modular engine (`count_mod`),
-//! against the sum invariant and the public values, and across thread counts.
+//! against the sum invariant and the public values, and across thread counts; and their refusals of
+//! a bad modulus, an N beyond them and a run beyond the memory limit.
 //!
 //! The public values are those of `docs/math.md` in this repository ("Known values (public)"): f(1..7) = 0, 1, 1, 1, 1,
 //! 3, 0; f(10) = 17; f(10000) mod 10^18 = 438505383468410633, f(10000) mod 998244353 = 163314502,
