@@ -174,10 +174,9 @@ impl Subject {
         if !(2..=MAX_N).contains(&n) {
             return Err(Error::invalid(Param::N, format!("expected N from 2 to {MAX_N}, got {n}")));
         }
-        let targets = [(n, 0)];
         let guard = Guard::new(Run::Residues { moduli: MODULI.len(), at_once: 1 }, memory_limit);
         let (plan, _) = guard.plan(&Targets::one(n, 0), hooks)?;
-        let found = modular::count_mod_with_plan(&plan, &targets, &MODULI, hooks)?.remove(0);
+        let found = modular::count_mod_with_plan(&plan, &Targets::one(n, 0), &MODULI, hooks)?.remove(0);
         let residues = [found[0], found[1]];
         Ok(Subject { n, plan, residues, memory_limit, first: None })
     }
@@ -259,7 +258,8 @@ impl Subject {
             let recorder = Recorder::new();
             let (value, elapsed) = pool.install(|| {
                 let start = Instant::now();
-                let value = engines::count_exact(Engine::Blocked, plan, &[(n, 0)], hooks.record_to(&recorder));
+                let value =
+                    engines::count_exact(Engine::Blocked, plan, &Targets::one(n, 0), hooks.record_to(&recorder));
                 (value, start.elapsed().as_secs_f64())
             });
             let value = value?.remove(0);

@@ -168,7 +168,7 @@ fn own_bytes(n: u64) -> u64 {
 /// by the dense windows, or by W a layer where those are too wide (every state of a target below W
 /// is below W).
 fn estimate_with(n: u64, g: u64, shards: &[usize], census_limit: u64, hooks: Hooks) -> Result<Estimate> {
-    let targets = [(n, g)];
+    let targets = Targets::one(n, g);
     let bits_at_most = crate::game::count_bits_bound(n);
     let width = crate::game::max_edge_value_with(n, hooks)? as u64 + 1;
     // g above every value a move can leave: `count` answers 0 without a plan or an engine
@@ -192,7 +192,7 @@ fn estimate_with(n: u64, g: u64, shards: &[usize], census_limit: u64, hooks: Hoo
             (lens, Sizes { plan: 4 * (n + 1) + (n + 1) * (w / 8), widest, highest: w - 1 })
         }
         None => {
-            let census = plan::census(&Targets::one(n, g), hooks)?;
+            let census = plan::census(&targets, hooks)?;
             let sizes = census.sizes();
             (census.lens, sizes)
         }
@@ -289,8 +289,8 @@ fn calibrate(n: u64, hooks: Hooks) -> Result<Calibration> {
     let prime = crate::crt::primes(1)[0];
     one.install(|| {
         let k = n.clamp(1000, CALIBRATION_N);
-        let targets = [(k, 0)];
-        let plan = Plan::new(&crate::targets::Targets::new(&targets), u64::MAX, hooks)?;
+        let targets = Targets::one(k, 0);
+        let plan = Plan::new(&targets, u64::MAX, hooks)?;
         let lens = plan.lens();
         let primes = crate::crt::primes(CALIBRATION_PRIMES);
         let residues: Vec<u64> = primes.iter().zip(1u64..).map(|(&p, i)| p - i * i).collect();
@@ -352,7 +352,7 @@ mod tests {
     fn the_bound_is_above_the_count() {
         // the bound's ingredients, at an n whose census is cheap
         for n in [2000u64, 12_000] {
-            let (lanes, _) = modular::unplanned_work(&[(n, 0)], Hooks::default()).unwrap().unwrap();
+            let (lanes, _) = modular::unplanned_work(&Targets::one(n, 0), Hooks::default()).unwrap().unwrap();
             let census = plan::census(&Targets::one(n, 0), Hooks::default()).unwrap();
             for (k, (&l, &c)) in lanes.iter().zip(&census.lens).enumerate() {
                 assert!(c as u64 <= l, "layer {k} of n = {n}: {c} states, bound {l}");

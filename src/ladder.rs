@@ -16,6 +16,7 @@ use crate::oracles::{MAX_FIRST_PRINCIPLES_K, explicit_tree_counts, first_princip
 use crate::plan::{Plan, support};
 use crate::report::Options;
 use crate::rng::SplitMix64;
+use crate::targets::Targets;
 use crate::{count, count_mod};
 
 /// What a rung found: `Ok(what was compared)` or `Err(the first disagreement)`.
@@ -131,10 +132,10 @@ pub fn engines_agree(hooks: Hooks) -> Result<Verdict> {
     let whole: Vec<(u64, u64)> = support(400, hooks)?.iter().map(|g| (400, g)).collect();
     let many: Vec<(u64, u64)> = (0..=600).map(|k| (k, 0)).collect();
     let cases = [vec![(10_000u64, 0u64)], vec![(2000, 3)], vec![(777, 12)], whole, many];
-    for targets in &cases {
-        let plan = Plan::new(&crate::targets::Targets::new(targets), u64::MAX, hooks)?;
-        let reference = count_exact(Engine::Reference, &plan, targets, hooks)?;
-        let blocked = count_exact(Engine::Blocked, &plan, targets, hooks)?;
+    for targets in cases.iter().map(|t| Targets::new(t)) {
+        let plan = Plan::new(&targets, u64::MAX, hooks)?;
+        let reference = count_exact(Engine::Reference, &plan, &targets, hooks)?;
+        let blocked = count_exact(Engine::Blocked, &plan, &targets, hooks)?;
         if reference != blocked {
             return Ok(Err(format!("they differ on {} targets up to {:?}", targets.len(), targets.last())));
         }

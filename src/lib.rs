@@ -87,8 +87,9 @@ pub fn count(n: u64, g: u64) -> Result<BigUint> {
     if plan::known_zero(n, g, Hooks::default())? {
         return Ok(BigUint::ZERO);
     }
-    let (plan, _) = guard.plan(&targets::Targets::one(n, g), Hooks::default())?;
-    Ok(engines::count_exact(Engine::Blocked, &plan, &[(n, g)], Hooks::default())?.remove(0))
+    let target = targets::Targets::one(n, g);
+    let (plan, _) = guard.plan(&target, Hooks::default())?;
+    Ok(engines::count_exact(Engine::Blocked, &plan, &target, Hooks::default())?.remove(0))
 }
 
 /// c(n, g) modulo m, in machine arithmetic only.

@@ -158,9 +158,10 @@ pub struct Counting<'a> {
     targets: &'a [(u64, u64)],
     /// The indices of the targets known to count 0 ([`crate::plan::known_zero`]): no plan for them.
     zero: Vec<usize>,
-    /// The indices of the other targets, and those targets: what the engines run over.
-    live: Vec<usize>,
-    live_targets: Vec<(u64, u64)>,
+    /// The other targets, what the engines run over (sorted, each once), and for each of them the
+    /// indices in `targets` that name it.
+    live: Targets,
+    named: Vec<Vec<usize>>,
     options: &'a Options<'a>,
     moduli: Vec<u64>,
     /// The plan of the live targets (`None` where there are none).
@@ -208,14 +209,21 @@ impl<'a> Counting<'a> {
         count_guard(targets.len(), moduli.len(), options).floor(top.unwrap_or(0), highest.unwrap_or(0))?;
         let (mut zero, mut live) = (Vec::new(), Vec::new());
         for (i, &(n, g)) in targets.iter().enumerate() {
-            if plan::known_zero(n, g, options.hooks)? { zero.push(i) } else { live.push(i) }
+            if plan::known_zero(n, g, options.hooks)? { zero.push(i) } else { live.push(targets[i]) }
         }
-        let live_targets: Vec<(u64, u64)> = live.iter().map(|&i| targets[i]).collect();
+        let live = Targets::new(&live);
+        let mut named = vec![Vec::new(); live.len()];
+        for (i, &t) in targets.iter().enumerate() {
+            if let Some(at) = live.index_of(t) {
+                named[at].push(i);
+            }
+        }
+        let live_targets = &live;
         let counting = |plan, estimate, independent, resume| Counting {
             targets,
             zero: zero.clone(),
-            live: live.clone(),
-            live_targets: live_targets.clone(),
+            live: live_targets.clone(),
+            named: named.clone(),
             options,
             moduli: moduli.clone(),
             plan,
@@ -230,18 +238,18 @@ impl<'a> Counting<'a> {
         if let Some(spec) = &options.checkpoint
             && let Some(saved) = checkpoint::load(spec, live_targets[0], &moduli, options.hooks)?
         {
-            let (plan, estimate) = planned(&live_targets, options, moduli.len())?;
+            let (plan, estimate) = planned(live_targets, options, moduli.len())?;
             return Ok(counting(Some(plan), estimate, Some(vec![saved.residues]), Some(saved.state)));
         }
         let residues = Guard::new(Run::Residues { moduli: moduli.len(), at_once: 1 }, limit);
-        let early = modular::unplanned_bytes(&live_targets, moduli.len(), options.hooks)?
+        let early = modular::unplanned_bytes(live_targets, moduli.len(), options.hooks)?
             .is_some_and(|b| residues.fits_unplanned(b));
         // the plan stops the modular engine when it fails
         let failed = AtomicBool::new(false);
         let (planned, independent) = rayon::join(
-            || planned(&live_targets, options, moduli.len()).inspect_err(|_| failed.store(true, Ordering::Relaxed)),
+            || planned(live_targets, options, moduli.len()).inspect_err(|_| failed.store(true, Ordering::Relaxed)),
             || match early {
-                true => modular::count_mod_unplanned(&live_targets, &moduli, options.hooks.also_stopped_by(&failed)),
+                true => modular::count_mod_unplanned(live_targets, &moduli, options.hooks.also_stopped_by(&failed)),
                 false => Ok(None),
             },
         );
@@ -262,19 +270,8 @@ impl<'a> Counting<'a> {
     /// [`Error::Interrupted`] when cancelled, [`Error::Io`] when a checkpoint cannot be saved, and
     /// whatever `sink` returns.
     pub fn for_each(self, mut sink: impl FnMut(usize, Report) -> Result<()> + Send) -> Result<()> {
-        let Counting {
-            targets: all,
-            zero,
-            live,
-            live_targets,
-            options,
-            moduli,
-            plan,
-            estimate,
-            independent,
-            resume,
-            _hold,
-        } = self;
+        let Counting { targets: all, zero, live, named, options, moduli, plan, estimate, independent, resume, _hold } =
+            self;
         for &t in &zero {
             let (n, g) = all[t];
             let projections =
@@ -284,8 +281,13 @@ impl<'a> Counting<'a> {
             sink(t, Report { n, g, value, projections, double_check, memory_estimate_bytes: estimate })?;
         }
         let Some(plan) = plan else { return Ok(()) };
-        let targets = &live_targets[..];
-        let mut sink = |t: usize, report: Report| sink(live[t], report);
+        let targets = &live;
+        // each report to every index that names its target (a copy for each repeat)
+        let mut sink = |t: usize, report: Report| {
+            let (last, others) = named[t].split_last().expect("each target is named");
+            others.iter().try_for_each(|&i| sink(i, report.clone()))?;
+            sink(*last, report)
+        };
         let (moduli, plan, hooks) = (&moduli, &plan, options.hooks);
         let report = |t: usize, words: &[u64], independent: &[u64]| {
             assemble(targets[t], words, moduli, independent, options, estimate)
@@ -314,8 +316,7 @@ impl<'a> Counting<'a> {
             let reports = vec![report(0, &words, &independent[0])];
             return self_checked(reports, targets, options)?.into_iter().try_for_each(|r| sink(0, r));
         }
-        let top = targets.iter().map(|t| t.0).max().unwrap_or(0);
-        let kept_bytes = (targets.len() as u64).saturating_mul(8 * engines::limbs(top as usize) as u64);
+        let kept_bytes = (targets.len() as u64).saturating_mul(8 * engines::limbs(targets.top() as usize) as u64);
         if options.double_check || kept_bytes <= KEEP_VALUES_BYTES {
             // Small results: both engines at once, the values kept until the residues are known.
             let exact = || engines::count_words(options.engine, plan, targets, hooks);
@@ -324,9 +325,7 @@ impl<'a> Counting<'a> {
             let reports = (0..targets.len()).map(|t| report(t, &words[t], &independent[t])).collect();
             let mut reports: Vec<Option<Report>> =
                 self_checked(reports, targets, options)?.into_iter().map(Some).collect();
-            return engines::by_layer(targets)
-                .into_iter()
-                .try_for_each(|t| sink(t, reports[t].take().expect("each target once")));
+            return (0..targets.len()).try_for_each(|t| sink(t, reports[t].take().expect("each target once")));
         }
         // Large results: the residues first, then the exact values streamed.
         let independent = modular()?;
@@ -347,10 +346,10 @@ impl<'a> Counting<'a> {
 ///
 /// # Errors
 /// As [`count_report`].
-fn self_checked(mut reports: Vec<Report>, targets: &[(u64, u64)], options: &Options) -> Result<Vec<Report>> {
+fn self_checked(mut reports: Vec<Report>, targets: &Targets, options: &Options) -> Result<Vec<Report>> {
     if options.double_check {
         // within the run's estimate, which holds this second plan beside the first
-        let plan = Plan::new(&Targets::new(targets), options.limit(), options.hooks)?;
+        let plan = Plan::new(targets, options.limit(), options.hooks)?;
         let again = engines::count_exact(options.engine.other(), &plan, targets, options.hooks)?;
         for (report, value) in reports.iter_mut().zip(again) {
             report.double_check = Some(value == report.value);
@@ -387,7 +386,7 @@ pub struct ModReport {
 pub fn count_mod_report(n: u64, g: u64, options: &Options) -> Result<ModReport> {
     let moduli = moduli_of(options)?;
     let limit = options.limit();
-    let targets = [(n, g)];
+    let targets = Targets::one(n, g);
     let report = |residues: Vec<u64>, estimate| ModReport {
         n,
         g,
@@ -407,7 +406,7 @@ pub fn count_mod_report(n: u64, g: u64, options: &Options) -> Result<ModReport> 
             return Ok(report(residues.remove(0), estimate));
         }
     }
-    let (plan, estimate) = guard.plan(&Targets::one(n, g), options.hooks)?;
+    let (plan, estimate) = guard.plan(&targets, options.hooks)?;
     let residues = modular::count_mod_with_plan(&plan, &targets, &moduli, options.hooks)?.remove(0);
     Ok(report(residues, estimate))
 }
@@ -438,8 +437,8 @@ fn count_guard(targets: usize, moduli: usize, options: &Options) -> Guard {
 ///
 /// # Errors
 /// As [`Counting::new`].
-fn planned(targets: &[(u64, u64)], options: &Options, moduli: usize) -> Result<(Plan, u64)> {
-    count_guard(targets.len(), moduli, options).plan(&Targets::new(targets), options.hooks)
+fn planned(targets: &Targets, options: &Options, moduli: usize) -> Result<(Plan, u64)> {
+    count_guard(targets.len(), moduli, options).plan(targets, options.hooks)
 }
 
 /// Refuses at once a table (f(k) for every k from `from` to `to`, `from <= to`) whose smallest

@@ -4,6 +4,7 @@ use super::*;
 use crate::engines::blocked::{self, Tuning};
 use crate::engines::to_biguint;
 use crate::plan::Plan;
+use crate::targets::Targets;
 
 /// A copy of a state, through its encoding.
 fn clone(state: &State) -> State {
@@ -14,7 +15,8 @@ fn clone(state: &State) -> State {
 
 /// The states a run over `targets` passes between its segments.
 fn states(targets: &[(u64, u64)], tuning: Tuning) -> Vec<State> {
-    let plan = Plan::new(&crate::targets::Targets::new(targets), u64::MAX, Hooks::default()).unwrap();
+    let targets = &Targets::new(targets);
+    let plan = Plan::new(targets, u64::MAX, Hooks::default()).unwrap();
     let mut states = Vec::new();
     let mut keep = |s: &State, _| {
         states.push(clone(s));
@@ -46,8 +48,8 @@ fn encoding_round_trips_and_detects_damage() {
 
 #[test]
 fn a_resumed_run_gives_the_same_value() {
-    let targets = [(900, 0)];
-    let plan = Plan::new(&crate::targets::Targets::new(&targets), u64::MAX, Hooks::default()).unwrap();
+    let targets = Targets::new(&[(900, 0)]);
+    let plan = Plan::new(&targets, u64::MAX, Hooks::default()).unwrap();
     let mut whole = Vec::new();
     blocked::run_exact(&plan, &targets, Hooks::default(), tuning(), |_, w| whole = w.to_vec()).unwrap();
     for state in states(&targets, tuning()).into_iter().step_by(3) {
@@ -62,8 +64,8 @@ fn a_resumed_run_gives_the_same_value() {
 
 #[test]
 fn a_state_past_a_target_is_refused() {
-    let targets = [(900, 0), (100, 0)];
-    let plan = Plan::new(&crate::targets::Targets::new(&targets), u64::MAX, Hooks::default()).unwrap();
+    let targets = Targets::new(&[(900, 0), (100, 0)]);
+    let plan = Plan::new(&targets, u64::MAX, Hooks::default()).unwrap();
     let late = states(&targets, tuning()).into_iter().find(|s| s.k0 > 300);
     let resumed = blocked::run_resumable(&plan, &targets, Hooks::default(), tuning(), late, None, |_, _| {
         panic!("no value can be reported")

@@ -32,7 +32,7 @@ pub fn residues(n: u64, g: u64, primes: &[u64], memory_limit: u64, hooks: Hooks)
     if plan::known_zero(n, g, hooks)? {
         return Ok(vec![0; primes.len()]);
     }
-    let target = [(n, g)];
+    let target = Targets::one(n, g);
     if let Some(bytes) = modular::unplanned_bytes(&target, 1, hooks)? {
         guard.unplanned(bytes)?;
         let unplanned: Vec<Option<u64>> = primes
@@ -43,7 +43,7 @@ pub fn residues(n: u64, g: u64, primes: &[u64], memory_limit: u64, hooks: Hooks)
             return Ok(residues);
         }
     }
-    let (plan, _) = guard.plan(&Targets::one(n, g), hooks)?;
+    let (plan, _) = guard.plan(&target, hooks)?;
     primes.par_iter().map(|&m| Ok(modular::count_mod_with_plan(&plan, &target, &[m], hooks)?[0][0])).collect()
 }
 
@@ -113,7 +113,8 @@ mod tests {
             vec![(333, 1 << 40)],
             vec![(900, 0), (899, 5)],
         ];
-        for targets in &cases {
+        for targets in cases.iter().map(|t| Targets::new(t)) {
+            let targets = &targets;
             let plan = crate::plan::Plan::new(&Targets::new(targets), u64::MAX, Hooks::default()).unwrap();
             let want = count_exact(Engine::Reference, &plan, targets, Hooks::default()).unwrap();
             let got = count_exact(Engine::Crt, &plan, targets, Hooks::default()).unwrap();

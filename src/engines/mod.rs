@@ -20,6 +20,7 @@ use num_bigint::BigUint;
 use crate::error::Result;
 use crate::hooks::Hooks;
 use crate::plan::Plan;
+use crate::targets::Targets;
 
 pub(crate) use reference::{limbs, to_biguint, to_words};
 
@@ -52,14 +53,6 @@ impl Engine {
     }
 }
 
-/// The indices of `targets` in order of layer (targets of one layer in the order given). Cost
-/// O(t log t).
-pub(crate) fn by_layer(targets: &[(u64, u64)]) -> Vec<usize> {
-    let mut order: Vec<usize> = (0..targets.len()).collect();
-    order.sort_by_key(|&t| targets[t].0);
-    order
-}
-
 /// Runs `engine` over `plan`, streaming each target's words (a length word, then limbs; see
 /// [`to_biguint`]) to `sink` in order of layer.
 ///
@@ -71,7 +64,7 @@ pub(crate) fn by_layer(targets: &[(u64, u64)]) -> Vec<usize> {
 pub(crate) fn stream_words(
     engine: Engine,
     plan: &Plan,
-    targets: &[(u64, u64)],
+    targets: &Targets,
     hooks: Hooks,
     sink: impl FnMut(usize, &[u64]) + Send,
 ) -> Result<()> {
@@ -98,9 +91,9 @@ pub(crate) fn stream_words(
 /// # Errors
 /// [`crate::Error::Interrupted`] when cancelled; [`crate::Error::CrossCheck`] when a
 /// reconstruction is not below |T(n)| (a wrong residue).
-fn run_crt(plan: &Plan, targets: &[(u64, u64)], hooks: Hooks, mut sink: impl FnMut(usize, &[u64])) -> Result<()> {
+fn run_crt(plan: &Plan, targets: &Targets, hooks: Hooks, mut sink: impl FnMut(usize, &[u64])) -> Result<()> {
     use rayon::prelude::*;
-    let top = targets.iter().map(|t| t.0).max().unwrap_or(0);
+    let top = targets.top();
     let primes = crate::crt::primes(crate::crt::primes_needed(top));
     let tuning = blocked::Tuning::for_residues(plan.widest_layer(), primes.len(), rayon::current_num_threads());
     // per target, its residue modulo every prime
@@ -117,9 +110,7 @@ fn run_crt(plan: &Plan, targets: &[(u64, u64)], hooks: Hooks, mut sink: impl FnM
             Ok(to_words(&value))
         })
         .collect::<Result<_>>()?;
-    for t in by_layer(targets) {
-        sink(t, &words[t]);
-    }
+    words.iter().enumerate().for_each(|(t, w)| sink(t, w));
     Ok(())
 }
 
@@ -127,7 +118,7 @@ fn run_crt(plan: &Plan, targets: &[(u64, u64)], hooks: Hooks, mut sink: impl FnM
 ///
 /// # Errors
 /// As [`stream_words`].
-pub(crate) fn count_words(engine: Engine, plan: &Plan, targets: &[(u64, u64)], hooks: Hooks) -> Result<Vec<Vec<u64>>> {
+pub(crate) fn count_words(engine: Engine, plan: &Plan, targets: &Targets, hooks: Hooks) -> Result<Vec<Vec<u64>>> {
     let mut words = vec![Vec::new(); targets.len()];
     stream_words(engine, plan, targets, hooks, |t, w| words[t] = w.to_vec())?;
     Ok(words)
@@ -139,7 +130,7 @@ pub(crate) fn count_words(engine: Engine, plan: &Plan, targets: &[(u64, u64)], h
 ///
 /// # Errors
 /// As [`stream_words`].
-pub(crate) fn count_exact(engine: Engine, plan: &Plan, targets: &[(u64, u64)], hooks: Hooks) -> Result<Vec<BigUint>> {
+pub(crate) fn count_exact(engine: Engine, plan: &Plan, targets: &Targets, hooks: Hooks) -> Result<Vec<BigUint>> {
     let words = count_words(engine, plan, targets, hooks)?;
     let start = hooks.recorder().map(|_| crate::arch::thread_cpu_seconds());
     let values = words.iter().map(|w| to_biguint(w)).collect();

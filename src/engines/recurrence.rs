@@ -22,6 +22,7 @@ use rayon::prelude::*;
 use crate::error::Result;
 use crate::hooks::Hooks;
 use crate::plan::{LayerSet, Plan};
+use crate::targets::Targets;
 
 /// A number system the recurrence can run in: each value is a fixed number of `u64` words per layer.
 pub(crate) trait Numbers: Sync {
@@ -57,7 +58,7 @@ pub(crate) fn work<N: Numbers>(plan: &Plan, numbers: &N) -> u64 {
 ///
 /// # Panics
 /// If a target is not marked in `plan`.
-pub(crate) fn run<N: Numbers>(plan: &Plan, numbers: &N, targets: &[(u64, u64)], hooks: Hooks) -> Result<Vec<Vec<u64>>> {
+pub(crate) fn run<N: Numbers>(plan: &Plan, numbers: &N, targets: &Targets, hooks: Hooks) -> Result<Vec<Vec<u64>>> {
     let mut found: Vec<Vec<u64>> = vec![Vec::new(); targets.len()];
     run_streaming(plan, numbers, targets, hooks, |t, words| found[t] = words.to_vec())?;
     Ok(found)
@@ -71,7 +72,7 @@ pub(crate) fn run<N: Numbers>(plan: &Plan, numbers: &N, targets: &[(u64, u64)], 
 pub(crate) fn run_streaming<N: Numbers>(
     plan: &Plan,
     numbers: &N,
-    targets: &[(u64, u64)],
+    targets: &Targets,
     hooks: Hooks,
     sink: impl FnMut(usize, &[u64]) + Send,
 ) -> Result<()> {
@@ -83,17 +84,17 @@ pub(crate) fn run_streaming<N: Numbers>(
 fn run_layers<N: Numbers>(
     plan: &Plan,
     numbers: &N,
-    targets: &[(u64, u64)],
+    targets: &Targets,
     hooks: Hooks,
     mut sink: impl FnMut(usize, &[u64]),
 ) -> Result<()> {
-    let by_layer = super::by_layer(targets);
-    let mut next = by_layer.iter().peekable();
-    while let Some(&t) = next.next_if(|&&t| targets[t].0 < 2) {
+    // the targets are in order of layer
+    let mut next = (0..targets.len()).peekable();
+    while let Some(t) = next.next_if(|&t| targets[t].0 < 2) {
         sink(t, &[]);
     }
     run_range(plan, numbers, Default::default(), 2..=plan.top(), hooks, |layer| {
-        while let Some(&t) = next.next_if(|&&t| targets[t].0 as usize == layer.k) {
+        while let Some(t) = next.next_if(|&t| targets[t].0 as usize == layer.k) {
             sink(t, layer.value(targets[t].1).expect("every target is in its plan"));
         }
     })?;

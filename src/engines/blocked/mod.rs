@@ -82,6 +82,7 @@ use crate::arch::{self, Isa};
 use crate::error::{Error, Param, Result};
 use crate::hooks::Hooks;
 use crate::plan::Plan;
+use crate::targets::Targets;
 use schedule::{Segment, Shared};
 
 /// The bytes a run up to layer `n` over a plan whose widest layer has `widest_layer` states holds
@@ -213,7 +214,7 @@ pub(crate) type AtBoundary<'b> = dyn FnMut(&State, bool) -> Result<()> + 'b;
 /// [`Error::Interrupted`] when cancelled.
 pub(crate) fn run_exact(
     plan: &Plan,
-    targets: &[(u64, u64)],
+    targets: &Targets,
     hooks: Hooks,
     tuning: Tuning,
     sink: impl FnMut(usize, &[u64]) + Send,
@@ -237,7 +238,7 @@ const SEGMENT_BLOCKS: usize = 4;
 /// `FIBTREE_ISA` is invalid ([`crate::kernel`]); whatever `at_boundary` returns.
 pub(crate) fn run_resumable(
     plan: &Plan,
-    targets: &[(u64, u64)],
+    targets: &Targets,
     hooks: Hooks,
     tuning: Tuning,
     start: Option<State>,
@@ -261,7 +262,7 @@ pub(crate) fn run_resumable(
 /// [`Param::Isa`] when `FIBTREE_ISA` is invalid; [`Error::Interrupted`] when cancelled.
 pub(crate) fn run_residues(
     plan: &Plan,
-    targets: &[(u64, u64)],
+    targets: &Targets,
     moduli: &[u64],
     hooks: Hooks,
     tuning: Tuning,
@@ -272,7 +273,7 @@ pub(crate) fn run_residues(
     }
     if moduli.is_empty() {
         crate::kernel()?;
-        for t in crate::engines::by_layer(targets) {
+        for t in 0..targets.len() {
             sink(t, &[]);
         }
         return Ok(());
@@ -316,7 +317,7 @@ impl LaneKind<'_> {
 #[allow(clippy::too_many_arguments)]
 fn run_kind(
     plan: &Plan,
-    targets: &[(u64, u64)],
+    targets: &Targets,
     hooks: Hooks,
     tuning: Tuning,
     kind: LaneKind,
@@ -345,17 +346,17 @@ fn run_kind(
     if state.chunk_lanes != c || state.k0 < 2 || state.k0 > plan.top().max(1) + 1 {
         return Err(Error::invalid(Param::Checkpoint, "the saved state does not fit this run"));
     }
-    let by_layer = crate::engines::by_layer(targets);
-    let mut next = by_layer.iter().peekable();
+    // the targets are in order of layer
+    let mut next = (0..targets.len()).peekable();
     let zero = match kind {
         LaneKind::Exact => Vec::new(),
         LaneKind::Residues { count, .. } => vec![0; count],
     };
-    while let Some(&t) = next.next_if(|&&t| targets[t].0 < 2) {
+    while let Some(t) = next.next_if(|&t| targets[t].0 < 2) {
         sink(t, &zero); // layers 0 and 1 hold no moves
     }
     // A resumed run has no values for the layers it skips: a target there cannot be answered.
-    if next.peek().is_some_and(|&&t| (targets[t].0 as usize) < state.k0) {
+    if next.peek().is_some_and(|&t| (targets[t].0 as usize) < state.k0) {
         return Err(Error::invalid(Param::Checkpoint, "the saved state is past a target of this run"));
     }
     let work = |k: usize| plan.layer_len(k) as u64 * kind.lanes(k) as u64;
@@ -391,7 +392,7 @@ fn run_kind(
             .collect();
         let block_targets: Vec<Vec<usize>> = bounds
             .iter()
-            .map(|&(_, k1)| std::iter::from_fn(|| next.next_if(|&&t| targets[t].0 as usize <= k1).copied()).collect())
+            .map(|&(_, k1)| std::iter::from_fn(|| next.next_if(|&t| targets[t].0 as usize <= k1)).collect())
             .collect();
         let segment = Segment::new(&shared, &bounds, block_targets, std::mem::take(&mut state));
         serial_since(outside);

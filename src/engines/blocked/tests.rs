@@ -2,6 +2,7 @@
 //! set, whole and in segments; its residue kind against the modular engine.
 
 use super::*;
+use crate::targets::Targets;
 
 /// Every tuning of the blocked engine gives the reference engine's values, for single targets,
 /// many targets across layers (as `table` asks) and whole distributions (as `dist` asks).
@@ -16,8 +17,9 @@ fn blocked_equals_reference() {
         (0..=150).map(|k| (k, 0)).chain([(150, 3), (149, 0)]).collect(),
         crate::plan::support(260, Hooks::default()).unwrap().iter().map(|g| (260, g)).collect(),
     ];
-    for targets in &cases {
-        let plan = Plan::new(&crate::targets::Targets::new(targets), u64::MAX, Hooks::default()).unwrap();
+    for targets in cases.iter().map(|t| Targets::new(t)) {
+        let targets = &targets;
+        let plan = Plan::new(targets, u64::MAX, Hooks::default()).unwrap();
         let want = count_exact(Engine::Reference, &plan, targets, Hooks::default()).unwrap();
         let widest = plan.widest_layer();
         // every tuning under every instruction set this CPU has
@@ -119,9 +121,11 @@ fn every_instruction_set_agrees_with_the_oracle_and_the_modular_engine() {
             want.push(BigUint::from(oracle.get(g as usize).copied().unwrap_or(0)));
         }
     }
-    let plan = Plan::new(&crate::targets::Targets::new(&targets), u64::MAX, Hooks::default()).unwrap();
-    let big = [(3_000u64, 0u64)];
-    let big_plan = Plan::new(&crate::targets::Targets::new(&big), u64::MAX, Hooks::default()).unwrap();
+    // (pushed in order of k, then g: the order of the targets)
+    let targets = Targets::new(&targets);
+    let plan = Plan::new(&targets, u64::MAX, Hooks::default()).unwrap();
+    let big = Targets::new(&[(3_000u64, 0u64)]);
+    let big_plan = Plan::new(&big, u64::MAX, Hooks::default()).unwrap();
     let residues = modular::count_mod_with_plan(&big_plan, &big, &moduli, Hooks::default()).unwrap();
     for isa in Isa::available() {
         let tuning = Tuning { isa, ..Tuning::for_width(plan.widest_layer()) };
@@ -160,8 +164,9 @@ fn residues_equal_the_modular_engine() {
         primes[..40].to_vec(),
         primes[..5].iter().chain(&small).copied().collect(),
     ];
-    for targets in &cases {
-        let plan = Plan::new(&crate::targets::Targets::new(targets), u64::MAX, Hooks::default()).unwrap();
+    for targets in cases.iter().map(|t| Targets::new(t)) {
+        let targets = &targets;
+        let plan = Plan::new(targets, u64::MAX, Hooks::default()).unwrap();
         for moduli in &moduli_sets {
             let want = modular::count_mod_with_plan(&plan, targets, moduli, Hooks::default()).unwrap();
             let chosen = Tuning::for_residues(plan.widest_layer(), moduli.len(), 2);
@@ -205,8 +210,8 @@ fn residues_equal_the_modular_engine() {
 #[test]
 fn residues_refuse_bad_moduli() {
     use crate::error::{Error, Param};
-    let targets = [(100u64, 0u64), (50, 1)];
-    let plan = Plan::new(&crate::targets::Targets::new(&targets), u64::MAX, Hooks::default()).unwrap();
+    let targets = Targets::new(&[(100u64, 0u64), (50, 1)]);
+    let plan = Plan::new(&targets, u64::MAX, Hooks::default()).unwrap();
     let tuning = Tuning::for_residues(plan.widest_layer(), 3, 1);
     for bad in [0u64, 1, 1 << 63, u64::MAX] {
         let result = run_residues(&plan, &targets, &[7, bad], Hooks::default(), tuning, |_, _| {});
@@ -214,7 +219,7 @@ fn residues_refuse_bad_moduli() {
     }
     let mut seen = Vec::new();
     run_residues(&plan, &targets, &[], Hooks::default(), tuning, |t, r| seen.push((t, r.len()))).unwrap();
-    assert_eq!(seen, [(1, 0), (0, 0)], "in order of layer");
+    assert_eq!(seen, [(0, 0), (1, 0)], "in order of layer: (50, 1), then (100, 0)");
 }
 
 #[test]

@@ -35,6 +35,7 @@ use crate::arch::{AlignedLanes, Isa, Residue, window};
 use crate::error::Result;
 use crate::hooks::Hooks;
 use crate::plan::Plan;
+use crate::targets::Targets;
 
 /// Moduli below this run in `u32` lanes, twice as many per vector (a sum of two residues is below
 /// 2^32).
@@ -83,7 +84,7 @@ impl<'a> Shape<'a> {
 
     /// Every g below `w` in every layer from 2 to the top, with the edge values `edge`, in the
     /// classes that `targets` (each at most the top layer) need ([`classes`]). Cost O(top + targets).
-    pub(super) fn full(edge: Vec<u32>, w: usize, targets: &[(u64, u64)]) -> Shape<'static> {
+    pub(super) fn full(edge: Vec<u32>, w: usize, targets: &Targets) -> Shape<'static> {
         let windows = (0..edge.len()).map(|k| if k < 2 { (0, 0) } else { (0, w) }).collect();
         let classes = classes(&edge, targets);
         Shape { edge, windows, classes, plan: None }
@@ -99,7 +100,7 @@ impl<'a> Shape<'a> {
 /// = c may be needed, closed under the recurrence (a state of class c at layer k reads class
 /// `(c xor (R & 3)) - 1 mod 4` of layer k-1, and likewise with L of layer k-2); layers 0 and 1 none.
 /// For f(n) it is one class a layer. Cost O(top + targets).
-pub(super) fn classes(edge: &[u32], targets: &[(u64, u64)]) -> Vec<u8> {
+pub(super) fn classes(edge: &[u32], targets: &Targets) -> Vec<u8> {
     let top = edge.len() - 1;
     let mut mask = vec![0u8; top + 1];
     for &(n, g) in targets.iter().filter(|t| t.0 >= 2) {
@@ -135,14 +136,14 @@ fn source(c: usize, e: usize) -> (usize, usize) {
 /// [`crate::Error::Interrupted`] when cancelled (checked every layer).
 pub(super) fn run(
     shape: &Shape,
-    targets: &[(u64, u64)],
+    targets: &Targets,
     moduli: &[u64],
     hooks: Hooks,
     w: u64,
     isa: Isa,
     narrow: bool,
 ) -> Result<Vec<Vec<u64>>> {
-    let by_layer: Vec<usize> = crate::engines::by_layer(targets).into_iter().filter(|&t| targets[t].0 >= 2).collect();
+    let by_layer: Vec<usize> = (0..targets.len()).filter(|&t| targets[t].0 >= 2).collect();
     let v = class_width(w);
     let windows = lane_windows(shape, v);
     let total = layer_lanes(shape, w).iter().sum::<u64>() * moduli.len() as u64;

@@ -7,6 +7,7 @@ use crate::engines::recurrence::{self, Numbers};
 use crate::error::Result;
 use crate::hooks::Hooks;
 use crate::plan::Plan;
+use crate::targets::Targets;
 
 /// Residues modulo each of a list of moduli, one word per modulus (each 2 <= m < 2^63).
 struct Residues<'a> {
@@ -42,7 +43,7 @@ impl Numbers for Residues<'_> {
 ///
 /// # Errors
 /// [`crate::Error::Interrupted`] when cancelled.
-pub(super) fn run(plan: &Plan, targets: &[(u64, u64)], moduli: &[u64], hooks: Hooks) -> Result<Vec<Vec<u64>>> {
+pub(super) fn run(plan: &Plan, targets: &Targets, moduli: &[u64], hooks: Hooks) -> Result<Vec<Vec<u64>>> {
     let words = recurrence::run(plan, &Residues { moduli }, targets, hooks)?;
     Ok(words.into_iter().map(|w| if w.is_empty() { vec![0; moduli.len()] } else { w }).collect())
 }

@@ -17,6 +17,7 @@ use crate::budget::Sizes;
 use crate::error::{Error, Param, Result};
 use crate::hooks::Hooks;
 use crate::plan::Plan;
+use crate::targets::Targets;
 
 /// The largest modulus (exclusive) the modular engine accepts: sums of two residues fit in a `u64`.
 pub const MODULUS_LIMIT: u64 = 1 << 63;
@@ -67,7 +68,7 @@ pub(crate) fn check_modulus(m: u64) -> Result<()> {
 /// If a target is not marked in `plan`.
 pub(crate) fn count_mod_with_plan(
     plan: &Plan,
-    targets: &[(u64, u64)],
+    targets: &Targets,
     moduli: &[u64],
     hooks: Hooks,
 ) -> Result<Vec<Vec<u64>>> {
@@ -95,16 +96,12 @@ pub(crate) fn count_mod_with_plan(
 /// # Errors
 /// [`Error::InvalidArgument`] for a modulus outside 2..2^63, an n above [`crate::game::MAX_N`] or
 /// an invalid `FIBTREE_ISA` ([`crate::kernel`]); [`Error::Interrupted`] when cancelled.
-pub(crate) fn count_mod_unplanned(
-    targets: &[(u64, u64)],
-    moduli: &[u64],
-    hooks: Hooks,
-) -> Result<Option<Vec<Vec<u64>>>> {
+pub(crate) fn count_mod_unplanned(targets: &Targets, moduli: &[u64], hooks: Hooks) -> Result<Option<Vec<Vec<u64>>>> {
     for &m in moduli {
         check_modulus(m)?;
     }
     let isa = crate::kernel()?.isa();
-    let top = targets.iter().map(|t| t.0).max().unwrap_or(0);
+    let top = targets.top();
     let Some(w) = unplanned_width(targets, moduli.len(), hooks)? else { return Ok(None) };
     if top < 2 {
         return Ok(Some(vec![vec![0; moduli.len()]; targets.len()]));
@@ -169,8 +166,8 @@ pub(crate) fn memory_bytes_for(sizes: &Sizes, moduli: usize, targets: usize) -> 
 ///
 /// # Errors
 /// As [`count_mod_unplanned`].
-pub(crate) fn unplanned_work(targets: &[(u64, u64)], hooks: Hooks) -> Result<Option<(Vec<u64>, u64)>> {
-    let top = targets.iter().map(|t| t.0).max().unwrap_or(0);
+pub(crate) fn unplanned_work(targets: &Targets, hooks: Hooks) -> Result<Option<(Vec<u64>, u64)>> {
+    let top = targets.top();
     let Some(w) = unplanned_width(targets, 1, hooks)? else { return Ok(None) };
     let shape = dense::Shape::full(crate::game::edge_values(top)?, w as usize, targets);
     Ok(Some((dense::layer_lanes(&shape, w), dense_bytes(w, 1))))
@@ -195,8 +192,7 @@ pub(crate) fn unplanned_speeds(n: u64, lanes: u64, moduli: &[u64], runs: usize, 
     if n < 3 {
         return Err(Error::invalid(Param::N, format!("at least 3 for a calibration, got {n}")));
     }
-    let target = [(n, 0)];
-    let Some(w) = unplanned_width(&target, 1, Hooks::default())? else {
+    let Some(w) = unplanned_width(&Targets::one(n, 0), 1, Hooks::default())? else {
         return Err(Error::invalid(Param::N, format!("a width the dense engine can hold, for n = {n}")));
     };
     let edges = crate::game::edge_values(n)?;
@@ -204,14 +200,14 @@ pub(crate) fn unplanned_speeds(n: u64, lanes: u64, moduli: &[u64], runs: usize, 
     // layers 0 and 1, then the edge values of n's top layers
     let edge: Vec<u32> = [0, 1].into_iter().chain(edges[edges.len() - layers + 1..].iter().copied()).collect();
     let top = edge.len() as u64 - 1;
-    let shape = dense::Shape::full(edge, w as usize, &[(top, 0)]);
+    let shape = dense::Shape::full(edge, w as usize, &Targets::one(top, 0));
     let work = dense::layer_lanes(&shape, w).iter().sum::<u64>() as f64;
     let mut speeds = vec![0.0f64; moduli.len()];
     for _ in 0..runs {
         for (speed, &m) in speeds.iter_mut().zip(moduli) {
             hooks.check()?;
             let start = std::time::Instant::now();
-            dense::run(&shape, &[(top, 0)], &[m], Hooks::default(), w, isa, true)?;
+            dense::run(&shape, &Targets::one(top, 0), &[m], Hooks::default(), w, isa, true)?;
             *speed = speed.max(work / start.elapsed().as_secs_f64().max(1e-9));
         }
     }
@@ -224,8 +220,8 @@ pub(crate) fn unplanned_speeds(n: u64, lanes: u64, moduli: &[u64], runs: usize, 
 /// # Errors
 /// [`Error::InvalidArgument`] for an n above [`crate::game::MAX_N`]; [`Error::Interrupted`] once
 /// cancelled.
-fn unplanned_width(targets: &[(u64, u64)], moduli: usize, hooks: Hooks) -> Result<Option<u64>> {
-    let top = targets.iter().map(|t| t.0).max().unwrap_or(0);
+fn unplanned_width(targets: &Targets, moduli: usize, hooks: Hooks) -> Result<Option<u64>> {
+    let top = targets.top();
     crate::game::check_n(top)?;
     let edges = crate::game::max_edge_value_with(top, hooks)? as u64;
     let highest = targets.iter().map(|t| t.1).max().unwrap_or(0).max(edges);
@@ -236,8 +232,8 @@ fn unplanned_width(targets: &[(u64, u64)], moduli: usize, hooks: Hooks) -> Resul
 ///
 /// # Errors
 /// As [`count_mod_unplanned`].
-pub(crate) fn unplanned_bytes(targets: &[(u64, u64)], moduli: usize, hooks: Hooks) -> Result<Option<u64>> {
-    let top = targets.iter().map(|t| t.0).max().unwrap_or(0);
+pub(crate) fn unplanned_bytes(targets: &Targets, moduli: usize, hooks: Hooks) -> Result<Option<u64>> {
+    let top = targets.top();
     Ok(unplanned_width(targets, moduli, hooks)?
         .map(|w| dense_bytes(w, moduli) + 4 * (top + 1) + 8 * moduli as u64 * targets.len() as u64))
 }

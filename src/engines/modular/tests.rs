@@ -7,6 +7,7 @@ use num_traits::ToPrimitive;
 use super::dense::Shape;
 use super::*;
 use crate::arch::Isa;
+use crate::targets::Targets;
 
 /// Small, prime, either side of the `u32` lanes' limit, 10^18 and a prime just below 2^63.
 const MODULI: [u64; 8] =
@@ -15,7 +16,8 @@ const MODULI: [u64; 8] =
 /// Every dense variant (scalar and SIMD, `u64` and `u32` lanes) and `count_mod_with_plan` against
 /// the generic engine over the targets' plan; returns the residues.
 fn all_agree(targets: &[(u64, u64)]) -> Vec<Vec<u64>> {
-    let plan = Plan::new(&crate::targets::Targets::new(targets), u64::MAX, Hooks::default()).unwrap();
+    let targets = &Targets::new(targets);
+    let plan = Plan::new(targets, u64::MAX, Hooks::default()).unwrap();
     let want = generic::run(&plan, targets, &MODULI, Hooks::default()).unwrap();
     assert_eq!(count_mod_with_plan(&plan, targets, &MODULI, Hooks::default()).unwrap(), want);
     if let Some(got) = count_mod_unplanned(targets, &MODULI, Hooks::default()).unwrap() {
@@ -95,8 +97,8 @@ fn whole_distribution_sums_to_the_moves() {
 
 #[test]
 fn public_values_at_10000() {
-    let targets = [(10_000, 0)];
-    let plan = Plan::new(&crate::targets::Targets::new(&targets), u64::MAX, Hooks::default()).unwrap();
+    let targets = Targets::new(&[(10_000, 0)]);
+    let plan = Plan::new(&targets, u64::MAX, Hooks::default()).unwrap();
     let moduli = [1_000_000_000_000_000_000, 998_244_353];
     let w = dense_width(&plan, 2).unwrap();
     assert_eq!(w, 8192, "docs/math.md: every g below 8192");
@@ -112,7 +114,8 @@ fn public_values_at_10000() {
 fn a_target_far_above_every_grundy_value_runs_the_generic_engine() {
     // (A plan mixing such a target with g = 0 would need a window from 0 to 2^40.)
     for targets in [[(30, 1 << 40)], [(1000, (1 << 40) + 5)], [(10, u64::MAX)]] {
-        let plan = Plan::new(&crate::targets::Targets::new(&targets), u64::MAX, Hooks::default()).unwrap();
+        let targets = Targets::new(&targets);
+        let plan = Plan::new(&targets, u64::MAX, Hooks::default()).unwrap();
         assert_eq!(dense_width(&plan, MODULI.len()), None, "{targets:?}");
         let got = count_mod_with_plan(&plan, &targets, &MODULI, Hooks::default()).unwrap();
         assert_eq!(got, generic::run(&plan, &targets, &MODULI, Hooks::default()).unwrap());
@@ -128,7 +131,8 @@ fn dense_width_and_memory() {
     assert_eq!(dense_width(&plan, 1), Some(64));
     assert_eq!(memory_bytes(&plan, 2, 1), dense_bytes(64, 2) + 16);
     for trivial in [[(0, 0)], [(1, 5)]] {
-        let plan = Plan::new(&crate::targets::Targets::new(&trivial), u64::MAX, Hooks::default()).unwrap();
+        let trivial = Targets::new(&trivial);
+        let plan = Plan::new(&trivial, u64::MAX, Hooks::default()).unwrap();
         assert_eq!(dense_width(&plan, 1), None);
         assert_eq!(count_mod_with_plan(&plan, &trivial, &[7, 11], Hooks::default()).unwrap(), [[0, 0]]);
     }
@@ -144,15 +148,15 @@ fn dense_width_and_memory() {
 fn bad_moduli_are_refused() {
     let plan = Plan::new(&crate::targets::Targets::new(&[(10, 0)]), u64::MAX, Hooks::default()).unwrap();
     for m in [0, 1, 1 << 63, u64::MAX] {
-        let result = count_mod_with_plan(&plan, &[(10, 0)], &[7, m], Hooks::default());
+        let result = count_mod_with_plan(&plan, &Targets::one(10, 0), &[7, m], Hooks::default());
         assert!(matches!(result, Err(Error::InvalidArgument { param: Param::Modulus, .. })), "{m}: {result:?}");
     }
 }
 
 #[test]
 fn cancel_and_progress() {
-    let targets = [(2000, 0)];
-    let plan = Plan::new(&crate::targets::Targets::new(&targets), u64::MAX, Hooks::default()).unwrap();
+    let targets = Targets::new(&[(2000, 0)]);
+    let plan = Plan::new(&targets, u64::MAX, Hooks::default()).unwrap();
     let cancel = AtomicBool::new(true);
     let hooks = Hooks::default().cancel_on(&cancel);
     assert!(matches!(count_mod_with_plan(&plan, &targets, &[7, 11], hooks), Err(Error::Interrupted)));
@@ -178,8 +182,8 @@ fn cancel_and_progress() {
 fn classes_cover_the_plan() {
     let cases =
         [vec![(2000u64, 0u64)], vec![(10_000, 0)], vec![(300, 5), (299, 2), (10, 3)], vec![(500, 1 << 20), (400, 7)]];
-    for targets in cases {
-        let plan = Plan::new(&crate::targets::Targets::new(&targets), u64::MAX, Hooks::default()).unwrap();
+    for targets in cases.iter().map(|t| Targets::new(t)) {
+        let plan = Plan::new(&targets, u64::MAX, Hooks::default()).unwrap();
         let edge: Vec<u32> = (0..=plan.top()).map(|k| plan.edge_value(k)).collect();
         let kept = dense::classes(&edge, &targets);
         for (k, &kept) in kept.iter().enumerate().skip(2) {
