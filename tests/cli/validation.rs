@@ -301,6 +301,46 @@ fn the_memory_guard_refuses_before_any_work_with_the_whole_estimate() {
     }
 }
 
+/// Every command that allocates by N is refused by the memory guard before it allocates anything
+/// large: run under an address-space limit of 2 GiB, far below what these runs need, each exits 2
+/// with the guard's one line instead of being killed by the allocator (exit 134).
+#[test]
+fn the_memory_guard_refuses_before_any_large_allocation() {
+    if std::process::Command::new("prlimit").arg("--version").output().is_err() {
+        println!("skipped: prlimit is not installed, so the address space cannot be limited");
+        return;
+    }
+    let rows: &[Refusal] = &[
+        (&["count", "1000000", "--max-memory", "500M"], "N: this run needs about"),
+        (&["count", "1000000", "--mod-only", "--max-memory", "10M"], "N: this run needs about"),
+        (&["count", "200000", "--double-check", "--max-memory", "500M"], "N: this run needs about"),
+        (&["count", "200000", "--engine", "crt", "--max-memory", "500M"], "N: this run needs about"),
+        (&["verify", "1000000", "--mod", "998244353", "--answer", "1", "--max-memory", "500M"], "N: this run needs"),
+        (&["table", "1", "200000", "--max-memory", "500M"], "TO: this run needs about"),
+        (&["dist", "100000", "--max-memory", "500M"], "N: this run needs about"),
+        (&["moves", "1000000", "--nth", "0", "--max-memory", "500M"], "N: this run needs about"),
+        (&["rank", "1000000", "L", "--max-memory", "500M"], "N: this run needs about"),
+        (&["shard", "1000000", "--shard", "1/64", "--max-memory", "10M"], "N: this run needs about"),
+        (&["bench", "--n", "1000000", "--max-memory", "500M"], "--n: this run needs about"),
+    ];
+    for (args, names) in rows {
+        let output = std::process::Command::new("prlimit")
+            .arg(format!("--as={}", 2u64 << 30))
+            .arg("--")
+            .arg(binary())
+            .args(*args)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .expect("running fibtree under prlimit");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_no_panic(args, &output.stderr);
+        assert_eq!(output.status.code(), Some(2), "fibtree {args:?} under 2 GiB of address space: {stderr}");
+        assert!(output.stdout.is_empty(), "fibtree {args:?} wrote to stdout");
+        assert_eq!(stderr.lines().count(), 1, "fibtree {args:?}: {stderr}");
+        assert!(stderr.starts_with("error: ") && stderr.contains(names), "fibtree {args:?}: {stderr}");
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Each command's own refusals
 // ---------------------------------------------------------------------------------------------
