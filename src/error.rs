@@ -127,7 +127,7 @@ impl Error {
 }
 
 /// A byte count in binary units with one decimal, e.g. `1.5 GiB`.
-pub fn human_bytes(bytes: u64) -> String {
+pub(crate) fn human_bytes(bytes: u64) -> String {
     const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
     let mut value = bytes as f64;
     let mut unit = 0;

@@ -15,18 +15,22 @@
 //! forces another ([`KERNEL_VAR`]); [`kernel`] says which set runs. An invalid value is an
 //! [`Error::InvalidArgument`] naming [`Param::Isa`], which every function that runs a kernel returns.
 //!
-//! The counting API is at the root. Ten modules hold the rest, each small: [`oracles`] (the
-//! brute-force counts that check the engines), [`ladder`] (the verification ladder of `fibtree
-//! self-test`), [`claims`] (checking another program's residues), [`moves`] (naming the moves
-//! themselves), [`draw`] (pictures of small trees), [`mod@bench`] (timing the exact engine), [`graph`]
-//! (the task graph of a timed run and the parallelism it allows), [`crt`] (exact values from residues
-//! modulo a fixed sequence of primes), [`estimate`] (the cost of a count before it runs) and [`files`] (files written whole or not at all).
+//! The counting API is at the root: the counts ([`count`], [`count_mod`], [`distribution`],
+//! [`support`]), a checked counting run ([`Counting`], [`count_report`] and its kin, steered by
+//! [`Options`]), the game itself ([`grundy`], [`tree_size`]) and the kernel sets. Six modules hold
+//! the rest, each small: [`oracles`] (the brute-force counts that check the engines), [`claims`]
+//! (checking another program's residues), [`moves`] (naming the moves themselves), [`draw`]
+//! (pictures of small trees), [`crt`] (exact values from residues modulo a fixed sequence of
+//! primes) and [`estimate`] (the cost of a count before it runs). The `fibtree` command line is
+//! built on this API, with the default feature `cli`; without it the library builds alone
+//! (`cargo build --lib --no-default-features`).
 
 #![warn(missing_docs)]
 #![deny(unsafe_code)]
 
 mod arch;
-pub mod bench;
+#[cfg(feature = "cli")]
+mod bench;
 mod budget;
 mod checkpoint;
 pub mod claims;
@@ -36,39 +40,43 @@ pub mod cli;
 pub mod crt;
 mod dist;
 pub mod draw;
+#[cfg_attr(not(feature = "cli"), allow(dead_code))] // some items serve only the command line
 mod engines;
 mod error;
 pub mod estimate;
-pub mod files;
+#[cfg_attr(not(feature = "cli"), allow(dead_code))] // some items serve only the command line
+mod files;
 mod game;
-pub mod graph;
+mod graph;
 mod hooks;
 #[doc(hidden)]
 pub mod kernels;
-pub mod ladder;
+#[cfg(feature = "cli")]
+mod ladder;
 pub mod moves;
 mod numbers;
 pub mod oracles;
+#[cfg_attr(not(feature = "cli"), allow(dead_code))] // some items serve only the command line
 mod plan;
+#[cfg_attr(not(feature = "cli"), allow(dead_code))] // some items serve only the command line
 mod report;
+#[cfg_attr(not(feature = "cli"), allow(dead_code))] // some items serve only the command line
 mod rng;
 
 pub use arch::select::{KERNEL_VAR, Kernel, kernel};
-pub use budget::{available_memory, check_memory};
 pub use checkpoint::Checkpoint;
 pub use dist::{distribution_mod, distribution_with};
 pub use engines::Engine;
 pub use engines::modular::MODULUS_LIMIT;
-pub use error::{Error, Param, Result, human_bytes};
-pub use files::AtomicFile;
+pub use error::{Error, Param, Result};
 pub use game::{MAX_N, grundy, tree_size};
 pub use hooks::{Hooks, NoticeFn, ProgressFn};
-pub use numbers::{NotWhole, decimal_digits, parse_modulus, parse_number, parse_whole};
 pub use report::{
-    Counting, LAST18, ModReport, Options, P998244353, Projection, Report, check_table_floor, count_mod_report,
-    count_report, count_reports, for_each_report,
+    Counting, LAST18, ModReport, Options, P998244353, Projection, Report, count_mod_report, count_report,
+    count_reports, for_each_report,
 };
-pub use rng::{SplitMix64, clock_seed};
+
+use budget::available_memory;
 
 use num_bigint::BigUint;
 

@@ -148,7 +148,7 @@ fn bench_bad_input_exits_2_naming_the_argument() {
     // u64::MAX runs once asked for a vector of that many times (a capacity overflow panic); the
     // refusal names the range
     let err = usage_error(&["bench", "--n", "100", "--runs", "18446744073709551615"], "--runs");
-    assert!(err.contains(&format!("from 1 to {} runs", fibtree::bench::MAX_RUNS)), "{err}");
+    assert!(err.contains("from 1 to 1000 runs"), "{err}");
     usage_error(&["bench", "--n", "100", "--max-memory", "lots"], "--max-memory");
     usage_error(&["bench", "--n", "20000", "--max-memory", "1M"], "--n");
     usage_error(&["bench", "--n", "100", "-o", "/nonexistent-folder/b.txt"], "--output");
@@ -197,7 +197,7 @@ fn count_n_beyond_the_engines_exits_2() {
 fn count_n_too_large_for_memory_exits_2() {
     // N = 2^31 - 1 is accepted by the engines, but the plan's floor alone (some 44 bytes a layer,
     // about 88 GiB) is refused before anything is allocated on any machine with less than that.
-    match fibtree::available_memory() {
+    match fibtree::Options::default().limit() {
         bytes if bytes < 80 << 30 => {
             let err = usage_error(&["count", "2147483647"], "N");
             assert!(err.contains("memory") || err.contains("available") || err.contains("at most"), "{err:?}");
@@ -313,7 +313,7 @@ fn table_to_beyond_the_engines_exits_2() {
 
 #[test]
 fn table_refused_for_memory_prints_nothing() {
-    match fibtree::available_memory() {
+    match fibtree::Options::default().limit() {
         bytes if bytes < 80 << 30 => {
             // a single row, f(2^31 - 1), whose plan alone is far beyond this machine's memory
             usage_error(&["table", "2147483647", "2147483647"], "memory");
