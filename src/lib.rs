@@ -88,6 +88,14 @@ use num_bigint::BigUint;
 /// # Errors
 /// [`Error::InvalidArgument`] for n above [`MAX_N`]; [`Error::OutOfMemory`] when the run would
 /// need more memory than is available.
+///
+/// # Examples
+///
+/// ```
+/// assert_eq!(fibtree::count(10, 0)?.to_string(), "17"); // f(10): the winning first moves of T(10)
+/// assert_eq!(fibtree::count(10, 26)?.to_string(), "4"); // the moves that leave the value 26
+/// # Ok::<(), fibtree::Error>(())
+/// ```
 pub fn count(n: u64, g: u64) -> Result<BigUint> {
     if plan::known_zero(n, g, Hooks::default())? {
         return Ok(BigUint::ZERO);
@@ -105,6 +113,14 @@ pub fn count(n: u64, g: u64) -> Result<BigUint> {
 /// # Errors
 /// [`Error::InvalidArgument`] for m outside 2..2^63 or n above [`MAX_N`]; [`Error::OutOfMemory`]
 /// when the plan would not fit in the available memory.
+///
+/// # Examples
+///
+/// ```
+/// assert_eq!(fibtree::count_mod(300, 0, 998_244_353)?, 110_881_951);
+/// assert_eq!(fibtree::count_mod(10, 0, 7)?, 17 % 7);
+/// # Ok::<(), fibtree::Error>(())
+/// ```
 pub fn count_mod(n: u64, g: u64, m: u64) -> Result<u64> {
     engines::modular::check_modulus(m)?;
     if plan::known_zero(n, g, Hooks::default())? {
@@ -124,6 +140,17 @@ pub fn count_mod(n: u64, g: u64, m: u64) -> Result<u64> {
 ///
 /// # Errors
 /// As [`count`].
+///
+/// # Examples
+///
+/// ```
+/// let dist = fibtree::distribution(10)?;
+/// assert_eq!((dist.len(), dist[0].0, dist[0].1.to_string()), (17, 0, "17".to_string()));
+/// // each of the 142 moves of T(10) leaves one value
+/// let moves: num_bigint::BigUint = dist.iter().map(|(_, c)| c).sum();
+/// assert_eq!(moves, fibtree::tree_size(10) - 1u32);
+/// # Ok::<(), fibtree::Error>(())
+/// ```
 pub fn distribution(n: u64) -> Result<Vec<(u64, BigUint)>> {
     distribution_with(n, &Options::default())
 }
@@ -135,6 +162,14 @@ pub fn distribution(n: u64) -> Result<Vec<(u64, BigUint)>> {
 ///
 /// # Errors
 /// [`Error::InvalidArgument`] for n above [`MAX_N`].
+///
+/// # Examples
+///
+/// ```
+/// assert_eq!(fibtree::support(10)?, [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 15, 18, 26]);
+/// assert!(fibtree::support(0)?.is_empty()); // T(0) has no move
+/// # Ok::<(), fibtree::Error>(())
+/// ```
 pub fn support(n: u64) -> Result<Vec<u64>> {
     Ok(plan::support(n, Hooks::default())?.iter().collect())
 }
