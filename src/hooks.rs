@@ -83,7 +83,8 @@ impl<'a> Hooks<'a> {
 
     /// These hooks, with the blocked exact engine recording its task graph into `recorder` (see
     /// [`crate::graph`]): each task's thread CPU time and the serial work around the graph. Costs two
-    /// clock reads and a lock per task; without it, a branch.
+    /// clock reads and a lock per task; without it, a branch. For `fibtree bench` only.
+    #[cfg(feature = "cli")]
     pub(crate) fn record_to(self, recorder: &'a Recorder) -> Self {
         Hooks { record: Some(recorder), ..self }
     }

@@ -47,6 +47,7 @@ pub mod estimate;
 #[cfg_attr(not(feature = "cli"), allow(dead_code))] // some items serve only the command line
 mod files;
 mod game;
+#[cfg_attr(not(feature = "cli"), allow(dead_code))] // some items serve only the command line
 mod graph;
 mod hooks;
 #[doc(hidden)]
