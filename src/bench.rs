@@ -9,17 +9,6 @@
 //! virtual machine, and a lock per task, a few percent of a run at n = 10000 and under 1 % at
 //! 20000), and the measurement keeps the figures of the median run's graph: its work, span,
 //! parallelism and the time a greedy scheduler would take on 1 to 128 workers.
-//!
-//! ```
-//! use fibtree::bench::Subject;
-//! let mut subject = Subject::new(300, fibtree::available_memory(), fibtree::Hooks::default())?;
-//! let m = subject.measure(2, 3, fibtree::Hooks::default(), |_, _| {})?;
-//! assert_eq!((m.n, m.threads, m.seconds.len()), (300, 2, 3));
-//! assert_eq!(m.limb_additions, subject.limb_additions());
-//! assert!(m.min_seconds() <= m.median_seconds() && m.median_seconds() <= m.max_seconds());
-//! assert!(m.graph.work >= m.graph.span && m.graph.span > 0.0);
-//! # Ok::<(), fibtree::Error>(())
-//! ```
 
 use std::time::Instant;
 
@@ -181,11 +170,6 @@ impl Subject {
         Ok(Subject { n, plan, residues, memory_limit, first: None })
     }
 
-    /// The tree T(n).
-    pub fn n(&self) -> u64 {
-        self.n
-    }
-
     /// The plan's states.
     pub fn states(&self) -> u64 {
         self.plan.states()
@@ -318,6 +302,16 @@ fn with_threads(threads: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_measurement_of_300() {
+        let mut subject = Subject::new(300, crate::budget::available_memory(), Hooks::default()).unwrap();
+        let m = subject.measure(2, 3, Hooks::default(), |_, _| {}).unwrap();
+        assert_eq!((m.n, m.threads, m.seconds.len()), (300, 2, 3));
+        assert_eq!(m.limb_additions, subject.limb_additions());
+        assert!(m.min_seconds() <= m.median_seconds() && m.median_seconds() <= m.max_seconds());
+        assert!(m.graph.work >= m.graph.span && m.graph.span > 0.0);
+    }
 
     #[test]
     fn limb_additions_of_t6_by_hand() {

@@ -26,6 +26,21 @@ use crate::plan::LayerSet;
 
 /// Where and how often a run saves its checkpoint: the policy a counting run is handed in
 /// [`crate::Options::checkpoint`].
+///
+/// # Examples
+///
+/// ```
+/// use std::time::Duration;
+/// let folder = std::env::temp_dir().join(format!("fibtree-checkpoint-example-{}", std::process::id()));
+/// std::fs::create_dir_all(&folder)?;
+/// let path = folder.join("f300.checkpoint");
+/// let checkpoint = fibtree::Checkpoint { path: path.clone(), every: Duration::from_secs(60), fresh: false, keep: false };
+/// let report = fibtree::count_report(300, 0, &fibtree::Options { checkpoint: Some(checkpoint), ..Default::default() })?;
+/// assert!(report.ok());
+/// assert!(!path.exists(), "a completed run removes its checkpoint unless it is to keep it");
+/// std::fs::remove_dir_all(&folder)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug)]
 pub struct Checkpoint {
     /// The checkpoint file.

@@ -3,6 +3,17 @@
 //! A claim says "c(n, g) mod m = answer". Its truth is the exact value reduced modulo m (any m from 2
 //! to 2^128 - 1); where m < 2^63 the modular engine computes the same residue independently, and the
 //! two must agree before a verdict is given.
+//!
+//! ```
+//! use fibtree::claims::{check_claims, parse_claims};
+//! let (claims, malformed) = parse_claims(b"n,g,modulus,answer\n10,0,7,3\n10,0,1000,18\n");
+//! assert!(malformed.is_empty());
+//! let (checked, refused) = check_claims(&claims, &fibtree::Options::default())?;
+//! assert!(refused.is_empty());
+//! // f(10) = 17: 3 mod 7 is right, 18 mod 1000 is not
+//! assert_eq!(checked.iter().map(|c| c.ok()).collect::<Vec<_>>(), [true, false]);
+//! # Ok::<(), fibtree::Error>(())
+//! ```
 
 use num_bigint::BigUint;
 use num_traits::ToPrimitive;

@@ -35,6 +35,14 @@ fn planned(n: u64, options: &Options, words: impl Fn(usize) -> u64) -> Result<(T
 /// # Errors
 /// [`crate::Error::InvalidArgument`] for n too large, [`crate::Error::OutOfMemory`] past the limit,
 /// [`crate::Error::Interrupted`] when cancelled.
+///
+/// # Examples
+///
+/// ```
+/// let options = fibtree::Options { engine: fibtree::Engine::Reference, ..Default::default() };
+/// assert_eq!(fibtree::distribution_with(10, &options)?, fibtree::distribution(10)?);
+/// # Ok::<(), fibtree::Error>(())
+/// ```
 pub fn distribution_with(n: u64, options: &Options) -> Result<Vec<(u64, BigUint)>> {
     let (targets, plan) = planned(n, options, |k| 1 + engines::limbs(k) as u64)?;
     let values = engines::count_exact(options.engine, &plan, &targets, options.hooks)?;
@@ -48,6 +56,14 @@ pub fn distribution_with(n: u64, options: &Options) -> Result<Vec<(u64, BigUint)
 ///
 /// # Errors
 /// As [`distribution_with`], and [`crate::Error::InvalidArgument`] for m outside 2..2^63.
+///
+/// # Examples
+///
+/// ```
+/// let residues = fibtree::distribution_mod(10, 7, &fibtree::Options::default())?;
+/// assert_eq!((residues.len(), residues[0]), (17, (0, 17 % 7)));
+/// # Ok::<(), fibtree::Error>(())
+/// ```
 pub fn distribution_mod(n: u64, m: u64, options: &Options) -> Result<Vec<(u64, u64)>> {
     modular::check_modulus(m)?;
     let (targets, plan) = planned(n, options, |_| 1)?;

@@ -3,6 +3,13 @@
 //! The trees come from the explicit-tree oracle ([`crate::oracles::explicit_tree_nodes`]): every
 //! node's value-after-deletion is computed on the actual tree, so a picture shows exactly the moves
 //! it counts. The picture is written by hand (a string builder).
+//!
+//! ```
+//! let svg = fibtree::draw::svg(1..=4, 0)?;
+//! assert!(svg.contains("<svg") && svg.trim_end().ends_with("</svg>"));
+//! assert!(svg.contains("T(4): c(4, 0) = 1"));
+//! # Ok::<(), fibtree::Error>(())
+//! ```
 
 use std::fmt::Write as _;
 use std::ops::RangeInclusive;

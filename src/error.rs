@@ -4,6 +4,15 @@ use std::sync::Arc;
 
 /// A parameter of the library's functions, as an error names it. The command line turns it into
 /// the flag or argument the user wrote (for example [`Param::Modulus`] into `--mod`).
+///
+/// # Examples
+///
+/// ```
+/// use fibtree::{Error, Param};
+/// let Err(Error::InvalidArgument { param, expected }) = fibtree::count_mod(10, 0, 1) else { panic!("refused") };
+/// assert_eq!((param, param.name()), (Param::Modulus, "modulus"));
+/// assert!(expected.contains("got 1"), "{expected}");
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Param {
@@ -55,6 +64,17 @@ impl std::fmt::Display for Param {
 
 /// Everything the library can refuse or fail at. It is cheap to clone (an I/O error is shared), so
 /// that one refusal can be handed to each caller it concerns.
+///
+/// # Examples
+///
+/// ```
+/// use fibtree::{Error, Param};
+/// let err = fibtree::count(fibtree::MAX_N + 1, 0).unwrap_err();
+/// assert!(matches!(err, Error::InvalidArgument { param: Param::N, .. }));
+/// assert!(err.to_string().starts_with("n: "), "{err}"); // the parameter, then what was expected
+/// let kept = err.clone(); // a refusal can be handed on and kept
+/// assert_eq!(kept.to_string(), err.to_string());
+/// ```
 #[derive(Clone, Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
@@ -127,7 +147,7 @@ impl Error {
 }
 
 /// A byte count in binary units with one decimal, e.g. `1.5 GiB`.
-pub fn human_bytes(bytes: u64) -> String {
+pub(crate) fn human_bytes(bytes: u64) -> String {
     const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
     let mut value = bytes as f64;
     let mut unit = 0;
@@ -139,4 +159,13 @@ pub fn human_bytes(bytes: u64) -> String {
 }
 
 /// The library's result type.
+///
+/// # Examples
+///
+/// ```
+/// fn winning_moves(n: u64) -> fibtree::Result<String> {
+///     Ok(fibtree::count(n, 0)?.to_string())
+/// }
+/// assert_eq!(winning_moves(10).unwrap(), "17");
+/// ```
 pub type Result<T, E = Error> = std::result::Result<T, E>;

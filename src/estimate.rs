@@ -27,6 +27,14 @@
 //! ns at n = 100000, 1.2 at n = 8000); 8 shards of f(20000) predicted 20 s of CPU, measured 18 s;
 //! 16 shards of f(100000) (two at a time) predicted 32-35 min of CPU, measured 38 min; `combine` of
 //! f(100000) predicted 1.65 s, measured 1.8 s.
+//!
+//! ```
+//! use fibtree::estimate::{Census, estimate};
+//! let e = estimate(300, 0, &[1], Census::Always, fibtree::Hooks::default())?;
+//! assert!(e.states_counted);
+//! assert_eq!((e.states, e.limb_additions), (32_496, 63_925)); // what `fibtree bench 300` runs
+//! # Ok::<(), fibtree::Error>(())
+//! ```
 
 use crate::budget::{PROCESS_BYTES, Run, Sizes};
 use crate::engines::{self, Engine, modular};

@@ -20,7 +20,7 @@ const MAX_LINKS: usize = 40;
 ///
 /// # Errors
 /// A link that cannot be read, or a loop of links.
-pub fn resolve_links(path: &Path) -> std::io::Result<PathBuf> {
+pub(crate) fn resolve_links(path: &Path) -> std::io::Result<PathBuf> {
     let mut path = path.to_path_buf();
     for _ in 0..MAX_LINKS {
         match std::fs::symlink_metadata(&path) {
@@ -38,7 +38,7 @@ pub fn resolve_links(path: &Path) -> std::io::Result<PathBuf> {
 }
 
 /// The folder a file at `path` lives in (`.` for a bare name).
-pub fn folder_of(path: &Path) -> &Path {
+pub(crate) fn folder_of(path: &Path) -> &Path {
     match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
@@ -64,7 +64,7 @@ fn create_temporary(path: &Path) -> std::io::Result<(PathBuf, File)> {
 ///
 /// # Errors
 /// Whatever creating the file gives (a missing or read-only folder, for example).
-pub fn probe_folder(path: &Path) -> std::io::Result<()> {
+pub(crate) fn probe_folder(path: &Path) -> std::io::Result<()> {
     let (temp, file) = create_temporary(&resolve_links(path)?)?;
     drop(file);
     std::fs::remove_file(temp)
@@ -74,7 +74,7 @@ pub fn probe_folder(path: &Path) -> std::io::Result<()> {
 /// links lead to) and renamed into place by [`AtomicFile::commit`]; dropped uncommitted, it removes
 /// its temporary file. Checkpoints and the command line's output files are both written through it.
 #[derive(Debug)]
-pub struct AtomicFile {
+pub(crate) struct AtomicFile {
     temp: PathBuf,
     path: PathBuf,
     file: Option<BufWriter<File>>,
@@ -87,7 +87,7 @@ impl AtomicFile {
     ///
     /// # Errors
     /// Whatever creating the temporary file gives (a missing or read-only folder, for example).
-    pub fn create(path: &Path) -> std::io::Result<AtomicFile> {
+    pub(crate) fn create(path: &Path) -> std::io::Result<AtomicFile> {
         let path = resolve_links(path)?;
         let (temp, file) = create_temporary(&path)?;
         if let Some(old) = std::fs::metadata(&path).ok().filter(|m| m.is_file()) {
@@ -102,17 +102,12 @@ impl AtomicFile {
         Ok(AtomicFile { temp, path, file: Some(BufWriter::new(file)) })
     }
 
-    /// The file that the commit replaces (the path given, its links followed).
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
     /// Flushes and syncs the file, renames it over the final path, and syncs the folder, so that the
     /// rename survives a crash.
     ///
     /// # Errors
     /// Any I/O error on the way; the temporary file is then removed.
-    pub fn commit(mut self) -> std::io::Result<()> {
+    pub(crate) fn commit(mut self) -> std::io::Result<()> {
         let file = self.file.take().expect("committed once");
         let result = (|| {
             let file = file.into_inner().map_err(|e| e.into_error())?;

@@ -9,6 +9,13 @@ use crate::error::{Error, Param, Result};
 use crate::hooks::Hooks;
 
 /// The largest `n` the engines accept: layer indices and Grundy values are kept in `u32`.
+///
+/// # Examples
+///
+/// ```
+/// assert_eq!(fibtree::MAX_N, (1 << 31) - 1);
+/// assert!(fibtree::count(fibtree::MAX_N + 1, 0).is_err());
+/// ```
 pub const MAX_N: u64 = (u32::MAX >> 1) as u64;
 
 /// The values `1 + G(k)` for `k = 0..=n`: the contribution of T(k) hung under a root edge
@@ -105,6 +112,15 @@ pub fn check_n(n: u64) -> Result<()> {
 ///
 /// # Errors
 /// [`Error::InvalidArgument`] when `k` exceeds [`MAX_N`].
+///
+/// # Examples
+///
+/// ```
+/// assert_eq!(fibtree::grundy(10)?, Some(14));
+/// assert_eq!(fibtree::grundy(1)?, Some(0)); // a single node: no move, value 0
+/// assert_eq!(fibtree::grundy(0)?, None); // the empty tree
+/// # Ok::<(), fibtree::Error>(())
+/// ```
 pub fn grundy(k: u64) -> Result<Option<u64>> {
     if k > MAX_N {
         return Err(Error::invalid(Param::K, format!("at most {MAX_N}, got {k}")));
@@ -122,6 +138,13 @@ pub fn grundy(k: u64) -> Result<Option<u64>> {
 /// The number of nodes |T(k)| = F(k + 2) - 1 (F(1) = F(2) = 1), exactly.
 ///
 /// Cost: O(k^2 / 64) time (k additions of numbers up to 0.7 k bits), O(k) bits of memory.
+///
+/// # Examples
+///
+/// ```
+/// assert_eq!(fibtree::tree_size(10).to_string(), "143"); // F(12) - 1
+/// assert_eq!(fibtree::tree_size(0).to_string(), "0");
+/// ```
 pub fn tree_size(k: u64) -> BigUint {
     let (mut a, mut b) = (BigUint::from(0u32), BigUint::from(1u32)); // F(0), F(1)
     for _ in 0..k + 1 {

@@ -7,10 +7,38 @@ use crate::error::{Error, Result};
 use crate::graph::Recorder;
 
 /// A progress callback: the run's name, the work done, the run's total work.
+///
+/// # Examples
+///
+/// ```
+/// use std::sync::atomic::{AtomicBool, Ordering};
+/// let told = AtomicBool::new(false);
+/// let progress: &fibtree::ProgressFn = &|_run, done, total| {
+///     assert!(done <= total);
+///     told.store(true, Ordering::Relaxed);
+/// };
+/// let options = fibtree::Options { hooks: fibtree::Hooks::default().progress_to(progress), ..Default::default() };
+/// fibtree::count_report(300, 0, &options)?;
+/// assert!(told.load(Ordering::Relaxed));
+/// # Ok::<(), fibtree::Error>(())
+/// ```
 pub type ProgressFn<'a> = dyn Fn(&str, u64, u64) + Sync + 'a;
 
 /// A notice callback: one line saying what a run did besides computing (for example that it resumed
 /// from a checkpoint).
+///
+/// # Examples
+///
+/// ```
+/// use std::sync::Mutex;
+/// let lines = Mutex::new(Vec::new());
+/// let notice: &fibtree::NoticeFn = &|line| lines.lock().unwrap().push(line.to_string());
+/// let hooks = fibtree::Hooks::default().notices_to(notice);
+/// // a run without a checkpoint does nothing with files: nothing to tell
+/// fibtree::count_report(10, 0, &fibtree::Options { hooks, ..Default::default() })?;
+/// assert!(lines.lock().unwrap().is_empty());
+/// # Ok::<(), fibtree::Error>(())
+/// ```
 pub type NoticeFn<'a> = dyn Fn(&str) + Sync + 'a;
 
 /// What a run reports and obeys while it goes: a flag that stops it, a callback told the work done
@@ -55,8 +83,9 @@ impl<'a> Hooks<'a> {
 
     /// These hooks, with the blocked exact engine recording its task graph into `recorder` (see
     /// [`crate::graph`]): each task's thread CPU time and the serial work around the graph. Costs two
-    /// clock reads and a lock per task; without it, a branch.
-    pub fn record_to(self, recorder: &'a Recorder) -> Self {
+    /// clock reads and a lock per task; without it, a branch. For `fibtree bench` only.
+    #[cfg(feature = "cli")]
+    pub(crate) fn record_to(self, recorder: &'a Recorder) -> Self {
         Hooks { record: Some(recorder), ..self }
     }
 

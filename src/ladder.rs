@@ -20,7 +20,7 @@ use crate::targets::Targets;
 use crate::{count, count_mod};
 
 /// What a rung found: `Ok(what was compared)` or `Err(the first disagreement)`.
-pub type Verdict = std::result::Result<String, String>;
+pub(crate) type Verdict = std::result::Result<String, String>;
 
 /// The first rung: the first-principles oracle (mex over all moves) against the explicit tree
 /// (colon principle), every g of T(k) for k <= `max_k` (at most 7).
@@ -29,7 +29,7 @@ pub type Verdict = std::result::Result<String, String>;
 ///
 /// # Errors
 /// [`crate::Error::InvalidArgument`] for `max_k` above 7.
-pub fn oracles_agree(max_k: u32) -> Result<Verdict> {
+pub(crate) fn oracles_agree(max_k: u32) -> Result<Verdict> {
     for k in 0..=max_k {
         if first_principles_counts(k)? != explicit_tree_counts(k)? {
             return Ok(Err(format!("they differ at k = {k}")));
@@ -46,7 +46,7 @@ pub fn oracles_agree(max_k: u32) -> Result<Verdict> {
 /// # Errors
 /// [`crate::Error::InvalidArgument`] for `max_k` above 30; [`crate::Error::Interrupted`] when
 /// cancelled.
-pub fn explicit_tree_agrees_with_engine(max_k: u32, hooks: Hooks) -> Result<Verdict> {
+pub(crate) fn explicit_tree_agrees_with_engine(max_k: u32, hooks: Hooks) -> Result<Verdict> {
     for k in 0..=max_k {
         let oracle = explicit_tree_counts(k)?;
         let want: Vec<(u64, BigUint)> =
@@ -68,7 +68,7 @@ pub fn explicit_tree_agrees_with_engine(max_k: u32, hooks: Hooks) -> Result<Verd
 ///
 /// # Errors
 /// [`crate::Error::Interrupted`] when cancelled.
-pub fn exact_agrees_with_modular(seed: u64, cases: usize, max_n: u64, hooks: Hooks) -> Result<Verdict> {
+pub(crate) fn exact_agrees_with_modular(seed: u64, cases: usize, max_n: u64, hooks: Hooks) -> Result<Verdict> {
     let mut rng = SplitMix64(seed);
     let fixed = [998_244_353, 1_000_000_000_000_000_000, (1 << 61) - 1, (1 << 63) - 1];
     let mut nonzero = 0;
@@ -106,7 +106,7 @@ pub fn exact_agrees_with_modular(seed: u64, cases: usize, max_n: u64, hooks: Hoo
 ///
 /// # Errors
 /// [`crate::Error::Io`] when a pool cannot be started.
-pub fn thread_counts_agree(targets: &[(u64, u64)], threads: &[usize]) -> Result<Verdict> {
+pub(crate) fn thread_counts_agree(targets: &[(u64, u64)], threads: &[usize]) -> Result<Verdict> {
     for &(n, g) in targets {
         let mut answers = Vec::new();
         for &t in threads {
@@ -128,7 +128,7 @@ pub fn thread_counts_agree(targets: &[(u64, u64)], threads: &[usize]) -> Result<
 ///
 /// # Errors
 /// [`crate::Error::Interrupted`] when cancelled.
-pub fn engines_agree(hooks: Hooks) -> Result<Verdict> {
+pub(crate) fn engines_agree(hooks: Hooks) -> Result<Verdict> {
     let whole: Vec<(u64, u64)> = support(400, hooks)?.iter().map(|g| (400, g)).collect();
     let many: Vec<(u64, u64)> = (0..=600).map(|k| (k, 0)).collect();
     let cases = [vec![(10_000u64, 0u64)], vec![(2000, 3)], vec![(777, 12)], whole, many];
@@ -146,15 +146,15 @@ pub fn engines_agree(hooks: Hooks) -> Result<Verdict> {
 /// One rung of the ladder as [`run`] reports it: what was checked, whether it held, what was seen,
 /// and how long it took.
 #[derive(Clone, Debug)]
-pub struct Rung {
+pub(crate) struct Rung {
     /// What the rung checks.
-    pub name: &'static str,
+    pub(crate) name: &'static str,
     /// Whether it held.
-    pub ok: bool,
+    pub(crate) ok: bool,
     /// What was compared, or the first disagreement.
-    pub detail: String,
+    pub(crate) detail: String,
     /// Seconds taken.
-    pub seconds: f64,
+    pub(crate) seconds: f64,
 }
 
 /// Runs every rung in order, handing each to `report` as it finishes; returns whether all held.
@@ -168,7 +168,7 @@ pub struct Rung {
 ///
 /// # Errors
 /// Only what the engines return for their own reasons (memory, interruption through `hooks`).
-pub fn run(seed: u64, hooks: Hooks, mut report: impl FnMut(&Rung)) -> Result<bool> {
+pub(crate) fn run(seed: u64, hooks: Hooks, mut report: impl FnMut(&Rung)) -> Result<bool> {
     let mut all = true;
     let mut rung = |name: &'static str, check: &mut dyn FnMut() -> Result<Verdict>| {
         let start = Instant::now();
@@ -186,4 +186,38 @@ pub fn run(seed: u64, hooks: Hooks, mut report: impl FnMut(&Rung)) -> Result<boo
     rung("1, 2 and 4 threads give one answer", &mut || thread_counts_agree(&[(6000, 5)], &[1, 2, 4]))?;
     rung("reference engine = blocked engine", &mut || engines_agree(hooks))?;
     Ok(all)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn first_rung_up_to_7_and_no_further() {
+        assert_eq!(oracles_agree(7).unwrap(), Ok("every g of 8 trees".into()));
+        assert!(matches!(oracles_agree(8), Err(crate::Error::InvalidArgument { .. })), "first principles stop at 7");
+    }
+
+    #[test]
+    fn second_rung_wider_than_self_test_runs_it() {
+        // every distribution up to 25
+        assert_eq!(explicit_tree_agrees_with_engine(25, Hooks::default()).unwrap(), Ok("every g of 26 trees".into()));
+    }
+
+    #[test]
+    fn third_rung_on_its_own_seed() {
+        let seed = 0x00C0_FFEE_F1B7_4EE5u64;
+        println!("seed = {seed:#x}");
+        let verdict = exact_agrees_with_modular(seed, 40, 3001, Hooks::default()).unwrap();
+        let detail = verdict.unwrap_or_else(|disagreement| panic!("seed {seed:#x}: {disagreement}"));
+        // enough of the cases must count something for the agreement to mean anything
+        let nonzero: usize = detail.split(", ").nth(1).and_then(|s| s.split(' ').next()).unwrap().parse().unwrap();
+        assert!(nonzero >= 12, "too few non-zero cases: {detail}");
+    }
+
+    #[test]
+    fn fourth_rung_on_three_cases() {
+        let cases = [(3000u64, 0u64), (2500, 7), (1999, 5)];
+        assert_eq!(thread_counts_agree(&cases, &[1, 2, 4]).unwrap(), Ok("c(3000, 0), c(2500, 7), c(1999, 5)".into()));
+    }
 }

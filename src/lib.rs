@@ -15,18 +15,22 @@
 //! forces another ([`KERNEL_VAR`]); [`kernel`] says which set runs. An invalid value is an
 //! [`Error::InvalidArgument`] naming [`Param::Isa`], which every function that runs a kernel returns.
 //!
-//! The counting API is at the root. Ten modules hold the rest, each small: [`oracles`] (the
-//! brute-force counts that check the engines), [`ladder`] (the verification ladder of `fibtree
-//! self-test`), [`claims`] (checking another program's residues), [`moves`] (naming the moves
-//! themselves), [`draw`] (pictures of small trees), [`mod@bench`] (timing the exact engine), [`graph`]
-//! (the task graph of a timed run and the parallelism it allows), [`crt`] (exact values from residues
-//! modulo a fixed sequence of primes), [`estimate`] (the cost of a count before it runs) and [`files`] (files written whole or not at all).
+//! The counting API is at the root: the counts ([`count`], [`count_mod`], [`distribution`],
+//! [`support`]), a checked counting run ([`Counting`], [`count_report`] and its kin, steered by
+//! [`Options`]), the game itself ([`grundy`], [`tree_size`]) and the kernel sets. Six modules hold
+//! the rest, each small: [`oracles`] (the brute-force counts that check the engines), [`claims`]
+//! (checking another program's residues), [`moves`] (naming the moves themselves), [`draw`]
+//! (pictures of small trees), [`crt`] (exact values from residues modulo a fixed sequence of
+//! primes) and [`estimate`] (the cost of a count before it runs). The `fibtree` command line is
+//! built on this API, with the default feature `cli`; without it the library builds alone
+//! (`cargo build --lib --no-default-features`).
 
 #![warn(missing_docs)]
 #![deny(unsafe_code)]
 
 mod arch;
-pub mod bench;
+#[cfg(feature = "cli")]
+mod bench;
 mod budget;
 mod checkpoint;
 pub mod claims;
@@ -36,40 +40,44 @@ pub mod cli;
 pub mod crt;
 mod dist;
 pub mod draw;
+#[cfg_attr(not(feature = "cli"), allow(dead_code))] // some items serve only the command line
 mod engines;
 mod error;
 pub mod estimate;
-pub mod files;
+#[cfg_attr(not(feature = "cli"), allow(dead_code))] // some items serve only the command line
+mod files;
 mod game;
-pub mod graph;
+#[cfg_attr(not(feature = "cli"), allow(dead_code))] // some items serve only the command line
+mod graph;
 mod hooks;
 #[doc(hidden)]
 pub mod kernels;
-pub mod ladder;
+#[cfg(feature = "cli")]
+mod ladder;
 pub mod moves;
 mod numbers;
 pub mod oracles;
+#[cfg_attr(not(feature = "cli"), allow(dead_code))] // some items serve only the command line
 mod plan;
+#[cfg_attr(not(feature = "cli"), allow(dead_code))] // some items serve only the command line
 mod report;
+#[cfg_attr(not(feature = "cli"), allow(dead_code))] // some items serve only the command line
 mod rng;
 mod targets;
 
 pub use arch::select::{KERNEL_VAR, Kernel, kernel};
-pub use budget::available_memory;
+use budget::available_memory;
 pub use checkpoint::Checkpoint;
 pub use dist::{distribution_mod, distribution_with};
 pub use engines::Engine;
 pub use engines::modular::MODULUS_LIMIT;
-pub use error::{Error, Param, Result, human_bytes};
-pub use files::AtomicFile;
+pub use error::{Error, Param, Result};
 pub use game::{MAX_N, grundy, tree_size};
 pub use hooks::{Hooks, NoticeFn, ProgressFn};
-pub use numbers::{NotWhole, decimal_digits, parse_modulus, parse_number, parse_whole};
 pub use report::{
-    Counting, LAST18, ModReport, Options, P998244353, Projection, Report, check_table_floor, count_mod_report,
-    count_report, count_reports, for_each_report,
+    Counting, LAST18, ModReport, Options, P998244353, Projection, Report, count_mod_report, count_report,
+    count_reports, for_each_report,
 };
-pub use rng::{SplitMix64, clock_seed};
 
 use num_bigint::BigUint;
 
@@ -81,6 +89,14 @@ use num_bigint::BigUint;
 /// # Errors
 /// [`Error::InvalidArgument`] for n above [`MAX_N`]; [`Error::OutOfMemory`] when the run would
 /// need more memory than is available.
+///
+/// # Examples
+///
+/// ```
+/// assert_eq!(fibtree::count(10, 0)?.to_string(), "17"); // f(10): the winning first moves of T(10)
+/// assert_eq!(fibtree::count(10, 26)?.to_string(), "4"); // the moves that leave the value 26
+/// # Ok::<(), fibtree::Error>(())
+/// ```
 pub fn count(n: u64, g: u64) -> Result<BigUint> {
     let guard = budget::Guard::new(budget::Run::Exact { values: 1 }, available_memory());
     guard.floor(n, g)?;
@@ -101,6 +117,14 @@ pub fn count(n: u64, g: u64) -> Result<BigUint> {
 /// # Errors
 /// [`Error::InvalidArgument`] for m outside 2..2^63 or n above [`MAX_N`]; [`Error::OutOfMemory`]
 /// when the arrays or the plan would not fit in the available memory.
+///
+/// # Examples
+///
+/// ```
+/// assert_eq!(fibtree::count_mod(300, 0, 998_244_353)?, 110_881_951);
+/// assert_eq!(fibtree::count_mod(10, 0, 7)?, 17 % 7);
+/// # Ok::<(), fibtree::Error>(())
+/// ```
 pub fn count_mod(n: u64, g: u64, m: u64) -> Result<u64> {
     Ok(crt::residues(n, g, &[m], available_memory(), Hooks::default())?[0])
 }
@@ -112,6 +136,17 @@ pub fn count_mod(n: u64, g: u64, m: u64) -> Result<u64> {
 ///
 /// # Errors
 /// As [`count`].
+///
+/// # Examples
+///
+/// ```
+/// let dist = fibtree::distribution(10)?;
+/// assert_eq!((dist.len(), dist[0].0, dist[0].1.to_string()), (17, 0, "17".to_string()));
+/// // each of the 142 moves of T(10) leaves one value
+/// let moves: num_bigint::BigUint = dist.iter().map(|(_, c)| c).sum();
+/// assert_eq!(moves, fibtree::tree_size(10) - 1u32);
+/// # Ok::<(), fibtree::Error>(())
+/// ```
 pub fn distribution(n: u64) -> Result<Vec<(u64, BigUint)>> {
     distribution_with(n, &Options::default())
 }
@@ -123,6 +158,14 @@ pub fn distribution(n: u64) -> Result<Vec<(u64, BigUint)>> {
 ///
 /// # Errors
 /// [`Error::InvalidArgument`] for n above [`MAX_N`].
+///
+/// # Examples
+///
+/// ```
+/// assert_eq!(fibtree::support(10)?, [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 15, 18, 26]);
+/// assert!(fibtree::support(0)?.is_empty()); // T(0) has no move
+/// # Ok::<(), fibtree::Error>(())
+/// ```
 pub fn support(n: u64) -> Result<Vec<u64>> {
     Ok(plan::support(n, Hooks::default())?.iter().collect())
 }

@@ -9,6 +9,16 @@
 //!
 //! The counts of every layer would take gigabytes at n = 10000, so [`Counts`] keeps only the two
 //! layers before each block of about sqrt(n) layers, and recomputes a block when a walk enters it.
+//!
+//! ```
+//! use fibtree::moves::{Counts, nth, rank, value_after};
+//! let (n, g) = (10, 0);
+//! let mut counts = Counts::new(n, g, fibtree::Hooks::default(), u64::MAX)?;
+//! let first = nth(&mut counts, n, g, &0u32.into())?; // the first winning move, in preorder
+//! assert_eq!((first.as_str(), value_after(n, &first)?), ("LLLLLLLL", g));
+//! assert_eq!(rank(&mut counts, n, g, &first)?, 0u32.into());
+//! # Ok::<(), fibtree::Error>(())
+//! ```
 
 use num_bigint::BigUint;
 

@@ -4,7 +4,7 @@ use std::str::FromStr;
 
 /// Why [`parse_whole`] refused a text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum NotWhole {
+pub(crate) enum NotWhole {
     /// Empty, or a character other than the digits 0-9 (no sign, no spaces, no separators).
     NotDigits,
     /// Digits only, but too large for the type.
@@ -17,7 +17,7 @@ pub enum NotWhole {
 /// # Errors
 /// [`NotWhole::NotDigits`] for an empty text or any other character; [`NotWhole::TooLarge`] for
 /// digits that do not fit.
-pub fn parse_whole<T: FromStr>(s: &str) -> Result<T, NotWhole> {
+pub(crate) fn parse_whole<T: FromStr>(s: &str) -> Result<T, NotWhole> {
     if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
         return Err(NotWhole::NotDigits);
     }
@@ -29,7 +29,7 @@ pub fn parse_whole<T: FromStr>(s: &str) -> Result<T, NotWhole> {
 ///
 /// # Errors
 /// A message saying what was expected.
-pub fn parse_number(s: &str) -> Result<u128, String> {
+pub(crate) fn parse_number(s: &str) -> Result<u128, String> {
     let too_big = || format!("'{s}' does not fit in 128 bits");
     let digits = |t: &str| -> Result<u128, String> {
         parse_whole(t).map_err(|e| match e {
@@ -52,7 +52,7 @@ pub fn parse_number(s: &str) -> Result<u128, String> {
 ///
 /// # Errors
 /// A message saying what was expected.
-pub fn parse_modulus(s: &str) -> Result<u128, String> {
+pub(crate) fn parse_modulus(s: &str) -> Result<u128, String> {
     match parse_number(s) {
         Ok(m) if m >= 2 => Ok(m),
         Ok(m) => Err(format!("expected a modulus of at least 2, got {m}")),
@@ -61,7 +61,7 @@ pub fn parse_modulus(s: &str) -> Result<u128, String> {
 }
 
 /// The number of decimal digits of `v` (1 for 0). Cost O(digits^2 / 64).
-pub fn decimal_digits(v: &num_bigint::BigUint) -> usize {
+pub(crate) fn decimal_digits(v: &num_bigint::BigUint) -> usize {
     v.to_str_radix(10).len()
 }
 

@@ -16,12 +16,36 @@ use crate::plan::{self, Plan};
 use crate::targets::Targets;
 
 /// 10^18: the modulus of the "last 18 digits" projection.
+///
+/// # Examples
+///
+/// ```
+/// let report = fibtree::count_report(300, 0, &fibtree::Options::default())?;
+/// assert_eq!(report.projection(fibtree::LAST18).unwrap().residue, 799_101_863_880_973_663);
+/// # Ok::<(), fibtree::Error>(())
+/// ```
 pub const LAST18: u64 = 1_000_000_000_000_000_000;
 /// The prime modulus the contest problem asks for.
+///
+/// # Examples
+///
+/// ```
+/// assert_eq!(fibtree::count_mod(300, 0, fibtree::P998244353)?, 110_881_951);
+/// # Ok::<(), fibtree::Error>(())
+/// ```
 pub const P998244353: u64 = 998_244_353;
 
 /// One projection of the exact value: its residue modulo `modulus`, and the residue an independent
 /// modular computation found.
+///
+/// # Examples
+///
+/// ```
+/// let report = fibtree::count_report(300, 0, &fibtree::Options::default())?;
+/// let p = report.projection(fibtree::P998244353).unwrap();
+/// assert_eq!((p.residue, p.independent, p.agrees()), (110_881_951, 110_881_951, true));
+/// # Ok::<(), fibtree::Error>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Projection {
     /// The modulus, 2 <= modulus < 2^63.
@@ -40,6 +64,16 @@ impl Projection {
 }
 
 /// How a counting run goes beyond the two default projections.
+///
+/// # Examples
+///
+/// ```
+/// let options = fibtree::Options { moduli: vec![7], memory_limit: Some(1 << 30), ..Default::default() };
+/// assert_eq!(options.limit(), 1 << 30);
+/// let report = fibtree::count_report(10, 0, &options)?;
+/// assert_eq!(report.projection(7).unwrap().residue, 17 % 7);
+/// # Ok::<(), fibtree::Error>(())
+/// ```
 #[derive(Clone, Debug, Default)]
 pub struct Options<'a> {
     /// Further moduli to project onto and check (each 2 <= m < 2^63).
@@ -70,6 +104,17 @@ impl Options<'_> {
 }
 
 /// The exact c(n, g) with its projections and checks.
+///
+/// # Examples
+///
+/// ```
+/// let report = fibtree::count_report(10, 0, &fibtree::Options::default())?;
+/// assert!(report.ok());
+/// assert_eq!((report.value.to_string(), report.digits()), ("17".to_string(), 2));
+/// assert_eq!(report.projections.len(), 2); // mod 10^18 and mod 998244353
+/// assert_eq!(report.double_check, None); // not asked for
+/// # Ok::<(), fibtree::Error>(())
+/// ```
 #[derive(Clone, Debug)]
 pub struct Report {
     /// The tree T(n).
@@ -114,6 +159,16 @@ impl Report {
 /// [`Error::InvalidArgument`] for n too large, a modulus outside 2..2^63 or a checkpoint that cannot
 /// be used; [`Error::OutOfMemory`] when the estimate exceeds the memory limit;
 /// [`Error::Interrupted`] when cancelled; [`Error::Io`] when a checkpoint cannot be saved.
+///
+/// # Examples
+///
+/// ```
+/// let options = fibtree::Options { moduli: vec![1_000_000_007], double_check: true, ..Default::default() };
+/// let report = fibtree::count_report(300, 0, &options)?;
+/// assert!(report.ok() && report.double_check == Some(true));
+/// assert_eq!(report.projections.len(), 3);
+/// # Ok::<(), fibtree::Error>(())
+/// ```
 pub fn count_report(n: u64, g: u64, options: &Options) -> Result<Report> {
     Ok(count_reports(&[(n, g)], options)?.remove(0))
 }
@@ -125,6 +180,15 @@ pub fn count_report(n: u64, g: u64, options: &Options) -> Result<Report> {
 ///
 /// # Errors
 /// As [`count_report`].
+///
+/// # Examples
+///
+/// ```
+/// let reports = fibtree::count_reports(&[(10, 0), (10, 26)], &fibtree::Options::default())?;
+/// let values: Vec<String> = reports.iter().map(|r| r.value.to_string()).collect();
+/// assert_eq!(values, ["17", "4"]);
+/// # Ok::<(), fibtree::Error>(())
+/// ```
 pub fn count_reports(targets: &[(u64, u64)], options: &Options) -> Result<Vec<Report>> {
     let mut reports: Vec<Option<Report>> = vec![None; targets.len()];
     for_each_report(targets, options, |t, report| {
@@ -144,6 +208,18 @@ pub fn count_reports(targets: &[(u64, u64)], options: &Options) -> Result<Vec<Re
 ///
 /// # Errors
 /// As [`count_report`], and whatever `sink` returns.
+///
+/// # Examples
+///
+/// ```
+/// let mut seen = Vec::new();
+/// fibtree::for_each_report(&[(300, 0), (10, 0)], &fibtree::Options::default(), |index, report| {
+///     seen.push((index, report.n));
+///     Ok(())
+/// })?;
+/// assert_eq!(seen, [(1, 10), (0, 300)]); // in order of n
+/// # Ok::<(), fibtree::Error>(())
+/// ```
 pub fn for_each_report(
     targets: &[(u64, u64)],
     options: &Options,
@@ -154,6 +230,19 @@ pub fn for_each_report(
 
 /// A counting run that is planned and fits in memory, ready to run: what [`for_each_report`] does in
 /// two steps, so that a caller can refuse a run (or print its estimate) before it writes anything.
+///
+/// # Examples
+///
+/// ```
+/// let (targets, options) = ([(300, 0)], fibtree::Options::default());
+/// let counting = fibtree::Counting::new(&targets, &options)?;
+/// assert!(counting.memory_estimate_bytes() > 0); // known before the engines run
+/// counting.for_each(|_, report| {
+///     assert_eq!(report.projection(fibtree::P998244353).unwrap().residue, 110_881_951);
+///     Ok(())
+/// })?;
+/// # Ok::<(), fibtree::Error>(())
+/// ```
 pub struct Counting<'a> {
     targets: &'a [(u64, u64)],
     /// The indices of the targets known to count 0 ([`crate::plan::known_zero`]): no plan for them.
@@ -359,6 +448,15 @@ fn self_checked(mut reports: Vec<Report>, targets: &Targets, options: &Options) 
 }
 
 /// The residues of c(n, g) alone, by the modular engine: what `count --mod-only` prints.
+///
+/// # Examples
+///
+/// ```
+/// use fibtree::{LAST18, P998244353};
+/// let report = fibtree::count_mod_report(300, 0, &fibtree::Options::default())?;
+/// assert_eq!(report.residues, [(LAST18, 799_101_863_880_973_663), (P998244353, 110_881_951)]);
+/// # Ok::<(), fibtree::Error>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ModReport {
     /// The tree T(n).
@@ -383,6 +481,15 @@ pub struct ModReport {
 ///
 /// # Errors
 /// As [`count_report`].
+///
+/// # Examples
+///
+/// ```
+/// let options = fibtree::Options { moduli: vec![7], ..Default::default() };
+/// let report = fibtree::count_mod_report(10, 0, &options)?;
+/// assert_eq!(report.residues.last(), Some(&(7, 17 % 7)));
+/// # Ok::<(), fibtree::Error>(())
+/// ```
 pub fn count_mod_report(n: u64, g: u64, options: &Options) -> Result<ModReport> {
     let moduli = moduli_of(options)?;
     let limit = options.limit();

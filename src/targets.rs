@@ -41,15 +41,7 @@ impl Targets {
         &self.sorted[from..to]
     }
 
-    /// The layers that hold targets, from the bottom, each with its targets in ascending g. Cost
-    /// O(t) for the whole walk.
-    #[allow(dead_code)]
-    pub(crate) fn by_layer(&self) -> impl Iterator<Item = (u64, &[(u64, u64)])> {
-        self.sorted.chunk_by(|a, b| a.0 == b.0).map(|run| (run[0].0, run))
-    }
-
     /// The index of `target`, if it is one. Cost O(log t).
-    #[allow(dead_code)]
     pub(crate) fn index_of(&self, target: (u64, u64)) -> Option<usize> {
         self.sorted.binary_search(&target).ok()
     }
@@ -68,18 +60,16 @@ mod tests {
     use super::*;
 
     #[test]
-    fn sorted_without_repeats_and_grouped_by_layer() {
+    fn sorted_without_repeats_and_found_by_layer() {
         let t = Targets::new(&[(7, 3), (2, 0), (7, 1), (7, 3), (40, 9)]);
         assert_eq!(&t[..], &[(2, 0), (7, 1), (7, 3), (40, 9)]);
         assert_eq!(t.top(), 40);
         assert_eq!(t.g_range(), (0, 9));
         assert_eq!(t.at_layer(7), &[(7, 1), (7, 3)]);
         assert!(t.at_layer(8).is_empty());
-        let layers: Vec<(u64, usize)> = t.by_layer().map(|(k, ts)| (k, ts.len())).collect();
-        assert_eq!(layers, vec![(2, 1), (7, 2), (40, 1)]);
         assert_eq!(t.index_of((7, 3)), Some(2));
         assert_eq!(t.index_of((7, 2)), None);
         let none = Targets::new(&[]);
-        assert_eq!((none.top(), none.g_range(), none.by_layer().count()), (0, (0, 0), 0));
+        assert_eq!((none.top(), none.g_range(), none.at_layer(0).len()), (0, (0, 0), 0));
     }
 }

@@ -13,10 +13,25 @@ use super::Isa;
 use crate::error::{Error, Param, Result};
 
 /// The environment variable that forces a kernel set.
+///
+/// # Examples
+///
+/// ```
+/// assert_eq!(fibtree::KERNEL_VAR, "FIBTREE_ISA");
+/// ```
 pub const KERNEL_VAR: &str = "FIBTREE_ISA";
 
 /// A set of vector kernels fibtree can run, from the narrowest: each CPU that runs one runs the
 /// ones before it.
+///
+/// # Examples
+///
+/// ```
+/// use fibtree::Kernel;
+/// assert_eq!(Kernel::available()[0], Kernel::Baseline); // every CPU runs the baseline
+/// assert_eq!(Kernel::Avx2.name(), "avx2");
+/// assert!(Kernel::ALL.iter().all(|k| k.to_string() == k.name()));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[non_exhaustive]
 pub enum Kernel {
@@ -100,6 +115,15 @@ impl Isa {
 /// # Errors
 /// [`Error::InvalidArgument`] naming [`Param::Isa`] for a value that is not a kernel set, or one
 /// this CPU lacks (e.g. `avx512` on a CPU with AVX2 only).
+///
+/// # Examples
+///
+/// ```
+/// // a set this CPU has (with `FIBTREE_ISA` unset or valid: else the error)
+/// let chosen = fibtree::kernel()?;
+/// assert!(fibtree::Kernel::available().contains(&chosen));
+/// # Ok::<(), fibtree::Error>(())
+/// ```
 pub fn kernel() -> Result<Kernel> {
     static CHOSEN: OnceLock<Result<Kernel, String>> = OnceLock::new();
     CHOSEN

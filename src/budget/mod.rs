@@ -26,7 +26,7 @@ const PLAN_PER_LAYER: u64 = 4 + std::mem::size_of::<crate::plan::LayerSet>() as 
 
 /// The memory available to a run: `MemAvailable` from `/proc/meminfo`, or `u64::MAX` where that
 /// cannot be read. Cost: one read of a small file.
-pub fn available_memory() -> u64 {
+pub(crate) fn available_memory() -> u64 {
     std::fs::read_to_string("/proc/meminfo")
         .ok()
         .and_then(|s| {

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use crate::NotWhole;
+use crate::numbers::NotWhole;
 use clap::{Args, Parser, Subcommand};
 
 /// The environment variables fibtree reads, with what they do: listed by `--help` after its options
@@ -139,7 +139,7 @@ pub(super) struct RunArgs {
 impl RunArgs {
     /// The memory limit of the run: `--max-memory`, or what the machine has available.
     pub(super) fn memory_limit(&self) -> u64 {
-        self.max_memory.unwrap_or_else(crate::available_memory)
+        self.max_memory.unwrap_or_else(crate::budget::available_memory)
     }
 }
 
@@ -449,7 +449,7 @@ pub(super) struct TableArgs {
 
 /// A whole number in 0..2^64, in decimal digits only.
 fn parse_whole(s: &str) -> Result<u64, String> {
-    crate::parse_whole(s).map_err(|e| match e {
+    crate::numbers::parse_whole(s).map_err(|e| match e {
         NotWhole::NotDigits => "expected a whole number (decimal digits only)".into(),
         NotWhole::TooLarge => "expected a whole number below 2^64".into(),
     })
@@ -457,7 +457,7 @@ fn parse_whole(s: &str) -> Result<u64, String> {
 
 /// A modulus for the modular engine, 2 <= M < 2^63, written as digits, `A^B` or `AeB`.
 fn parse_modulus(s: &str) -> Result<u64, String> {
-    crate::parse_number(s)
+    crate::numbers::parse_number(s)
         .ok()
         .and_then(|m| u64::try_from(m).ok())
         .filter(|m| (2..crate::MODULUS_LIMIT).contains(m))
@@ -466,12 +466,12 @@ fn parse_modulus(s: &str) -> Result<u64, String> {
 
 /// A modulus from 2 to 2^128 - 1, written as digits, `A^B` or `AeB`.
 fn parse_wide_modulus(s: &str) -> Result<u128, String> {
-    crate::parse_modulus(s)
+    crate::numbers::parse_modulus(s)
 }
 
 /// A claimed residue: decimal digits, below 2^128.
 fn parse_answer(s: &str) -> Result<u128, String> {
-    crate::parse_whole(s).map_err(|e| match e {
+    crate::numbers::parse_whole(s).map_err(|e| match e {
         NotWhole::NotDigits => "expected a whole number (decimal digits only)".into(),
         NotWhole::TooLarge => "expected a number below 2^128".into(),
     })

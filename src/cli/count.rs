@@ -5,7 +5,8 @@ use std::io::Write;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use crate::{Checkpoint, Counting, Error, LAST18, ModReport, Options, P998244353, Report, human_bytes};
+use crate::error::human_bytes;
+use crate::{Checkpoint, Counting, Error, LAST18, ModReport, Options, P998244353, Report};
 use serde::Serialize;
 
 use super::args::CountArgs;

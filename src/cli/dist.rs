@@ -77,7 +77,7 @@ pub(super) fn dist(args: DistArgs) -> anyhow::Result<ExitCode> {
     let what = match args.modulus {
         Some(m) => format!("sum over g of c({n}, g) mod {m} = {sum}; the moves of T({n}) mod {m} = {moves}"),
         None if sum_ok => {
-            let digits = crate::decimal_digits(&moves);
+            let digits = crate::numbers::decimal_digits(&moves);
             let digits = if digits == 1 { "1 digit".to_string() } else { format!("{digits} digits") };
             format!("sum over g of c({n}, g) = the number of moves of T({n}) ({digits})")
         }

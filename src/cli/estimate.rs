@@ -3,8 +3,8 @@
 use std::io::Write;
 use std::process::ExitCode;
 
+use crate::error::human_bytes;
 use crate::estimate::{self, Census, Estimate};
-use crate::human_bytes;
 use serde::Serialize;
 
 use super::args::EstimateArgs;
@@ -100,7 +100,7 @@ impl EstimateOut {
             digits_at_most: e.digits_at_most,
             exact: Exact {
                 cpu_seconds: ms(e.exact_cpu_seconds),
-                fits_here: e.exact_bytes <= crate::available_memory(),
+                fits_here: e.exact_bytes <= crate::budget::available_memory(),
                 limb_additions: e.limb_additions.to_string(),
                 memory_bytes: e.exact_bytes,
                 seconds: ms(e.exact_seconds()),

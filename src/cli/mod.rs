@@ -5,6 +5,9 @@
 //! Library errors name a parameter ([`crate::Param`]); here they become the flag or argument the
 //! user wrote ([`flag`]), and every refusal ends the process with status 2.
 
+// A hidden module, read with `--document-private-items`: its docs link to its private parts.
+#![allow(rustdoc::private_intra_doc_links)]
+
 mod args;
 mod bench;
 mod combine;
@@ -28,7 +31,8 @@ use std::ffi::OsString;
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
-use crate::{Error, Param, human_bytes};
+use crate::error::human_bytes;
+use crate::{Error, Param};
 use clap::{CommandFactory, Parser};
 
 use args::{Cli, Command};

@@ -3,8 +3,8 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use crate::SplitMix64;
 use crate::moves::{Counts, check_floor, list, nth, rank as rank_of, value_after, value_after_with};
+use crate::rng::SplitMix64;
 use num_bigint::BigUint;
 use serde::Serialize;
 
@@ -43,7 +43,7 @@ impl Outcome for Moves {
 /// An index written in decimal digits, of any length.
 fn parse_index(s: &str) -> anyhow::Result<BigUint> {
     // digits of any length fit a big integer: not being digits is the only refusal
-    crate::parse_whole(s)
+    crate::numbers::parse_whole(s)
         .map_err(|_| usage("--nth", format!("expected a whole number (decimal digits only), got '{s}'")))
 }
 
@@ -61,7 +61,7 @@ pub(super) fn moves(args: MovesArgs) -> anyhow::Result<ExitCode> {
     let (n, g) = (args.n, args.g);
     let mut session = Session::new(args.run.output.output.as_deref(), args.run.threads, !args.json)?;
     let memory_limit = args.run.memory_limit();
-    let seed = args.seed.unwrap_or_else(crate::clock_seed);
+    let seed = args.seed.unwrap_or_else(crate::rng::clock_seed);
     let limit = args.limit;
     let moves = session.compute(|hooks, _| {
         let mut counts = Counts::new(n, g, hooks, memory_limit)?;

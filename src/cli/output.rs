@@ -10,7 +10,7 @@ use std::io::Write;
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::{Path, PathBuf};
 
-use crate::AtomicFile;
+use crate::files::AtomicFile;
 use crate::files::{folder_of, probe_folder, resolve_links};
 
 use super::usage;

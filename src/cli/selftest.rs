@@ -9,7 +9,7 @@ use crate::Hooks;
 use super::session::Session;
 
 pub(super) fn self_test(seed: Option<u64>) -> anyhow::Result<ExitCode> {
-    let seed = seed.unwrap_or_else(crate::clock_seed);
+    let seed = seed.unwrap_or_else(crate::rng::clock_seed);
     let mut session = Session::new(None, None, false)?;
     writeln!(session.out(), "seed {seed:#x}")?;
     writeln!(session.out(), "kernel {}", super::kernel_line()?)?;

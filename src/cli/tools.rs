@@ -4,7 +4,7 @@ use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
 
-use crate::AtomicFile;
+use crate::files::AtomicFile;
 use crate::oracles::{MAX_EXPLICIT_K, MAX_FIRST_PRINCIPLES_K, explicit_tree_counts, first_principles_counts};
 use anyhow::Context;
 use clap::{CommandFactory, Parser};

@@ -25,6 +25,18 @@ use crate::targets::Targets;
 pub(crate) use reference::{limbs, to_biguint, to_words};
 
 /// Which exact engine runs the recurrence.
+///
+/// # Examples
+///
+/// ```
+/// use fibtree::{Engine, Options};
+/// for engine in [Engine::Blocked, Engine::Reference, Engine::Crt] {
+///     let report = fibtree::count_report(300, 0, &Options { engine, ..Default::default() })?;
+///     assert_eq!(report.value, fibtree::count(300, 0)?, "{engine:?}");
+/// }
+/// assert_eq!((Engine::default(), Engine::Blocked.other()), (Engine::Blocked, Engine::Crt));
+/// # Ok::<(), fibtree::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Engine {
     /// The fast engine: blocks of layers computed one lane chunk at a time, in cache, with delayed

@@ -36,7 +36,7 @@ impl Ord for At {
 /// indices) takes on `workers` identical workers (0 is taken as 1), by event simulation.
 ///
 /// Cost O((tasks + dependencies) log tasks) time, O(tasks + dependencies) memory.
-pub fn makespan(tasks: &[Task], workers: usize) -> f64 {
+pub(crate) fn makespan(tasks: &[Task], workers: usize) -> f64 {
     let workers = workers.max(1);
     let mut waiting: Vec<usize> = Vec::with_capacity(tasks.len());
     let mut followers: Vec<Vec<usize>> = vec![Vec::new(); tasks.len()];

@@ -7,33 +7,15 @@
 //! for; and the time the run spent on one thread outside the graph (setting up, converting the
 //! values to big integers). Thread CPU time, not wall time: on more threads than cores a task's wall
 //! time counts the time its thread waited for a core.
-//!
-//! ```
-//! use fibtree::graph::{Task, TaskGraph, TaskKind};
-//! // a describe task, then two passes that follow it: work 4, span 3
-//! let task = |kind, chunk, seconds, deps: Vec<usize>| Task { kind, block: 0, chunk, seconds, deps };
-//! let graph = TaskGraph::new(
-//!     vec![
-//!         task(TaskKind::Describe, 0, 1.0, vec![]),
-//!         task(TaskKind::Pass, 0, 2.0, vec![0]),
-//!         task(TaskKind::Pass, 1, 1.0, vec![0]),
-//!     ],
-//!     0.5,
-//! );
-//! assert_eq!((graph.work(), graph.span(), graph.parallelism()), (4.0, 3.0, 4.0 / 3.0));
-//! assert_eq!(graph.predicted_seconds(1), 4.5); // the work and the serial part
-//! assert_eq!(graph.predicted_seconds(2), 3.5);
-//! assert_eq!(graph.summary().predicted_speedup(2), Some(4.5 / 3.5));
-//! ```
 
-pub mod greedy;
-pub mod span;
+pub(crate) mod greedy;
+pub(crate) mod span;
 
 use std::sync::Mutex;
 
 /// What a task does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum TaskKind {
+pub(crate) enum TaskKind {
     /// D(b): a block's non-zero states, layer after layer.
     Describe,
     /// S(b, q): where the states of the q-th group of layers of block b read from.
@@ -44,35 +26,37 @@ pub enum TaskKind {
 
 /// One task of a recorded graph.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Task {
+pub(crate) struct Task {
     /// What it does.
-    pub kind: TaskKind,
+    pub(crate) kind: TaskKind,
     /// Its block, counted from the run's first.
-    pub block: usize,
+    pub(crate) block: usize,
     /// Its lane chunk for a pass, its group of layers for a source task, 0 for a description.
-    pub chunk: usize,
+    pub(crate) chunk: usize,
     /// Its thread CPU time in seconds.
-    pub seconds: f64,
-    /// The ids (indices in [`TaskGraph::tasks`]) of the tasks it waits for, all below its own.
-    pub deps: Vec<usize>,
+    pub(crate) seconds: f64,
+    /// The ids (indices in the graph's tasks) of the tasks it waits for, all below its own.
+    pub(crate) deps: Vec<usize>,
 }
 
 /// A recorded graph of tasks, in an order where every task comes after those it waits for, and the
 /// seconds of the run's work outside it, done on one thread.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct TaskGraph {
+pub(crate) struct TaskGraph {
+    /// The tasks, every one after those it waits for.
     tasks: Vec<Task>,
+    /// The seconds of the run's work outside the graph, on one thread.
     serial_seconds: f64,
 }
 
 /// The worker counts a prediction is made for: 1, 2, 4, ..., 128.
-pub const PREDICTED_THREADS: [usize; 8] = [1, 2, 4, 8, 16, 32, 64, 128];
+pub(crate) const PREDICTED_THREADS: [usize; 8] = [1, 2, 4, 8, 16, 32, 64, 128];
 
 impl TaskGraph {
     /// The graph of `tasks` and the `serial_seconds` outside it. A dependency that is not below its
     /// task's id is dropped (it could not have been waited for in that order), as is a negative or
     /// non-finite time (taken as 0). Cost O(tasks + dependencies).
-    pub fn new(mut tasks: Vec<Task>, serial_seconds: f64) -> TaskGraph {
+    pub(crate) fn new(mut tasks: Vec<Task>, serial_seconds: f64) -> TaskGraph {
         for (id, task) in tasks.iter_mut().enumerate() {
             task.deps.retain(|&d| d < id);
             task.seconds = clean(task.seconds);
@@ -80,35 +64,19 @@ impl TaskGraph {
         TaskGraph { tasks, serial_seconds: clean(serial_seconds) }
     }
 
-    /// The tasks, every one after those it waits for.
-    pub fn tasks(&self) -> &[Task] {
-        &self.tasks
-    }
-
-    /// The seconds of the run's work outside the graph, on one thread.
-    pub fn serial_seconds(&self) -> f64 {
-        self.serial_seconds
-    }
-
     /// The sum of the tasks' seconds. Cost O(tasks).
-    pub fn work(&self) -> f64 {
+    pub(crate) fn work(&self) -> f64 {
         self.tasks.iter().map(|t| t.seconds).sum()
     }
 
     /// The seconds of the longest chain of tasks ([`span::span`]). Cost O(tasks + dependencies).
-    pub fn span(&self) -> f64 {
+    pub(crate) fn span(&self) -> f64 {
         span::span(&self.tasks)
-    }
-
-    /// Work / span: the speedup no number of workers can beat (1 for an empty graph).
-    /// Cost O(tasks + dependencies).
-    pub fn parallelism(&self) -> f64 {
-        ratio(self.work(), self.span())
     }
 
     /// The figures of the graph: work, span, parallelism, the serial part and the predicted time on
     /// each of [`PREDICTED_THREADS`] workers. Cost: 8 schedules, O((tasks + dependencies) log tasks).
-    pub fn summary(&self) -> Summary {
+    pub(crate) fn summary(&self) -> Summary {
         let predicted = PREDICTED_THREADS.iter().map(|&p| (p, self.predicted_seconds(p))).collect();
         let (work, span) = (self.work(), self.span());
         Summary {
@@ -123,37 +91,37 @@ impl TaskGraph {
 
     /// The seconds a greedy list scheduler ([`greedy::makespan`]) takes on `workers` workers
     /// (at least 1), plus the serial part. Cost O((tasks + dependencies) log tasks).
-    pub fn predicted_seconds(&self, workers: usize) -> f64 {
+    pub(crate) fn predicted_seconds(&self, workers: usize) -> f64 {
         greedy::makespan(&self.tasks, workers) + self.serial_seconds
     }
 }
 
 /// What a recorded graph says about parallelism ([`TaskGraph::summary`]), in seconds.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct Summary {
+pub(crate) struct Summary {
     /// The graph's tasks.
-    pub tasks: usize,
+    pub(crate) tasks: usize,
     /// The sum of the tasks' times.
-    pub work: f64,
+    pub(crate) work: f64,
     /// The longest chain.
-    pub span: f64,
+    pub(crate) span: f64,
     /// Work / span.
-    pub parallelism: f64,
+    pub(crate) parallelism: f64,
     /// The time outside the graph, on one thread.
-    pub serial: f64,
+    pub(crate) serial: f64,
     /// `(P, seconds)`: the greedy scheduler's time on P workers plus the serial part, for each of
     /// [`PREDICTED_THREADS`].
-    pub predicted: Vec<(usize, f64)>,
+    pub(crate) predicted: Vec<(usize, f64)>,
 }
 
 impl Summary {
     /// The predicted seconds on `workers` workers, if predicted.
-    pub fn predicted_seconds(&self, workers: usize) -> Option<f64> {
+    pub(crate) fn predicted_seconds(&self, workers: usize) -> Option<f64> {
         self.predicted.iter().find(|&&(p, _)| p == workers).map(|&(_, s)| s)
     }
 
     /// The predicted speedup on `workers` workers: predicted seconds on 1 / on `workers`.
-    pub fn predicted_speedup(&self, workers: usize) -> Option<f64> {
+    pub(crate) fn predicted_speedup(&self, workers: usize) -> Option<f64> {
         let (one, p) = (self.predicted_seconds(1)?, self.predicted_seconds(workers)?);
         (p > 0.0).then(|| one / p)
     }
@@ -181,7 +149,7 @@ struct Raw {
 /// What a recording run fills in: the tasks as they finish, the passes of each block, and the
 /// serial time. Shared by the run's threads.
 #[derive(Debug, Default)]
-pub struct Recorder {
+pub(crate) struct Recorder {
     inner: Mutex<Recorded>,
 }
 
@@ -195,7 +163,7 @@ struct Recorded {
 
 impl Recorder {
     /// An empty recorder.
-    pub fn new() -> Recorder {
+    pub(crate) fn new() -> Recorder {
         Recorder::default()
     }
 
@@ -228,7 +196,7 @@ impl Recorder {
     /// out, and so are the dependencies on it.
     ///
     /// Cost O(tasks log tasks + dependencies); memory the graph.
-    pub fn take(&self) -> TaskGraph {
+    pub(crate) fn take(&self) -> TaskGraph {
         let Recorded { mut raw, passes, serial_seconds } = std::mem::take(&mut *self.lock());
         raw.sort_by_key(|r| (r.block, r.kind, r.chunk));
         let key = |r: &Raw| (r.block, r.kind, r.chunk);
@@ -273,6 +241,25 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_small_graph_by_hand() {
+        // a describe task, then two passes that follow it: work 4, span 3
+        let task = |kind, chunk, seconds, deps: Vec<usize>| Task { kind, block: 0, chunk, seconds, deps };
+        let graph = TaskGraph::new(
+            vec![
+                task(TaskKind::Describe, 0, 1.0, vec![]),
+                task(TaskKind::Pass, 0, 2.0, vec![0]),
+                task(TaskKind::Pass, 1, 1.0, vec![0]),
+            ],
+            0.5,
+        );
+        let summary = graph.summary();
+        assert_eq!((graph.work(), graph.span(), summary.parallelism), (4.0, 3.0, 4.0 / 3.0));
+        assert_eq!(graph.predicted_seconds(1), 4.5); // the work and the serial part
+        assert_eq!(graph.predicted_seconds(2), 3.5);
+        assert_eq!(summary.predicted_speedup(2), Some(4.5 / 3.5));
+    }
+
+    #[test]
     fn a_recording_becomes_the_engines_graph() {
         let r = Recorder::new();
         assert_eq!(r.blocks([1, 2, 2, 3]), 0);
@@ -289,8 +276,8 @@ mod tests {
         r.serial(0.25);
         let g = r.take();
         let key = |t: &Task| (t.kind, t.block, t.chunk);
-        let find = |kind, b, j| g.tasks().iter().position(|t| key(t) == (kind, b, j)).unwrap();
-        let deps = |kind, b, j| g.tasks()[find(kind, b, j)].deps.clone();
+        let find = |kind, b, j| g.tasks.iter().position(|t| key(t) == (kind, b, j)).unwrap();
+        let deps = |kind, b, j| g.tasks[find(kind, b, j)].deps.clone();
         use TaskKind::{Describe as D, Pass as P, Sources as S};
         assert_eq!(deps(D, 0, 0), Vec::<usize>::new());
         assert_eq!(deps(P, 0, 0), [find(D, 0, 0)]);
@@ -298,11 +285,11 @@ mod tests {
         assert_eq!(deps(P, 3, 2), [find(S, 3, 0), find(S, 3, 1), find(P, 2, 1)]);
         assert_eq!(deps(S, 3, 1), [find(D, 3, 0)]);
         assert_eq!(deps(D, 3, 0), [find(D, 2, 0), find(P, 0, 0)]);
-        assert_eq!(g.tasks().len(), 4 + 2 + 8);
+        assert_eq!(g.tasks.len(), 4 + 2 + 8);
         assert_eq!(g.work(), 4.0 * 0.5 + 0.25 + 8.0);
-        assert_eq!(g.serial_seconds(), 0.25);
+        assert_eq!(g.serial_seconds, 0.25);
         // every task after those it waits for
-        assert!(g.tasks().iter().enumerate().all(|(i, t)| t.deps.iter().all(|&d| d < i)));
+        assert!(g.tasks.iter().enumerate().all(|(i, t)| t.deps.iter().all(|&d| d < i)));
         // the recorder starts over
         assert_eq!(r.take(), TaskGraph::default());
     }
@@ -311,9 +298,9 @@ mod tests {
     fn bad_dependencies_and_times_are_dropped() {
         let task = |seconds, deps: Vec<usize>| Task { kind: TaskKind::Pass, block: 0, chunk: 0, seconds, deps };
         let g = TaskGraph::new(vec![task(f64::NAN, vec![0, 1]), task(-1.0, vec![0, 5]), task(2.0, vec![1])], -3.0);
-        assert_eq!(g.tasks()[0].deps, Vec::<usize>::new());
-        assert_eq!(g.tasks()[1].deps, [0]);
-        assert_eq!((g.work(), g.serial_seconds(), g.span()), (2.0, 0.0, 2.0));
-        assert_eq!(TaskGraph::default().parallelism(), 1.0);
+        assert_eq!(g.tasks[0].deps, Vec::<usize>::new());
+        assert_eq!(g.tasks[1].deps, [0]);
+        assert_eq!((g.work(), g.serial_seconds, g.span()), (2.0, 0.0, 2.0));
+        assert_eq!(TaskGraph::default().summary().parallelism, 1.0);
     }
 }

@@ -7,7 +7,7 @@ use super::Task;
 /// indices): the largest finish time when every task starts as soon as the tasks it waits for end.
 ///
 /// Cost O(tasks + dependencies) time, O(tasks) memory.
-pub fn span(tasks: &[Task]) -> f64 {
+pub(crate) fn span(tasks: &[Task]) -> f64 {
     let mut finish = vec![0.0f64; tasks.len()];
     for (i, task) in tasks.iter().enumerate() {
         let start = task.deps.iter().filter(|&&d| d < i).map(|&d| finish[d]).fold(0.0, f64::max);

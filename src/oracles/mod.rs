@@ -15,6 +15,14 @@
 //!
 //! Neither oracle reads anything from the engines or the plan: the tree, its moves and the values
 //! are rebuilt from the definitions of the game.
+//!
+//! ```
+//! use fibtree::oracles::{explicit_tree_counts, first_principles_counts};
+//! let counts = explicit_tree_counts(6)?; // c(6, g) for g = 0, 1, ...
+//! assert_eq!(counts, first_principles_counts(6)?);
+//! assert_eq!(counts[0].to_string(), fibtree::count(6, 0)?.to_string()); // f(6) = 3
+//! # Ok::<(), fibtree::Error>(())
+//! ```
 
 mod explicit_tree;
 mod first_principles;

@@ -173,7 +173,7 @@ fn numbers_and_sizes_out_of_their_range() {
     );
     // u64::MAX runs once asked for a vector of that many times (a capacity overflow panic); the
     // refusal names the range
-    let runs = format!("'_' for '--runs <R>': expected from 1 to {} runs", fibtree::bench::MAX_RUNS);
+    let runs = "'_' for '--runs <R>': expected from 1 to 1000 runs".to_string();
     refused_in_place(&[(&["bench", "--n", "100", "--runs", "_"], &runs)], &["0", "1001", "18446744073709551615"]);
     refused_in_place(
         &[(
@@ -289,7 +289,7 @@ fn the_memory_guard_refuses_before_any_work_with_the_whole_estimate() {
     }
     // N = 2^31 - 1 is accepted by the engines, but its plan alone (76 GiB for estimate's arrays,
     // some 90 GiB for a count, twice that for a table from 1) is refused on any machine with less
-    match fibtree::available_memory() {
+    match fibtree::Options::default().limit() {
         bytes if bytes < 64 << 30 => refused(&[
             (&["count", "2147483647"], "N: this run needs about"),
             (&["estimate", "2147483647"], "N: this run needs about"),

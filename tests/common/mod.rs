@@ -273,8 +273,12 @@ pub fn oracle_at(oracle: &[u64], g: u64) -> BigUint {
     BigUint::from(usize::try_from(g).ok().and_then(|i| oracle.get(i).copied()).unwrap_or(0))
 }
 
-/// The library's seeded generator serves the randomised tests too.
-pub use fibtree::SplitMix64;
+/// The library's seeded generator (not part of its API) serves the randomised tests too: its source
+/// is compiled in here, so that a seed draws the same cases in the tests as in the library.
+#[path = "../../src/rng.rs"]
+#[allow(dead_code)]
+mod rng;
+pub(crate) use rng::SplitMix64;
 
 /// Numbers in a range from a [`SplitMix64`].
 pub trait Range {

@@ -20,6 +20,16 @@ use crate::plan::Plan;
 use crate::targets::Targets;
 
 /// The largest modulus (exclusive) the modular engine accepts: sums of two residues fit in a `u64`.
+///
+/// # Examples
+///
+/// ```
+/// use fibtree::{Error, MODULUS_LIMIT, Param};
+/// assert_eq!(fibtree::count_mod(10, 0, MODULUS_LIMIT - 1)?, 17);
+/// let refused = fibtree::count_mod(10, 0, MODULUS_LIMIT);
+/// assert!(matches!(refused, Err(Error::InvalidArgument { param: Param::Modulus, .. })));
+/// # Ok::<(), fibtree::Error>(())
+/// ```
 pub const MODULUS_LIMIT: u64 = 1 << 63;
 
 /// The most memory the dense engine's arrays may take (three layers of W + 4 words, about, per
