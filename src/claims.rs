@@ -171,7 +171,7 @@ pub struct Refused {
 /// plan) and the runs that do.
 ///
 /// # Errors
-/// As [`crate::count_report`], except the refusals for memory, which are per claim.
+/// As [`Counting::new`], except the refusals for memory, which are per claim.
 pub fn check_claims(claims: &[Claim], options: &Options) -> Result<(Vec<Checked>, Vec<Refused>)> {
     let mut targets: Vec<(u64, u64)> = claims.iter().map(|c| (c.n, c.g)).collect();
     targets.sort_unstable();

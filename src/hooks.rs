@@ -18,7 +18,7 @@ use crate::graph::Recorder;
 ///     told.store(true, Ordering::Relaxed);
 /// };
 /// let options = fibtree::Options { hooks: fibtree::Hooks::default().progress_to(progress), ..Default::default() };
-/// fibtree::count_report(300, 0, &options)?;
+/// fibtree::Counting::new(&[(300, 0)], &options)?.reports()?;
 /// assert!(told.load(Ordering::Relaxed));
 /// # Ok::<(), fibtree::Error>(())
 /// ```
@@ -35,7 +35,7 @@ pub type ProgressFn<'a> = dyn Fn(&str, u64, u64) + Sync + 'a;
 /// let notice: &fibtree::NoticeFn = &|line| lines.lock().unwrap().push(line.to_string());
 /// let hooks = fibtree::Hooks::default().notices_to(notice);
 /// // a run without a checkpoint does nothing with files: nothing to tell
-/// fibtree::count_report(10, 0, &fibtree::Options { hooks, ..Default::default() })?;
+/// fibtree::Counting::new(&[(10, 0)], &fibtree::Options { hooks, ..Default::default() })?.reports()?;
 /// assert!(lines.lock().unwrap().is_empty());
 /// # Ok::<(), fibtree::Error>(())
 /// ```

@@ -2,8 +2,8 @@
 //!
 //! c(n, g) is the number of non-root nodes of the Fibonacci tree T(n) whose deletion (with its
 //! subtree) leaves a position of Grundy value g; c(n, 0) = f(n) counts the winning first moves.
-//! [`count`] gives it exactly, [`count_mod`] modulo any m < 2^63, and [`count_report`] gives it with
-//! its projections checked against an independent modular computation.
+//! [`count`] gives it exactly, [`count_mod`] modulo any m < 2^63, and a [`Counting`] run gives it
+//! with its projections checked against an independent modular computation.
 //!
 //! ```
 //! let f10 = fibtree::count(10, 0).unwrap();
@@ -16,8 +16,8 @@
 //! [`Error::InvalidArgument`] naming [`Param::Isa`], which every function that runs a kernel returns.
 //!
 //! The counting API is at the root: the counts ([`count`], [`count_mod`], [`distribution`],
-//! [`support`]), a checked counting run ([`Counting`], [`count_report`] and its kin, steered by
-//! [`Options`]), the game itself ([`grundy`], [`tree_size`]) and the kernel sets. Six modules hold
+//! [`support`]), a checked counting run ([`Counting`], steered by [`Options`], giving a [`Report`]
+//! for each target), the game itself ([`grundy`], [`tree_size`]) and the kernel sets. Six modules hold
 //! the rest, each small: [`oracles`] (the brute-force counts that check the engines), [`claims`]
 //! (checking another program's residues), [`moves`] (naming the moves themselves), [`draw`]
 //! (pictures of small trees), [`crt`] (exact values from residues modulo a fixed sequence of
@@ -68,16 +68,12 @@ mod targets;
 pub use arch::select::{KERNEL_VAR, Kernel, kernel};
 use budget::available_memory;
 pub use checkpoint::Checkpoint;
-pub use dist::{distribution_mod, distribution_with};
 pub use engines::Engine;
 pub use engines::modular::MODULUS_LIMIT;
 pub use error::{Error, Param, Result};
 pub use game::{MAX_N, grundy, tree_size};
 pub use hooks::{Hooks, NoticeFn, ProgressFn};
-pub use report::{
-    Counting, LAST18, ModReport, Options, P998244353, Projection, Report, count_mod_report, count_report,
-    count_reports, for_each_report,
-};
+pub use report::{Counting, LAST18, ModReport, Options, P998244353, Projection, Report};
 
 use num_bigint::BigUint;
 
@@ -148,7 +144,7 @@ pub fn count_mod(n: u64, g: u64, m: u64) -> Result<u64> {
 /// # Ok::<(), fibtree::Error>(())
 /// ```
 pub fn distribution(n: u64) -> Result<Vec<(u64, BigUint)>> {
-    distribution_with(n, &Options::default())
+    Counting::distribution(n, &Options::default())
 }
 
 /// The support of c(n, .): every g with c(n, g) > 0, ascending (about 6.5 n of them, below about

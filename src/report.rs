@@ -20,7 +20,7 @@ use crate::targets::Targets;
 /// # Examples
 ///
 /// ```
-/// let report = fibtree::count_report(300, 0, &fibtree::Options::default())?;
+/// let report = fibtree::Counting::new(&[(300, 0)], &fibtree::Options::default())?.reports()?.remove(0);
 /// assert_eq!(report.projection(fibtree::LAST18).unwrap().residue, 799_101_863_880_973_663);
 /// # Ok::<(), fibtree::Error>(())
 /// ```
@@ -41,7 +41,7 @@ pub const P998244353: u64 = 998_244_353;
 /// # Examples
 ///
 /// ```
-/// let report = fibtree::count_report(300, 0, &fibtree::Options::default())?;
+/// let report = fibtree::Counting::new(&[(300, 0)], &fibtree::Options::default())?.reports()?.remove(0);
 /// let p = report.projection(fibtree::P998244353).unwrap();
 /// assert_eq!((p.residue, p.independent, p.agrees()), (110_881_951, 110_881_951, true));
 /// # Ok::<(), fibtree::Error>(())
@@ -70,7 +70,7 @@ impl Projection {
 /// ```
 /// let options = fibtree::Options { moduli: vec![7], memory_limit: Some(1 << 30), ..Default::default() };
 /// assert_eq!(options.limit(), 1 << 30);
-/// let report = fibtree::count_report(10, 0, &options)?;
+/// let report = fibtree::Counting::new(&[(10, 0)], &options)?.reports()?.remove(0);
 /// assert_eq!(report.projection(7).unwrap().residue, 17 % 7);
 /// # Ok::<(), fibtree::Error>(())
 /// ```
@@ -108,7 +108,7 @@ impl Options<'_> {
 /// # Examples
 ///
 /// ```
-/// let report = fibtree::count_report(10, 0, &fibtree::Options::default())?;
+/// let report = fibtree::Counting::new(&[(10, 0)], &fibtree::Options::default())?.reports()?.remove(0);
 /// assert!(report.ok());
 /// assert_eq!((report.value.to_string(), report.digits()), ("17".to_string(), 2));
 /// assert_eq!(report.projections.len(), 2); // mod 10^18 and mod 998244353
@@ -148,88 +148,16 @@ impl Report {
     }
 }
 
-/// Computes the exact c(n, g) and checks it modulo 10^18, 998244353 and every modulus in `options`
-/// against the modular engine, in the current rayon pool.
+/// A counting run: the exact c(n, g) of every target, each checked modulo 10^18, 998244353 and every
+/// modulus of the [`Options`] against the modular engine, in the current rayon pool. It is planned
+/// and checked against the memory limit first ([`Counting::new`]), so that a caller can refuse a
+/// run (or print its estimate) before it writes anything, then run ([`Counting::for_each`] or
+/// [`Counting::reports`]). [`Counting::mod_only`], [`Counting::distribution`] and
+/// [`Counting::distribution_mod`] are the runs of one engine alone.
 ///
 /// Cost: the exact engine's O(states x limbs(n)) limb additions plus the modular engine's
 /// O(states x moduli); memory the plan (one bit per g of each layer's window) plus three layers of
 /// each engine, estimated and checked against the limit before any layer is allocated.
-///
-/// # Errors
-/// [`Error::InvalidArgument`] for n too large, a modulus outside 2..2^63 or a checkpoint that cannot
-/// be used; [`Error::OutOfMemory`] when the estimate exceeds the memory limit;
-/// [`Error::Interrupted`] when cancelled; [`Error::Io`] when a checkpoint cannot be saved.
-///
-/// # Examples
-///
-/// ```
-/// let options = fibtree::Options { moduli: vec![1_000_000_007], double_check: true, ..Default::default() };
-/// let report = fibtree::count_report(300, 0, &options)?;
-/// assert!(report.ok() && report.double_check == Some(true));
-/// assert_eq!(report.projections.len(), 3);
-/// # Ok::<(), fibtree::Error>(())
-/// ```
-pub fn count_report(n: u64, g: u64, options: &Options) -> Result<Report> {
-    Ok(count_reports(&[(n, g)], options)?.remove(0))
-}
-
-/// [`count_report`] for many targets in one pass of each engine over one plan; reports in the order
-/// of `targets`.
-///
-/// Cost: as [`count_report`] for the union of the targets' states, plus the values kept.
-///
-/// # Errors
-/// As [`count_report`].
-///
-/// # Examples
-///
-/// ```
-/// let reports = fibtree::count_reports(&[(10, 0), (10, 26)], &fibtree::Options::default())?;
-/// let values: Vec<String> = reports.iter().map(|r| r.value.to_string()).collect();
-/// assert_eq!(values, ["17", "4"]);
-/// # Ok::<(), fibtree::Error>(())
-/// ```
-pub fn count_reports(targets: &[(u64, u64)], options: &Options) -> Result<Vec<Report>> {
-    let mut reports: Vec<Option<Report>> = vec![None; targets.len()];
-    for_each_report(targets, options, |t, report| {
-        reports[t] = Some(report);
-        Ok(())
-    })?;
-    Ok(reports.into_iter().map(|r| r.expect("every target is reported")).collect())
-}
-
-/// [`count_reports`] handing each report to `sink(index, report)`: first the targets known to count
-/// 0 without counting ([`Counting::new`]), in the order given, then the others in order of n
-/// (targets of one n in the order given). Where all the values together are small (up to 64 MiB) the two engines run at
-/// the same time and the values are kept until both are done; otherwise the modular engine runs
-/// first and the exact engine streams, so that nothing is kept per target but its residues.
-///
-/// Cost: as [`count_reports`], without the values kept.
-///
-/// # Errors
-/// As [`count_report`], and whatever `sink` returns.
-///
-/// # Examples
-///
-/// ```
-/// let mut seen = Vec::new();
-/// fibtree::for_each_report(&[(300, 0), (10, 0)], &fibtree::Options::default(), |index, report| {
-///     seen.push((index, report.n));
-///     Ok(())
-/// })?;
-/// assert_eq!(seen, [(1, 10), (0, 300)]); // in order of n
-/// # Ok::<(), fibtree::Error>(())
-/// ```
-pub fn for_each_report(
-    targets: &[(u64, u64)],
-    options: &Options,
-    sink: impl FnMut(usize, Report) -> Result<()> + Send,
-) -> Result<()> {
-    Counting::new(targets, options)?.for_each(sink)
-}
-
-/// A counting run that is planned and fits in memory, ready to run: what [`for_each_report`] does in
-/// two steps, so that a caller can refuse a run (or print its estimate) before it writes anything.
 ///
 /// # Examples
 ///
@@ -278,8 +206,9 @@ impl<'a> Counting<'a> {
     /// bound; the plan's backward pass, and the modular engine's work.
     ///
     /// # Errors
-    /// As [`count_report`] (including [`Error::Interrupted`]); a refusal for memory gives the
-    /// estimate of the whole run.
+    /// [`Error::InvalidArgument`] for n too large, a modulus outside 2..2^63 or a checkpoint that
+    /// cannot be used; [`Error::OutOfMemory`] when the estimate exceeds the memory limit (with the
+    /// estimate of the whole run); [`Error::Interrupted`] when cancelled.
     pub fn new(targets: &'a [(u64, u64)], options: &'a Options<'a>) -> Result<Counting<'a>> {
         let moduli = moduli_of(options)?;
         let limit = options.limit();
@@ -294,8 +223,8 @@ impl<'a> Counting<'a> {
         // the checkpoint's path checked and held before any work
         let hold = options.checkpoint.as_ref().map(checkpoint::hold).transpose()?;
         // Before anything of size O(n): the floor of the whole run.
-        let (top, highest) = (targets.iter().map(|t| t.0).max(), targets.iter().map(|t| t.1).max());
-        count_guard(targets.len(), moduli.len(), options).floor(top.unwrap_or(0), highest.unwrap_or(0))?;
+        let all = Targets::new(targets);
+        count_guard(targets.len(), moduli.len(), options).floor(all.top(), all.g_range().1)?;
         let (mut zero, mut live) = (Vec::new(), Vec::new());
         for (i, &(n, g)) in targets.iter().enumerate() {
             if plan::known_zero(n, g, options.hooks)? { zero.push(i) } else { live.push(targets[i]) }
@@ -351,13 +280,57 @@ impl<'a> Counting<'a> {
         self.estimate
     }
 
-    /// Runs the engines and hands each report to `sink`, as [`for_each_report`] says.
+    /// Runs the engines and gives every report, in the order of the targets given.
+    ///
+    /// Cost: as [`Counting::for_each`], and the values kept.
+    ///
+    /// # Errors
+    /// As [`Counting::for_each`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let options = fibtree::Options { moduli: vec![1_000_000_007], double_check: true, ..Default::default() };
+    /// let reports = fibtree::Counting::new(&[(10, 0), (10, 26)], &options)?.reports()?;
+    /// let values: Vec<String> = reports.iter().map(|r| r.value.to_string()).collect();
+    /// assert_eq!(values, ["17", "4"]);
+    /// assert!(reports.iter().all(|r| r.ok() && r.double_check == Some(true) && r.projections.len() == 3));
+    /// # Ok::<(), fibtree::Error>(())
+    /// ```
+    pub fn reports(self) -> Result<Vec<Report>> {
+        let mut reports: Vec<Option<Report>> = vec![None; self.targets.len()];
+        self.for_each(|t, report| {
+            reports[t] = Some(report);
+            Ok(())
+        })?;
+        Ok(reports.into_iter().map(|r| r.expect("every target is reported")).collect())
+    }
+
+    /// Runs the engines and hands each report to `sink(index, report)`, `index` that of its target
+    /// in the targets given (each of a repeated target gets its copy): first the targets known to
+    /// count 0 without counting, in the order given, then the others in order of n, then g. Where
+    /// all the values together are small (up to 64 MiB) the two engines run at the same time and
+    /// the values are kept until both are done; otherwise the modular engine runs first and the
+    /// exact engine streams, so that nothing is kept per target but its residues.
     ///
     /// Cost: the two engines' work; memory the estimate.
     ///
     /// # Errors
     /// [`Error::Interrupted`] when cancelled, [`Error::Io`] when a checkpoint cannot be saved, and
     /// whatever `sink` returns.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let (targets, options) = ([(300, 0), (10, 0)], fibtree::Options::default());
+    /// let mut seen = Vec::new();
+    /// fibtree::Counting::new(&targets, &options)?.for_each(|index, report| {
+    ///     seen.push((index, report.n));
+    ///     Ok(())
+    /// })?;
+    /// assert_eq!(seen, [(1, 10), (0, 300)]); // in order of n
+    /// # Ok::<(), fibtree::Error>(())
+    /// ```
     pub fn for_each(self, mut sink: impl FnMut(usize, Report) -> Result<()> + Send) -> Result<()> {
         let Counting { targets: all, zero, live, named, options, moduli, plan, estimate, independent, resume, _hold } =
             self;
@@ -434,7 +407,7 @@ impl<'a> Counting<'a> {
 /// the other exact engine over a plan made afresh.
 ///
 /// # Errors
-/// As [`count_report`].
+/// As [`Counting::new`].
 fn self_checked(mut reports: Vec<Report>, targets: &Targets, options: &Options) -> Result<Vec<Report>> {
     if options.double_check {
         // within the run's estimate, which holds this second plan beside the first
@@ -453,7 +426,7 @@ fn self_checked(mut reports: Vec<Report>, targets: &Targets, options: &Options) 
 ///
 /// ```
 /// use fibtree::{LAST18, P998244353};
-/// let report = fibtree::count_mod_report(300, 0, &fibtree::Options::default())?;
+/// let report = fibtree::Counting::mod_only(300, 0, &fibtree::Options::default())?;
 /// assert_eq!(report.residues, [(LAST18, 799_101_863_880_973_663), (P998244353, 110_881_951)]);
 /// # Ok::<(), fibtree::Error>(())
 /// ```
@@ -470,52 +443,54 @@ pub struct ModReport {
     pub memory_estimate_bytes: u64,
 }
 
-/// c(n, g) modulo 10^18, 998244353 and every modulus in `options`, by the modular engine alone: no
-/// big integers, no exact engine, so nothing to cross-check (the options' engine, double check,
-/// checkpoint and perturbation are not used).
-///
-/// Cost: where g is small (the dense arrays within 256 MiB), the modular engine over every g below W
-/// (in the classes modulo 4 the target needs) in every layer, with no plan; otherwise the plan's
-/// backward pass and the engine over it. Memory the process, the engine's arrays and the plan
-/// if any, estimated and checked against the limit before anything large is allocated.
-///
-/// # Errors
-/// As [`count_report`].
-///
-/// # Examples
-///
-/// ```
-/// let options = fibtree::Options { moduli: vec![7], ..Default::default() };
-/// let report = fibtree::count_mod_report(10, 0, &options)?;
-/// assert_eq!(report.residues.last(), Some(&(7, 17 % 7)));
-/// # Ok::<(), fibtree::Error>(())
-/// ```
-pub fn count_mod_report(n: u64, g: u64, options: &Options) -> Result<ModReport> {
-    let moduli = moduli_of(options)?;
-    let limit = options.limit();
-    let targets = Targets::one(n, g);
-    let report = |residues: Vec<u64>, estimate| ModReport {
-        n,
-        g,
-        residues: moduli.iter().copied().zip(residues).collect(),
-        memory_estimate_bytes: estimate,
-    };
-    // Before anything of size O(n): the Grundy values either way take 4 bytes a layer.
-    let guard = Guard::new(Run::Residues { moduli: moduli.len(), at_once: 1 }, limit);
-    guard.floor(n, g)?;
-    if plan::known_zero(n, g, options.hooks)? {
-        return Ok(report(vec![0; moduli.len()], PROCESS_BYTES));
-    }
-    // Without a plan where the dense arrays are small (g below about 2^20), else over the plan.
-    if let Some(bytes) = modular::unplanned_bytes(&targets, moduli.len(), options.hooks)? {
-        let estimate = guard.unplanned(bytes)?;
-        if let Some(mut residues) = modular::count_mod_unplanned(&targets, &moduli, options.hooks)? {
-            return Ok(report(residues.remove(0), estimate));
+impl Counting<'_> {
+    /// c(n, g) modulo 10^18, 998244353 and every modulus in `options`, by the modular engine alone: no
+    /// big integers, no exact engine, so nothing to cross-check (the options' engine, double check,
+    /// checkpoint and perturbation are not used).
+    ///
+    /// Cost: where g is small (the dense arrays within 256 MiB), the modular engine over every g below W
+    /// (in the classes modulo 4 the target needs) in every layer, with no plan; otherwise the plan's
+    /// backward pass and the engine over it. Memory the process, the engine's arrays and the plan
+    /// if any, estimated and checked against the limit before anything large is allocated.
+    ///
+    /// # Errors
+    /// As [`Counting::new`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let options = fibtree::Options { moduli: vec![7], ..Default::default() };
+    /// let report = fibtree::Counting::mod_only(10, 0, &options)?;
+    /// assert_eq!(report.residues.last(), Some(&(7, 17 % 7)));
+    /// # Ok::<(), fibtree::Error>(())
+    /// ```
+    pub fn mod_only(n: u64, g: u64, options: &Options) -> Result<ModReport> {
+        let moduli = moduli_of(options)?;
+        let limit = options.limit();
+        let targets = Targets::one(n, g);
+        let report = |residues: Vec<u64>, estimate| ModReport {
+            n,
+            g,
+            residues: moduli.iter().copied().zip(residues).collect(),
+            memory_estimate_bytes: estimate,
+        };
+        // Before anything of size O(n): the Grundy values either way take 4 bytes a layer.
+        let guard = Guard::new(Run::Residues { moduli: moduli.len(), at_once: 1 }, limit);
+        guard.floor(n, g)?;
+        if plan::known_zero(n, g, options.hooks)? {
+            return Ok(report(vec![0; moduli.len()], PROCESS_BYTES));
         }
+        // Without a plan where the dense arrays are small (g below about 2^20), else over the plan.
+        if let Some(bytes) = modular::unplanned_bytes(&targets, moduli.len(), options.hooks)? {
+            let estimate = guard.unplanned(bytes)?;
+            if let Some(mut residues) = modular::count_mod_unplanned(&targets, &moduli, options.hooks)? {
+                return Ok(report(residues.remove(0), estimate));
+            }
+        }
+        let (plan, estimate) = guard.plan(&targets, options.hooks)?;
+        let residues = modular::count_mod_with_plan(&plan, &targets, &moduli, options.hooks)?.remove(0);
+        Ok(report(residues, estimate))
     }
-    let (plan, estimate) = guard.plan(&targets, options.hooks)?;
-    let residues = modular::count_mod_with_plan(&plan, &targets, &moduli, options.hooks)?.remove(0);
-    Ok(report(residues, estimate))
 }
 
 /// The moduli a run projects onto: 10^18, 998244353, then those of `options` (repeats removed).

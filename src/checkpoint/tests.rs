@@ -123,7 +123,7 @@ fn a_checkpoint_resumes_in_the_chunks_it_was_cut_into() {
     std::fs::write(&path, encode(target, &moduli, &residues, &state)).unwrap();
     let spec = Checkpoint { path, every: Duration::from_secs(3600), fresh: false, keep: false };
     let options = crate::report::Options { checkpoint: Some(spec), ..Default::default() };
-    let report = crate::report::count_report(target.0, target.1, &options).unwrap();
+    let report = crate::Counting::new(&[target], &options).unwrap().reports().unwrap().remove(0);
     assert_eq!(report.value, crate::count(target.0, target.1).unwrap());
     assert!(report.ok());
     std::fs::remove_dir_all(&dir).unwrap();

@@ -9,7 +9,7 @@
 //! and f(10000) has 2087 digits.
 
 use fibtree::oracles::{explicit_tree_counts, first_principles_counts};
-use fibtree::{Error, Options, count, count_mod, count_report, distribution, grundy};
+use fibtree::{Counting, Error, Options, Report, count, count_mod, distribution, grundy};
 use num_bigint::BigUint;
 
 use crate::common::*;
@@ -17,6 +17,11 @@ use crate::common::*;
 // ---------------------------------------------------------------------------------------------
 // Public values (docs/math.md, "Known values (public)").
 // ---------------------------------------------------------------------------------------------
+
+/// The report of c(n, g) from a counting run of that one target.
+fn count_report(n: u64, g: u64, options: &Options) -> fibtree::Result<Report> {
+    Ok(Counting::new(&[(n, g)], options)?.reports()?.remove(0))
+}
 
 #[test]
 fn public_small_values() {

@@ -142,7 +142,7 @@ pub(crate) fn dense_width(plan: &Plan, moduli: usize) -> Option<u64> {
 /// The smallest power of two (at least 64) above `highest`, if arrays of that width for `moduli`
 /// moduli stay within [`DENSE_LIMIT_BYTES`].
 fn dense_width_above(highest: u64, moduli: usize) -> Option<u64> {
-    let w = highest.checked_add(1)?.checked_next_power_of_two()?.max(64);
+    let w = crate::game::window_above(highest)?;
     (dense_bytes(w, moduli) <= DENSE_LIMIT_BYTES).then_some(w)
 }
 
@@ -234,8 +234,7 @@ fn unplanned_width(targets: &Targets, moduli: usize, hooks: Hooks) -> Result<Opt
     let top = targets.top();
     crate::game::check_n(top)?;
     let edges = crate::game::max_edge_value_with(top, hooks)? as u64;
-    let highest = targets.iter().map(|t| t.1).max().unwrap_or(0).max(edges);
-    Ok(dense_width_above(highest, moduli))
+    Ok(dense_width_above(targets.g_range().1.max(edges), moduli))
 }
 
 /// The bytes [`count_mod_unplanned`] allocates, or `None` where it would not run.
