@@ -15,9 +15,9 @@ use crate::targets::Targets;
 /// rayon task per modulus in the current pool, each the dense sweep with no plan where g is small,
 /// else one plan shared by every modulus.
 ///
-/// Cost: per modulus that of [`crate::count_mod`] (n x W / 4 lane operations where a layer needs one
-/// class of g modulo 4, about 50 ms at n = 20000 with AVX2); memory three layers of W + 4 words per
-/// modulus running at once, and the plan where one is needed.
+/// Cost: per modulus that of [`crate::count_mod`] (n x W x c / 4 lane operations where g is small,
+/// c the classes of g modulo 4 a layer needs: for f(n) one or two); memory three layers of W + 4
+/// words per modulus running at once, and the plan where one is needed.
 ///
 /// # Errors
 /// [`Error::InvalidArgument`] for a modulus outside 2..2^63, n above [`crate::MAX_N`] or an invalid

@@ -189,8 +189,8 @@ pub(crate) fn unplanned_work(targets: &Targets, hooks: Hooks) -> Result<Option<(
 /// values of n's top layers, about `lanes` lane operations of it, made once for all the runs. The
 /// residues it computes mean nothing; its memory traffic is that of the real run.
 ///
-/// Cost: `runs x moduli x lanes` lane operations (about 0.1 s for 10^8 with AVX2); memory the
-/// arrays of one modulus ([`unplanned_bytes`]).
+/// Cost: about `runs x moduli x lanes` lane operations (whole layers of the sweep, at least two),
+/// after O(n) for the edge values; memory the arrays of one modulus ([`unplanned_bytes`]).
 ///
 /// # Errors
 /// [`Error::InvalidArgument`] for n above [`crate::game::MAX_N`] or below 3, an n whose width would
