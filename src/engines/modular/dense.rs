@@ -3,7 +3,7 @@
 //!
 //! Let W be the smallest power of two above every g of every window and every edge value 1 + G(k)
 //! (at least 256 here), and V = W / 4. The states a target needs fall in few classes of g modulo 4
-//! ([`classes`]: for f(n) one class a layer), so each layer keeps one array per class it needs, of
+//! ([`classes`]: for f(n) one or two a layer), so each layer keeps one array per class it needs, of
 //! V + 1 residues with `D_{k,c}[x] = c(k, 4 (x - 1) + c)` for x >= 1 and `D_{k,c}[0] = 0`. For
 //! k >= 2, with R = 1 + G(k-2), L = 1 + G(k-1) and g = 4 q + c, the recurrence
 //! `c(k, g) = [g == R] + [k >= 3][g == L] + c(k-1, (g xor R) - 1) + c(k-2, (g xor L) - 1)` reads
@@ -99,7 +99,8 @@ impl<'a> Shape<'a> {
 /// `targets` (each at most the top layer): bit c of mask k is set where a state (k, g) with g mod 4
 /// = c may be needed, closed under the recurrence (a state of class c at layer k reads class
 /// `(c xor (R & 3)) - 1 mod 4` of layer k-1, and likewise with L of layer k-2); layers 0 and 1 none.
-/// For f(n) it is one class a layer. Cost O(top + targets).
+/// For f(n) it is one or two classes a layer (one at n = 10000, two at n = 20000). Cost O(top +
+/// targets).
 pub(super) fn classes(edge: &[u32], targets: &Targets) -> Vec<u8> {
     let top = edge.len() - 1;
     let mut mask = vec![0u8; top + 1];
