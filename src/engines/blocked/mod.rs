@@ -126,13 +126,12 @@ pub(crate) struct Tuning {
     pub(crate) isa: Isa,
 }
 
-/// The bytes that three layers of one chunk (what a pass keeps live) may take: larger chunks cost
-/// fewer instructions per lane (one pair of source indices serves more lanes), and up to this size
-/// that gain outweighs the working set leaving the L2 cache. Measured on a 2-core AMD EPYC with
-/// AVX2, 512 KiB of L2 a core and 32 MiB of L3, CPU time of paired runs on one thread: at f(20000)
-/// (layers of 8192 states) 8-lane chunks (1.5 MiB) take 0.85-0.89 x the time of 4-lane chunks
-/// (768 KiB); at f(16000) 2-lane chunks (384 KiB, in L2) take 1.3-1.7 x the time of 4-lane ones;
-/// at f(10000) (2048 states) 16-lane chunks (768 KiB) take 0.93 x the time of 8-lane ones.
+/// The bytes that three layers of one chunk (what a pass keeps live) may take: 3 x 8 x C bytes a
+/// state of the widest layer for C-lane chunks (8 lanes, 1.5 MiB, at layers of 8192 states; 16
+/// lanes, 768 KiB, at 2048). Larger chunks cost fewer instructions per lane (each state reads its
+/// pair of source indices once a chunk, for C lanes), and up to this size that gain outweighs the
+/// working set leaving the L2 cache; the README's performance section gives the paired runs that
+/// chose it.
 const CHUNK_WORKING_SET: usize = 2 << 20;
 
 impl Tuning {

@@ -26,8 +26,8 @@ use crate::hooks::Hooks;
 use crate::plan::Plan;
 
 /// The states a source task of a block takes at least (whole layers of it, one layer at least):
-/// about 20 µs of rank lookups, so that the clock reads of a recorded task (about 1 µs each) stay
-/// small, while a block of wide layers is described by many tasks at once.
+/// two rank lookups a state, 8192 at least a task, so that the two clock reads of a recorded task
+/// stay small beside its work, while a block of wide layers is described by many tasks at once.
 const SOURCE_STATES: usize = 4096;
 
 /// Where a run hands its targets' values.
