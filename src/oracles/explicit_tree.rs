@@ -105,7 +105,7 @@ impl ExplicitTree {
 /// and right child), subtree values come from the colon principle, and each deletion is
 /// evaluated by recomputing the values along the path to the root.
 ///
-/// Time O(|T(k)| · k), with |T(k)| = F(k+2) - 1: about 0.1 s at k = 30 in a release build.
+/// Time O(|T(k)| · k), with |T(k)| = F(k+2) - 1: at most k - 1 steps up the tree a move.
 /// Memory about 20 bytes per node: about 45 MB at k = 30.
 ///
 /// # Errors

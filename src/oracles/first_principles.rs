@@ -112,9 +112,9 @@ pub(super) fn mex(values: &[u64]) -> u64 {
 /// trailing zeros (empty for k <= 1).
 ///
 /// Time: each distinct position reachable from T(k) (up to isomorphism: 94,505 at k = 7) is
-/// solved once, with one canonical form built per move, each in O(d log d) for d root children;
-/// about 0.4 s at k = 7 in a release build. Memory: the memo of those positions and their move
-/// lists, about 30 MB at k = 7.
+/// solved once, with one canonical form built per move, each in O(d log d) for d root children:
+/// O(P x m x d log d) for P positions of at most m = |T(k)| - 1 moves. Memory: the memo of those
+/// positions and their move lists, about 30 MB at k = 7.
 ///
 /// # Errors
 /// [`crate::Error::InvalidArgument`] naming [`crate::Param::K`] if `k > MAX_FIRST_PRINCIPLES_K`.

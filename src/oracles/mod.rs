@@ -36,15 +36,16 @@ use crate::error::{Error, Param, Result};
 
 /// Largest k the explicit-tree oracle accepts.
 ///
-/// At this limit T(30) has 2,178,308 nodes: [`explicit_tree_counts`] then takes about 45 MB
-/// and about 0.1 s in a release build. Larger k are refused with [`Error::InvalidArgument`]
-/// (time and memory grow by a factor of about 1.618 per level).
+/// At this limit T(30) has 2,178,308 nodes: [`explicit_tree_counts`] then takes about 45 MB (20
+/// bytes a node) and at most 29 steps a move (one an ancestor of the deleted node). Larger k are
+/// refused with [`Error::InvalidArgument`] (time and memory grow by a factor of about 1.618 per
+/// level).
 pub const MAX_EXPLICIT_K: u32 = 30;
 
 /// Largest k the first-principles oracle accepts.
 ///
 /// At this limit T(7) has 20 nodes and [`first_principles_counts`] memoises 94,505 canonical
-/// positions: about 30 MB and about 0.4 s in a release build. Larger k are refused with
+/// positions, each solved once over its at most 19 moves: about 30 MB. Larger k are refused with
 /// [`Error::InvalidArgument`]: the number of positions grows roughly like the product of the two
 /// previous levels' (81, 1192, 94505 for k = 5, 6, 7), far beyond memory at k = 8.
 pub const MAX_FIRST_PRINCIPLES_K: u32 = 7;
