@@ -4,13 +4,13 @@
 //!
 //! **Method.**
 //! - *States.* The plan's backward pass is run layer by layer and counted, keeping two layers
-//!   (the plan's census): the exact number, at the cost of the pass without its memory (0.6 s at
-//!   n = 100000 here, about a minute at n = 1,000,000). Where that pass would take long (n x W
-//!   above [`CENSUS_LIMIT`], W the width of the layers: n above about 480,000 for g = 0) it is
-//!   skipped unless asked for, and the states are bounded instead by the g of the classes modulo 4
-//!   that the plan can hold below W (the dense modular engine's windows): an upper bound, 1.05 x
-//!   the plan's states at n = 20000, 1.34 x at n = 100000, 1.22 x at n = 200000 and 1.39 x at n =
-//!   1,000,000 (where its limb additions are 1.77 x the plan's).
+//!   (the plan's census): the exact number, at the cost of the pass without its memory,
+//!   O(n x W / 64) word operations. Where that pass would take long (n x W above [`CENSUS_LIMIT`],
+//!   W the width of the layers: n above about 480,000 for g = 0) it is skipped unless asked for,
+//!   and the states are bounded instead by the g of the classes modulo 4 that the plan can hold
+//!   below W (the dense modular engine's windows): an upper bound, 1.05 x the plan's states at
+//!   n = 20000, 1.34 x at n = 100000, 1.22 x at n = 200000 and 1.39 x at n = 1,000,000 (where its
+//!   limb additions are 1.77 x the plan's).
 //! - *Work.* The exact engine's limb additions are the sum over layers of the states times the limbs
 //!   of a count of the layer; the residue route's lane operations per prime are the dense modular
 //!   engine's, counted exactly from its windows.
@@ -22,11 +22,7 @@
 //!   each thread takes whole primes (the residue route), or that the two direct checks of
 //!   `combine` run at once.
 //!
-//! **Accuracy**, on a 2-core AMD EPYC with AVX2: `count 20000` predicted 6.5-7.3 s, measured 6.8 s;
-//! `count 100000` predicted 7m 19s-7m 29s, measured 5m 46s (the engine runs 1.5 limb additions per
-//! ns at n = 100000, 1.2 at n = 8000); 8 shards of f(20000) predicted 20 s of CPU, measured 18 s;
-//! 16 shards of f(100000) (two at a time) predicted 32-35 min of CPU, measured 38 min; `combine` of
-//! f(100000) predicted 1.65 s, measured 1.8 s.
+//! How the predictions compare with real runs is recorded in the README ("Planning a run").
 //!
 //! ```
 //! use fibtree::estimate::{Census, estimate};
@@ -44,14 +40,16 @@ use crate::plan::{self, Plan};
 use crate::targets::Targets;
 
 /// The largest n x W (the top layer times the width of the layers) for which [`estimate`] counts
-/// the plan's states by default: about 12 s of backward pass on a 2-core AMD EPYC with AVX2 (n =
-/// 200000 has n x W = 5.2 x 10^10 and took 2.3 s; n = 1,000,000 has 1.05 x 10^12 and took 68 s).
+/// the plan's states by default: the census is O(n x W / 64) word operations, about 3.9 x 10^9
+/// words at this limit (n = 476,837 for g = 0, where W = 2^19; n = 200000 has n x W = 5.2 x 10^10,
+/// n = 1,000,000 has 1.05 x 10^12).
 pub const CENSUS_LIMIT: u64 = 250_000_000_000;
 
 /// The exact engine's calibration runs f(n) for n up to this.
 const CALIBRATION_N: u64 = 8000;
 
-/// The dense sweep's calibration runs about this many lane operations, twice (about 0.12 s each).
+/// About the lane operations of each run of the dense sweep's calibration, which runs twice for each
+/// of two moduli (`u64` and `u32` lanes).
 const CALIBRATION_LANES: u64 = 250_000_000;
 
 /// When [`estimate`] counts the plan's states.
@@ -142,10 +140,11 @@ pub struct ShardCost {
 /// cut into each of `shards`, predicted for the current rayon pool's threads: see the module docs
 /// for the method.
 ///
-/// Cost: the plan's backward pass when it is counted (O(n x W / 64) word operations; 0.6 s at n =
-/// 100000, W = 2^17), O(n) otherwise; the calibration, about 1 s; memory two layers of the plan
-/// (W / 8 bytes each), the calibration's plan of f(8000) (a few MB), one prime's arrays, and 8 bytes
-/// a layer.
+/// Cost: the plan's backward pass when it is counted (O(n x W / 64) word operations; W = 2^17 at
+/// n = 100000), O(n) otherwise; then the calibration (two exact runs of f(8000) at most, 1.20 x
+/// 10^9 limb additions each, and about 10^9 lane operations of the dense sweep); memory two layers
+/// of the plan (W / 8 bytes each), the calibration's plan of f(8000) (a few MB), one prime's
+/// arrays, and 8 bytes a layer.
 ///
 /// # Errors
 /// [`Error::InvalidArgument`] for n above [`crate::MAX_N`], a shard count of 0 (naming
@@ -285,9 +284,14 @@ const CALIBRATION_PRIMES: usize = 400;
 
 /// The one-thread speeds of the exact engine (limb additions per second, on f(n) for n clamped to
 /// 1000..=8000) and of the dense sweep of the residue route (lane operations per second, with the
-/// arrays of the width of n, clamped to 1000..=1,000,000, and a prime of the route), each the faster of two runs
-/// (on a busy machine the slower run says more about the neighbours than about the engine). Cost
-/// about 0.8 s.
+/// arrays of the width of n, clamped to 1000..=1,000,000, and a prime of the route), each the
+/// faster of two runs (on a busy machine the slower run says more about the neighbours than about
+/// the engine).
+///
+/// Cost: the plan of f(k), k = n clamped to 1000..=8000, and two exact runs over it (at 8000,
+/// 2.98 x 10^7 states and 1.20 x 10^9 limb additions a run); two runs of Garner's algorithm over
+/// [`CALIBRATION_PRIMES`] primes (O(k^2) word multiplications for k primes); and two sweeps of
+/// about [`CALIBRATION_LANES`] lane operations for each of two moduli.
 fn calibrate(n: u64, hooks: Hooks) -> Result<Calibration> {
     let one = rayon::ThreadPoolBuilder::new()
         .num_threads(1)
