@@ -5,10 +5,10 @@
 //! ([`Subject::limb_additions`]) and the residues of f(n) modulo 10^18 and 998244353 by the modular engine.
 //! [`Subject::measure`] then times the exact engine alone, in a rayon pool of exactly T threads, R
 //! times, and checks each run's value against those residues and against the first run's value.
-//! Each run records its task graph ([`crate::graph`]: two thread-clock reads, about 1 µs each on a
-//! virtual machine, and a lock per task, a few percent of a run at n = 10000 and under 1 % at
-//! 20000), and the measurement keeps the figures of the median run's graph: its work, span,
-//! parallelism and the time a greedy scheduler would take on 1 to 128 workers.
+//! Each run records its task graph ([`crate::graph`]: two thread-clock reads and a lock per task,
+//! a fixed cost against a task's work, which grows with the states and lanes of its layers), and
+//! the measurement keeps the figures of the median run's graph: its work, span, parallelism and the
+//! time a greedy scheduler would take on 1 to 128 workers.
 
 use std::time::Instant;
 
@@ -33,8 +33,8 @@ pub const DEFAULT_RUNS: usize = 3;
 
 /// The most timed runs of each (n, threads) [`Subject::measure`] accepts. A median settles long
 /// before: on a shared machine the spread between runs, not their number, limits it. A thousand runs
-/// of the default f(20000) already take hours, so a larger count is a slip rather than a plan (and
-/// the runs' times are kept, one number each).
+/// of the default f(20000) are already 1.6 x 10^13 limb additions, so a larger count is a slip
+/// rather than a plan (and the runs' times are kept, one number each).
 pub const MAX_RUNS: usize = 1000;
 
 /// The moduli every run is checked against: 10^18 and 998244353.
@@ -151,8 +151,9 @@ impl Subject {
     /// Plans (n, 0) and computes f(n) modulo 10^18 and 998244353 with the modular engine, in the
     /// current rayon pool.
     ///
-    /// Cost: the plan's backward pass and the modular engine (about 20 ms at n = 10000); memory the
-    /// plan (one bit per g of each layer's window, 10 MB at n = 10000), kept until the subject is
+    /// Cost: the plan's backward pass (O(n x W / 64) word operations) and the modular engine over its
+    /// windows, for each of two moduli (17.4 million lane operations a modulus at n = 10000); memory
+    /// the plan (one bit per g of each layer's window, 10 MB at n = 10000), kept until the subject is
     /// dropped.
     ///
     /// # Errors
@@ -204,18 +205,18 @@ impl Subject {
     /// residues and against the first value this subject saw (with any thread count). Calls
     /// `on_run(run, seconds)` after each run (`run` from 1).
     ///
-    /// Cost: `runs` exact runs, O(plan states x limbs(n)) limb additions each ([`Subject::limb_additions`]);
-    /// then a run's recorded task graph summed up (8 schedules of it, O(tasks log tasks), not timed);
-    /// memory the exact engine's layers for `threads` threads plus two values of limbs(n) words and
-    /// one run's task graph (a few MB),
-    /// estimated and checked against the limit before the pool starts any run.
+    /// Cost: `runs` exact runs, O(plan states x limbs(n)) limb additions each
+    /// ([`Subject::limb_additions`]); then a run's recorded task graph summed up (8 schedules of it,
+    /// O(tasks log tasks), not timed); memory the exact engine's layers for `threads` threads plus
+    /// two values of limbs(n) words and one run's task graph (a few MB), estimated and checked
+    /// against the limit before the pool starts any run.
     ///
     /// # Errors
     /// [`Error::InvalidArgument`] naming [`Param::Threads`] for 0 threads or naming [`Param::Runs`]
-    /// for 0 runs or more than [`MAX_RUNS`]; [`Error::OutOfMemory`] naming [`Param::N`]; [`Error::Io`] when the pool cannot be
-    /// started;
-    /// [`Error::CrossCheck`] when a value disagrees with a residue; [`Error::RunsDisagree`] when two
-    /// runs give different values; [`Error::Interrupted`] when `hooks.cancel` is set.
+    /// for 0 runs or more than [`MAX_RUNS`]; [`Error::OutOfMemory`] naming [`Param::N`];
+    /// [`Error::Io`] when the pool cannot be started; [`Error::CrossCheck`] when a value disagrees
+    /// with a residue; [`Error::RunsDisagree`] when two runs give different values;
+    /// [`Error::Interrupted`] when `hooks.cancel` is set.
     pub fn measure(
         &mut self,
         threads: usize,
