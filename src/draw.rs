@@ -120,7 +120,7 @@ fn text_width(text: &str, size: f64) -> f64 {
 /// heading and a legend.
 ///
 /// Cost: the explicit-tree oracle on each tree, time O(|T(k)| · k) and memory O(|T(k)| · k), then
-/// about 250 bytes of output per node: for 1..=14, 2,567 nodes and about 640 KB, in milliseconds.
+/// about 250 bytes of output per node: for 1..=14, 2,567 nodes and about 640 KB.
 ///
 /// # Errors
 /// [`Error::InvalidArgument`] naming [`Param::K`] for an empty range or a tree above

@@ -4,7 +4,7 @@
 /// threads than cores do not inflate a task's time; on a platform without it, or if the clock cannot
 /// be read, wall time since the first call in the process instead. Only differences matter.
 ///
-/// Cost: one `clock_gettime` system call (a few hundred ns), no memory.
+/// Cost: one `clock_gettime` system call, no memory.
 #[cfg(unix)]
 pub(crate) fn thread_cpu_seconds() -> f64 {
     let mut now = libc::timespec { tv_sec: 0, tv_nsec: 0 };

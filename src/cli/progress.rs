@@ -226,8 +226,8 @@ mod tests {
         start + Duration::from_secs_f64(seconds)
     }
 
-    /// The shape of `count 30000` on a 2-core machine: the modular engine's 2 x 10^9 lanes in 6 s,
-    /// then the exact engine's 9 x 10^10 words in 92 s.
+    /// A run in two stages shaped as `count 30000`: the modular engine's 2 x 10^9 lanes, then the
+    /// exact engine's 9 x 10^10 words, the test's clock giving them 6 s and 92 s.
     #[test]
     fn one_bar_for_a_run_in_two_stages_with_units_of_different_cost() {
         let start = Instant::now();

@@ -37,8 +37,9 @@ pub(crate) trait Numbers: Sync {
     fn combine(&self, k: usize, out: &mut [u64], left: Option<&[u64]>, right: Option<&[u64]>, direct: u64);
 }
 
-/// Words of output per rayon task at least: enough work (tens of microseconds) to amortise the
-/// scheduling and the wait at the end of each layer. Smaller layers run on one thread.
+/// Words of output per rayon task at least: 2^14 words, each about one word addition (a limb with
+/// its carry, or a residue modulo m), enough work to amortise the scheduling and the wait at the end
+/// of each layer. Smaller layers run on one thread.
 const MIN_TASK_WORDS: usize = 1 << 14;
 
 /// The work of a run over `plan` in `numbers`: the sum over layers of states x words, the unit of

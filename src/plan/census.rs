@@ -101,11 +101,13 @@ impl Keep for Counted {
 /// every edge value (`edge`, 0 to the top layer): every state of the plan is then below `w` too
 /// (xor with a value below `w` and subtracting one cannot leave [0, w)), so each layer is a bitset
 /// of w / 64 words at fixed places, and its image a few passes over whole arrays that the compiler
-/// vectorises, a fifth of the time of [`LayerSet::image`]'s word-by-word images.
-/// `targets` is sorted.
+/// vectorises (the swaps of [`xor_bits`](super::layer_set::xor_bits) over blocks of eight words at
+/// once), where [`LayerSet::image`] goes word by word. `targets` is sorted.
 ///
-/// Cost: O(n x w / 64) word operations; memory five arrays of w / 64 words, and 4 bytes a layer.
-/// Compiled for the kernel set in use ([`crate::arch::compiled`]), for its vectors and `popcnt`.
+/// Cost: O(n x w / 64) word operations, six passes of w / 64 words a layer (clearing, the xor and
+/// the shift of each of two images, counting); memory four arrays of w / 64 words, and 4 bytes a
+/// layer. Compiled for the kernel set in use ([`crate::arch::compiled`]), for its vectors and
+/// `popcnt`.
 struct CensusBelow<'a> {
     targets: Vec<(u64, u64)>,
     edge: &'a [u32],
