@@ -34,7 +34,8 @@ use crate::plan::LayerSet;
 /// let folder = std::env::temp_dir().join(format!("fibtree-checkpoint-example-{}", std::process::id()));
 /// std::fs::create_dir_all(&folder)?;
 /// let path = folder.join("f300.checkpoint");
-/// let checkpoint = fibtree::Checkpoint { path: path.clone(), every: Duration::from_secs(60), fresh: false, keep: false };
+/// let checkpoint =
+///     fibtree::Checkpoint { path: path.clone(), every: Duration::from_secs(60), fresh: false, keep: false };
 /// let options = fibtree::Options { checkpoint: Some(checkpoint), ..Default::default() };
 /// let report = fibtree::Counting::new(&[(300, 0)], &options)?.reports()?.remove(0);
 /// assert!(report.ok());

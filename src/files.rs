@@ -1,6 +1,6 @@
-//! Files that are whole or absent ([`AtomicFile`], also at the crate's root): written under a temporary name in the target's folder, synced,
-//! and renamed over the final name only when complete, so that an interrupted run (even `kill -9`)
-//! leaves the previous file or the new one, never a torn one.
+//! Files that are whole or absent ([`AtomicFile`]): written under a temporary name in the target's
+//! folder, synced, and renamed over the final name only when complete, so that an interrupted run
+//! (even `kill -9`) leaves the previous file or the new one, never a torn one.
 //!
 //! A path that is a symbolic link is followed: the link's target is replaced and the link stays.
 //! An existing file keeps its permissions (and, where the process may set it, its owner).

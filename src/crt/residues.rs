@@ -22,7 +22,8 @@ use crate::targets::Targets;
 /// # Errors
 /// [`Error::InvalidArgument`] for a modulus outside 2..2^63, n above [`crate::MAX_N`] or an invalid
 /// `FIBTREE_ISA`; [`Error::OutOfMemory`] when the moduli running at once (one a thread) and the
-/// plan, where one is needed, would not fit in `memory_limit` bytes; [`Error::Interrupted`] once the hooks cancel the run.
+/// plan, where one is needed, would not fit in `memory_limit` bytes; [`Error::Interrupted`] once
+/// the hooks cancel the run.
 pub fn residues(n: u64, g: u64, primes: &[u64], memory_limit: u64, hooks: Hooks) -> Result<Vec<u64>> {
     primes.iter().try_for_each(|&m| modular::check_modulus(m))?;
     crate::kernel()?;
@@ -50,8 +51,8 @@ pub fn residues(n: u64, g: u64, primes: &[u64], memory_limit: u64, hooks: Hooks)
 /// The exact c(n, g) from its residues modulo the first [`primes_needed`]`(n)` primes of
 /// [`primes`] ([`residues`], then [`garner`]): a route to the exact value with no big-integer
 /// arithmetic but the reconstruction, and none in common with the exact engines. The value is
-/// checked to be below |T(n)| (or 0 where T(n) is empty), as every count is: with 128 bits of room in the primes' product, a
-/// wrong residue passes that check with probability about 2^-128.
+/// checked to be below |T(n)| (or 0 where T(n) is empty), as every count is: with 128 bits of room
+/// in the primes' product, a wrong residue passes that check with probability about 2^-128.
 ///
 /// Cost: [`primes_needed`]`(n)` runs of the modular engine (230 at n = 20000), then O(k^2) word
 /// operations for the reconstruction.

@@ -31,22 +31,23 @@
 //! layers before the block. So a block is a set of independent passes, pass j computing chunk j of
 //! every layer of the block while only three layers of one chunk (at most 2 MiB,
 //! [`CHUNK_WORKING_SET`]) are live: the working set stays in cache (L2 or L3) however long the
-//! numbers grow, and the passes run on any number of threads without waiting for each other. Before its passes, a block is described ([`describe`]):
-//! which states are non-zero, and where each reads from.
+//! numbers grow, and the passes run on any number of threads without waiting for each other.
+//! Before its passes, a block is described ([`describe`]): which states are non-zero, and where
+//! each reads from.
 //!
 //! **The schedule** ([`schedule`]). The passes are tasks of a graph rather than rounds with a
 //! barrier: pass j of block b waits only for the description of block b and for passes j-1, j and
-//! j+1 of block b-1 (pass j alone for residues), so a thread that finishes early starts the next block. A description is itself
-//! a short task for the non-zero sets (a chain from block to block) and a few tasks for the source
-//! positions (off that chain). The longest chain of the graph is about one chunk's pass per
-//! block, so the parallelism is about the number of chunks of a block: [`Tuning::for_run`] cuts
-//! smaller chunks (down to one lane) when there are many threads, and keeps the width's cut on one
-//! or two. A run can record its graph ([`crate::graph`]).
+//! j+1 of block b-1 (pass j alone for residues), so a thread that finishes early starts the next
+//! block. A description is itself a short task for the non-zero sets (a chain from block to block)
+//! and a few tasks for the source positions (off that chain). The longest chain of the graph is
+//! about one chunk's pass per block, so the parallelism is about the number of chunks of a block:
+//! [`Tuning::for_run`] cuts smaller chunks (down to one lane) when there are many threads, and
+//! keeps the width's cut on one or two. A run can record its graph ([`crate::graph`]).
 //!
-//! **Carries** (exact lanes only). At the end of a block each pass normalises chunk j of the block's last two layers:
-//! each lane keeps its low 48 bits and adds the high bits of the lane below; the high bits of the
-//! chunk's top lane (the carry out, per state) are handed to pass j + 1 of the next block, which
-//! adds them to its lane 0 before it starts. Targets are taken from the raw lanes and fully
+//! **Carries** (exact lanes only). At the end of a block each pass normalises chunk j of the
+//! block's last two layers: each lane keeps its low 48 bits and adds the high bits of the lane
+//! below; the high bits of the chunk's top lane (the carry out, per state) are handed to pass j + 1
+//! of the next block, which adds them to its lane 0 before it starts. Targets are taken from the raw lanes and fully
 //! normalised once.
 //!
 //! **Invariants.**
