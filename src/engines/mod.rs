@@ -7,8 +7,10 @@
 //! - [`modular`]: residues in machine arithmetic, a generic engine over the recurrence and a dense
 //!   vectorised one; the independent computation every exact value is checked against.
 //!
-//! This file dispatches [`Engine`] and holds what the engines share: the order of targets by layer
-//! and the words format of an exact value (a length word, then little-endian 64-bit limbs).
+//! This file dispatches [`Engine`] and holds what the engines share: the words format of an exact
+//! value (a length word, then little-endian 64-bit limbs), the limb additions of a plan and the
+//! memory of the layers. The targets come sorted, each once, in the order of their layers
+//! ([`Targets`]).
 
 pub(crate) mod blocked;
 pub(crate) mod modular;
