@@ -47,9 +47,11 @@ impl Plan {
     /// The states needed to compute c(n, g) for every `(n, g)` in `targets`, checking `hooks`'
     /// cancel flags every layer.
     ///
-    /// Cost: O(states) time after O(top n) for the Grundy values; memory one bit per g of each
-    /// layer's window (for g = 0 the window is the smallest power of two above every G(k) + 1, 8192
-    /// at n = 10000: 10 MB in all) plus 4 bytes per layer for the Grundy values.
+    /// Cost: the backward pass, O(the layers' windows / 64) word operations (the sources' words,
+    /// twice for the memory guard's projection; at most n x W / 64 for one target), after O(top n)
+    /// for the Grundy values; memory one bit per g of each layer's window (for g = 0 the window is
+    /// the smallest power of two above every G(k) + 1, 8192 at n = 10000: 10 MB in all) plus 4 bytes
+    /// per layer for the Grundy values.
     ///
     /// # Errors
     /// [`crate::Error::InvalidArgument`] for an n above [`crate::game::MAX_N`];
