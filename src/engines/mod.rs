@@ -33,7 +33,8 @@ pub(crate) use reference::{limbs, to_biguint, to_words};
 /// ```
 /// use fibtree::{Engine, Options};
 /// for engine in [Engine::Blocked, Engine::Reference, Engine::Crt] {
-///     let report = fibtree::Counting::new(&[(300, 0)], &Options { engine, ..Default::default() })?.reports()?.remove(0);
+///     let options = Options { engine, ..Default::default() };
+///     let report = fibtree::Counting::new(&[(300, 0)], &options)?.reports()?.remove(0);
 ///     assert_eq!(report.value, fibtree::count(300, 0)?, "{engine:?}");
 /// }
 /// assert_eq!((Engine::default(), Engine::Blocked.other()), (Engine::Blocked, Engine::Crt));
