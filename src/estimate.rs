@@ -32,11 +32,11 @@
 //! # Ok::<(), fibtree::Error>(())
 //! ```
 
-use crate::budget::{PROCESS_BYTES, Run, Sizes};
+use crate::budget::{PROCESS_BYTES, Run};
 use crate::engines::{self, Engine, modular};
 use crate::error::{Error, Param, Result};
 use crate::hooks::Hooks;
-use crate::plan::{self, Plan};
+use crate::plan::{self, Plan, Sizes};
 use crate::targets::Targets;
 
 /// The largest n x W (the top layer times the width of the layers) for which [`estimate`] counts

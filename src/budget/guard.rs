@@ -1,23 +1,11 @@
 //! The guard of one run: its floor, its prediction, its plan, each checked against the limit in an
 //! order that lets nothing large be allocated and every refusal show the whole run's estimate.
 
-use super::{PROCESS_BYTES, Run, check, plan_bytes, refuse};
+use super::{PROCESS_BYTES, Run, check, refuse};
 use crate::error::{Error, Result};
 use crate::hooks::Hooks;
-use crate::plan::Plan;
+use crate::plan::{self, Plan, Sizes};
 use crate::targets::Targets;
-
-/// What a run's memory estimate depends on in its plan: what [`Run::bytes`] takes, from a
-/// prediction before the plan exists and from the plan itself afterwards.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Sizes {
-    /// The plan's bytes.
-    pub(crate) plan: u64,
-    /// The states of its widest layer.
-    pub(crate) widest: u64,
-    /// The highest g of any layer's window, or edge value.
-    pub(crate) highest: u64,
-}
 
 /// The memory a prediction may spend to give a refusal the estimate of the whole run rather than a
 /// bound: a plan up to this size (n up to about 15,000 at g = 0) is built even past the limit, then
@@ -96,7 +84,7 @@ impl Guard {
         let w = crate::game::window(top, 0, hooks)?;
         let window = (hi - lo).saturating_add(2 * w);
         let predicted_sizes = Sizes {
-            plan: plan_bytes(top, 64 * (window / 64 + 1)),
+            plan: plan::bytes_at(top, 64 * (window / 64 + 1)),
             widest: (window / 4).max(1),
             highest: hi.saturating_add(w),
         };

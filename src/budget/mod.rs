@@ -7,12 +7,13 @@
 //! run, not of the part that first failed, and the limit.
 //!
 //! - [`guard`]: the steps of a run over a plan, in the order that lets nothing large be allocated;
-//! - [`runs`]: the estimate of each kind of run ([`Run`]) from its plan's [`Sizes`].
+//! - [`runs`]: the estimate of each kind of run ([`Run`]) from its plan's sizes
+//!   ([`crate::plan::Sizes`]).
 
 mod guard;
 mod runs;
 
-pub(crate) use guard::{Guard, Sizes};
+pub(crate) use guard::Guard;
 pub(crate) use runs::{KEEP_VALUES_BYTES, Run, distribution_predicted};
 
 use crate::error::{Error, Param, Result};
@@ -20,9 +21,6 @@ use crate::error::{Error, Param, Result};
 /// What the process needs before any run: code, thread stacks, the allocator's arenas (measured
 /// peak of `count 10` on Linux x86-64).
 pub(crate) const PROCESS_BYTES: u64 = 8 << 20;
-
-/// The bytes of a plan's bookkeeping per layer: one edge value and one (empty) set.
-const PLAN_PER_LAYER: u64 = 4 + std::mem::size_of::<crate::plan::LayerSet>() as u64;
 
 /// The memory available to a run: `MemAvailable` from `/proc/meminfo`, or `u64::MAX` where that
 /// cannot be read. Cost: one read of a small file.
@@ -49,10 +47,4 @@ pub(crate) fn refuse(estimate: u64, limit: u64) -> Error {
 /// [`Error::OutOfMemory`] ([`refuse`]) when `estimate > limit`.
 pub(crate) fn check(estimate: u64, limit: u64) -> Result<()> {
     if estimate > limit { Err(refuse(estimate, limit)) } else { Ok(()) }
-}
-
-/// The bytes of a plan up to layer `top` whose layers are `window` values of g wide: its
-/// bookkeeping ([`PLAN_PER_LAYER`] a layer) and one bit per g of each window. Cost O(1).
-pub(crate) fn plan_bytes(top: u64, window: u64) -> u64 {
-    (top + 1).saturating_mul(PLAN_PER_LAYER + window / 8)
 }

@@ -1,9 +1,10 @@
 //! The estimate of each kind of run: the process, the plan and what the engines of that run hold,
 //! from the plan's [`Sizes`] (real or predicted) and the top layer n.
 
-use super::{PROCESS_BYTES, Sizes, plan_bytes};
+use super::PROCESS_BYTES;
 use crate::engines::{self, modular};
 use crate::moves::{CACHED_BLOCKS, block_of};
+use crate::plan::{Sizes, bytes_at};
 
 /// Results up to this size are kept whole, so that the two engines of a count can run at the same
 /// time (see [`crate::Counting::for_each`]).
@@ -94,9 +95,9 @@ impl Run {
             Run::Residues { .. } => PROCESS_BYTES + 4 * (n + 1),
             Run::Count { moduli, targets, .. } => {
                 let listing = (targets as u64).saturating_mul(16 + 8 * moduli as u64);
-                self.bytes(n, &Sizes { plan: plan_bytes(n, 64), widest: 1, highest }).saturating_add(listing)
+                self.bytes(n, &Sizes { plan: bytes_at(n, 64), widest: 1, highest }).saturating_add(listing)
             }
-            _ => self.bytes(n, &Sizes { plan: plan_bytes(n, 64), widest: 1, highest }),
+            _ => self.bytes(n, &Sizes { plan: bytes_at(n, 64), widest: 1, highest }),
         }
     }
 

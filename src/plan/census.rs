@@ -2,9 +2,9 @@
 //! estimate` reports), by the backward pass with two layers kept, or, for targets below W, by
 //! whole-array passes compiled for the kernel set.
 
+use super::Sizes;
 use super::backward::{Keep, backward};
 use super::layer_set::{LOWER_HALVES, LayerSet};
-use crate::budget::Sizes;
 use crate::error::Result;
 use crate::hooks::Hooks;
 use crate::targets::Targets;

@@ -33,6 +33,27 @@ use crate::targets::Targets;
 use backward::{Keep, backward};
 use layer_set::EMPTY;
 
+/// What a run's memory estimate depends on in its plan: what the memory guard's estimate of a run takes ([`crate::budget::Run::bytes`]), from a
+/// prediction before the plan exists and from the plan itself afterwards.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Sizes {
+    /// The plan's bytes.
+    pub(crate) plan: u64,
+    /// The states of its widest layer.
+    pub(crate) widest: u64,
+    /// The highest g of any layer's window, or edge value.
+    pub(crate) highest: u64,
+}
+
+/// The bytes of a plan's bookkeeping per layer: one edge value and one (empty) set.
+const PER_LAYER_BYTES: u64 = 4 + std::mem::size_of::<LayerSet>() as u64;
+
+/// The bytes of a plan up to layer `top` whose layers are `window` values of g wide: its
+/// bookkeeping a layer and one bit per g of each window. Cost O(1).
+pub(crate) fn bytes_at(top: u64, window: u64) -> u64 {
+    (top + 1).saturating_mul(PER_LAYER_BYTES + window / 8)
+}
+
 /// The states a set of targets needs, layer by layer, with the edge values `1 + G(k)` the
 /// recurrence uses.
 #[derive(Debug)]
@@ -62,12 +83,12 @@ impl Plan {
         crate::game::check_n(top)?;
         // Before allocating anything: the Grundy values, one set per layer and at least one word in
         // each are a floor under the plan's size; windows W wide, the size of a plan of one target.
-        budget::check(budget::plan_bytes(top, 64), memory_limit)?;
+        budget::check(bytes_at(top, 64), memory_limit)?;
         let edge = crate::game::edge_values(top)?;
         let w = crate::game::window_above(edge.iter().copied().max().unwrap_or(0) as u64).expect("edges below 2^32");
-        budget::check(budget::plan_bytes(top, w), memory_limit)?;
+        budget::check(bytes_at(top, w), memory_limit)?;
         let layers = vec![LayerSet::default(); top as usize + 1];
-        let mut kept = Kept { layers, used: budget::plan_bytes(top, 0), limit: memory_limit };
+        let mut kept = Kept { layers, used: bytes_at(top, 0), limit: memory_limit };
         backward(targets, &edge, hooks, &mut kept)?;
         let layers = kept.layers;
         let lens = layers.iter().map(|l| l.len() as u32).collect();
@@ -114,12 +135,12 @@ impl Plan {
         4 * self.edge.len() as u64 + self.layers.iter().map(LayerSet::bytes).sum::<u64>()
     }
 
-    /// The plan's [`budget::Sizes`]: its bytes, its widest layer and the highest g of a window or edge.
+    /// The plan's [`Sizes`]: its bytes, its widest layer and the highest g of a window or edge.
     /// Cost O(n).
-    pub(crate) fn sizes(&self) -> budget::Sizes {
+    pub(crate) fn sizes(&self) -> Sizes {
         let edges = self.edge.iter().copied().max().unwrap_or(0) as u64;
         let windows = self.layers.iter().filter(|l| l.window() > 0).map(|l| l.base() + l.window() as u64 - 1);
-        budget::Sizes { plan: self.bytes(), widest: self.widest_layer() as u64, highest: windows.fold(edges, u64::max) }
+        Sizes { plan: self.bytes(), widest: self.widest_layer() as u64, highest: windows.fold(edges, u64::max) }
     }
 }
 

@@ -13,10 +13,9 @@
 mod dense;
 mod generic;
 
-use crate::budget::Sizes;
 use crate::error::{Error, Param, Result};
 use crate::hooks::Hooks;
-use crate::plan::Plan;
+use crate::plan::{Plan, Sizes};
 use crate::targets::Targets;
 
 /// The largest modulus (exclusive) the modular engine accepts: sums of two residues fit in a `u64`.
