@@ -1,8 +1,8 @@
 //! Exact values from residues: the fixed sequence of primes the residues are taken modulo
 //! ([`primes`]), how many of them determine a count c(n, g) with room to catch a wrong residue
 //! ([`primes_needed`]), the residues themselves ([`residues`], by the modular engine), and the
-//! Chinese remainder theorem that turns them back into the value ([`garner`]; [`count`] does it
-//! all).
+//! Chinese remainder theorem that turns them back into the value ([`garner`], checked below |T(n)|
+//! by [`check_below_tree`]). A count by this route in one process is [`crate::Engine::Crt`].
 //!
 //! Residues modulo distinct primes are independent computations, so they can run on any number of
 //! machines with no communication, and they share no big-integer arithmetic with the exact engines.
@@ -25,5 +25,5 @@ mod shards;
 
 pub use garner::garner;
 pub use primes::{PRIME_BITS, REDUNDANCY_BITS, is_prime, primes, primes_needed};
-pub use residues::{check_below_tree, count, residues};
+pub use residues::{check_below_tree, residues};
 pub use shards::{ShardResidues, combine_shards, shard_primes};

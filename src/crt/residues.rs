@@ -3,7 +3,6 @@
 use num_bigint::BigUint;
 use rayon::prelude::*;
 
-use super::{garner, primes, primes_needed};
 use crate::budget::{Guard, Run};
 use crate::engines::modular;
 use crate::error::{Error, Result};
@@ -48,26 +47,6 @@ pub fn residues(n: u64, g: u64, primes: &[u64], memory_limit: u64, hooks: Hooks)
     primes.par_iter().map(|&m| Ok(modular::count_mod_with_plan(&plan, &target, &[m], hooks)?[0][0])).collect()
 }
 
-/// The exact c(n, g) from its residues modulo the first [`primes_needed`]`(n)` primes of
-/// [`primes`] ([`residues`], then [`garner`]): a route to the exact value with no big-integer
-/// arithmetic but the reconstruction, and none in common with the exact engines. The value is
-/// checked to be below |T(n)| (or 0 where T(n) is empty), as every count is: with 128 bits of room
-/// in the primes' product, a wrong residue passes that check with probability about 2^-128.
-///
-/// Cost: [`primes_needed`]`(n)` runs of the modular engine (230 at n = 20000), then O(k^2) word
-/// operations for the reconstruction.
-///
-/// # Errors
-/// As [`residues`]; [`Error::CrossCheck`] when the reconstruction is not below |T(n)| (a wrong
-/// residue).
-pub fn count(n: u64, g: u64, memory_limit: u64, hooks: Hooks) -> Result<BigUint> {
-    let primes = primes(primes_needed(n));
-    let residues = residues(n, g, &primes, memory_limit, hooks)?;
-    let value = garner(&primes, &residues)?;
-    check_below_tree(n, g, &value, primes.len())?;
-    Ok(value)
-}
-
 /// Checks that `value`, reconstructed from residues modulo `primes` primes, can be c(n, g): every
 /// count is at most the number of non-root nodes, |T(n)| - 1 (0 for the empty T(0)).
 ///
@@ -96,6 +75,27 @@ pub fn check_below_tree(n: u64, g: u64, value: &BigUint, primes: usize) -> Resul
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::crt::{garner, primes, primes_needed};
+
+    /// The exact c(n, g) from its residues modulo the first [`primes_needed`]`(n)` primes of
+    /// [`primes`] ([`residues`], then [`garner`]): a route to the exact value with no big-integer
+    /// arithmetic but the reconstruction, and none in common with the exact engines. The value is
+    /// checked to be below |T(n)| (or 0 where T(n) is empty), as every count is: with 128 bits of room
+    /// in the primes' product, a wrong residue passes that check with probability about 2^-128.
+    ///
+    /// Cost: [`primes_needed`]`(n)` runs of the modular engine (230 at n = 20000), then O(k^2) word
+    /// operations for the reconstruction.
+    ///
+    /// # Errors
+    /// As [`residues`]; [`Error::CrossCheck`] when the reconstruction is not below |T(n)| (a wrong
+    /// residue).
+    fn count(n: u64, g: u64, memory_limit: u64, hooks: Hooks) -> Result<BigUint> {
+        let primes = primes(primes_needed(n));
+        let residues = residues(n, g, &primes, memory_limit, hooks)?;
+        let value = garner(&primes, &residues)?;
+        check_below_tree(n, g, &value, primes.len())?;
+        Ok(value)
+    }
 
     #[test]
     fn the_residue_route_gives_the_exact_engines_values() {
@@ -116,7 +116,7 @@ mod tests {
         ];
         for targets in cases.iter().map(|t| Targets::new(t)) {
             let targets = &targets;
-            let plan = crate::plan::Plan::new(&Targets::new(targets), u64::MAX, Hooks::default()).unwrap();
+            let plan = crate::plan::Plan::new(targets, u64::MAX, Hooks::default()).unwrap();
             let want = count_exact(Engine::Reference, &plan, targets, Hooks::default()).unwrap();
             let got = count_exact(Engine::Crt, &plan, targets, Hooks::default()).unwrap();
             assert_eq!(got, want, "{targets:?}");
