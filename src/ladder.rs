@@ -148,6 +148,31 @@ pub(crate) fn engines_agree(hooks: Hooks) -> Result<Verdict> {
     Ok(Ok("c(10000, 0), two more, dist(400), f(0..=600)".into()))
 }
 
+/// The sixth rung: counting from both ends ([`crate::engines::both_ends`]) against the bottom-up
+/// reference engine, at every cut from 1 (top-down alone) to n (bottom-up alone), for `cases`
+/// random (n, g) drawn from `seed`: n below `max_n`, g below 64.
+///
+/// Cost: for each case n + 1 counts of n (the bottom-up one and one a cut), each O(plan states x
+/// limbs(n)) limb additions.
+///
+/// # Errors
+/// [`crate::Error::Interrupted`] when cancelled.
+pub(crate) fn both_ends_agree(seed: u64, cases: usize, max_n: u64, hooks: Hooks) -> Result<Verdict> {
+    let mut rng = SplitMix64(seed);
+    for _ in 0..cases {
+        let (n, g) = (2 + rng.below(max_n.max(3) - 2), rng.below(64));
+        let target = Targets::one(n, g);
+        let plan = Plan::new(&target, u64::MAX, hooks)?;
+        let want = count_exact(Engine::Reference, &plan, &target, hooks)?.remove(0);
+        for cut in 1..=n {
+            if crate::engines::both_ends::count(&plan, (n, g), cut, hooks)? != want {
+                return Ok(Err(format!("c({n}, {g}) cut at {cut}: the join differs from the bottom-up count")));
+            }
+        }
+    }
+    Ok(Ok(format!("{cases} cases from seed {seed:#x}, every cut")))
+}
+
 /// One rung of the ladder as [`run`] reports it: what was checked, whether it held, what was seen,
 /// and how long it took.
 #[derive(Clone, Debug)]
@@ -167,11 +192,12 @@ pub(crate) struct Rung {
 /// The rungs: first principles against the explicit tree (k <= 7, every g); the explicit tree
 /// against the exact DP (k <= 22, every g); exact against modular for 100 random (n, g, m) drawn
 /// from `seed`; the same count with 1, 2 and 4 threads; the reference engine against the blocked
-/// one.
+/// one; counting from both ends against bottom-up at every cut, for 8 random (n, g) from `seed`.
 ///
-/// Cost: the five rungs': both oracles up to k = 7, the explicit tree and a distribution up to
+/// Cost: the six rungs': both oracles up to k = 7, the explicit tree and a distribution up to
 /// k = 22, 100 exact and 100 modular counts of n below 4000, c(6000, 5) on 1, 2 and 4 threads, and
-/// both exact engines over f(10000)'s plan and four smaller ones.
+/// both exact engines over f(10000)'s plan and four smaller ones, and n + 1 counts each of 8 n
+/// below 300.
 ///
 /// # Errors
 /// Only what the engines return for their own reasons (memory, interruption through `hooks`).
@@ -192,6 +218,7 @@ pub(crate) fn run(seed: u64, hooks: Hooks, mut report: impl FnMut(&Rung)) -> Res
     rung("exact = modular, random (n, g, m)", &mut || exact_agrees_with_modular(seed, 100, 4000, hooks))?;
     rung("1, 2 and 4 threads give one answer", &mut || thread_counts_agree(&[(6000, 5)], &[1, 2, 4]))?;
     rung("reference engine = blocked engine", &mut || engines_agree(hooks))?;
+    rung("bottom-up = both ends, every cut", &mut || both_ends_agree(seed, 8, 300, hooks))?;
     Ok(all)
 }
 
@@ -220,6 +247,14 @@ mod tests {
         // enough of the cases must count something for the agreement to mean anything
         let nonzero: usize = detail.split(", ").nth(1).and_then(|s| s.split(' ').next()).unwrap().parse().unwrap();
         assert!(nonzero >= 12, "too few non-zero cases: {detail}");
+    }
+
+    #[test]
+    fn sixth_rung_wider_than_self_test_runs_it() {
+        let seed = 0x0b07_4e4d_5eedu64;
+        println!("seed = {seed:#x}");
+        let verdict = both_ends_agree(seed, 16, 400, Hooks::default()).unwrap();
+        assert_eq!(verdict, Ok(format!("16 cases from seed {seed:#x}, every cut")));
     }
 
     #[test]

@@ -13,6 +13,7 @@
 //! ([`Targets`]).
 
 pub(crate) mod blocked;
+pub(crate) mod both_ends;
 pub(crate) mod modular;
 pub(crate) mod recurrence;
 pub(crate) mod reference;
