@@ -46,16 +46,16 @@ pub(super) fn backward<K: Keep>(targets: &Targets, edge: &[u32], hooks: Hooks, k
     for i in (2..=targets.top() as usize).rev() {
         hooks.check()?;
         let own: Vec<u64> = targets.at_layer(i as u64).iter().map(|t| t.1).collect();
-        let sources = back_sources(i, keeper.above(i), edge);
-        let window = K::PROJECTS.then(|| LayerSet::union_bounds(&sources, Step::Back, &own)).flatten();
-        let set = match window {
-            None if K::PROJECTS => LayerSet::default(),
-            _ => LayerSet::image(&sources, Step::Back, &own),
-        };
-        drop(sources);
-        if let Some((lo, hi)) = window {
+        // the window first, for a keeper that refuses a layer before it is allocated
+        if K::PROJECTS {
+            let Some((lo, hi)) = LayerSet::union_bounds(&back_sources(i, keeper.above(i), edge), Step::Back, &own)
+            else {
+                keeper.keep(i, LayerSet::default())?;
+                continue;
+            };
             keeper.before(i, (hi - lo + 1).saturating_mul(8))?;
         }
+        let set = LayerSet::image(&back_sources(i, keeper.above(i), edge), Step::Back, &own);
         keeper.keep(i, set)?;
     }
     Ok(())
