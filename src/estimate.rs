@@ -177,11 +177,11 @@ fn own_bytes(n: u64) -> u64 {
 fn estimate_with(n: u64, g: u64, shards: &[usize], census_limit: u64, hooks: Hooks) -> Result<Estimate> {
     let targets = Targets::one(n, g);
     let bits_at_most = crate::game::count_bits_bound(n);
-    let width = crate::game::max_edge_value_with(n, hooks)? as u64 + 1;
+    let max_edge = crate::game::max_edge_value_with(n, hooks)?;
     // g above every value a move can leave: `count` answers 0 without a plan or an engine
-    let known_zero = crate::game::value_bound(n, width - 1).is_some_and(|bound| g > bound);
+    let known_zero = crate::game::value_bound(n, max_edge as u64).is_some_and(|bound| g > bound);
     let unplanned = if known_zero { None } else { modular::unplanned_work(&targets, hooks)? };
-    let w = crate::game::window_above(width - 1).expect("edges below 2^32");
+    let w = crate::game::window_of_edge(max_edge);
     let bound: Option<Vec<u32>> = match &unplanned {
         _ if known_zero || n.saturating_mul(w) <= census_limit => None,
         // every state of the plan is a g of a kept class in the dense windows

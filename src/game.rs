@@ -69,17 +69,20 @@ pub(crate) fn max_edge_value_with(n: u64, hooks: Hooks) -> Result<u32> {
     Ok(highest)
 }
 
-/// W, the window of a layer: the smallest power of two, at least 64, above g and above every edge
-/// value `1 + G(k)` for k <= n (8192 for g = 0 at n = 10000). Every state (k, h) that a target
-/// (n, g) needs differs from g only in bits below W (docs/math.md, "What makes large n feasible"), and every
-/// state of a target below W is below W. Cost O(n) time (the edge values, not stored), O(1) memory.
+/// W, the window of a layer: the smallest power of two, at least 64, above every edge value
+/// `1 + G(k)` for k <= n (8192 at n = 10000). Every state (k, h) that a target (n, g) needs differs
+/// from g only in bits below W (docs/math.md, "What makes large n feasible"), and every state of a
+/// target below W is below W. Cost O(n) time (the edge values, not stored), O(1) memory.
 ///
 /// # Errors
-/// [`Error::InvalidArgument`] when `n` exceeds [`MAX_N`], or naming [`Param::G`] when g is at or
-/// above 2^63 (no power of two above it fits in u64); [`Error::Interrupted`] once cancelled.
-pub(crate) fn window(n: u64, g: u64, hooks: Hooks) -> Result<u64> {
-    let highest = (max_edge_value_with(n, hooks)? as u64).max(g);
-    window_above(highest).ok_or_else(|| Error::invalid(Param::G, format!("below 2^63, got {g}")))
+/// [`Error::InvalidArgument`] when `n` exceeds [`MAX_N`]; [`Error::Interrupted`] once cancelled.
+pub(crate) fn window(n: u64, hooks: Hooks) -> Result<u64> {
+    Ok(window_of_edge(max_edge_value_with(n, hooks)?))
+}
+
+/// W ([`window`]) where the largest edge value is `max_edge`. Cost O(1).
+pub(crate) fn window_of_edge(max_edge: u32) -> u64 {
+    window_above(max_edge as u64).expect("a power of two above a u32 fits in u64")
 }
 
 /// The window above `highest`: the smallest power of two, at least 64, above it, or `None` past

@@ -81,7 +81,7 @@ impl Guard {
         let (top, (lo, hi)) = (targets.top(), targets.g_range());
         self.floor(top, hi)?;
         let whole = |s: &Sizes| self.run.bytes(top, s);
-        let w = crate::game::window(top, 0, hooks)?;
+        let w = crate::game::window(top, hooks)?;
         let window = (hi - lo).saturating_add(2 * w);
         let predicted_sizes = Sizes {
             plan: plan::bytes_at(top, 64 * (window / 64 + 1)),

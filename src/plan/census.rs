@@ -52,30 +52,23 @@ fn census_in(targets: &Targets, isa: crate::arch::Isa, hooks: Hooks) -> Result<C
     let top = targets.top();
     crate::game::check_n(top)?;
     let edge = crate::game::edge_values(top)?;
-    let w = crate::game::window_above(edge.iter().copied().max().unwrap_or(0) as u64).expect("edges below 2^32");
+    let max_edge = edge.iter().copied().max().unwrap_or(0);
+    let w = crate::game::window_of_edge(max_edge);
     if targets.g_range().1 < w {
         return crate::arch::compiled(
             isa,
             CensusBelow { targets: targets.to_vec(), edge: &edge, w: w as usize, hooks },
         );
     }
-    let highest = edge.iter().copied().max().unwrap_or(0) as u64;
-    let mut counted = Counted {
-        lens: vec![0u32; top as usize + 1],
-        plan_bytes: 4 * (top + 1),
-        highest,
-        above: [LayerSet::default(), LayerSet::default()],
-    };
+    let census = Census { lens: vec![0u32; top as usize + 1], plan_bytes: 4 * (top + 1), highest: max_edge as u64 };
+    let mut counted = Counted { census, above: [LayerSet::default(), LayerSet::default()] };
     backward(targets, &edge, hooks, &mut counted)?;
-    let Counted { lens, plan_bytes, highest, .. } = counted;
-    Ok(Census { lens, plan_bytes, highest })
+    Ok(counted.census)
 }
 
 /// The keeper of the census: the sizes of every layer, and the last two layers.
 struct Counted {
-    lens: Vec<u32>,
-    plan_bytes: u64,
-    highest: u64,
+    census: Census,
     /// Layers i + 1 and i + 2 as layer i is made.
     above: [LayerSet; 2],
 }
@@ -86,10 +79,11 @@ impl Keep for Counted {
     }
 
     fn keep(&mut self, i: usize, set: LayerSet) -> Result<()> {
-        self.lens[i] = set.len() as u32;
-        self.plan_bytes += set.bytes();
+        let census = &mut self.census;
+        census.lens[i] = set.len() as u32;
+        census.plan_bytes += set.bytes();
         if set.window() > 0 {
-            self.highest = self.highest.max(set.base() + set.window() as u64 - 1);
+            census.highest = census.highest.max(set.base() + set.window() as u64 - 1);
         }
         let [above1, _] = std::mem::take(&mut self.above);
         self.above = [set, above1];

@@ -85,7 +85,7 @@ impl Plan {
         // each are a floor under the plan's size; windows W wide, the size of a plan of one target.
         budget::check(bytes_at(top, 64), memory_limit)?;
         let edge = crate::game::edge_values(top)?;
-        let w = crate::game::window_above(edge.iter().copied().max().unwrap_or(0) as u64).expect("edges below 2^32");
+        let w = crate::game::window_of_edge(edge.iter().copied().max().unwrap_or(0));
         budget::check(bytes_at(top, w), memory_limit)?;
         let layers = vec![LayerSet::default(); top as usize + 1];
         let mut kept = Kept { layers, used: bytes_at(top, 0), limit: memory_limit };

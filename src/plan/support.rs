@@ -24,12 +24,12 @@ pub(crate) fn known_zero(n: u64, g: u64, hooks: Hooks) -> Result<bool> {
     if g < 64 {
         return Ok(false);
     }
-    let e = crate::game::max_edge_value_with(n, hooks)? as u64;
-    let bound = crate::game::value_bound(n, e).unwrap_or(0);
+    let e = crate::game::max_edge_value_with(n, hooks)?;
+    let bound = crate::game::value_bound(n, e as u64).unwrap_or(0);
     if g > bound {
         return Ok(true);
     }
-    if g < crate::game::window_above(e).expect("edges below 2^32") {
+    if g < crate::game::window_of_edge(e) {
         return Ok(false);
     }
     Ok(!support(n, hooks)?.contains(g))
