@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use num_bigint::BigUint;
 use num_traits::ToPrimitive;
 
-use crate::budget::{Guard, KEEP_VALUES_BYTES, PROCESS_BYTES, Run, available_memory};
+use crate::budget::{Guard, PROCESS_BYTES, Run, available_memory, kept_values};
 use crate::checkpoint::{self, Checkpoint, Saver};
 use crate::engines::{self, Engine, blocked, modular};
 use crate::error::{Error, Param, Result};
@@ -225,54 +225,45 @@ impl<'a> Counting<'a> {
         // Before anything of size O(n): the floor of the whole run.
         let all = Targets::new(targets);
         count_guard(targets.len(), moduli.len(), options).floor(all.top(), all.g_range().1)?;
-        let (mut zero, mut live) = (Vec::new(), Vec::new());
-        for (i, &(n, g)) in targets.iter().enumerate() {
-            if plan::known_zero(n, g, options.hooks)? { zero.push(i) } else { live.push(targets[i]) }
-        }
-        let live = Targets::new(&live);
-        let mut named = vec![Vec::new(); live.len()];
-        for (i, &t) in targets.iter().enumerate() {
-            if let Some(at) = live.index_of(t) {
-                named[at].push(i);
+        // each distinct target once: known to count 0 without counting, or counted
+        let mut live = Vec::new();
+        for &(n, g) in all.iter() {
+            if !plan::known_zero(n, g, options.hooks)? {
+                live.push((n, g));
             }
         }
-        let live_targets = &live;
-        let counting = |plan, estimate, independent, resume| Counting {
-            targets,
-            zero: zero.clone(),
-            live: live_targets.clone(),
-            named: named.clone(),
-            options,
-            moduli: moduli.clone(),
-            plan,
-            estimate,
-            independent,
-            resume,
-            _hold: hold,
-        };
-        if live_targets.is_empty() {
-            return Ok(counting(None, PROCESS_BYTES, None, None));
+        let live = Targets::new(&live);
+        let (mut zero, mut named) = (Vec::new(), vec![Vec::new(); live.len()]);
+        for (i, &t) in targets.iter().enumerate() {
+            match live.index_of(t) {
+                Some(at) => named[at].push(i),
+                None => zero.push(i),
+            }
         }
-        if let Some(spec) = &options.checkpoint
-            && let Some(saved) = checkpoint::load(spec, live_targets[0], &moduli, options.hooks)?
+        let (plan, estimate, independent, resume) = if live.is_empty() {
+            (None, PROCESS_BYTES, None, None)
+        } else if let Some(spec) = &options.checkpoint
+            && let Some(saved) = checkpoint::load(spec, live[0], &moduli, options.hooks)?
         {
-            let (plan, estimate) = planned(live_targets, options, moduli.len())?;
-            return Ok(counting(Some(plan), estimate, Some(vec![saved.residues]), Some(saved.state)));
-        }
-        let residues = Guard::new(Run::Residues { moduli: moduli.len(), at_once: 1 }, limit);
-        let early = modular::unplanned_bytes(live_targets, moduli.len(), options.hooks)?
-            .is_some_and(|b| residues.fits_unplanned(b));
-        // the plan stops the modular engine when it fails
-        let failed = AtomicBool::new(false);
-        let (planned, independent) = rayon::join(
-            || planned(live_targets, options, moduli.len()).inspect_err(|_| failed.store(true, Ordering::Relaxed)),
-            || match early {
-                true => modular::count_mod_unplanned(live_targets, &moduli, options.hooks.also_stopped_by(&failed)),
-                false => Ok(None),
-            },
-        );
-        let (plan, estimate) = planned?;
-        Ok(counting(Some(plan), estimate, independent?, None))
+            let (plan, estimate) = planned(&live, options, moduli.len())?;
+            (Some(plan), estimate, Some(vec![saved.residues]), Some(saved.state))
+        } else {
+            let residues = Guard::new(Run::Residues { moduli: moduli.len(), at_once: 1 }, limit);
+            let early = modular::unplanned_bytes(&live, moduli.len(), options.hooks)?
+                .is_some_and(|b| residues.fits_unplanned(b));
+            // the plan stops the modular engine when it fails
+            let failed = AtomicBool::new(false);
+            let (planned, independent) = rayon::join(
+                || planned(&live, options, moduli.len()).inspect_err(|_| failed.store(true, Ordering::Relaxed)),
+                || match early {
+                    true => modular::count_mod_unplanned(&live, &moduli, options.hooks.also_stopped_by(&failed)),
+                    false => Ok(None),
+                },
+            );
+            let (plan, estimate) = planned?;
+            (Some(plan), estimate, independent?, None)
+        };
+        Ok(Counting { targets, zero, live, named, options, moduli, plan, estimate, independent, resume, _hold: hold })
     }
 
     /// The estimated peak memory of the run, in bytes.
@@ -378,8 +369,7 @@ impl<'a> Counting<'a> {
             let reports = vec![report(0, &words, &independent[0])];
             return self_checked(reports, targets, options)?.into_iter().try_for_each(|r| sink(0, r));
         }
-        let kept_bytes = (targets.len() as u64).saturating_mul(8 * engines::limbs(targets.top() as usize) as u64);
-        if options.double_check || kept_bytes <= KEEP_VALUES_BYTES {
+        if kept_values(targets.len(), targets.top(), options.double_check).is_some() {
             // Small results: both engines at once, the values kept until the residues are known.
             let exact = || engines::count_words(options.engine, plan, targets, hooks);
             let (independent, words) = rayon::join(modular, exact);

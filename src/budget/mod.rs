@@ -14,7 +14,7 @@ mod guard;
 mod runs;
 
 pub(crate) use guard::Guard;
-pub(crate) use runs::{KEEP_VALUES_BYTES, Run, distribution_predicted};
+pub(crate) use runs::{Run, distribution_predicted, kept_values};
 
 use crate::error::{Error, Param, Result};
 

@@ -8,7 +8,15 @@ use crate::plan::{Sizes, bytes_at};
 
 /// Results up to this size are kept whole, so that the two engines of a count can run at the same
 /// time (see [`crate::Counting::for_each`]).
-pub(crate) const KEEP_VALUES_BYTES: u64 = 64 << 20;
+const KEEP_VALUES_BYTES: u64 = 64 << 20;
+
+/// The bytes of the values of a count of `targets` targets up to layer `n` where the run keeps them
+/// whole (always for a double check, else up to [`KEEP_VALUES_BYTES`]), or `None` where it streams
+/// them: the one rule that [`crate::Counting::for_each`] follows and [`Run::bytes`] counts. Cost O(1).
+pub(crate) fn kept_values(targets: usize, n: u64, double_check: bool) -> Option<u64> {
+    let values = (targets as u64).saturating_mul(8 * engines::limbs(n as usize) as u64);
+    (double_check || values <= KEEP_VALUES_BYTES).then_some(values)
+}
 
 /// A kind of run, with what its estimate depends on besides the plan.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -60,8 +68,7 @@ impl Run {
                 // the engines' layers, the modular arrays and residues, the values where they are
                 // kept (always for a double check, with its second plan), and one result's decimals
                 let modular = modular::memory_bytes_for(sizes, moduli, targets);
-                let values = (targets as u64).saturating_mul(limbs * 8);
-                let kept = if double_check || values <= KEEP_VALUES_BYTES { values } else { 0 };
+                let kept = kept_values(targets, n, double_check).unwrap_or(0);
                 let again = if double_check { sizes.plan } else { 0 };
                 [engines::layer_bytes_for(sizes.widest, n as usize), modular, kept, again, n]
                     .into_iter()
