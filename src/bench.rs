@@ -165,8 +165,9 @@ impl Subject {
             return Err(Error::invalid(Param::N, format!("expected N from 2 to {MAX_N}, got {n}")));
         }
         let guard = Guard::new(Run::Residues { moduli: MODULI.len(), at_once: 1 }, memory_limit);
-        let (plan, _) = guard.plan(&Targets::one(n, 0), hooks)?;
-        let found = modular::count_mod_with_plan(&plan, &Targets::one(n, 0), &MODULI, hooks)?.remove(0);
+        let target = Targets::one(n, 0);
+        let (plan, _) = guard.plan(&target, hooks)?;
+        let found = modular::count_mod_with_plan(&plan, &target, &MODULI, hooks)?.remove(0);
         let residues = [found[0], found[1]];
         Ok(Subject { n, plan, residues, memory_limit, first: None })
     }
@@ -235,16 +236,16 @@ impl Subject {
             .build()
             .map_err(|e| Error::from(std::io::Error::other(format!("starting a pool of {threads} threads: {e}"))))?;
         let (n, plan) = (self.n, &self.plan);
-        let guard = Guard::new(Run::Exact { values: 2 }, self.memory_limit);
-        guard.check(pool.install(|| Run::Exact { values: 2 }.bytes(n, &plan.sizes())))?;
+        let run = Run::Exact { values: 2 };
+        Guard::new(run, self.memory_limit).check(pool.install(|| run.bytes(n, &plan.sizes())))?;
+        let target = Targets::one(n, 0);
         let mut seconds = Vec::with_capacity(runs);
         let mut graphs = Vec::with_capacity(runs);
         for run in 1..=runs {
             let recorder = Recorder::new();
             let (value, elapsed) = pool.install(|| {
                 let start = Instant::now();
-                let value =
-                    engines::count_exact(Engine::Blocked, plan, &Targets::one(n, 0), hooks.record_to(&recorder));
+                let value = engines::count_exact(Engine::Blocked, plan, &target, hooks.record_to(&recorder));
                 (value, start.elapsed().as_secs_f64())
             });
             let value = value?.remove(0);

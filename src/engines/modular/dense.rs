@@ -144,19 +144,20 @@ pub(super) fn run(
     isa: Isa,
     narrow: bool,
 ) -> Result<Vec<Vec<u64>>> {
-    let by_layer: Vec<usize> = (0..targets.len()).filter(|&t| targets[t].0 >= 2).collect();
+    // the targets in order of layer; those of layers 0 and 1 (count 0) first
+    let first = targets.partition_point(|t| t.0 < 2);
     let v = class_width(w);
     let windows = lane_windows(shape, v);
     let total = layer_lanes(shape, w).iter().sum::<u64>() * moduli.len() as u64;
-    let sweep = Sweep { shape, windows, targets, by_layer: &by_layer, v, hooks, total, done: AtomicU64::new(0) };
+    let sweep = Sweep { shape, windows, targets: &targets[first..], v, hooks, total, done: AtomicU64::new(0) };
     let per_modulus: Vec<Vec<u64>> = moduli
         .par_iter()
         .map(|&m| if narrow && m < NARROW_LIMIT { sweep.run::<u32>(m, isa) } else { sweep.run::<u64>(m, isa) })
         .collect::<Result<_>>()?;
     let mut found = vec![vec![0; moduli.len()]; targets.len()];
     for (j, residues) in per_modulus.iter().enumerate() {
-        for (&t, &r) in by_layer.iter().zip(residues) {
-            found[t][j] = r;
+        for (found, &r) in found[first..].iter_mut().zip(residues) {
+            found[j] = r;
         }
     }
     Ok(found)
@@ -196,8 +197,8 @@ pub(super) fn arrays_bytes(w: u64) -> u64 {
 struct Sweep<'a> {
     shape: &'a Shape<'a>,
     windows: Vec<(usize, usize)>,
+    /// The targets above layer 1, in order of layer.
     targets: &'a [(u64, u64)],
-    by_layer: &'a [usize],
     v: usize,
     hooks: Hooks<'a>,
     /// The work of all the sweeps, in lanes: the sum of the windows times their classes and the
@@ -209,13 +210,13 @@ struct Sweep<'a> {
 
 impl Sweep<'_> {
     /// One modulus: every layer in turn over three rolling layers of class arrays of V + 1 lanes.
-    /// Returns the residue of each target of `by_layer`, in its order.
+    /// Returns the residue of each of its targets, in their order.
     fn run<T: Residue>(&self, m: u64, isa: Isa) -> Result<Vec<u64>> {
         let v = self.v;
         let layer = || -> [AlignedLanes<T>; CLASSES] { std::array::from_fn(|_| AlignedLanes::zeroed(v + 1)) };
         let mut live = [layer(), layer(), layer()];
-        let mut found = Vec::with_capacity(self.by_layer.len());
-        let mut next = self.by_layer.iter().map(|&t| self.targets[t]).peekable();
+        let mut found = Vec::with_capacity(self.targets.len());
+        let mut next = self.targets.iter().copied().peekable();
         let (one, modulus) = (T::from_u64(1), T::from_u64(m));
         let mut unreported = 0u64;
         for k in 2..=self.shape.top() {

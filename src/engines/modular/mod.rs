@@ -209,14 +209,15 @@ pub(crate) fn unplanned_speeds(n: u64, lanes: u64, moduli: &[u64], runs: usize, 
     // layers 0 and 1, then the edge values of n's top layers
     let edge: Vec<u32> = [0, 1].into_iter().chain(edges[edges.len() - layers + 1..].iter().copied()).collect();
     let top = edge.len() as u64 - 1;
-    let shape = dense::Shape::full(edge, w as usize, &Targets::one(top, 0));
+    let target = Targets::one(top, 0);
+    let shape = dense::Shape::full(edge, w as usize, &target);
     let work = dense::layer_lanes(&shape, w).iter().sum::<u64>() as f64;
     let mut speeds = vec![0.0f64; moduli.len()];
     for _ in 0..runs {
         for (speed, &m) in speeds.iter_mut().zip(moduli) {
             hooks.check()?;
             let start = std::time::Instant::now();
-            dense::run(&shape, &Targets::one(top, 0), &[m], Hooks::default(), w, isa, true)?;
+            dense::run(&shape, &target, &[m], Hooks::default(), w, isa, true)?;
             *speed = speed.max(work / start.elapsed().as_secs_f64().max(1e-9));
         }
     }
