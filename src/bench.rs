@@ -16,7 +16,8 @@ use num_bigint::BigUint;
 use num_traits::ToPrimitive;
 
 use crate::budget::{Guard, Run};
-use crate::engines::{self, Engine, modular};
+use crate::engines::both_ends::Split;
+use crate::engines::{self, Cut, Engine, modular};
 use crate::error::{Error, Param, Result};
 use crate::game::MAX_N;
 use crate::graph::{Recorder, Summary};
@@ -73,10 +74,9 @@ pub fn default_threads(cores: usize) -> Vec<usize> {
     threads
 }
 
-/// The 64-bit limb additions of the exact engine over `plan` at full width
-/// ([`engines::limb_additions`]): the work unit of [`Measurement::limb_additions_per_ns`].
-///
-/// Cost O(n) time, no memory.
+/// The 64-bit limb additions of the bottom-up engine over `plan` at full width
+/// ([`engines::limb_additions`]). Cost O(n) time, no memory.
+#[cfg(test)]
 fn limb_additions(plan: &Plan) -> u128 {
     engines::limb_additions(plan.lens())
 }
@@ -142,6 +142,8 @@ impl Measurement {
 pub struct Subject {
     n: u64,
     plan: Plan,
+    /// The route measured: its cut and the work of each half.
+    split: Split,
     residues: [u64; 2],
     memory_limit: u64,
     first: Option<(BigUint, usize)>,
@@ -149,7 +151,7 @@ pub struct Subject {
 
 impl Subject {
     /// Plans (n, 0) and computes f(n) modulo 10^18 and 998244353 with the modular engine, in the
-    /// current rayon pool.
+    /// current rayon pool; the runs will be cut as `cut` says ([`Cut::Auto`]: from both ends).
     ///
     /// Cost: the plan's backward pass (O(n x W / 64) word operations) and the modular engine over its
     /// windows, for each of two moduli (17.4 million lane operations a modulus at n = 10000); memory
@@ -159,8 +161,9 @@ impl Subject {
     /// # Errors
     /// [`Error::InvalidArgument`] naming [`Param::N`] for n below 2 or above [`MAX_N`];
     /// [`Error::OutOfMemory`] naming [`Param::N`] when the plan or the modular engine would exceed
-    /// `memory_limit` bytes; [`Error::Interrupted`] when cancelled.
-    pub fn new(n: u64, memory_limit: u64, hooks: Hooks) -> Result<Subject> {
+    /// `memory_limit` bytes; [`Error::Interrupted`] when cancelled; [`Error::InvalidArgument`]
+    /// naming [`Param::Cut`] for a cut outside 2..=n.
+    pub fn new(n: u64, cut: Cut, memory_limit: u64, hooks: Hooks) -> Result<Subject> {
         if !(2..=MAX_N).contains(&n) {
             return Err(Error::invalid(Param::N, format!("expected N from 2 to {MAX_N}, got {n}")));
         }
@@ -169,7 +172,8 @@ impl Subject {
         let (plan, _) = guard.plan(&target, hooks)?;
         let found = modular::count_mod_with_plan(&plan, &target, &MODULI, hooks)?.remove(0);
         let residues = [found[0], found[1]];
-        Ok(Subject { n, plan, residues, memory_limit, first: None })
+        let split = crate::engines::both_ends::split(plan.lens(), cut)?;
+        Ok(Subject { n, plan, split, residues, memory_limit, first: None })
     }
 
     /// The plan's states.
@@ -177,12 +181,18 @@ impl Subject {
         self.plan.states()
     }
 
-    /// The 64-bit limb additions of the exact engine over the plan at full width: the sum over the
-    /// layers k from 2 to n of (states of layer k) x (limbs of a count of layer k). The work unit of
-    /// [`Measurement::limb_additions_per_ns`]: 763,862,076 for (10000, 0), over its 16.7 million
-    /// states. Cost O(n).
+    /// The 64-bit limb additions of the route measured: bottom-up, the sum over the layers k from
+    /// 2 to n of (states of layer k) x (limbs of a count of layer k), 763,862,076 for (10000, 0) over
+    /// its 16.7 million states; from both ends, that sum to the cut and above it the states times
+    /// the limbs of a path count of layer k, limbs(n - k + 1) (514,742,749 at n = 10000). The work
+    /// unit of [`Measurement::limb_additions_per_ns`]. Cost O(1).
     pub fn limb_additions(&self) -> u128 {
-        limb_additions(&self.plan)
+        self.split.work()
+    }
+
+    /// The route measured: where it is cut, and the work of each half.
+    pub(crate) fn split(&self) -> Split {
+        self.split
     }
 
     /// `(modulus, residue)` of f(n) by the modular engine, for each of [`MODULI`].
@@ -245,7 +255,9 @@ impl Subject {
             let recorder = Recorder::new();
             let (value, elapsed) = pool.install(|| {
                 let start = Instant::now();
-                let value = engines::count_exact(Engine::Blocked, plan, &target, hooks.record_to(&recorder));
+                let hooks = hooks.record_to(&recorder);
+                let words = engines::count_words(Engine::Blocked, plan, &target, Cut::At(self.split.cut), hooks);
+                let value = words.map(|w| vec![engines::to_biguint(&w[0])]);
                 (value, start.elapsed().as_secs_f64())
             });
             let value = value?.remove(0);
@@ -257,7 +269,7 @@ impl Subject {
         let mut order: Vec<usize> = (0..runs).collect();
         order.sort_by(|&a, &b| seconds[a].total_cmp(&seconds[b]));
         let graph = std::mem::take(&mut graphs[order[runs / 2]]);
-        Ok(Measurement { n, threads, seconds, limb_additions: limb_additions(&self.plan), graph })
+        Ok(Measurement { n, threads, seconds, limb_additions: self.limb_additions(), graph })
     }
 }
 
@@ -307,7 +319,7 @@ mod tests {
 
     #[test]
     fn a_measurement_of_300() {
-        let mut subject = Subject::new(300, crate::budget::available_memory(), Hooks::default()).unwrap();
+        let mut subject = Subject::new(300, Cut::Auto, crate::budget::available_memory(), Hooks::default()).unwrap();
         let m = subject.measure(2, 3, Hooks::default(), |_, _| {}).unwrap();
         assert_eq!((m.n, m.threads, m.seconds.len()), (300, 2, 3));
         assert_eq!(m.limb_additions, subject.limb_additions());
@@ -361,7 +373,7 @@ mod tests {
 
     #[test]
     fn runs_are_checked_and_bad_counts_refused() {
-        let mut subject = Subject::new(200, u64::MAX, Hooks::default()).unwrap();
+        let mut subject = Subject::new(200, Cut::Auto, u64::MAX, Hooks::default()).unwrap();
         let m = subject.measure(1, 2, Hooks::default(), |_, _| {}).unwrap();
         assert_eq!(m.speedup_over(&m), 1.0);
         assert!(matches!(
@@ -380,15 +392,15 @@ mod tests {
         let err = subject.measure(2, 1, Hooks::default(), |_, _| {}).unwrap_err().to_string();
         assert!(err.contains("c(200, 0) mod 998244353 with 2 threads"), "{err}");
         assert!(matches!(
-            Subject::new(1, u64::MAX, Hooks::default()),
+            Subject::new(1, Cut::Auto, u64::MAX, Hooks::default()),
             Err(Error::InvalidArgument { param: Param::N, .. })
         ));
         assert!(matches!(
-            Subject::new(MAX_N + 1, u64::MAX, Hooks::default()),
+            Subject::new(MAX_N + 1, Cut::Auto, u64::MAX, Hooks::default()),
             Err(Error::InvalidArgument { param: Param::N, .. })
         ));
         assert!(matches!(
-            Subject::new(10_000, 1 << 20, Hooks::default()),
+            Subject::new(10_000, Cut::Auto, 1 << 20, Hooks::default()),
             Err(Error::OutOfMemory { param: Param::N, .. })
         ));
     }

@@ -32,6 +32,8 @@ pub enum Param {
     Path,
     /// A checkpoint file.
     Checkpoint,
+    /// The layer where a count is cut between its halves (see [`crate::Cut`]).
+    Cut,
     /// The kernel set the environment variable `FIBTREE_ISA` forces (see [`crate::kernel`]).
     Isa,
     /// A shard of a count's residues (see [`crate::crt::shard_primes`]).
@@ -50,6 +52,7 @@ impl Param {
             Param::Runs => "runs",
             Param::Path => "path",
             Param::Checkpoint => "checkpoint",
+            Param::Cut => "cut",
             Param::Isa => "FIBTREE_ISA",
             Param::Shard => "shard",
         }

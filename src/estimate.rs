@@ -11,8 +11,10 @@
 //!   below W (the dense modular engine's windows): an upper bound, 1.05 x the plan's states at
 //!   n = 20000, 1.34 x at n = 100000, 1.22 x at n = 200000 and 1.39 x at n = 1,000,000 (where its
 //!   limb additions are 1.77 x the plan's).
-//! - *Work.* The exact engine's limb additions are the sum over layers of the states times the limbs
-//!   of a count of the layer; the residue route's lane operations per prime are the dense modular
+//! - *Work.* The exact engine's limb additions, counted from both ends at the cut with the least of
+//!   them ([`crate::Cut::Auto`]): below the cut the sum over layers of the states times the limbs of a
+//!   count of the layer, above it the states times the limbs of a path count, limbs(n - k + 1)
+//!   (bottom-up alone, the first sum over every layer); the residue route's lane operations per prime are the dense modular
 //!   engine's, counted exactly from its windows.
 //! - *Speed.* The exact engine runs f(n) (n clamped to 1000..=8000) on one thread; the dense sweep
 //!   runs about 2.5 x 10^8 lane operations with arrays of n's width, modulo a prime of the route
@@ -28,7 +30,8 @@
 //! use fibtree::estimate::{Census, estimate};
 //! let e = estimate(300, 0, &[1], Census::Always, fibtree::Hooks::default())?;
 //! assert!(e.states_counted);
-//! assert_eq!((e.states, e.limb_additions), (32_496, 63_925)); // what `fibtree bench 300` runs
+//! assert_eq!((e.states, e.bottom_up_limb_additions), (32_496, 63_925));
+//! assert_eq!((e.cut, e.limb_additions), (180, 48_327)); // what `fibtree bench 300` runs
 //! # Ok::<(), fibtree::Error>(())
 //! ```
 
@@ -79,8 +82,12 @@ pub struct Estimate {
     pub states_counted: bool,
     /// The states of the plan's widest layer (counted or an upper bound, as `states`).
     pub widest_layer: u64,
-    /// The exact engine's 64-bit limb additions: the sum over layers of states times limbs.
+    /// The exact engine's 64-bit limb additions from both ends, cut at `cut`.
     pub limb_additions: u128,
+    /// The layer where the count is cut between its halves (n: bottom-up alone).
+    pub cut: u64,
+    /// The limb additions of the bottom-up count alone: the sum over layers of states times limbs.
+    pub bottom_up_limb_additions: u128,
     /// An upper bound on the bits of the value: it is below |T(n)|.
     pub bits_at_most: u64,
     /// An upper bound on its decimal digits.
@@ -205,7 +212,8 @@ fn estimate_with(n: u64, g: u64, shards: &[usize], census_limit: u64, hooks: Hoo
         }
     };
     let states = lens.iter().map(|&l| l as u64).sum();
-    let limb_additions = engines::limb_additions(&lens);
+    let split = engines::both_ends::split(&lens, engines::Cut::Auto)?;
+    let limb_additions = split.work();
     let exact_bytes = if known_zero {
         PROCESS_BYTES
     } else {
@@ -249,6 +257,8 @@ fn estimate_with(n: u64, g: u64, shards: &[usize], census_limit: u64, hooks: Hoo
         states_counted: counted,
         widest_layer: sizes.widest,
         limb_additions,
+        cut: split.cut,
+        bottom_up_limb_additions: split.bottom_up,
         bits_at_most,
         digits_at_most: (bits_at_most as f64 * std::f64::consts::LOG10_2).ceil() as u64,
         primes,
@@ -303,15 +313,15 @@ fn calibrate(n: u64, hooks: Hooks) -> Result<Calibration> {
         let k = n.clamp(1000, CALIBRATION_N);
         let targets = Targets::one(k, 0);
         let plan = Plan::new(&targets, u64::MAX, hooks)?;
-        let lens = plan.lens();
+        let work = engines::both_ends::split(plan.lens(), engines::Cut::Auto)?.work();
         let primes = crate::crt::primes(CALIBRATION_PRIMES);
         let residues: Vec<u64> = primes.iter().zip(1u64..).map(|(&p, i)| p - i * i).collect();
         let mut c = Calibration { exact_rate: 0.0, prime_rate: 0.0, narrow_rate: 0.0, garner_rate: 0.0 };
         let rate = |work: f64, start: std::time::Instant| work / start.elapsed().as_secs_f64().max(1e-9);
         for _ in 0..2 {
             let start = std::time::Instant::now();
-            engines::count_words(Engine::Blocked, &plan, &targets, hooks)?;
-            c.exact_rate = c.exact_rate.max(rate(engines::limb_additions(lens) as f64, start));
+            engines::count_words(Engine::Blocked, &plan, &targets, engines::Cut::Auto, hooks)?;
+            c.exact_rate = c.exact_rate.max(rate(work as f64, start));
             hooks.check()?;
             let start = std::time::Instant::now();
             crate::crt::garner(&primes, &residues)?;

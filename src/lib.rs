@@ -68,8 +68,8 @@ mod targets;
 pub use arch::select::{KERNEL_VAR, Kernel, kernel};
 use budget::available_memory;
 pub use checkpoint::Checkpoint;
-pub use engines::Engine;
 pub use engines::modular::MODULUS_LIMIT;
+pub use engines::{Cut, Engine};
 pub use error::{Error, Param, Result};
 pub use game::{MAX_N, grundy, tree_size};
 pub use hooks::{Hooks, NoticeFn, ProgressFn};
@@ -100,7 +100,11 @@ pub fn count(n: u64, g: u64) -> Result<BigUint> {
         return Ok(BigUint::ZERO);
     }
     let target = targets::Targets::one(n, g);
-    let (plan, _) = guard.plan(&target, Hooks::default())?;
+    let (mut plan, _) = guard.plan(&target, Hooks::default())?;
+    // from both ends, the top-down half makes its own layers: the plan above the cut is dropped
+    if let Some(split) = engines::route(&plan, &target, Cut::Auto)?.filter(|s| s.both_ends()) {
+        plan.drop_above(split.cut as usize);
+    }
     Ok(engines::count_exact(Engine::Blocked, &plan, &target, Hooks::default())?.remove(0))
 }
 

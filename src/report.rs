@@ -9,7 +9,7 @@ use num_traits::ToPrimitive;
 
 use crate::budget::{Guard, PROCESS_BYTES, Run, available_memory, kept_values};
 use crate::checkpoint::{self, Checkpoint, Saver};
-use crate::engines::{self, Engine, blocked, modular};
+use crate::engines::{self, Cut, Engine, blocked, modular};
 use crate::error::{Error, Param, Result};
 use crate::hooks::Hooks;
 use crate::plan::{self, Plan};
@@ -84,6 +84,9 @@ pub struct Options<'a> {
     pub hooks: Hooks<'a>,
     /// The exact engine.
     pub engine: Engine,
+    /// Where the blocked engine cuts the count of one target between its halves ([`Cut::Auto`]:
+    /// where the work is least). A run with a checkpoint counts bottom-up alone.
+    pub cut: Cut,
     /// Compute every exact value a second time with the other exact engine, over a plan made afresh
     /// (see [`Report::double_check`]).
     pub double_check: bool,
@@ -183,6 +186,8 @@ pub struct Counting<'a> {
     moduli: Vec<u64>,
     /// The plan of the live targets (`None` where there are none).
     plan: Option<Plan>,
+    /// The blocked engine's route for one target ([`Counting::split`]).
+    split: Option<crate::engines::both_ends::Split>,
     estimate: u64,
     /// The modular engine's residues where they were found while the plan was built, or read from
     /// the checkpoint.
@@ -220,6 +225,7 @@ impl<'a> Counting<'a> {
                 return Err(Error::invalid(Param::Checkpoint, "checkpoints work with the blocked engine only"));
             }
         }
+        check_cut(targets, options)?;
         // the checkpoint's path checked and held before any work
         let hold = options.checkpoint.as_ref().map(checkpoint::hold).transpose()?;
         // Before anything of size O(n): the floor of the whole run.
@@ -263,7 +269,30 @@ impl<'a> Counting<'a> {
             let (plan, estimate) = planned?;
             (Some(plan), estimate, independent?, None)
         };
-        Ok(Counting { targets, zero, live, named, options, moduli, plan, estimate, independent, resume, _hold: hold })
+        let split = match (&plan, options.engine, &options.checkpoint) {
+            (Some(plan), Engine::Blocked, None) => engines::route(plan, &live, options.cut)?,
+            _ => None,
+        };
+        Ok(Counting {
+            targets,
+            zero,
+            live,
+            named,
+            options,
+            moduli,
+            plan,
+            split,
+            estimate,
+            independent,
+            resume,
+            _hold: hold,
+        })
+    }
+
+    /// The blocked engine's route for the one target: where it is cut and the work of each half
+    /// (`None` for several targets, another engine, a checkpoint or a count known to be 0).
+    pub(crate) fn split(&self) -> Option<crate::engines::both_ends::Split> {
+        self.split
     }
 
     /// The estimated peak memory of the run, in bytes.
@@ -323,8 +352,20 @@ impl<'a> Counting<'a> {
     /// # Ok::<(), fibtree::Error>(())
     /// ```
     pub fn for_each(self, mut sink: impl FnMut(usize, Report) -> Result<()> + Send) -> Result<()> {
-        let Counting { targets: all, zero, live, named, options, moduli, plan, estimate, independent, resume, _hold } =
-            self;
+        let Counting {
+            targets: all,
+            zero,
+            live,
+            named,
+            options,
+            moduli,
+            plan,
+            split,
+            estimate,
+            independent,
+            resume,
+            _hold,
+        } = self;
         for &t in &zero {
             let (n, g) = all[t];
             let projections =
@@ -333,7 +374,7 @@ impl<'a> Counting<'a> {
             let value = BigUint::ZERO;
             sink(t, Report { n, g, value, projections, double_check, memory_estimate_bytes: estimate })?;
         }
-        let Some(plan) = plan else { return Ok(()) };
+        let Some(mut plan) = plan else { return Ok(()) };
         let targets = &live;
         // each report to every index that names its target (a copy for each repeat)
         let mut sink = |t: usize, report: Report| {
@@ -341,16 +382,17 @@ impl<'a> Counting<'a> {
             others.iter().try_for_each(|&i| sink(i, report.clone()))?;
             sink(*last, report)
         };
-        let (moduli, plan, hooks) = (&moduli, &plan, options.hooks);
+        let (moduli, hooks) = (&moduli, options.hooks);
         let report = |t: usize, words: &[u64], independent: &[u64]| {
             assemble(targets[t], words, moduli, independent, options, estimate)
         };
-        let modular = || match &independent {
+        let modular = |plan: &Plan| match &independent {
             Some(residues) => Ok(residues.clone()),
             None => modular::count_mod_with_plan(plan, targets, moduli, hooks),
         };
         if let Some(spec) = &options.checkpoint {
-            let independent = modular()?;
+            let plan = &plan;
+            let independent = modular(plan)?;
             if let Some(state) = &resume {
                 let shown = spec.path.display();
                 hooks
@@ -369,10 +411,22 @@ impl<'a> Counting<'a> {
             let reports = vec![report(0, &words, &independent[0])];
             return self_checked(reports, targets, options)?.into_iter().try_for_each(|r| sink(0, r));
         }
+        // From both ends, the top-down half makes its own layers: the plan above the cut is dropped
+        // before the exact engine starts, once the residues are known (found while the plan was
+        // made, for a small g).
+        let mut before = None;
+        if let Some(split) = split.filter(|s| s.both_ends()) {
+            before = Some(modular(&plan)?);
+            plan.drop_above(split.cut as usize);
+        }
         if kept_values(targets.len(), targets.top(), options.double_check).is_some() {
             // Small results: both engines at once, the values kept until the residues are known.
-            let exact = || engines::count_words(options.engine, plan, targets, hooks);
-            let (independent, words) = rayon::join(modular, exact);
+            let plan = &plan;
+            let exact = || engines::count_words(options.engine, plan, targets, options.cut, hooks);
+            let (independent, words) = match before {
+                Some(independent) => (Ok(independent), exact()),
+                None => rayon::join(|| modular(plan), exact),
+            };
             let (independent, words) = (independent?, words?);
             let reports = (0..targets.len()).map(|t| report(t, &words[t], &independent[t])).collect();
             let mut reports: Vec<Option<Report>> =
@@ -380,9 +434,12 @@ impl<'a> Counting<'a> {
             return (0..targets.len()).try_for_each(|t| sink(t, reports[t].take().expect("each target once")));
         }
         // Large results: the residues first, then the exact values streamed.
-        let independent = modular()?;
+        let independent = match before {
+            Some(independent) => independent,
+            None => modular(&plan)?,
+        };
         let mut failed = None;
-        engines::stream_words(options.engine, plan, targets, hooks, |t, words| {
+        engines::stream_words(options.engine, &plan, targets, options.cut, hooks, |t, words| {
             if failed.is_none()
                 && let Err(e) = sink(t, report(t, words, &independent[t]))
             {
@@ -390,6 +447,27 @@ impl<'a> Counting<'a> {
             }
         })?;
         failed.map_or(Ok(()), Err)
+    }
+}
+
+/// Refuses a cut that cannot apply before any work: one outside 2..=n, for several targets, for an
+/// engine but the blocked one, or below the top with a checkpoint (which saves a bottom-up run).
+///
+/// # Errors
+/// [`Error::InvalidArgument`] naming [`Param::Cut`].
+fn check_cut(targets: &[(u64, u64)], options: &Options) -> Result<()> {
+    let Cut::At(m) = options.cut else { return Ok(()) };
+    let refuse = |why: String| Err(Error::invalid(Param::Cut, why));
+    match targets {
+        [_] if options.engine != Engine::Blocked => refuse("a cut is for the blocked engine".into()),
+        &[(n, _)] if !(2..=n.max(2)).contains(&m) => {
+            refuse(format!("expected a layer from 2 to {n} (the top layer counts bottom-up alone), got {m}"))
+        }
+        &[(n, _)] if options.checkpoint.is_some() && m < n => {
+            refuse(format!("a run with a checkpoint counts bottom-up alone: give {n} or no cut, not {m}"))
+        }
+        [_] => Ok(()),
+        _ => refuse("a cut is for a count of one target".into()),
     }
 }
 

@@ -35,6 +35,15 @@ pub(crate) fn available_memory() -> u64 {
         .unwrap_or(u64::MAX)
 }
 
+/// The peak resident memory of this process so far (`VmHWM` from `/proc/self/status`), where it
+/// can be read: what `count --verbose` sets beside the estimate. Cost: one read of a small file.
+pub(crate) fn peak_memory() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
+
 /// The refusal of a run whose `estimate` (bytes) exceeds `limit`: the one place it is made. It names
 /// [`Param::N`], the parameter that makes a run this large.
 pub(crate) fn refuse(estimate: u64, limit: u64) -> Error {

@@ -180,9 +180,13 @@ pub(super) struct CountArgs {
     /// Compute the exact value a second time with the other exact engine, and fail unless both agree.
     #[arg(long)]
     pub(super) double_check: bool,
+    /// Count bottom-up to layer M and top-down from the target above it, 2 <= M <= N (M = N:
+    /// bottom-up alone). Default: the cut with the least work, about N / 2.
+    #[arg(long, value_name = "M", value_parser = parse_whole, allow_negative_numbers = true)]
+    pub(super) cut: Option<u64>,
     /// Residues only (mod 10^18, 998244353 and each --mod), by the modular engine alone: no exact
     /// value, no big integers, nothing to cross-check.
-    #[arg(long, conflicts_with_all = ["double_check", "engine", "checkpoint", "checkpoint_every", "keep_checkpoint", "fresh", "test_perturb"])]
+    #[arg(long, conflicts_with_all = ["double_check", "engine", "checkpoint", "checkpoint_every", "keep_checkpoint", "fresh", "test_perturb", "cut"])]
     pub(super) mod_only: bool,
     /// Testing only: panic, to exercise the report of a bug.
     #[arg(long, hide = true)]
@@ -419,6 +423,9 @@ pub(super) struct BenchArgs {
     /// The memory a run may use, e.g. 512M or 4G (default: what the machine has available).
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     pub(super) max_memory: Option<u64>,
+    /// Measure the bottom-up count alone, not the count from both ends.
+    #[arg(long)]
+    pub(super) bottom_up: bool,
     /// Print one JSON object.
     #[arg(long)]
     pub(super) json: bool,

@@ -5,13 +5,26 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use crate::bench::{DEFAULT_N, Machine, Measurement, Subject, default_threads};
+use crate::engines::both_ends::Split;
 use crate::graph::PREDICTED_THREADS;
-use crate::{Kernel, Param};
+use crate::{Cut, Kernel, Param};
 use serde::Serialize;
 
 use super::args::{BenchArgs, MAX_THREADS};
 use super::flag;
 use super::session::{Form, Outcome, Session};
+
+/// Which way a subject is counted, as the plan line says it: "from both ends (cut at layer 10044:
+/// 4527... bottom-up + 4403... top-down; 1636... bottom-up alone)" or "bottom-up".
+fn route(split: Split) -> String {
+    match split.both_ends() {
+        true => format!(
+            "from both ends (cut at layer {}: {} bottom-up + {} top-down; {} bottom-up alone)",
+            split.cut, split.below, split.above, split.bottom_up
+        ),
+        false => "bottom-up".to_string(),
+    }
+}
 
 /// The measurements (fields in alphabetical order, as the JSON lists them).
 #[derive(Serialize)]
@@ -22,7 +35,7 @@ struct Bench {
     results: Vec<ResultOut>,
     /// Each n's plan, for the table's heading (not in the JSON, whose rows repeat it).
     #[serde(skip)]
-    plans: Vec<(u64, u64, u128)>,
+    plans: Vec<(u64, u64, u128, String)>,
 }
 
 #[derive(Serialize)]
@@ -37,6 +50,8 @@ struct MachineOut {
 #[derive(Serialize)]
 struct ResultOut {
     checked: bool,
+    /// The layer where the count is cut between its halves (n: bottom-up alone).
+    cut: u64,
     efficiency: Option<f64>,
     limb_additions: String,
     limb_additions_per_ns: f64,
@@ -70,8 +85,8 @@ impl Outcome for Bench {
             if self.machine.cores == 1 { "1 core".to_string() } else { format!("{} cores", self.machine.cores) };
         writeln!(out, "machine  {}, {cores}", self.machine.cpu.as_deref().unwrap_or("unknown CPU"))?;
         writeln!(out, "kernel   {} (this CPU has: {})", self.kernel, self.machine.kernels.join(", "))?;
-        for (n, states, limb_additions) in &self.plans {
-            writeln!(out, "plan     n={n}: {states} states, {limb_additions} limb additions")?;
+        for (n, states, limb_additions, route) in &self.plans {
+            writeln!(out, "plan     n={n}: {states} states, {limb_additions} limb additions {route}")?;
         }
         writeln!(out)?;
         writeln!(
@@ -155,12 +170,14 @@ pub(super) fn bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
     let mut plans = Vec::new();
     let mut results = Vec::new();
     for &n in &ns {
-        let mut subject = Subject::new(n, limit, hooks).map_err(|e| session.error(e))?;
+        let cut = if args.bottom_up { Cut::At(n) } else { Cut::Auto };
+        let mut subject = Subject::new(n, cut, limit, hooks).map_err(|e| session.error(e))?;
         if let Some(m) = args.test_perturb {
             subject.perturb(m);
         }
-        say(format!("n={n}: {} states, {} limb additions", subject.states(), subject.limb_additions()));
-        plans.push((n, subject.states(), subject.limb_additions()));
+        let route = route(subject.split());
+        say(format!("n={n}: {} states, {} limb additions {route}", subject.states(), subject.limb_additions()));
+        plans.push((n, subject.states(), subject.limb_additions(), route));
         let mut row: Vec<Measurement> = Vec::new();
         for &t in &threads {
             let measured = subject.measure(t, args.runs, hooks, |run, seconds| {
@@ -183,6 +200,7 @@ pub(super) fn bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
                 .collect();
             ResultOut {
                 checked: true,
+                cut: subject.split().cut,
                 efficiency: speedup.map(|s| s / m.threads as f64),
                 limb_additions: m.limb_additions.to_string(),
                 limb_additions_per_ns: m.limb_additions_per_ns(),

@@ -5,8 +5,9 @@ use std::io::Write;
 use std::process::ExitCode;
 use std::time::Duration;
 
+use crate::engines::both_ends::Split;
 use crate::error::human_bytes;
-use crate::{Checkpoint, Counting, Error, LAST18, ModReport, Options, P998244353, Report};
+use crate::{Checkpoint, Counting, Cut, Error, LAST18, ModReport, Options, P998244353, Report};
 use serde::Serialize;
 
 use super::args::CountArgs;
@@ -124,6 +125,27 @@ fn say_estimate(verbose: bool, estimate: u64, limit: u64) -> crate::Result<()> {
     Ok(())
 }
 
+/// How `count --verbose` says which way the exact value is counted: from both ends with the cut and
+/// each half's work, or bottom-up alone.
+fn route_line(split: Option<Split>) -> String {
+    let work = |w: u128| format!("{:.3e}", w as f64);
+    match split {
+        Some(s) if s.both_ends() => format!(
+            "route from both ends, cut at layer {}: {} limb additions bottom-up to it + {} top-down above it \
+             = {} ({:.3} of bottom-up alone's {})",
+            s.cut,
+            work(s.below),
+            work(s.above),
+            work(s.work()),
+            s.work() as f64 / s.bottom_up.max(1) as f64,
+            work(s.bottom_up)
+        ),
+        Some(s) => format!("route bottom-up alone: {} limb additions", work(s.bottom_up)),
+        None => "route bottom-up alone (a checkpoint saves the bottom-up run; another engine; or nothing to count)"
+            .to_string(),
+    }
+}
+
 pub(super) fn count(args: CountArgs) -> anyhow::Result<ExitCode> {
     assert!(!args.test_panic, "a panic asked for by --test-panic");
     if args.mod_only {
@@ -147,6 +169,7 @@ pub(super) fn count(args: CountArgs) -> anyhow::Result<ExitCode> {
         double_check: args.double_check,
         checkpoint,
         perturb: args.test_perturb,
+        cut: args.cut.map_or(Cut::Auto, Cut::At),
         ..Options::default()
     };
     // the runs the library reports, by their names: the residues, the exact value, and with
@@ -157,6 +180,9 @@ pub(super) fn count(args: CountArgs) -> anyhow::Result<ExitCode> {
         let options = Options { hooks, ..options };
         let counting = Counting::new(&targets, &options)?;
         say_estimate(args.verbose, counting.memory_estimate_bytes(), limit)?;
+        if args.verbose {
+            say(&route_line(counting.split()));
+        }
         let mut report = None;
         counting.for_each(|_, r| {
             report = Some(r);
@@ -166,6 +192,12 @@ pub(super) fn count(args: CountArgs) -> anyhow::Result<ExitCode> {
     })?;
     let counted = Counted::new(&report, session.threads(), session.seconds());
     session.emit(&counted, form)?;
+    if args.verbose
+        && let Some(peak) = crate::budget::peak_memory()
+    {
+        let estimate = human_bytes(report.memory_estimate_bytes);
+        say(&format!("memory peak {} (estimate {estimate})", human_bytes(peak)));
+    }
     if report.double_check == Some(false) {
         say(&format!("error: DOUBLE CHECK FAILED for c({}, {}): the two exact engines disagree", args.n, args.g));
         return Ok(ExitCode::from(1));

@@ -58,7 +58,11 @@ struct PlanOut {
 
 #[derive(Debug, Serialize)]
 struct Exact {
+    /// The limb additions of the bottom-up count alone.
+    bottom_up_limb_additions: String,
     cpu_seconds: f64,
+    /// The layer where the count is cut between its halves (n: bottom-up alone).
+    cut: u64,
     /// Whether `memory_bytes` is within what this machine has available (else `count` refuses).
     fits_here: bool,
     limb_additions: String,
@@ -99,7 +103,9 @@ impl EstimateOut {
             combine: Combine { garner_seconds: ms(e.garner_seconds), seconds: ms(e.combine_seconds) },
             digits_at_most: e.digits_at_most,
             exact: Exact {
+                bottom_up_limb_additions: e.bottom_up_limb_additions.to_string(),
                 cpu_seconds: ms(e.exact_cpu_seconds),
+                cut: e.cut,
                 fits_here: e.exact_bytes <= crate::budget::available_memory(),
                 limb_additions: e.limb_additions.to_string(),
                 memory_bytes: e.exact_bytes,
@@ -174,9 +180,17 @@ impl Outcome for EstimateOut {
             self.plan.widest_layer,
             human_bytes(self.plan.bytes)
         )?;
+        let route = match self.exact.cut < self.n {
+            true => format!(
+                " from both ends (cut at layer {}; {} bottom-up alone)",
+                self.exact.cut,
+                big(f(&self.exact.bottom_up_limb_additions))
+            ),
+            false => String::new(),
+        };
         writeln!(
             out,
-            "  count     {} limb additions, {} of memory{}, {} CPU, {} on {threads} threads",
+            "  count     {} limb additions{route}, {} of memory{}, {} CPU, {} on {threads} threads",
             big(f(&self.exact.limb_additions)),
             human_bytes(self.exact.memory_bytes),
             if self.exact.fits_here { "" } else { " (more than this machine has: count would refuse)" },

@@ -69,6 +69,7 @@ fn flag(param: Param) -> &'static str {
         Param::Runs => "--runs",
         Param::Path => "PATH",
         Param::Checkpoint => "--checkpoint",
+        Param::Cut => "--cut",
         Param::Isa => crate::KERNEL_VAR,
         Param::Shard => "--shard",
     }

@@ -20,13 +20,15 @@ use std::collections::HashMap;
 
 use num_bigint::BigUint;
 
+use std::sync::atomic::AtomicU64;
+
+use super::blocked::{self, Sweep, Tally, Tuning};
 use super::recurrence::{self, Layer};
-#[cfg(test)]
-use super::reference::limbs;
-use super::reference::{Limbs, to_biguint};
+use super::reference::{Limbs, limbs, to_biguint};
 use crate::error::{Error, Param, Result};
 use crate::hooks::Hooks;
 use crate::plan::Plan;
+use crate::targets::Targets;
 
 /// The exact c(n, g) for the one target (n, g) of `plan` (whose top layer is n), counted bottom-up
 /// to layer `cut` and top-down from n to `cut + 1`, joined at the cut (1 <= cut <= n; n alone for
@@ -85,13 +87,166 @@ pub(crate) fn count(plan: &Plan, (n, g): (u64, u64), cut: u64, hooks: Hooks) -> 
     Ok(total)
 }
 
+/// Where the exact count of one target is cut between its bottom-up and top-down halves
+/// (docs/math.md, "Counting from both ends"). Every cut gives the same value; they differ in work.
+///
+/// # Examples
+///
+/// ```
+/// use fibtree::{Cut, Options};
+/// let count = |cut| {
+///     let options = Options { cut, ..Default::default() };
+///     Ok::<_, fibtree::Error>(fibtree::Counting::new(&[(300, 0)], &options)?.reports()?.remove(0).value)
+/// };
+/// assert_eq!(count(Cut::At(2))?, count(Cut::Auto)?);
+/// assert_eq!(count(Cut::At(300))?, fibtree::count(300, 0)?); // bottom-up alone
+/// # Ok::<(), fibtree::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Cut {
+    /// The cut with the least limb additions (from the plan's layer sizes and limbs): about n / 2
+    /// for one target with wide layers, bottom-up alone where that is least, and for several
+    /// targets (one bottom-up run serves them all).
+    #[default]
+    Auto,
+    /// Bottom-up to layer m and top-down above it, 2 <= m <= n; m = n is the bottom-up run alone.
+    At(u64),
+}
+
+/// The route of an exact count of one target: its cut and the limb additions of each half.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Split {
+    /// The cut m: bottom-up over layers 2 to m, top-down over m + 1 to n (m = n: bottom-up alone).
+    pub(crate) cut: u64,
+    /// The limb additions below and above the cut ([`limb_additions`]).
+    pub(crate) below: u128,
+    pub(crate) above: u128,
+    /// The limb additions of the bottom-up run alone.
+    pub(crate) bottom_up: u128,
+}
+
+impl Split {
+    /// The limb additions of both halves.
+    pub(crate) fn work(&self) -> u128 {
+        self.below + self.above
+    }
+
+    /// Whether both ends are counted (the cut is below the top layer).
+    pub(crate) fn both_ends(&self) -> bool {
+        self.above > 0
+    }
+}
+
+/// The route of the count of the one target at the top of a plan whose layers have `lens[k]`
+/// states: at `cut`, or at the best cut ([`best_cut`]) for [`Cut::Auto`]. Cost O(n).
+///
+/// # Errors
+/// [`Error::InvalidArgument`] naming [`Param::Cut`] for a cut outside 2..=n.
+pub(crate) fn split(lens: &[u32], cut: Cut) -> Result<Split> {
+    let n = lens.len().saturating_sub(1);
+    let cut = match cut {
+        _ if n < 3 => n.max(1),
+        Cut::Auto => best_cut(lens).0,
+        Cut::At(m) if (2..=n as u64).contains(&m) => m as usize,
+        Cut::At(m) => {
+            let expected = format!("a layer from 2 to {n} (the top layer counts bottom-up alone)");
+            return Err(Error::invalid(Param::Cut, format!("expected {expected}, got {m}")));
+        }
+    };
+    let below = limb_additions(&lens[..=cut.min(n)], cut);
+    let bottom_up = super::limb_additions(lens);
+    Ok(Split { cut: cut as u64, below, above: limb_additions(lens, cut) - below, bottom_up })
+}
+
+/// The exact c(n, g) for the one target (n, g) of `plan` (whose top layer is n), counted from both
+/// ends in the blocked engine's lanes: bottom-up to layer `cut` ([`Sweep::Up`]) and top-down from
+/// the target ([`Sweep::Down`]) at the same time, each cut into chunks for its own lanes, then
+/// joined at the cut in parallel; `cut` >= n (or n < 3) is the bottom-up run alone.
+///
+/// Cost: the limb additions of [`limb_additions`] at the cut, in cache, then two products of big
+/// integers a state of layers `cut` and `cut` - 1 reached from both ends; memory the two halves'
+/// edge layers at once (the blocked engine's, each with its own lanes).
+///
+/// # Errors
+/// [`Error::InvalidArgument`] naming [`Param::N`] for a cut below 2; [`Error::Interrupted`] when
+/// cancelled; [`Error::InvalidArgument`] naming [`Param::Isa`] when `FIBTREE_ISA` is invalid.
+pub(crate) fn count_blocked(
+    plan: &Plan,
+    (n, g): (u64, u64),
+    cut: u64,
+    hooks: Hooks,
+    tune: impl Fn(Tuning) -> Tuning,
+) -> Result<BigUint> {
+    use rayon::prelude::*;
+    debug_assert_eq!(plan.top() as u64, n, "the plan's top layer is the target's");
+    let threads = rayon::current_num_threads();
+    let lens = plan.lens();
+    let widest = |layers: std::ops::RangeInclusive<usize>| lens[layers].iter().copied().max().unwrap_or(0) as usize;
+    if n < 3 || cut >= n {
+        let tuning = tune(Tuning::for_lanes(plan.widest_layer(), blocked::lanes(n as usize), threads));
+        let mut value = BigUint::ZERO;
+        blocked::run_exact(plan, &Targets::one(n, g), hooks, tuning, |_, words| value = to_biguint(words))?;
+        return Ok(value);
+    }
+    if cut < 2 {
+        return Err(Error::invalid(Param::N, format!("a cut from 2 to {n}, got {cut}")));
+    }
+    let (n, cut) = (n as usize, cut as usize);
+    let (up, down) = (Sweep::Up { last: cut }, Sweep::Down { n, seed: g, cut });
+    let tuning_up = tune(Tuning::for_lanes(widest(2..=cut), up.lanes(cut), threads));
+    let tuning_down = tune(Tuning::for_lanes(widest(cut - 1..=n), down.lanes(down.last_step()), threads));
+    let done = AtomicU64::new(0);
+    let total = [up, down].iter().map(|&s| blocked::sweep_work(plan, s, 2..=s.last_step())).sum();
+    let tally = Some(Tally { done: &done, total });
+    let none = Targets::default();
+    // the first sum of the join: the paths to the direct moves above the cut
+    let mut direct = BigUint::ZERO;
+    let (bottom, top) = rayon::join(
+        || blocked::run_sweep(plan, up, &none, hooks, tuning_up, tally, |_, _| {}),
+        || {
+            blocked::run_sweep(plan, down, &none, hooks, tuning_down, tally, |times, words| {
+                direct += to_biguint(words) * times as u32;
+            })
+        },
+    );
+    let (bottom, top) = (bottom?, top?);
+    hooks.check()?;
+    let start = hooks.recorder().map(|_| crate::arch::thread_cpu_seconds());
+    // the other two: layer cut in both (the top-down's older edge, or its last for cut = 2), and
+    // layer cut - 1 (the top-down's last), as (bottom-up edge, top-down edge)
+    let edges: &[(usize, usize)] = if cut >= 3 { &[(1, 0), (0, 1)] } else { &[(1, 1)] };
+    let mut pairs: Vec<(usize, usize, usize, usize)> = Vec::new();
+    for &(b, t) in edges {
+        let (from_below, from_above) = (&bottom.edges[b], &top.edges[t]);
+        for (s, h) in from_above.set.iter().enumerate() {
+            let i = from_below.index(h) as usize;
+            if i < from_below.len as usize {
+                pairs.push((b, i, t, s));
+            }
+        }
+    }
+    let joined = pairs
+        .par_chunks(JOIN_STATES)
+        .map(|chunk| {
+            let product = |&(b, i, t, s): &(usize, usize, usize, usize)| {
+                to_biguint(&bottom.words(b, i)) * to_biguint(&top.words(t, s))
+            };
+            chunk.iter().map(product).sum::<BigUint>()
+        })
+        .reduce(|| BigUint::ZERO, |a, b| a + b);
+    if let (Some(recorder), Some(start)) = (hooks.recorder(), start) {
+        recorder.serial(crate::arch::thread_cpu_seconds() - start); // outside the task graph
+    }
+    Ok(direct + joined)
+}
+
+/// The states a task of the join multiplies.
+const JOIN_STATES: usize = 64;
+
 /// The limb additions of a count from both ends over layers of `lens[k]` states (k from 0 to the top
 /// layer n), cut at `cut`: the states of each layer k <= cut times limbs(k), as the bottom-up engine
 /// runs them, and of each layer k > cut times limbs(n - k + 1), the widest N can be there. `cut` = n
-/// gives the bottom-up run's ([`super::limb_additions`]). Cost O(n). (The tests hold the model to
-/// the work it predicts; an engine from both ends in the blocked engine's lanes will choose its cut
-/// by it.)
-#[cfg(test)]
+/// gives the bottom-up run's ([`super::limb_additions`]). Cost O(n).
 pub(crate) fn limb_additions(lens: &[u32], cut: usize) -> u128 {
     let n = lens.len().saturating_sub(1);
     let width = |k: usize| if k <= cut { limbs(k) } else { limbs(n - k + 1).max(1) };
@@ -100,7 +255,6 @@ pub(crate) fn limb_additions(lens: &[u32], cut: usize) -> u128 {
 
 /// The cut with the least [`limb_additions`] over layers of `lens[k]` states, and those additions.
 /// Cost O(n): the sums from both ends, each once.
-#[cfg(test)]
 pub(crate) fn best_cut(lens: &[u32]) -> (usize, u128) {
     let n = lens.len().saturating_sub(1);
     if n < 2 {
@@ -121,7 +275,6 @@ pub(crate) fn best_cut(lens: &[u32]) -> (usize, u128) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::targets::Targets;
 
     fn plan_of(n: u64, g: u64) -> Plan {
         Plan::new(&Targets::one(n, g), u64::MAX, Hooks::default()).unwrap()
@@ -150,6 +303,32 @@ mod tests {
             for cut in 1..=n.max(1) {
                 let got = count(&plan, (n, g), cut, Hooks::default()).unwrap();
                 assert_eq!(got, want, "c({n}, {g}) cut at {cut}, seed {seed:#x}");
+            }
+        }
+    }
+
+    /// The blocked engine's halves give the reference's value at every cut, ends included, for
+    /// random (n, g) from a fixed, printed seed, on every kernel set the CPU has and chunks of every
+    /// size.
+    #[test]
+    fn the_blocked_halves_agree_at_every_cut() {
+        let seed = 0x5eed_b0e5;
+        println!("SplitMix64 seed {seed:#x}");
+        let mut rng = crate::rng::SplitMix64(seed);
+        let mut cases: Vec<(u64, u64)> = vec![(3, 0), (4, 1), (5, 0), (40, 0), (64, 5), (300, 1 << 40), (700, 0)];
+        cases.extend((0..8).map(|_| (3 + rng.below(500), rng.below(40))));
+        for (n, g) in cases {
+            let plan = plan_of(n, g);
+            let want = count(&plan, (n, g), n, Hooks::default()).unwrap();
+            let cuts: Vec<u64> = if n <= 64 { (2..=n).collect() } else { vec![2, 3, 4, n / 3, n / 2, n - 2, n - 1, n] };
+            for cut in cuts {
+                for isa in crate::arch::Isa::available() {
+                    for chunk_lanes in [1, 4, 16] {
+                        let tune = |t| Tuning { isa, chunk_lanes, ..t };
+                        let got = count_blocked(&plan, (n, g), cut, Hooks::default(), tune).unwrap();
+                        assert_eq!(got, want, "c({n}, {g}) cut at {cut}, {isa:?}, {chunk_lanes} lanes, seed {seed:#x}");
+                    }
+                }
             }
         }
     }

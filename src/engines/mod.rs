@@ -25,6 +25,7 @@ use crate::hooks::Hooks;
 use crate::plan::Plan;
 use crate::targets::Targets;
 
+pub use both_ends::Cut;
 pub(crate) use reference::{limbs, to_biguint, to_words};
 
 /// Which exact engine runs the recurrence.
@@ -69,22 +70,49 @@ impl Engine {
     }
 }
 
-/// Runs `engine` over `plan`, streaming each target's words (a length word, then limbs; see
-/// [`to_biguint`]) to `sink` in order of layer.
-///
-/// Cost: O(plan states x limbs(n)) limb additions; memory of the engine (three layers for the
-/// reference, see [`blocked`] for the other).
+/// The route of the blocked engine for `targets` over `plan` with the cut asked for: for one target
+/// at the plan's top, its cut and the work of each half ([`both_ends::split`]); `None` (bottom-up
+/// alone) for several targets. Cost O(n).
 ///
 /// # Errors
-/// [`crate::Error::Interrupted`] when cancelled.
+/// [`crate::Error::InvalidArgument`] naming [`crate::Param::Cut`] for a cut outside 2..=n, or any
+/// cut but [`Cut::Auto`] for several targets.
+pub(crate) fn route(plan: &Plan, targets: &Targets, cut: Cut) -> Result<Option<both_ends::Split>> {
+    match targets.len() {
+        1 if targets[0].0 as usize == plan.top() => both_ends::split(plan.lens(), cut).map(Some),
+        _ if cut == Cut::Auto => Ok(None),
+        _ => Err(crate::Error::invalid(crate::Param::Cut, "a cut is for a count of one target")),
+    }
+}
+
+/// Runs `engine` over `plan`, streaming each target's words (a length word, then limbs; see
+/// [`to_biguint`]) to `sink` in order of layer; the blocked engine counts one target from both
+/// ends where `cut` says so ([`route`]).
+///
+/// Cost: O(plan states x limbs(n)) limb additions (about half from both ends); memory of the
+/// engine (three layers for the reference, see [`blocked`] for the other).
+///
+/// # Errors
+/// [`crate::Error::Interrupted`] when cancelled; as [`route`].
 pub(crate) fn stream_words(
     engine: Engine,
     plan: &Plan,
     targets: &Targets,
+    cut: Cut,
     hooks: Hooks,
-    sink: impl FnMut(usize, &[u64]) + Send,
+    mut sink: impl FnMut(usize, &[u64]) + Send,
 ) -> Result<()> {
+    let split = match engine {
+        Engine::Blocked => route(plan, targets, cut)?,
+        _ => None,
+    };
     match engine {
+        Engine::Blocked if split.is_some_and(|s| s.both_ends()) => {
+            let cut = split.expect("a route").cut;
+            let value = both_ends::count_blocked(plan, targets[0], cut, hooks, |t| t)?;
+            sink(0, &to_words(&value));
+            Ok(())
+        }
         Engine::Blocked => {
             let tuning = blocked::Tuning::for_run(plan.widest_layer(), plan.top(), rayon::current_num_threads());
             blocked::run_exact(plan, targets, hooks, tuning, sink)
@@ -134,20 +162,27 @@ fn run_crt(plan: &Plan, targets: &Targets, hooks: Hooks, mut sink: impl FnMut(us
 ///
 /// # Errors
 /// As [`stream_words`].
-pub(crate) fn count_words(engine: Engine, plan: &Plan, targets: &Targets, hooks: Hooks) -> Result<Vec<Vec<u64>>> {
+pub(crate) fn count_words(
+    engine: Engine,
+    plan: &Plan,
+    targets: &Targets,
+    cut: Cut,
+    hooks: Hooks,
+) -> Result<Vec<Vec<u64>>> {
     let mut words = vec![Vec::new(); targets.len()];
-    stream_words(engine, plan, targets, hooks, |t, w| words[t] = w.to_vec())?;
+    stream_words(engine, plan, targets, cut, hooks, |t, w| words[t] = w.to_vec())?;
     Ok(words)
 }
 
-/// The exact c(n, g) for every target of `plan`, in order, by `engine`.
+/// The exact c(n, g) for every target of `plan`, in order, by `engine` (one target from both ends
+/// where that pays, [`Cut::Auto`]).
 ///
 /// Cost: as [`stream_words`], plus the values.
 ///
 /// # Errors
 /// As [`stream_words`].
 pub(crate) fn count_exact(engine: Engine, plan: &Plan, targets: &Targets, hooks: Hooks) -> Result<Vec<BigUint>> {
-    let words = count_words(engine, plan, targets, hooks)?;
+    let words = count_words(engine, plan, targets, Cut::Auto, hooks)?;
     let start = hooks.recorder().map(|_| crate::arch::thread_cpu_seconds());
     let values = words.iter().map(|w| to_biguint(w)).collect();
     if let (Some(recorder), Some(start)) = (hooks.recorder(), start) {

@@ -156,8 +156,10 @@ pub(crate) struct Recorder {
 #[derive(Debug, Default)]
 struct Recorded {
     raw: Vec<Raw>,
-    /// Per block of the run: its passes.
+    /// Per block of the run: its passes, and the first block of its sweep (the blocks of a sweep
+    /// follow one another; two sweeps of one run do not wait for each other).
     passes: Vec<usize>,
+    chains: Vec<usize>,
     serial_seconds: f64,
 }
 
@@ -172,12 +174,18 @@ impl Recorder {
         self.lock().raw.push(Raw { kind, block, chunk, seconds });
     }
 
-    /// Declares the next blocks of the run and their passes; returns the first one's number.
-    /// Cost O(blocks).
-    pub(crate) fn blocks(&self, passes: impl IntoIterator<Item = usize>) -> usize {
+    /// Declares the next blocks of a sweep and their passes, after the blocks it declared before
+    /// or, where `fresh`, as a new sweep; returns the first one's number. Cost O(blocks).
+    pub(crate) fn blocks(&self, passes: impl IntoIterator<Item = usize>, fresh: bool) -> usize {
         let mut inner = self.lock();
         let first = inner.passes.len();
         inner.passes.extend(passes);
+        let chain = match (fresh, inner.chains.last()) {
+            (false, Some(&chain)) => chain,
+            _ => first,
+        };
+        let declared = inner.passes.len();
+        inner.chains.resize(declared, chain);
         first
     }
 
@@ -197,7 +205,9 @@ impl Recorder {
     ///
     /// Cost O(tasks log tasks + dependencies); memory the graph.
     pub(crate) fn take(&self) -> TaskGraph {
-        let Recorded { mut raw, passes, serial_seconds } = std::mem::take(&mut *self.lock());
+        let Recorded { mut raw, passes, chains, serial_seconds } = std::mem::take(&mut *self.lock());
+        // the block before b in its sweep, if any
+        let before = |b: usize, back: usize| b.checked_sub(back).filter(|&p| chains.get(b).is_none_or(|&c| p >= c));
         raw.sort_by_key(|r| (r.block, r.kind, r.chunk));
         let key = |r: &Raw| (r.block, r.kind, r.chunk);
         let id = |kind: TaskKind, block: usize, chunk: usize| raw.binary_search_by_key(&(block, kind, chunk), key).ok();
@@ -207,11 +217,11 @@ impl Recorder {
                 let b = r.block;
                 let deps: Vec<usize> = match r.kind {
                     TaskKind::Describe => {
-                        let before = b.checked_sub(1).and_then(|p| id(TaskKind::Describe, p, 0));
-                        let ended = b.checked_sub(3).into_iter().flat_map(|e| {
+                        let previous = before(b, 1).and_then(|p| id(TaskKind::Describe, p, 0));
+                        let ended = before(b, 3).into_iter().flat_map(|e| {
                             (0..passes.get(e).copied().unwrap_or(0)).filter_map(move |j| id(TaskKind::Pass, e, j))
                         });
-                        before.into_iter().chain(ended).collect()
+                        previous.into_iter().chain(ended).collect()
                     }
                     TaskKind::Sources => id(TaskKind::Describe, b, 0).into_iter().collect(),
                     TaskKind::Pass => {
@@ -223,7 +233,7 @@ impl Recorder {
                         } else {
                             id(TaskKind::Describe, b, 0).into_iter().collect()
                         };
-                        let above = b.checked_sub(1).into_iter().flat_map(|p| {
+                        let above = before(b, 1).into_iter().flat_map(|p| {
                             (r.chunk.saturating_sub(1)..=r.chunk + 1).filter_map(move |j| id(TaskKind::Pass, p, j))
                         });
                         described.into_iter().chain(above).collect()
@@ -262,7 +272,8 @@ mod tests {
     #[test]
     fn a_recording_becomes_the_engines_graph() {
         let r = Recorder::new();
-        assert_eq!(r.blocks([1, 2, 2, 3]), 0);
+        assert_eq!(r.blocks([1, 2], true), 0);
+        assert_eq!(r.blocks([2, 3], false), 2); // the same sweep, in a second segment
         // recorded out of order, as threads finish
         for b in (0..4).rev() {
             for j in 0..[1, 2, 2, 3][b] {
@@ -292,6 +303,23 @@ mod tests {
         assert!(g.tasks.iter().enumerate().all(|(i, t)| t.deps.iter().all(|&d| d < i)));
         // the recorder starts over
         assert_eq!(r.take(), TaskGraph::default());
+    }
+
+    #[test]
+    fn two_sweeps_do_not_wait_for_each_other() {
+        let r = Recorder::new();
+        assert_eq!(r.blocks([1, 1], true), 0);
+        assert_eq!(r.blocks([1, 1], true), 2);
+        for b in 0..4 {
+            r.task(TaskKind::Describe, b, 0, 0.5);
+            r.task(TaskKind::Pass, b, 0, 1.0);
+        }
+        let g = r.take();
+        let find = |kind, b| g.tasks.iter().position(|t| (t.kind, t.block) == (kind, b)).unwrap();
+        assert_eq!(g.tasks[find(TaskKind::Describe, 2)].deps, Vec::<usize>::new());
+        assert_eq!(g.tasks[find(TaskKind::Pass, 2)].deps, [find(TaskKind::Describe, 2)]);
+        assert_eq!(g.tasks[find(TaskKind::Pass, 3)].deps, [find(TaskKind::Describe, 3), find(TaskKind::Pass, 2)]);
+        assert_eq!(g.span(), 2.5, "two chains side by side: D(0), P(0) and P(1), not four passes in a row");
     }
 
     #[test]

@@ -95,6 +95,14 @@ impl Plan {
         Ok(Plan { edge, layers, lens })
     }
 
+    /// Frees the sets of the layers above `k`, keeping their sizes and the edge values: what a count
+    /// from both ends does with the layers its top-down half makes for itself. Cost O(n).
+    pub(crate) fn drop_above(&mut self, k: usize) {
+        for layer in self.layers.iter_mut().skip(k + 1) {
+            *layer = LayerSet::default();
+        }
+    }
+
     /// The highest layer.
     pub fn top(&self) -> usize {
         self.layers.len() - 1

@@ -119,6 +119,7 @@ fn json_shape_and_limb_additions() {
     let census = fibtree::estimate::Census::Always;
     let plan = fibtree::estimate::estimate(300, 0, &[], census, fibtree::Hooks::default()).unwrap();
     let w = plan.limb_additions.to_string();
+    assert!(plan.limb_additions < plan.bottom_up_limb_additions, "{plan:?}: counted from both ends");
     for (r, threads) in results.iter().zip([1, 2]) {
         assert_eq!(r["n"], 300, "{r}");
         assert_eq!(r["threads"], threads, "ascending thread counts: {r}");
@@ -129,6 +130,7 @@ fn json_shape_and_limb_additions() {
         assert!(r["efficiency"].as_f64().is_some(), "{r}");
         assert!(r["limb_additions_per_ns"].as_f64().is_some(), "{r}");
         assert_eq!(r["limb_additions"], w.as_str(), "{r}");
+        assert_eq!(r["cut"], plan.cut, "{r}");
         assert_eq!(r["states"], plan.states, "{r}");
         assert_eq!(r["checked"], true, "{r}");
         assert_graph_consistent(r);

@@ -19,7 +19,10 @@ fn the_states_of_f10000_are_counted_and_the_shards_cut_as_shard_cuts_them() {
     assert_eq!(e["plan"]["states"], "16736820");
     assert_eq!(e["plan"]["counted"], true);
     assert_eq!(e["plan"]["widest_layer"], 2048);
-    assert_eq!(e["exact"]["limb_additions"], "763862076");
+    assert_eq!(e["exact"]["bottom_up_limb_additions"], "763862076");
+    // from both ends, at the cut with the least of them (the library's cost model)
+    assert_eq!(e["exact"]["limb_additions"], "514742749");
+    assert_eq!(e["exact"]["cut"], 5026);
     // f(10000) has 2087 digits (docs/math.md), below |T(10000)|
     let digits = e["digits_at_most"].as_u64().unwrap();
     assert!((2087..=2092).contains(&digits), "{digits}");

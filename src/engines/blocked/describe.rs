@@ -5,8 +5,9 @@
 //! [`nonzero_sets`]); the source positions, one rank lookup each, layer by layer, in tasks of
 //! their own ([`layer_sources`]).
 
+use super::sweep::Sweep;
 use crate::arch::{self, Isa, Vectorised};
-use crate::plan::{LayerSet, Plan, Step};
+use crate::plan::{LayerSet, Plan};
 
 /// A layer as the layers after it read it: its non-zero states (a subset of the plan's), with the
 /// rank of each word's first member, so that the position of a state among them is O(1).
@@ -70,45 +71,50 @@ impl Sources {
     }
 }
 
-/// The non-zero states of the layers `range` of a block (as the layers after them read them), from
-/// the plan and the block's two edge layers (the older first).
+/// The non-zero states of the steps `range` of a block of `sweep` (as the steps after them read
+/// them), from the plan and the block's two edge steps (the older first).
 ///
-/// Cost: O(window / 64) per layer.
+/// Cost: O(window / 64) per step.
 pub(crate) fn nonzero_sets(
     plan: &Plan,
+    sweep: Sweep,
     range: std::ops::RangeInclusive<usize>,
     edges: &[NonZeroSet; 2],
 ) -> Vec<NonZeroSet> {
     let k0 = *range.start();
     let mut new_edges: Vec<NonZeroSet> = Vec::with_capacity(range.clone().count());
     for k in range {
-        let (r, l) = (plan.edge_value(k - 2) as u64, plan.edge_value(k - 1) as u64);
         let before = |back| layer_before(&new_edges, edges, k0, k - back);
-        let direct: &[u64] = if k >= 3 { &[r, l] } else { &[r] };
-        let mut set = LayerSet::image(&[(&before(1).set, r), (&before(2).set, l)], Step::Forward, direct);
-        set.retain_in(plan.layer(k));
-        new_edges.push(NonZeroSet::new(set));
+        let set = sweep.nonzero_set(plan, k, before(1), before(2));
+        new_edges.push(set);
     }
     new_edges
 }
 
-/// Where each non-zero state of layer `k` of a block starting at layer `k0` reads from, and its
-/// direct moves, given the block's non-zero sets `new_edges` ([`nonzero_sets`]) and its two edge
-/// layers `edges`; the rank lookups compiled for `isa`.
+/// Where each non-zero state of step `k` of a block of `sweep` starting at step `k0` reads from,
+/// and its direct moves, given the block's non-zero sets `new_edges` ([`nonzero_sets`]) and its two
+/// edge steps `edges`; the rank lookups compiled for `isa`.
 ///
 /// Cost: two rank lookups a state.
 pub(crate) fn layer_sources(
     plan: &Plan,
+    sweep: Sweep,
     k0: usize,
     k: usize,
     new_edges: &[NonZeroSet],
     edges: &[NonZeroSet; 2],
     isa: Isa,
 ) -> Sources {
-    let (r, l) = (plan.edge_value(k - 2) as u64, plan.edge_value(k - 1) as u64);
+    let (r, l) = sweep.edges(plan, k);
     let before = |back| layer_before(new_edges, edges, k0, k - back);
     let me = &new_edges[k - k0];
-    arch::compiled(isa, Positions { me, old: before(1), older: before(2), k, r, l })
+    let direct = sweep.direct(plan, k);
+    let mut sources =
+        arch::compiled(isa, Positions { me, old: before(1), older: before(2), sweep, direct: &direct, r, l });
+    if !sweep.reads_old(k) {
+        sources.left.fill(before(1).len); // the zero chunk of the step before
+    }
+    sources
 }
 
 /// Layer `k` (at least k0 - 2) as the layers after it read it: one of the block's layers from k0 on
@@ -117,14 +123,15 @@ fn layer_before<'e>(new_edges: &'e [NonZeroSet], edges: &'e [NonZeroSet; 2], k0:
     if k >= k0 { &new_edges[k - k0] } else { &edges[2 - (k0 - k)] }
 }
 
-/// Where each non-zero state `me` of layer k reads from in the layers `old` (k - 1) and `older`
-/// (k - 2), and its direct moves, with r = 1 + G(k-2) and l = 1 + G(k-1). Cost: two rank lookups a
-/// state (a population count each).
+/// Where each non-zero state `me` of step t of `sweep` reads from in the steps `old` (t - 1) and
+/// `older` (t - 2), through the edge values `r` and `l`, and its `direct` states. Cost: two rank
+/// lookups a state (a population count each).
 struct Positions<'a> {
     me: &'a NonZeroSet,
     old: &'a NonZeroSet,
     older: &'a NonZeroSet,
-    k: usize,
+    sweep: Sweep,
+    direct: &'a [u64],
     r: u64,
     l: u64,
 }
@@ -134,7 +141,7 @@ impl Vectorised for Positions<'_> {
 
     #[inline(always)]
     fn run(self) -> Sources {
-        let Positions { me, old, older, k, r, l } = self;
+        let Positions { me, old, older, sweep, direct: named, r, l } = self;
         let states = me.len as usize;
         let (mut left, mut right) = (vec![0u32; states], vec![0u32; states]);
         let mut s = 0;
@@ -144,15 +151,16 @@ impl Vectorised for Positions<'_> {
             while rest != 0 {
                 let g = base + 64 * w as u64 + rest.trailing_zeros() as u64;
                 rest &= rest - 1;
-                // a negative source (g xor e = 0) wraps to u64::MAX, which no layer holds
-                left[s] = old.index((g ^ r).wrapping_sub(1));
-                right[s] = older.index((g ^ l).wrapping_sub(1));
+                // u64::MAX (no source) is in no layer
+                left[s] = old.index(sweep.source(g, r));
+                right[s] = older.index(sweep.source(g, l));
                 s += 1;
             }
         }
-        // the direct moves: deleting the right child leaves R, deleting the left child (k >= 3) L
+        // bottom-up the direct moves (deleting the right child leaves R, the left child (k >= 3) L);
+        // top-down the target
         let mut direct: Vec<(u32, u8)> = Vec::with_capacity(2);
-        for g in std::iter::once(r).chain((k >= 3).then_some(l)) {
+        for &g in named {
             let s = me.index(g);
             debug_assert!(s < me.len || !me.set.contains(g), "a direct move's state is not zero");
             match direct.iter_mut().find(|d| d.0 == s) {

@@ -69,6 +69,7 @@ mod describe;
 mod lanes;
 mod pass;
 mod schedule;
+mod sweep;
 #[cfg(test)]
 mod tests;
 
@@ -78,6 +79,7 @@ use std::sync::atomic::AtomicU64;
 pub(crate) use describe::NonZeroSet;
 pub(crate) use lanes::{MAX_BLOCK_LAYERS, lanes};
 pub(crate) use pass::Chunk;
+pub(crate) use sweep::Sweep;
 
 use crate::arch::{self, Isa};
 use crate::error::{Error, Param, Result};
@@ -168,7 +170,7 @@ impl Tuning {
 
     /// [`Tuning::for_width`]'s cut, with chunks halved (down to one lane) on more than two threads
     /// while values of `top_lanes` lanes have fewer than [`CHUNKS_PER_THREAD`] chunks per thread.
-    fn for_lanes(widest: usize, top_lanes: usize, threads: usize) -> Tuning {
+    pub(crate) fn for_lanes(widest: usize, top_lanes: usize, threads: usize) -> Tuning {
         let mut tuning = Tuning::for_width(widest);
         let wanted = CHUNKS_PER_THREAD.saturating_mul(threads);
         while threads > 2 && tuning.chunk_lanes > 1 && top_lanes.div_ceil(tuning.chunk_lanes) < wanted {
@@ -199,6 +201,24 @@ pub(crate) struct State {
     /// Per pass: its chunk of those two layers, and the carries out of its top lane.
     pub(crate) chunks: Vec<Chunk>,
     pub(crate) carries: Vec<Chunk>,
+}
+
+impl State {
+    /// The value of state `s` (its position among the non-zero states) of edge layer `i` (0 the
+    /// older) in the words format of the exact engines, from a run of exact lanes: its chunks'
+    /// lanes with the carries between them. Cost O(lanes).
+    pub(crate) fn words(&self, i: usize, s: usize) -> Vec<u64> {
+        let c = self.chunk_lanes;
+        let mut raw = Vec::with_capacity(self.chunks.len() * c);
+        for (j, chunk) in self.chunks.iter().enumerate() {
+            let start = raw.len();
+            raw.extend_from_slice(&chunk[i][s * c..(s + 1) * c]);
+            if let Some(carries) = j.checked_sub(1).and_then(|j| self.carries.get(j)) {
+                raw[start] += carries[i][s]; // the lane is normalised, the carry below 2^16
+            }
+        }
+        lanes::limbs_of(&raw)
+    }
 }
 
 /// What a resumable run calls between segments: `(state, stopping)`, see [`run_resumable`].
@@ -245,7 +265,8 @@ pub(crate) fn run_resumable(
     at_boundary: Option<&mut AtBoundary>,
     sink: impl FnMut(usize, &[u64]) + Send,
 ) -> Result<()> {
-    run_kind(plan, targets, hooks, tuning, LaneKind::Exact, start, at_boundary, sink)
+    let sweep = Sweep::Up { last: plan.top() };
+    run_kind(plan, sweep, targets, hooks, tuning, LaneKind::Exact, start, at_boundary, None, sink).map(drop)
 }
 
 /// Runs the recurrence over `plan` with lanes of the residue kind: every target's count modulo each
@@ -283,7 +304,8 @@ pub(crate) fn run_residues(
     let mut padded = moduli.to_vec();
     padded.resize(moduli.len().div_ceil(c.max(1)) * c.max(1), PAD_MODULUS);
     let kind = LaneKind::Residues { moduli: &padded, count: moduli.len() };
-    run_kind(plan, targets, hooks, tuning, kind, None, None, sink)
+    let sweep = Sweep::Up { last: plan.top() };
+    run_kind(plan, sweep, targets, hooks, tuning, kind, None, None, None, sink).map(drop)
 }
 
 /// The most layers a block of residues may have ([`Tuning::block_layers`] is cut to it): residues
@@ -304,27 +326,68 @@ pub(super) enum LaneKind<'m> {
 }
 
 impl LaneKind<'_> {
-    /// The lanes of a value of layer `k`. Cost O(1).
-    pub(super) fn lanes(self, k: usize) -> usize {
+    /// The lanes of a value of step `t` of `sweep`. Cost O(1).
+    pub(super) fn lanes(self, sweep: Sweep, t: usize) -> usize {
         match self {
-            LaneKind::Exact => lanes(k),
+            LaneKind::Exact => sweep.lanes(t),
             LaneKind::Residues { moduli, .. } => moduli.len(),
         }
     }
 }
 
-/// The run of [`run_resumable`] and [`run_residues`], for lanes of `kind`.
+/// Where a run adds its work done, in lane additions, and the work of all the runs that share it:
+/// what the progress callback is told.
+#[derive(Clone, Copy)]
+pub(crate) struct Tally<'a> {
+    pub(crate) done: &'a AtomicU64,
+    pub(crate) total: u64,
+}
+
+/// The lane additions of the steps `steps` of `sweep` over `plan`, with lanes of the exact kind.
+/// Cost O(steps).
+pub(crate) fn sweep_work(plan: &Plan, sweep: Sweep, steps: std::ops::RangeInclusive<usize>) -> u64 {
+    steps.map(|t| plan.layer_len(sweep.layer(t)) as u64 * sweep.lanes(t) as u64).sum()
+}
+
+/// Runs `sweep` over `plan` with lanes of the exact kind, cut as `tuning` says, and returns where
+/// it ends: the values of its last two steps. Bottom-up, the values of `targets` go to `sink` as
+/// [`run_exact`] hands them; top-down ([`Sweep::Down`]), the values of the direct-move states of
+/// the layers above the cut, each with its multiplicity (1 or 2) in place of a target's index.
+/// The work done is added to `tally` (the run's own when `None`).
+///
+/// Cost: O(the steps' states x their lanes) lane additions; memory as the module says, with the
+/// sweep's lanes.
+///
+/// # Errors
+/// [`Error::Interrupted`] when cancelled; [`Error::InvalidArgument`] naming [`Param::Isa`] when
+/// `FIBTREE_ISA` is invalid.
+pub(crate) fn run_sweep(
+    plan: &Plan,
+    sweep: Sweep,
+    targets: &Targets,
+    hooks: Hooks,
+    tuning: Tuning,
+    tally: Option<Tally>,
+    sink: impl FnMut(usize, &[u64]) + Send,
+) -> Result<State> {
+    run_kind(plan, sweep, targets, hooks, tuning, LaneKind::Exact, None, None, tally, sink)
+}
+
+/// The run of [`run_resumable`], [`run_residues`] and [`run_sweep`], for lanes of `kind`, ending
+/// with the state after its last step.
 #[allow(clippy::too_many_arguments)]
 fn run_kind(
     plan: &Plan,
+    sweep: Sweep,
     targets: &Targets,
     hooks: Hooks,
     tuning: Tuning,
     kind: LaneKind,
     start: Option<State>,
     mut at_boundary: Option<&mut AtBoundary>,
+    tally: Option<Tally>,
     mut sink: impl FnMut(usize, &[u64]) + Send,
-) -> Result<()> {
+) -> Result<State> {
     crate::kernel()?;
     // the time outside the segments' task graphs, on this thread, when the graph is recorded
     let recorder = hooks.recorder();
@@ -343,7 +406,8 @@ fn run_kind(
     };
     let block_layers = tuning.block_layers.clamp(1, longest);
     let mut state = start.unwrap_or(State { k0: 2, chunk_lanes: c, ..State::default() });
-    if state.chunk_lanes != c || state.k0 < 2 || state.k0 > plan.top().max(1) + 1 {
+    let last = sweep.last_step();
+    if state.chunk_lanes != c || state.k0 < 2 || state.k0 > last.max(1) + 1 {
         return Err(Error::invalid(Param::Checkpoint, "the saved state does not fit this run"));
     }
     // the targets are in order of layer
@@ -359,11 +423,12 @@ fn run_kind(
     if next.peek().is_some_and(|&t| (targets[t].0 as usize) < state.k0) {
         return Err(Error::invalid(Param::Checkpoint, "the saved state is past a target of this run"));
     }
-    let work = |k: usize| plan.layer_len(k) as u64 * kind.lanes(k) as u64;
-    let total: u64 = (2..=plan.top()).map(work).sum();
-    let done = AtomicU64::new((2..state.k0).map(work).sum());
+    let work = |t: usize| plan.layer_len(sweep.layer(t)) as u64 * kind.lanes(sweep, t) as u64;
+    let own = AtomicU64::new((2..state.k0).map(work).sum());
+    let tally = tally.unwrap_or(Tally { done: &own, total: (2..=last).map(work).sum() });
     let shared = Shared {
         plan,
+        sweep,
         targets,
         c,
         isa: tuning.isa,
@@ -373,10 +438,9 @@ fn run_kind(
         segment_hooks: if resumable { hooks.uncancellable() } else { hooks },
         sink: Mutex::new(&mut sink),
         spares: Default::default(),
-        done,
-        total,
+        tally,
     };
-    while state.k0 <= plan.top() {
+    while state.k0 <= last {
         let stopping = hooks.cancelled();
         if let Some(at_boundary) = &mut at_boundary {
             at_boundary(&state, stopping)?;
@@ -386,9 +450,9 @@ fn run_kind(
         }
         let blocks = if resumable { SEGMENT_BLOCKS } else { usize::MAX };
         let bounds: Vec<(usize, usize)> = std::iter::successors(Some(state.k0), |&k| Some(k + block_layers))
-            .take_while(|&k| k <= plan.top())
+            .take_while(|&k| k <= last)
             .take(blocks)
-            .map(|k0| (k0, (k0 + block_layers - 1).min(plan.top())))
+            .map(|k0| (k0, (k0 + block_layers - 1).min(last)))
             .collect();
         let block_targets: Vec<Vec<usize>> = bounds
             .iter()
@@ -404,5 +468,5 @@ fn run_kind(
         state = segment.finish();
     }
     serial_since(outside);
-    Ok(())
+    Ok(state)
 }

@@ -13,13 +13,13 @@
 //! time (a block's end counts in the pass that ends it), and the segment declares its blocks' passes
 //! so that the dependencies above can be drawn ([`crate::graph`]).
 
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use super::describe::{NonZeroSet, Sources, layer_sources, nonzero_sets};
 use super::lanes::limbs_of;
 use super::pass::{Chunk, PassContext, PassInput, Spares};
-use super::{LaneKind, State};
+use super::{LaneKind, State, Sweep, Tally};
 use crate::arch::{Isa, thread_cpu_seconds};
 use crate::graph::{Recorder, TaskKind};
 use crate::hooks::Hooks;
@@ -36,6 +36,8 @@ pub(super) type SinkFn<'s> = dyn FnMut(usize, &[u64]) + Send + 's;
 /// What the segments of a run share.
 pub(super) struct Shared<'a, 's> {
     pub(super) plan: &'a Plan,
+    /// The order of the steps, and what each computes.
+    pub(super) sweep: Sweep,
     pub(super) targets: &'a [(u64, u64)],
     /// Lanes per chunk.
     pub(super) c: usize,
@@ -49,8 +51,7 @@ pub(super) struct Shared<'a, 's> {
     pub(super) sink: Mutex<&'s mut SinkFn<'s>>,
     pub(super) spares: Spares,
     /// The work done so far and in all, in lane additions, for the progress callback.
-    pub(super) done: AtomicU64,
-    pub(super) total: u64,
+    pub(super) tally: Tally<'a>,
 }
 
 /// A segment of a run: a few blocks (all of them, unless the run saves checkpoints) scheduled as the
@@ -116,8 +117,10 @@ impl<'a, 's> Segment<'a, 's> {
         state: State,
     ) -> Segment<'a, 's> {
         let passes_before = state.chunks.len();
-        let passes: Vec<usize> =
-            bounds.iter().map(|&(_, k1)| shared.kind.lanes(k1).div_ceil(shared.c).max(passes_before)).collect();
+        let passes: Vec<usize> = bounds
+            .iter()
+            .map(|&(_, k1)| shared.kind.lanes(shared.sweep, k1).div_ceil(shared.c).max(passes_before))
+            .collect();
         let most = passes.last().copied().unwrap_or(passes_before);
         let blocks = bounds
             .iter()
@@ -154,7 +157,7 @@ impl<'a, 's> Segment<'a, 's> {
             carries.into_iter().map(|c| [Mutex::new(None), Mutex::new(Some(c))]).collect();
         carries.resize_with(most, Default::default);
         let recorder = shared.hooks.recorder();
-        let first_block = recorder.map_or(0, |r| r.blocks(passes.iter().copied()));
+        let first_block = recorder.map_or(0, |r| r.blocks(passes.iter().copied(), state.k0 == 2));
         Segment { shared, blocks, chunks, carries, edges: Mutex::new(Some(edges)), recorder, first_block }
     }
 
@@ -206,12 +209,22 @@ impl<'a, 's> Segment<'a, 's> {
                 Some(Arc::new(Described { layers: Vec::new(), edge_lens }));
             return self.described(s, b);
         }
-        let layers = nonzero_sets(self.shared.plan, block.k0..=block.k1, &edges);
+        let (plan, sweep) = (self.shared.plan, self.shared.sweep);
+        let layers = nonzero_sets(plan, sweep, block.k0..=block.k1, &edges);
         let mut targets = vec![Vec::new(); layers.len()];
         let mut block_targets = block.targets.iter().peekable();
         for ((layer, here), k) in layers.iter().zip(&mut targets).zip(block.k0..) {
             while let Some(&t) = block_targets.next_if(|&&t| self.shared.targets[t].0 as usize == k) {
                 here.push((t, layer.index(self.shared.targets[t].1)));
+            }
+            // a top-down sweep's direct-move states, with their multiplicity
+            for g in sweep.counted(plan, k) {
+                let s = layer.index(g);
+                match here.iter_mut().find(|d| d.1 == s) {
+                    Some(d) => d.0 += 1,
+                    None if s < layer.len => here.push((1, s)),
+                    None => {} // no path reaches it
+                }
             }
         }
         let count = layers.len();
@@ -238,8 +251,8 @@ impl<'a, 's> Segment<'a, 's> {
         let block = &self.blocks[b];
         let sets = block.sets.lock().expect("not poisoned").clone().expect("S(b, q) follows D(b)");
         for i in layers {
-            let (plan, isa) = (self.shared.plan, self.shared.isa);
-            let mut sources = layer_sources(plan, block.k0, block.k0 + i, &sets.layers, &sets.edges, isa);
+            let (plan, sweep, isa) = (self.shared.plan, self.shared.sweep, self.shared.isa);
+            let mut sources = layer_sources(plan, sweep, block.k0, block.k0 + i, &sets.layers, &sets.edges, isa);
             sources.targets = sets.targets[i].clone();
             block.sources.lock().expect("not poisoned")[i] = Some(sources);
         }
@@ -362,11 +375,12 @@ impl<'a, 's> Segment<'a, 's> {
             }
         }
         if self.shared.hooks.wants_progress() {
-            let plan = self.shared.plan;
-            let work: u64 =
-                (block.k0..=block.k1).map(|k| plan.layer_len(k) as u64 * self.shared.kind.lanes(k) as u64).sum();
-            let done = self.shared.done.fetch_add(work, Ordering::Relaxed) + work;
-            self.shared.hooks.progress("exact", done, self.shared.total);
+            let (plan, sweep, kind) = (self.shared.plan, self.shared.sweep, self.shared.kind);
+            let work: u64 = (block.k0..=block.k1)
+                .map(|t| plan.layer_len(sweep.layer(t)) as u64 * kind.lanes(sweep, t) as u64)
+                .sum();
+            let done = self.shared.tally.done.fetch_add(work, Ordering::Relaxed) + work;
+            self.shared.hooks.progress("exact", done, self.shared.tally.total);
         }
     }
 

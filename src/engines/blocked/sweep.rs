@@ -1,0 +1,168 @@
+//! The order in which a run visits the layers, and what each step of it computes.
+//!
+//! A run is a sequence of steps t = 2, 3, ...; step t reads the two steps before it (steps 0 and 1
+//! are empty layers) and the lanes grow with t. Two sweeps share that shape:
+//!
+//! - [`Sweep::Up`], the bottom-up count: step t is layer t, c(t, g) read from layers t - 1 and t - 2
+//!   through the edge values R = 1 + G(t - 2) and L = 1 + G(t - 1) (g -> (g xor e) - 1), with the
+//!   direct moves of R and L added;
+//! - [`Sweep::Down`], the top-down count of paths from a target (n, G) (docs/math.md, "Counting from
+//!   both ends"): step t is layer k = n + 2 - t, N(k, h) = N(k + 1, (h + 1) xor R(k + 1)) +
+//!   N(k + 2, (h + 1) xor L(k + 2)), with N(n, G) = 1, down to the cut m and then the part of layer
+//!   m - 1 that layer m + 1 passes on (N_in(m - 1, .): layer m is not read). A value of layer k is
+//!   at most F(n - k + 1), the paths of steps 1 and 2 from n to k, so it has the lanes of a count
+//!   of layer n - k + 1 (one at least). What the run hands out are the values at the direct-move
+//!   states R(k), L(k) of the layers above the cut, with their multiplicity in place of a target's
+//!   index: the first sum of the join.
+//!
+//! The non-zero states of a step are the image of the two before it: forward for `Up` (kept within
+//! the plan's layer), backward for `Down` (the backward pass of the plan itself, so that the layers
+//! above the cut need no plan).
+
+use super::describe::NonZeroSet;
+use super::lanes::lanes;
+use crate::plan::{LayerSet, Plan, Step};
+
+/// Which layers a run visits, in which order (the module's two sweeps).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Sweep {
+    /// c(k, g), layers 2 to `last`: step t is layer t.
+    Up {
+        /// The last layer computed.
+        last: usize,
+    },
+    /// N(k, g), the paths from the target (n, seed) down to the layers `cut` and `cut` - 1: step t
+    /// is layer n + 2 - t (2 <= cut <= n).
+    Down { n: usize, seed: u64, cut: usize },
+}
+
+impl Sweep {
+    /// The last step. Cost O(1).
+    pub(crate) fn last_step(self) -> usize {
+        match self {
+            Sweep::Up { last } => last,
+            Sweep::Down { n, .. } => n + 2 - self.last_layer(),
+        }
+    }
+
+    /// The lowest layer of a top-down sweep: m - 1, or m = 2 itself (layer 1 holds no moves).
+    fn last_layer(self) -> usize {
+        match self {
+            Sweep::Up { last } => last,
+            Sweep::Down { cut, .. } if cut >= 3 => cut - 1,
+            Sweep::Down { cut, .. } => cut,
+        }
+    }
+
+    /// The layer of step `t`. Cost O(1).
+    pub(crate) fn layer(self, t: usize) -> usize {
+        match self {
+            Sweep::Up { .. } => t,
+            Sweep::Down { n, .. } => n + 2 - t,
+        }
+    }
+
+    /// The lanes of a value of step `t`. Cost O(1).
+    pub(crate) fn lanes(self, t: usize) -> usize {
+        match self {
+            Sweep::Up { .. } => lanes(t),
+            Sweep::Down { .. } => lanes(t - 1).max(1),
+        }
+    }
+
+    /// The edge values through which step `t` reads the steps t - 1 and t - 2.
+    pub(crate) fn edges(self, plan: &Plan, t: usize) -> (u64, u64) {
+        let k = self.layer(t);
+        // the layer above the top is empty: its edge value is never used
+        let e = |k: usize| if k <= plan.top() { plan.edge_value(k) as u64 } else { 0 };
+        match self {
+            Sweep::Up { .. } => (e(k - 2), e(k - 1)),
+            Sweep::Down { .. } => (e(k - 1), e(k + 1)),
+        }
+    }
+
+    /// Whether step `t` reads step t - 1: not at layer m - 1 of a top-down sweep.
+    pub(crate) fn reads_old(self, t: usize) -> bool {
+        match self {
+            Sweep::Up { .. } => true,
+            Sweep::Down { cut, .. } => self.layer(t) >= cut,
+        }
+    }
+
+    /// The state step `t` reads in a step before it through edge value `e`, or u64::MAX (no
+    /// state) where there is none.
+    #[inline(always)]
+    pub(crate) fn source(self, g: u64, e: u64) -> u64 {
+        match self {
+            // a negative source (g xor e = 0) wraps to u64::MAX
+            Sweep::Up { .. } => (g ^ e).wrapping_sub(1),
+            Sweep::Down { .. } => g.wrapping_add(1) ^ e,
+        }
+    }
+
+    /// The states of step `t` that get one (each time it is named) on top of what they read: the
+    /// direct moves R and L (k >= 3) of layer k bottom-up, the target alone top-down.
+    pub(crate) fn direct(self, plan: &Plan, t: usize) -> Vec<u64> {
+        let k = self.layer(t);
+        match self {
+            Sweep::Up { .. } => self.direct_moves(plan, k),
+            Sweep::Down { n, seed, .. } if k == n => vec![seed],
+            Sweep::Down { .. } => Vec::new(),
+        }
+    }
+
+    /// The direct-move states R and L (k >= 3) of layer `k`.
+    fn direct_moves(self, plan: &Plan, k: usize) -> Vec<u64> {
+        let (r, l) = (plan.edge_value(k - 2) as u64, plan.edge_value(k - 1) as u64);
+        if k >= 3 { vec![r, l] } else { vec![r] }
+    }
+
+    /// The states of step `t` whose values a top-down sweep hands out (each time it is named):
+    /// the direct moves of the layers above the cut. None bottom-up (its targets are the run's).
+    pub(crate) fn counted(self, plan: &Plan, t: usize) -> Vec<u64> {
+        match self {
+            Sweep::Down { cut, .. } if self.layer(t) > cut => self.direct_moves(plan, self.layer(t)),
+            _ => Vec::new(),
+        }
+    }
+
+    /// The non-zero states of step `t`, from those of the steps t - 1 (`old`) and t - 2 (`older`).
+    /// Cost O(window / 64).
+    pub(crate) fn nonzero_set(self, plan: &Plan, t: usize, old: &NonZeroSet, older: &NonZeroSet) -> NonZeroSet {
+        let (r, l) = self.edges(plan, t);
+        let direct = self.direct(plan, t);
+        let set = match self {
+            Sweep::Up { .. } => {
+                let mut set = LayerSet::image(&[(&old.set, r), (&older.set, l)], Step::Forward, &direct);
+                set.retain_in(plan.layer(t));
+                set
+            }
+            Sweep::Down { .. } => {
+                let mut sources = vec![(&older.set, l)];
+                if self.reads_old(t) {
+                    sources.push((&old.set, r));
+                }
+                sources.retain(|(s, _)| !s.is_empty());
+                LayerSet::image(&sources, Step::Back, &direct)
+            }
+        };
+        NonZeroSet::new(set)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_top_down_sweep_ends_at_the_cut() {
+        let down = |cut| Sweep::Down { n: 30, seed: 0, cut };
+        // the layers 30 .. m - 1, or 30 .. 2 for m = 2
+        assert_eq!((down(10).last_step(), down(10).layer(down(10).last_step())), (23, 9));
+        assert_eq!((down(2).last_step(), down(2).layer(30)), (30, 2));
+        assert_eq!((down(30).last_step(), down(30).layer(3)), (3, 29));
+        assert!(!down(10).reads_old(23) && down(10).reads_old(22));
+        assert_eq!((down(10).lanes(2), down(10).lanes(30)), (1, lanes(29)));
+        assert_eq!(Sweep::Up { last: 17 }.last_step(), 17);
+    }
+}
