@@ -2,9 +2,12 @@
 //! often and when it is stopped, and resumes from the file when run again.
 //!
 //! The file holds: a magic word and the format version; n, g and the engine; the moduli and the
-//! modular engine's residues (computed first); the blocked engine's state between two blocks of
-//! layers (the layer reached, the non-zero sets of the two live layers, their lane chunks and
-//! pending carries); and a 64-bit FNV-1a checksum of everything before it. It is written through an
+//! modular engine's residues (computed first); the cut of the count from both ends (n: bottom-up
+//! alone) and its half running; the blocked engine's state between two blocks of that half (the
+//! step reached, the non-zero sets of the two live layers, their lane chunks and pending carries),
+//! and in the top-down half also the bottom-up half's end and the paths to the direct moves found
+//! so far; and a 64-bit FNV-1a checksum of everything before it. A file of version 2 (before counts
+//! from both ends) is read as a bottom-up count at its layer. It is written through an
 //! [`crate::AtomicFile`], so a kill at any moment leaves the previous checkpoint or the new one, never
 //! a torn one.
 //!
@@ -19,6 +22,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use crate::engines::blocked::{Chunk, NonZeroSet, State};
+use crate::engines::both_ends::{Point, Progress};
 use crate::error::{Error, Param, Result};
 use crate::files::{folder_of, resolve_links, write_atomically};
 use crate::hooks::Hooks;
@@ -58,7 +62,9 @@ pub struct Checkpoint {
 /// The first bytes of a checkpoint file.
 const MAGIC: &[u8; 8] = b"FIBTCKPT";
 /// The version of the format.
-const VERSION: u64 = 2;
+const VERSION: u64 = 3;
+/// The version before counts from both ends, which still reads: a bottom-up state alone.
+const BOTTOM_UP_VERSION: u64 = 2;
 
 /// 64-bit FNV-1a.
 fn checksum(bytes: &[u8]) -> u64 {
@@ -72,15 +78,15 @@ pub(crate) struct Saved {
     pub(crate) g: u64,
     pub(crate) moduli: Vec<u64>,
     pub(crate) residues: Vec<u64>,
-    pub(crate) state: State,
+    pub(crate) progress: Progress,
 }
 
 fn put(out: &mut Vec<u8>, w: u64) {
     out.extend_from_slice(&w.to_le_bytes());
 }
 
-/// The file of the run `(n, g)` with its moduli, their residues, and the engine's state.
-fn encode((n, g): (u64, u64), moduli: &[u64], residues: &[u64], state: &State) -> Vec<u8> {
+/// The file of the run `(n, g)` with its moduli, their residues, and where the engine stands.
+fn encode((n, g): (u64, u64), moduli: &[u64], residues: &[u64], point: &Point) -> Vec<u8> {
     let mut out = MAGIC.to_vec();
     for w in [VERSION, n, g, 1 /* the blocked engine */, moduli.len() as u64] {
         put(&mut out, w);
@@ -88,7 +94,19 @@ fn encode((n, g): (u64, u64), moduli: &[u64], residues: &[u64], state: &State) -
     for &w in moduli.iter().chain(residues) {
         put(&mut out, w);
     }
-    write_state(state, &mut out);
+    match *point {
+        Point::Up { cut, state } => {
+            [cut, 0].iter().for_each(|&w| put(&mut out, w));
+            write_state(state, &mut out);
+        }
+        Point::Down { cut, below, direct, state } => {
+            [cut, 1].iter().for_each(|&w| put(&mut out, w));
+            write_state(below, &mut out);
+            let words = crate::engines::to_words(direct);
+            words.iter().for_each(|&w| put(&mut out, w));
+            write_state(state, &mut out);
+        }
+    }
     let sum = checksum(&out);
     put(&mut out, sum);
     out
@@ -160,8 +178,10 @@ fn decode(bytes: &[u8]) -> std::result::Result<Saved, String> {
     let mut rest = &body[MAGIC.len()..];
     let mut next = || get(&mut rest).ok_or_else(|| damaged("truncated"));
     let version = next()?;
-    if version != VERSION {
-        return Err(format!("has format version {version}; this fibtree reads version {VERSION}"));
+    if version != VERSION && version != BOTTOM_UP_VERSION {
+        return Err(format!(
+            "has format version {version}; this fibtree reads versions {BOTTOM_UP_VERSION} and {VERSION}"
+        ));
     }
     let (n, g, engine, count) = (next()?, next()?, next()?, next()?);
     if engine != 1 || count > 64 {
@@ -169,11 +189,28 @@ fn decode(bytes: &[u8]) -> std::result::Result<Saved, String> {
     }
     let moduli = (0..count).map(|_| next()).collect::<std::result::Result<Vec<_>, _>>()?;
     let residues = (0..count).map(|_| next()).collect::<std::result::Result<Vec<_>, _>>()?;
-    let state = read_state(&mut rest).ok_or_else(|| damaged("truncated state"))?;
+    let (cut, half) = match version {
+        BOTTOM_UP_VERSION => (n, 0),
+        _ => (next()?, next()?),
+    };
+    let state = |rest: &mut &[u8]| read_state(rest).ok_or_else(|| damaged("truncated state"));
+    let progress = match half {
+        0 => Progress::Up { cut, state: state(&mut rest)? },
+        1 => {
+            let below = Box::new(state(&mut rest)?);
+            let len = get(&mut rest).filter(|&l| l <= rest.len() as u64 / 8).ok_or_else(|| damaged("truncated"))?;
+            let mut direct = vec![len];
+            for _ in 0..len {
+                direct.push(get(&mut rest).ok_or_else(|| damaged("truncated"))?);
+            }
+            Progress::Down { cut, below, direct, state: state(&mut rest)? }
+        }
+        _ => return Err(damaged("unknown half")),
+    };
     if !rest.is_empty() {
         return Err(damaged("trailing bytes"));
     }
-    Ok(Saved { n, g, moduli, residues, state })
+    Ok(Saved { n, g, moduli, residues, progress })
 }
 
 /// The checkpoint of the run `(n, g)` with `moduli`, if `spec.path` holds one and `spec.fresh` does
@@ -229,23 +266,36 @@ impl<'a> Saver<'a> {
         Saver { spec, target, moduli, residues, hooks, last_save: Instant::now() }
     }
 
-    /// Saves `state` when `spec.every` has passed since the last save, or when the run is
-    /// `stopping` (and then says so).
+    /// Saves where the run stands (`point`) when `spec.every` has passed since the last save, or
+    /// when the run is `stopping` (and then says so).
     ///
     /// # Errors
     /// [`Error::Io`] when the file cannot be written.
-    pub(crate) fn at_boundary(&mut self, state: &State, stopping: bool) -> Result<()> {
+    pub(crate) fn at_boundary(&mut self, point: Point, stopping: bool) -> Result<()> {
         if !stopping && self.last_save.elapsed() < self.spec.every {
             return Ok(());
         }
-        let bytes = encode(self.target, self.moduli, self.residues, state);
+        let bytes = encode(self.target, self.moduli, self.residues, &point);
         write_atomically(&self.spec.path, &bytes).map_err(|e| in_file(&self.spec.path, "saving", e))?;
         self.last_save = Instant::now();
         if stopping {
             let (path, n) = (self.spec.path.display(), self.target.0);
-            self.hooks.notice(&format!("saved the checkpoint {path} at layer {} of {n}", state.k0));
+            self.hooks.notice(&format!("saved the checkpoint {path} {}", where_it_stands(&point, n)));
         }
         Ok(())
+    }
+}
+
+/// Where a count stands, as the notices say it: "at layer 812 of 10000" bottom-up, "from both ends
+/// (cut at layer 5026): bottom-up at layer 812", "... top-down at layer 9000".
+pub(crate) fn where_it_stands(point: &Point, n: u64) -> String {
+    match *point {
+        Point::Up { cut, state } if cut >= n => format!("at layer {} of {n}", state.k0),
+        Point::Up { cut, state } => format!("from both ends (cut at layer {cut}): bottom-up at layer {}", state.k0),
+        Point::Down { cut, state, .. } => {
+            let layer = (n + 2).saturating_sub(state.k0 as u64);
+            format!("from both ends (cut at layer {cut}): top-down at layer {layer} of {n}")
+        }
     }
 }
 

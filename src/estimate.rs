@@ -217,7 +217,7 @@ fn estimate_with(n: u64, g: u64, shards: &[usize], census_limit: u64, hooks: Hoo
     let exact_bytes = if known_zero {
         PROCESS_BYTES
     } else {
-        Run::Count { moduli: 2, targets: 1, double_check: false }.bytes(n, &sizes)
+        Run::Count { moduli: 2, targets: 1, double_check: false, both_ends: true }.bytes(n, &sizes)
     };
     let (prime_lanes, prime_bytes) = match &unplanned {
         _ if known_zero => (0, 0),

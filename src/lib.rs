@@ -100,12 +100,9 @@ pub fn count(n: u64, g: u64) -> Result<BigUint> {
         return Ok(BigUint::ZERO);
     }
     let target = targets::Targets::one(n, g);
-    let (mut plan, _) = guard.plan(&target, Hooks::default())?;
-    // from both ends, the top-down half makes its own layers: the plan above the cut is dropped
-    if let Some(split) = engines::route(&plan, &target, Cut::Auto)?.filter(|s| s.both_ends()) {
-        plan.drop_above(split.cut as usize);
-    }
-    Ok(engines::count_exact(Engine::Blocked, &plan, &target, Hooks::default())?.remove(0))
+    let (plan, _) = guard.plan(&target, Hooks::default())?;
+    let cut = engines::route(&plan, &target, Cut::Auto)?.map_or(n, |split| split.cut);
+    engines::both_ends::count_taking(plan, (n, g), cut, Hooks::default())
 }
 
 /// c(n, g) modulo m, in machine arithmetic only.

@@ -9,7 +9,8 @@ use num_traits::ToPrimitive;
 
 use crate::budget::{Guard, PROCESS_BYTES, Run, available_memory, kept_values};
 use crate::checkpoint::{self, Checkpoint, Saver};
-use crate::engines::{self, Cut, Engine, blocked, modular};
+use crate::engines::both_ends::{Point, Progress};
+use crate::engines::{self, Cut, Engine, modular};
 use crate::error::{Error, Param, Result};
 use crate::hooks::Hooks;
 use crate::plan::{self, Plan};
@@ -85,7 +86,7 @@ pub struct Options<'a> {
     /// The exact engine.
     pub engine: Engine,
     /// Where the blocked engine cuts the count of one target between its halves ([`Cut::Auto`]:
-    /// where the work is least). A run with a checkpoint counts bottom-up alone.
+    /// where the work is least). A run resumed from a checkpoint goes on at the checkpoint's cut.
     pub cut: Cut,
     /// Compute every exact value a second time with the other exact engine, over a plan made afresh
     /// (see [`Report::double_check`]).
@@ -192,8 +193,8 @@ pub struct Counting<'a> {
     /// The modular engine's residues where they were found while the plan was built, or read from
     /// the checkpoint.
     independent: Option<Vec<Vec<u64>>>,
-    /// The blocked engine's state, read from the checkpoint.
-    resume: Option<blocked::State>,
+    /// Where the blocked engine stood, read from the checkpoint.
+    resume: Option<Progress>,
     /// The run's hold on its checkpoint, for the run's life.
     _hold: Option<checkpoint::Hold>,
 }
@@ -230,7 +231,7 @@ impl<'a> Counting<'a> {
         let hold = options.checkpoint.as_ref().map(checkpoint::hold).transpose()?;
         // Before anything of size O(n): the floor of the whole run.
         let all = Targets::new(targets);
-        count_guard(targets.len(), moduli.len(), options).floor(all.top(), all.g_range().1)?;
+        count_guard(targets.len(), all.top(), moduli.len(), options).floor(all.top(), all.g_range().1)?;
         // each distinct target once: known to count 0 without counting, or counted
         let mut live = Vec::new();
         for &(n, g) in all.iter() {
@@ -252,7 +253,7 @@ impl<'a> Counting<'a> {
             && let Some(saved) = checkpoint::load(spec, live[0], &moduli, options.hooks)?
         {
             let (plan, estimate) = planned(&live, options, moduli.len())?;
-            (Some(plan), estimate, Some(vec![saved.residues]), Some(saved.state))
+            (Some(plan), estimate, Some(vec![saved.residues]), Some(saved.progress))
         } else {
             let residues = Guard::new(Run::Residues { moduli: moduli.len(), at_once: 1 }, limit);
             let early = modular::unplanned_bytes(&live, moduli.len(), options.hooks)?
@@ -269,8 +270,17 @@ impl<'a> Counting<'a> {
             let (plan, estimate) = planned?;
             (Some(plan), estimate, independent?, None)
         };
-        let split = match (&plan, options.engine, &options.checkpoint) {
-            (Some(plan), Engine::Blocked, None) => engines::route(plan, &live, options.cut)?,
+        // a resumed run goes on at its checkpoint's cut
+        let cut = match (&resume, options.cut) {
+            (Some(saved), Cut::At(m)) if m != saved.cut() => {
+                let why = format!("the checkpoint counts with the cut at layer {}, not {m}", saved.cut());
+                return Err(Error::invalid(Param::Cut, why));
+            }
+            (Some(saved), _) => Cut::At(saved.cut()),
+            (None, cut) => cut,
+        };
+        let split = match (&plan, options.engine) {
+            (Some(plan), Engine::Blocked) => engines::route(plan, &live, cut)?,
             _ => None,
         };
         Ok(Counting {
@@ -290,7 +300,7 @@ impl<'a> Counting<'a> {
     }
 
     /// The blocked engine's route for the one target: where it is cut and the work of each half
-    /// (`None` for several targets, another engine, a checkpoint or a count known to be 0).
+    /// (`None` for several targets, another engine or a count known to be 0).
     pub(crate) fn split(&self) -> Option<crate::engines::both_ends::Split> {
         self.split
     }
@@ -374,7 +384,7 @@ impl<'a> Counting<'a> {
             let value = BigUint::ZERO;
             sink(t, Report { n, g, value, projections, double_check, memory_estimate_bytes: estimate })?;
         }
-        let Some(mut plan) = plan else { return Ok(()) };
+        let Some(plan) = plan else { return Ok(()) };
         let targets = &live;
         // each report to every index that names its target (a copy for each repeat)
         let mut sink = |t: usize, report: Report| {
@@ -391,42 +401,33 @@ impl<'a> Counting<'a> {
             None => modular::count_mod_with_plan(plan, targets, moduli, hooks),
         };
         if let Some(spec) = &options.checkpoint {
-            let plan = &plan;
-            let independent = modular(plan)?;
-            if let Some(state) = &resume {
+            let independent = modular(&plan)?;
+            let n = targets[0].0;
+            if let Some(progress) = &resume {
                 let shown = spec.path.display();
-                hooks
-                    .notice(&format!("resuming from the checkpoint {shown} at layer {} of {}", state.k0, targets[0].0));
+                hooks.notice(&format!("resuming from the checkpoint {shown} {}", progress_line(progress, n)));
             }
             let mut saver = Saver::new(spec, targets[0], moduli, &independent[0], hooks);
-            let mut words = Vec::new();
-            let mut tuning = blocked::Tuning::for_run(plan.widest_layer(), plan.top(), rayon::current_num_threads());
-            // a resumed run goes on in the chunks it was cut into, whatever the threads now
-            if let Some(state) = resume.as_ref().filter(|s| blocked::CHUNK_LANES.contains(&s.chunk_lanes)) {
-                tuning.chunk_lanes = state.chunk_lanes;
-            }
-            let mut save = |state: &blocked::State, stopping| saver.at_boundary(state, stopping);
-            blocked::run_resumable(plan, targets, hooks, tuning, resume, Some(&mut save), |_, w| words = w.to_vec())?;
+            let mut save = |point: Point, stopping| saver.at_boundary(point, stopping);
+            let cut = split.map_or(n, |s| s.cut);
+            let value = engines::both_ends::count_resumable(plan, targets[0], cut, hooks, resume, &mut save)?;
             checkpoint::finish(spec, hooks);
-            let reports = vec![report(0, &words, &independent[0])];
+            let reports = vec![report(0, &engines::to_words(&value), &independent[0])];
             return self_checked(reports, targets, options)?.into_iter().try_for_each(|r| sink(0, r));
         }
-        // From both ends, the top-down half makes its own layers: the plan above the cut is dropped
-        // before the exact engine starts, once the residues are known (found while the plan was
-        // made, for a small g).
-        let mut before = None;
+        // From both ends: the residues first (found while the plan was made, for a small g), then
+        // the plan given up to the count, which frees it as it goes.
         if let Some(split) = split.filter(|s| s.both_ends()) {
-            before = Some(modular(&plan)?);
-            plan.drop_above(split.cut as usize);
+            let independent = modular(&plan)?;
+            let value = engines::both_ends::count_taking(plan, targets[0], split.cut, hooks)?;
+            let reports = vec![report(0, &engines::to_words(&value), &independent[0])];
+            return self_checked(reports, targets, options)?.into_iter().try_for_each(|r| sink(0, r));
         }
         if kept_values(targets.len(), targets.top(), options.double_check).is_some() {
             // Small results: both engines at once, the values kept until the residues are known.
             let plan = &plan;
             let exact = || engines::count_words(options.engine, plan, targets, options.cut, hooks);
-            let (independent, words) = match before {
-                Some(independent) => (Ok(independent), exact()),
-                None => rayon::join(|| modular(plan), exact),
-            };
+            let (independent, words) = rayon::join(|| modular(plan), exact);
             let (independent, words) = (independent?, words?);
             let reports = (0..targets.len()).map(|t| report(t, &words[t], &independent[t])).collect();
             let mut reports: Vec<Option<Report>> =
@@ -434,10 +435,7 @@ impl<'a> Counting<'a> {
             return (0..targets.len()).try_for_each(|t| sink(t, reports[t].take().expect("each target once")));
         }
         // Large results: the residues first, then the exact values streamed.
-        let independent = match before {
-            Some(independent) => independent,
-            None => modular(&plan)?,
-        };
+        let independent = modular(&plan)?;
         let mut failed = None;
         engines::stream_words(options.engine, &plan, targets, options.cut, hooks, |t, words| {
             if failed.is_none()
@@ -450,8 +448,17 @@ impl<'a> Counting<'a> {
     }
 }
 
+/// Where a checkpoint's run stands, as the notice of its resumption says it.
+fn progress_line(progress: &Progress, n: u64) -> String {
+    let point = match progress {
+        Progress::Up { cut, state } => Point::Up { cut: *cut, state },
+        Progress::Down { cut, below, state, .. } => Point::Down { cut: *cut, below, direct: &BigUint::ZERO, state },
+    };
+    checkpoint::where_it_stands(&point, n)
+}
+
 /// Refuses a cut that cannot apply before any work: one outside 2..=n, for several targets, for an
-/// engine but the blocked one, or below the top with a checkpoint (which saves a bottom-up run).
+/// engine but the blocked one.
 ///
 /// # Errors
 /// [`Error::InvalidArgument`] naming [`Param::Cut`].
@@ -462,9 +469,6 @@ fn check_cut(targets: &[(u64, u64)], options: &Options) -> Result<()> {
         [_] if options.engine != Engine::Blocked => refuse("a cut is for the blocked engine".into()),
         &[(n, _)] if !(2..=n.max(2)).contains(&m) => {
             refuse(format!("expected a layer from 2 to {n} (the top layer counts bottom-up alone), got {m}"))
-        }
-        &[(n, _)] if options.checkpoint.is_some() && m < n => {
-            refuse(format!("a run with a checkpoint counts bottom-up alone: give {n} or no cut, not {m}"))
         }
         [_] => Ok(()),
         _ => refuse("a cut is for a count of one target".into()),
@@ -576,10 +580,12 @@ fn moduli_of(options: &Options) -> Result<Vec<u64>> {
     Ok(moduli)
 }
 
-/// The memory guard of a counting run of `targets` targets (for a table, its rows) with `moduli`
-/// projections, within the options' limit.
-fn count_guard(targets: usize, moduli: usize, options: &Options) -> Guard {
-    Guard::new(Run::Count { moduli, targets, double_check: options.double_check }, options.limit())
+/// The memory guard of a counting run of `targets` targets (for a table, its rows) up to layer
+/// `top` with `moduli` projections, within the options' limit.
+fn count_guard(targets: usize, top: u64, moduli: usize, options: &Options) -> Guard {
+    let bottom_up = matches!(options.cut, Cut::At(m) if m >= top);
+    let both_ends = targets == 1 && options.engine == Engine::Blocked && !bottom_up;
+    Guard::new(Run::Count { moduli, targets, double_check: options.double_check, both_ends }, options.limit())
 }
 
 /// The plan of a counting run and its memory estimate, checked against the limit by the memory
@@ -588,7 +594,7 @@ fn count_guard(targets: usize, moduli: usize, options: &Options) -> Guard {
 /// # Errors
 /// As [`Counting::new`].
 fn planned(targets: &Targets, options: &Options, moduli: usize) -> Result<(Plan, u64)> {
-    count_guard(targets.len(), moduli, options).plan(targets, options.hooks)
+    count_guard(targets.len(), targets.top(), moduli, options).plan(targets, options.hooks)
 }
 
 /// Refuses at once a table (f(k) for every k from `from` to `to`, `from <= to`) whose smallest
@@ -602,7 +608,7 @@ fn planned(targets: &Targets, options: &Options, moduli: usize) -> Result<(Plan,
 pub fn check_table_floor(from: u64, to: u64, options: &Options) -> Result<()> {
     let moduli = moduli_of(options)?;
     let rows = (to.saturating_sub(from) + 1).try_into().unwrap_or(usize::MAX);
-    count_guard(rows, moduli.len(), options).floor(to, 0)
+    count_guard(rows, to, moduli.len(), options).floor(to, 0)
 }
 
 /// The report of c(n, g) from its exact words and the modular engine's residues.

@@ -23,7 +23,9 @@ pub(crate) fn kept_values(targets: usize, n: u64, double_check: bool) -> Option<
 pub(crate) enum Run {
     /// A counting run of `targets` targets: the exact engine and the modular engine over one plan,
     /// with `moduli` projections each; with `double_check` the values are kept and a second plan
-    /// is made for the other exact engine while the first is held.
+    /// is made for the other exact engine while the first is held. Where `both_ends` (one target,
+    /// the blocked engine counting from both ends), the plan is freed as the engine's layers grow,
+    /// so that the larger of the two is held, not both.
     Count {
         /// The moduli projected onto.
         moduli: usize,
@@ -31,6 +33,8 @@ pub(crate) enum Run {
         targets: usize,
         /// Whether every value is computed again by the other exact engine.
         double_check: bool,
+        /// Whether the one target may be counted from both ends.
+        both_ends: bool,
     },
     /// Residues only, by the modular engine: `moduli` moduli in one run, `at_once` such runs at
     /// the same time (one a modulus for the shards of [`crate::crt::residues`]).
@@ -64,15 +68,16 @@ impl Run {
     pub(crate) fn bytes(&self, n: u64, sizes: &Sizes) -> u64 {
         let limbs = engines::limbs(n as usize) as u64;
         let run = match *self {
-            Run::Count { moduli, targets, double_check } => {
-                // the engines' layers, the modular arrays and residues, the values where they are
-                // kept (always for a double check, with its second plan), and one result's decimals
+            Run::Count { moduli, targets, double_check, both_ends } => {
+                // the engines' layers (from both ends, in place of the plan as it is freed), the
+                // modular arrays and residues, the values where they are kept (always for a double
+                // check, with its second plan), and one result's decimals
+                let layers = engines::layer_bytes_for(sizes.widest, n as usize);
+                let layers = if both_ends { layers.saturating_sub(sizes.plan) } else { layers };
                 let modular = modular::memory_bytes_for(sizes, moduli, targets);
                 let kept = kept_values(targets, n, double_check).unwrap_or(0);
                 let again = if double_check { sizes.plan } else { 0 };
-                [engines::layer_bytes_for(sizes.widest, n as usize), modular, kept, again, n]
-                    .into_iter()
-                    .fold(0, u64::saturating_add)
+                [layers, modular, kept, again, n].into_iter().fold(0, u64::saturating_add)
             }
             Run::Residues { moduli, at_once } => {
                 modular::memory_bytes_for(sizes, moduli, 1).saturating_mul(at_once as u64)

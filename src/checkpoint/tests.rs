@@ -33,9 +33,28 @@ fn tuning() -> Tuning {
 #[test]
 fn encoding_round_trips_and_detects_damage() {
     let state = states(&[(300, 0)], tuning()).into_iter().find(|s| s.k0 > 150).unwrap();
-    let saved = Saved { n: 300, g: 0, moduli: vec![7, 11], residues: vec![3, 5], state };
-    let bytes = encode((300, 0), &saved.moduli, &saved.residues, &saved.state);
+    let point = Point::Up { cut: 300, state: &state };
+    let bytes = encode((300, 0), &[7, 11], &[3, 5], &point);
+    let progress = Progress::Up { cut: 300, state: clone(&state) };
+    let saved = Saved { n: 300, g: 0, moduli: vec![7, 11], residues: vec![3, 5], progress };
     assert_eq!(decode(&bytes).unwrap(), saved);
+    // the top-down half's point, with the bottom-up half's end and the paths found so far
+    let direct = num_bigint::BigUint::from(12345u64) << 100;
+    let point = Point::Down { cut: 150, below: &state, direct: &direct, state: &state };
+    let down = encode((300, 0), &[7], &[3], &point);
+    let words = crate::engines::to_words(&direct);
+    let progress = Progress::Down { cut: 150, below: Box::new(clone(&state)), direct: words, state: clone(&state) };
+    assert_eq!(decode(&down).unwrap(), Saved { n: 300, g: 0, moduli: vec![7], residues: vec![3], progress });
+    // a file of version 2 (a bottom-up state, no cut) reads as a bottom-up count
+    let mut old = MAGIC.to_vec();
+    for w in [2, 300, 0, 1, 2, 7, 11, 3, 5] {
+        put(&mut old, w);
+    }
+    write_state(&state, &mut old);
+    let sum = checksum(&old);
+    put(&mut old, sum);
+    let progress = Progress::Up { cut: 300, state: clone(&state) };
+    assert_eq!(decode(&old).unwrap(), Saved { n: 300, g: 0, moduli: vec![7, 11], residues: vec![3, 5], progress });
     for at in [0, 9, bytes.len() / 2, bytes.len() - 1] {
         let mut bad = bytes.clone();
         bad[at] ^= 0x40;
@@ -43,6 +62,11 @@ fn encoding_round_trips_and_detects_damage() {
     }
     for len in [0, 7, 8, 100, bytes.len() - 1] {
         assert!(decode(&bytes[..len]).is_err(), "truncated to {len}");
+    }
+    for at in [0, 9, down.len() / 3, down.len() / 2, down.len() - 1] {
+        let mut bad = down.clone();
+        bad[at] ^= 0x40;
+        assert!(decode(&bad).is_err(), "a flipped byte at {at} of the top-down half's file");
     }
 }
 
@@ -120,11 +144,40 @@ fn a_checkpoint_resumes_in_the_chunks_it_was_cut_into() {
     let moduli = [crate::report::LAST18, crate::report::P998244353];
     let residues: Vec<u64> = moduli.iter().map(|&m| crate::count_mod(target.0, target.1, m).unwrap()).collect();
     let path = dir.join("run.ckpt");
-    std::fs::write(&path, encode(target, &moduli, &residues, &state)).unwrap();
+    // a bottom-up run's point (as a version-2 file held, or --cut 900)
+    std::fs::write(&path, encode(target, &moduli, &residues, &Point::Up { cut: 900, state: &state })).unwrap();
     let spec = Checkpoint { path, every: Duration::from_secs(3600), fresh: false, keep: false };
     let options = crate::report::Options { checkpoint: Some(spec), ..Default::default() };
     let report = crate::Counting::new(&[target], &options).unwrap().reports().unwrap().remove(0);
     assert_eq!(report.value, crate::count(target.0, target.1).unwrap());
     assert!(report.ok());
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A count from both ends resumed from every point it saves, in either half, gives the value of the
+/// run that was never stopped; a saved point is refused at another cut.
+#[test]
+fn a_count_from_both_ends_resumes_from_either_half() {
+    use crate::engines::both_ends::{count_blocked, count_resumable};
+    let (n, g, cut) = (700u64, 0u64, 350u64);
+    let plan = || Plan::new(&Targets::one(n, g), u64::MAX, Hooks::default()).unwrap();
+    let whole = count_blocked(&plan(), (n, g), cut, Hooks::default(), |t| t).unwrap();
+    let mut points: Vec<Vec<u8>> = Vec::new();
+    let mut keep = |point: Point, _| {
+        points.push(encode((n, g), &[], &[], &point));
+        Ok(())
+    };
+    assert_eq!(count_resumable(plan(), (n, g), cut, Hooks::default(), None, &mut keep).unwrap(), whole);
+    let halves = points.iter().map(|p| matches!(decode(p).unwrap().progress, Progress::Down { .. }));
+    assert!(halves.clone().any(|down| down) && halves.clone().any(|down| !down), "points in both halves");
+    for bytes in points.iter().step_by(2) {
+        let progress = decode(bytes).unwrap().progress;
+        let mut ignore = |_: Point, _| Ok(());
+        let resumed = count_resumable(plan(), (n, g), cut, Hooks::default(), Some(progress), &mut ignore);
+        assert_eq!(resumed.unwrap(), whole);
+    }
+    let progress = decode(&points[1]).unwrap().progress;
+    let mut ignore = |_: Point, _| Ok(());
+    let other = count_resumable(plan(), (n, g), cut + 1, Hooks::default(), Some(progress), &mut ignore);
+    assert!(matches!(other, Err(Error::InvalidArgument { param: Param::Checkpoint, .. })), "{other:?}");
 }

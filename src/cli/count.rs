@@ -141,8 +141,7 @@ fn route_line(split: Option<Split>) -> String {
             work(s.bottom_up)
         ),
         Some(s) => format!("route bottom-up alone: {} limb additions", work(s.bottom_up)),
-        None => "route bottom-up alone (a checkpoint saves the bottom-up run; another engine; or nothing to count)"
-            .to_string(),
+        None => "route bottom-up alone (another engine, or nothing to count)".to_string(),
     }
 }
 

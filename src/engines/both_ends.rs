@@ -22,7 +22,7 @@ use num_bigint::BigUint;
 
 use std::sync::atomic::AtomicU64;
 
-use super::blocked::{self, Sweep, Tally, Tuning};
+use super::blocked::{self, State, Sweep, SweepRun, Tally, Tuning};
 use super::recurrence::{self, Layer};
 use super::reference::{Limbs, limbs, to_biguint};
 use crate::error::{Error, Param, Result};
@@ -177,43 +177,233 @@ pub(crate) fn count_blocked(
     hooks: Hooks,
     tune: impl Fn(Tuning) -> Tuning,
 ) -> Result<BigUint> {
-    use rayon::prelude::*;
-    debug_assert_eq!(plan.top() as u64, n, "the plan's top layer is the target's");
-    let threads = rayon::current_num_threads();
-    let lens = plan.lens();
-    let widest = |layers: std::ops::RangeInclusive<usize>| lens[layers].iter().copied().max().unwrap_or(0) as usize;
+    count_halves(plan, (n, g), cut, hooks, tune, None)
+}
+
+/// [`count_blocked`] over a plan given up to the count: the layers above the cut are freed before
+/// the halves start (the top-down half makes its own) and each layer below it once the bottom-up
+/// half has read it ([`Plan::hand_over`]), so that the memory held shrinks with the plan as the two
+/// halves' layers grow.
+///
+/// Cost: as [`count_blocked`]; memory the two halves' edge layers, and what is left of the plan.
+///
+/// # Errors
+/// As [`count_blocked`].
+pub(crate) fn count_taking(mut plan: Plan, (n, g): (u64, u64), cut: u64, hooks: Hooks) -> Result<BigUint> {
     if n < 3 || cut >= n {
-        let tuning = tune(Tuning::for_lanes(plan.widest_layer(), blocked::lanes(n as usize), threads));
-        let mut value = BigUint::ZERO;
-        blocked::run_exact(plan, &Targets::one(n, g), hooks, tuning, |_, words| value = to_biguint(words))?;
-        return Ok(value);
+        return count_blocked(&plan, (n, g), cut, hooks, |t| t);
     }
-    if cut < 2 {
-        return Err(Error::invalid(Param::N, format!("a cut from 2 to {n}, got {cut}")));
+    let handed = plan.hand_over(cut as usize);
+    count_halves(&plan, (n, g), cut, hooks, |t| t, Some(&handed))
+}
+
+/// The two sweeps of a count from both ends, with the tuning of each (chunks cut for its own lanes and
+/// layers) and the progress tally they share.
+struct Halves {
+    up: Sweep,
+    down: Sweep,
+    tuning_up: Tuning,
+    tuning_down: Tuning,
+    /// The lane additions of both sweeps, for one progress bar.
+    total: u64,
+}
+
+impl Halves {
+    /// The halves of the count of (n, g) over `plan` cut at `cut` (3 <= n, 2 <= cut < n), on the
+    /// current rayon pool's threads, their tunings adjusted by `tune`. Cost O(n).
+    fn new(plan: &Plan, (n, g): (usize, u64), cut: usize, tune: impl Fn(Tuning) -> Tuning) -> Halves {
+        let threads = rayon::current_num_threads();
+        let lens = plan.lens();
+        let widest = |layers: std::ops::RangeInclusive<usize>| lens[layers].iter().copied().max().unwrap_or(0) as usize;
+        let (up, down) = (Sweep::Up { last: cut }, Sweep::Down { n, seed: g, cut });
+        let tuning_up = tune(Tuning::for_lanes(widest(2..=cut), up.lanes(cut), threads));
+        let tuning_down = tune(Tuning::for_lanes(widest(cut - 1..=n), down.lanes(down.last_step()), threads));
+        let total = [up, down].iter().map(|&s| blocked::sweep_work(plan, s, 2..=s.last_step())).sum();
+        Halves { up, down, tuning_up, tuning_down, total }
     }
-    let (n, cut) = (n as usize, cut as usize);
-    let (up, down) = (Sweep::Up { last: cut }, Sweep::Down { n, seed: g, cut });
-    let tuning_up = tune(Tuning::for_lanes(widest(2..=cut), up.lanes(cut), threads));
-    let tuning_down = tune(Tuning::for_lanes(widest(cut - 1..=n), down.lanes(down.last_step()), threads));
+}
+
+/// The bottom-up count of the one target of `plan` alone, tuned by `tune`.
+fn bottom_up(plan: &Plan, (n, g): (u64, u64), hooks: Hooks, tune: impl Fn(Tuning) -> Tuning) -> Result<BigUint> {
+    let tuning = tune(Tuning::for_lanes(plan.widest_layer(), blocked::lanes(n as usize), rayon::current_num_threads()));
+    let mut value = BigUint::ZERO;
+    blocked::run_exact(plan, &Targets::one(n, g), hooks, tuning, |_, words| value = to_biguint(words))?;
+    Ok(value)
+}
+
+/// Refuses a cut below 2 for a count from both ends of a tree T(n).
+fn check_cut(n: u64, cut: u64) -> Result<()> {
+    match cut {
+        0 | 1 => Err(Error::invalid(Param::N, format!("a cut from 2 to {n}, got {cut}"))),
+        _ => Ok(()),
+    }
+}
+
+/// [`count_blocked`], the bottom-up half reading the plan's layers from `handed` where given.
+fn count_halves(
+    plan: &Plan,
+    (n, g): (u64, u64),
+    cut: u64,
+    hooks: Hooks,
+    tune: impl Fn(Tuning) -> Tuning,
+    handed: Option<&blocked::Handed>,
+) -> Result<BigUint> {
+    debug_assert_eq!(plan.top() as u64, n, "the plan's top layer is the target's");
+    if n < 3 || cut >= n {
+        return bottom_up(plan, (n, g), hooks, tune);
+    }
+    check_cut(n, cut)?;
+    let cut = cut as usize;
+    let halves = Halves::new(plan, (n as usize, g), cut, tune);
     let done = AtomicU64::new(0);
-    let total = [up, down].iter().map(|&s| blocked::sweep_work(plan, s, 2..=s.last_step())).sum();
-    let tally = Some(Tally { done: &done, total });
+    let tally = Some(Tally { done: &done, total: halves.total });
     let none = Targets::default();
+    let up = SweepRun { sweep: Some(halves.up), tally, handed, start: None };
+    let down = SweepRun { sweep: Some(halves.down), tally, ..SweepRun::default() };
     // the first sum of the join: the paths to the direct moves above the cut
     let mut direct = BigUint::ZERO;
     let (bottom, top) = rayon::join(
-        || blocked::run_sweep(plan, up, &none, hooks, tuning_up, tally, |_, _| {}),
+        || blocked::run_sweep(plan, up, &none, hooks, halves.tuning_up, None, |_, _| {}),
         || {
-            blocked::run_sweep(plan, down, &none, hooks, tuning_down, tally, |times, words| {
+            blocked::run_sweep(plan, down, &none, hooks, halves.tuning_down, None, |times, words| {
                 direct += to_biguint(words) * times as u32;
             })
         },
     );
-    let (bottom, top) = (bottom?, top?);
+    join(&bottom?, &top?, cut, direct, hooks)
+}
+
+/// Where a resumable count from both ends stands between two segments of one of its halves: what a
+/// checkpoint holds. The halves run one after the other.
+#[derive(Debug, PartialEq)]
+pub(crate) enum Progress {
+    /// The bottom-up half (to the top layer where `cut` is n) at `state`.
+    Up { cut: u64, state: State },
+    /// The bottom-up half done (`below`, its last two layers), the top-down one at `state`, and
+    /// `direct` (in the words format) the paths it has found to the direct moves so far.
+    Down { cut: u64, below: Box<State>, direct: Vec<u64>, state: State },
+}
+
+impl Progress {
+    /// The cut of the run.
+    pub(crate) fn cut(&self) -> u64 {
+        match self {
+            Progress::Up { cut, .. } | Progress::Down { cut, .. } => *cut,
+        }
+    }
+}
+
+/// Where a resumable count stands as [`count_resumable`] hands it to be saved.
+pub(crate) enum Point<'a> {
+    Up { cut: u64, state: &'a State },
+    Down { cut: u64, below: &'a State, direct: &'a BigUint, state: &'a State },
+}
+
+/// What a resumable count calls between segments: `(point, stopping)`, as
+/// [`blocked::run_resumable`]'s `at_boundary`.
+pub(crate) type Save<'s> = dyn FnMut(Point, bool) -> Result<()> + 's;
+
+/// [`count_blocked`] at `cut` (n for the bottom-up count alone) over a plan given up to the count,
+/// resumable: the bottom-up half, then the top-down one, each in segments, from `resume` where
+/// given (a checkpoint's, whose cut it must be), calling `save` between segments as
+/// [`blocked::run_resumable`] calls its `at_boundary` (with `stopping` true once when cancelled).
+/// A resumed half goes on in the chunks it was cut into.
+///
+/// Cost: as [`count_blocked`], the halves one after the other; memory the same, the bottom-up
+/// half's last two layers kept while the top-down one runs.
+///
+/// # Errors
+/// As [`count_blocked`]; [`Error::InvalidArgument`] naming [`Param::Checkpoint`] for a state that
+/// does not fit the run; whatever `save` returns.
+pub(crate) fn count_resumable(
+    mut plan: Plan,
+    (n, g): (u64, u64),
+    cut: u64,
+    hooks: Hooks,
+    resume: Option<Progress>,
+    save: &mut Save,
+) -> Result<BigUint> {
+    let does_not_fit = || Error::invalid(Param::Checkpoint, "the saved state does not fit this run");
+    if resume.as_ref().is_some_and(|r| r.cut() != cut) {
+        return Err(does_not_fit());
+    }
+    let in_chunks = |mut tuning: Tuning, state: Option<&State>| {
+        if let Some(state) = state.filter(|s| blocked::CHUNK_LANES.contains(&s.chunk_lanes)) {
+            tuning.chunk_lanes = state.chunk_lanes;
+        }
+        tuning
+    };
+    if n < 3 || cut >= n {
+        let start = match resume {
+            Some(Progress::Up { state, .. }) => Some(state),
+            Some(Progress::Down { .. }) => return Err(does_not_fit()),
+            None => None,
+        };
+        let threads = rayon::current_num_threads();
+        let tuning = Tuning::for_lanes(plan.widest_layer(), blocked::lanes(n as usize), threads);
+        let tuning = in_chunks(tuning, start.as_ref());
+        let mut value = BigUint::ZERO;
+        let mut at_boundary = |state: &State, stopping| save(Point::Up { cut, state }, stopping);
+        let run = SweepRun { start, ..SweepRun::default() };
+        let target = Targets::one(n, g);
+        blocked::run_sweep(&plan, run, &target, hooks, tuning, Some(&mut at_boundary), |_, words| {
+            value = to_biguint(words)
+        })?;
+        return Ok(value);
+    }
+    check_cut(n, cut)?;
+    let halves = Halves::new(&plan, (n as usize, g), cut as usize, |t| t);
+    let done = AtomicU64::new(0);
+    let tally = Some(Tally { done: &done, total: halves.total });
+    let none = Targets::default();
+    let (below, direct, start) = match resume {
+        Some(Progress::Down { below, direct, state, .. }) => {
+            drop(plan.hand_over(0)); // the top-down half makes its own layers
+            (*below, to_biguint(&direct), Some(state))
+        }
+        up => {
+            let start = match up {
+                Some(Progress::Up { state, .. }) => Some(state),
+                _ => None,
+            };
+            let handed = plan.hand_over(cut as usize);
+            // the layers a resumed half has passed are no longer read
+            for layer in handed.iter().take(start.as_ref().map_or(0, |s| s.k0)) {
+                *layer.lock().expect("not poisoned") = Default::default();
+            }
+            let tuning = in_chunks(halves.tuning_up, start.as_ref());
+            let mut at_boundary = |state: &State, stopping| save(Point::Up { cut, state }, stopping);
+            let run = SweepRun { sweep: Some(halves.up), tally, handed: Some(&handed), start };
+            let below = blocked::run_sweep(&plan, run, &none, hooks, tuning, Some(&mut at_boundary), |_, _| {})?;
+            (below, BigUint::ZERO, None)
+        }
+    };
+    let direct = std::sync::Mutex::new(direct);
+    let tuning = in_chunks(halves.tuning_down, start.as_ref());
+    let mut at_boundary = |state: &State, stopping| {
+        let direct = direct.lock().expect("not poisoned");
+        save(Point::Down { cut, below: &below, direct: &direct, state }, stopping)
+    };
+    let run = SweepRun { sweep: Some(halves.down), tally, start, ..SweepRun::default() };
+    let top = blocked::run_sweep(&plan, run, &none, hooks, tuning, Some(&mut at_boundary), |times, words| {
+        *direct.lock().expect("not poisoned") += to_biguint(words) * times as u32;
+    })?;
+    join(&below, &top, cut as usize, direct.into_inner().expect("not poisoned"), hooks)
+}
+
+/// The join at `cut` of the bottom-up half's last two layers (`bottom`: cut - 1 and cut) and the
+/// top-down half's (`top`: cut and cut - 1, or 3 and 2 for a cut at 2), with `direct` the paths to
+/// the direct moves above the cut: the products over the states reached from both ends, in
+/// parallel, and their sum. Cost: two products of big integers a state of layers cut and cut - 1.
+///
+/// # Errors
+/// [`Error::Interrupted`] when cancelled.
+fn join(bottom: &State, top: &State, cut: usize, direct: BigUint, hooks: Hooks) -> Result<BigUint> {
+    use rayon::prelude::*;
     hooks.check()?;
     let start = hooks.recorder().map(|_| crate::arch::thread_cpu_seconds());
-    // the other two: layer cut in both (the top-down's older edge, or its last for cut = 2), and
-    // layer cut - 1 (the top-down's last), as (bottom-up edge, top-down edge)
+    // layer cut in both (the top-down's older edge, or its last for cut = 2), and layer cut - 1 (the
+    // top-down's last), as (bottom-up edge, top-down edge)
     let edges: &[(usize, usize)] = if cut >= 3 { &[(1, 0), (0, 1)] } else { &[(1, 1)] };
     let mut pairs: Vec<(usize, usize, usize, usize)> = Vec::new();
     for &(b, t) in edges {

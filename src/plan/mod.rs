@@ -95,12 +95,19 @@ impl Plan {
         Ok(Plan { edge, layers, lens })
     }
 
-    /// Frees the sets of the layers above `k`, keeping their sizes and the edge values: what a count
-    /// from both ends does with the layers its top-down half makes for itself. Cost O(n).
-    pub(crate) fn drop_above(&mut self, k: usize) {
-        for layer in self.layers.iter_mut().skip(k + 1) {
-            *layer = LayerSet::default();
+    /// Frees the sets of the layers above `cut` and hands over those up to it, one lock each, to a
+    /// count from both ends: its top-down half makes its own layers, and its bottom-up half frees
+    /// each layer once it has read it. The plan keeps the layers' sizes and the edge values.
+    /// Cost O(n).
+    pub(crate) fn hand_over(&mut self, cut: usize) -> Vec<std::sync::Mutex<LayerSet>> {
+        let mut handed = Vec::with_capacity(cut + 1);
+        for (k, layer) in self.layers.iter_mut().enumerate() {
+            let layer = std::mem::take(layer);
+            if k <= cut {
+                handed.push(std::sync::Mutex::new(layer));
+            }
         }
+        handed
     }
 
     /// The highest layer.

@@ -72,7 +72,8 @@ impl Sources {
 }
 
 /// The non-zero states of the steps `range` of a block of `sweep` (as the steps after them read
-/// them), from the plan and the block's two edge steps (the older first).
+/// them), from the plan (or its layers `handed` over, each taken and freed here) and the block's two
+/// edge steps (the older first).
 ///
 /// Cost: O(window / 64) per step.
 pub(crate) fn nonzero_sets(
@@ -80,16 +81,26 @@ pub(crate) fn nonzero_sets(
     sweep: Sweep,
     range: std::ops::RangeInclusive<usize>,
     edges: &[NonZeroSet; 2],
+    handed: Option<&Handed>,
 ) -> Vec<NonZeroSet> {
     let k0 = *range.start();
     let mut new_edges: Vec<NonZeroSet> = Vec::with_capacity(range.clone().count());
     for k in range {
         let before = |back| layer_before(&new_edges, edges, k0, k - back);
-        let set = sweep.nonzero_set(plan, k, before(1), before(2));
+        let layer = sweep.layer(k);
+        let taken = match (sweep, handed) {
+            (Sweep::Up { .. }, Some(handed)) => Some(std::mem::take(&mut *handed[layer].lock().expect("not poisoned"))),
+            _ => None,
+        };
+        let within = taken.as_ref().unwrap_or_else(|| plan.layer(layer));
+        let set = sweep.nonzero_set(plan, k, before(1), before(2), within);
         new_edges.push(set);
     }
     new_edges
 }
+
+/// The plan's layers handed over to a run ([`Plan::hand_over`]), which frees each once it has read it.
+pub(crate) type Handed = [std::sync::Mutex<LayerSet>];
 
 /// Where each non-zero state of step `k` of a block of `sweep` starting at step `k0` reads from,
 /// and its direct moves, given the block's non-zero sets `new_edges` ([`nonzero_sets`]) and its two

@@ -76,7 +76,7 @@ mod tests;
 use std::sync::Mutex;
 use std::sync::atomic::AtomicU64;
 
-pub(crate) use describe::NonZeroSet;
+pub(crate) use describe::{Handed, NonZeroSet};
 pub(crate) use lanes::{MAX_BLOCK_LAYERS, lanes};
 pub(crate) use pass::Chunk;
 pub(crate) use sweep::Sweep;
@@ -266,7 +266,7 @@ pub(crate) fn run_resumable(
     sink: impl FnMut(usize, &[u64]) + Send,
 ) -> Result<()> {
     let sweep = Sweep::Up { last: plan.top() };
-    run_kind(plan, sweep, targets, hooks, tuning, LaneKind::Exact, start, at_boundary, None, sink).map(drop)
+    run_kind(plan, sweep, targets, hooks, tuning, (LaneKind::Exact, None, None), start, at_boundary, sink).map(drop)
 }
 
 /// Runs the recurrence over `plan` with lanes of the residue kind: every target's count modulo each
@@ -305,7 +305,7 @@ pub(crate) fn run_residues(
     padded.resize(moduli.len().div_ceil(c.max(1)) * c.max(1), PAD_MODULUS);
     let kind = LaneKind::Residues { moduli: &padded, count: moduli.len() };
     let sweep = Sweep::Up { last: plan.top() };
-    run_kind(plan, sweep, targets, hooks, tuning, kind, None, None, None, sink).map(drop)
+    run_kind(plan, sweep, targets, hooks, tuning, (kind, None, None), None, None, sink).map(drop)
 }
 
 /// The most layers a block of residues may have ([`Tuning::block_layers`] is cut to it): residues
@@ -349,32 +349,50 @@ pub(crate) fn sweep_work(plan: &Plan, sweep: Sweep, steps: std::ops::RangeInclus
     steps.map(|t| plan.layer_len(sweep.layer(t)) as u64 * sweep.lanes(t) as u64).sum()
 }
 
-/// Runs `sweep` over `plan` with lanes of the exact kind, cut as `tuning` says, and returns where
-/// it ends: the values of its last two steps. Bottom-up, the values of `targets` go to `sink` as
-/// [`run_exact`] hands them; top-down ([`Sweep::Down`]), the values of the direct-move states of
-/// the layers above the cut, each with its multiplicity (1 or 2) in place of a target's index.
-/// The work done is added to `tally` (the run's own when `None`).
+/// A run of one sweep: which, where it adds its work, the plan's layers handed over to it, and the
+/// state it starts from (or the beginning).
+#[derive(Default)]
+pub(crate) struct SweepRun<'a> {
+    pub(crate) sweep: Option<Sweep>,
+    pub(crate) tally: Option<Tally<'a>>,
+    pub(crate) handed: Option<&'a Handed>,
+    pub(crate) start: Option<State>,
+}
+
+/// Runs a sweep (`run.sweep`, bottom-up over the whole plan when `None`) over `plan` with lanes of
+/// the exact kind, cut as `tuning` says, and returns where it ends: the values of its last two
+/// steps. Bottom-up, the values of `targets` go to `sink` as [`run_exact`] hands them; top-down
+/// ([`Sweep::Down`]), the values of the direct-move states of the layers above the cut, each with
+/// its multiplicity (1 or 2) in place of a target's index. The work done is added to `run.tally`
+/// (the run's own when `None`). A bottom-up sweep reads the plan's layers from `run.handed` where
+/// they are handed over ([`Plan::hand_over`]), freeing each as it goes. With `at_boundary`, the run
+/// is resumable as [`run_resumable`] says, from `run.start`.
 ///
 /// Cost: O(the steps' states x their lanes) lane additions; memory as the module says, with the
 /// sweep's lanes.
 ///
 /// # Errors
 /// [`Error::Interrupted`] when cancelled; [`Error::InvalidArgument`] naming [`Param::Isa`] when
-/// `FIBTREE_ISA` is invalid.
+/// `FIBTREE_ISA` is invalid, or naming [`Param::Checkpoint`] as [`run_resumable`] says; whatever
+/// `at_boundary` returns.
 pub(crate) fn run_sweep(
     plan: &Plan,
-    sweep: Sweep,
+    run: SweepRun,
     targets: &Targets,
     hooks: Hooks,
     tuning: Tuning,
-    tally: Option<Tally>,
+    at_boundary: Option<&mut AtBoundary>,
     sink: impl FnMut(usize, &[u64]) + Send,
 ) -> Result<State> {
-    run_kind(plan, sweep, targets, hooks, tuning, LaneKind::Exact, None, None, tally, sink)
+    let SweepRun { sweep, tally, handed, start } = run;
+    let sweep = sweep.unwrap_or(Sweep::Up { last: plan.top() });
+    let lanes = (LaneKind::Exact, tally, handed);
+    run_kind(plan, sweep, targets, hooks, tuning, lanes, start, at_boundary, sink)
 }
 
-/// The run of [`run_resumable`], [`run_residues`] and [`run_sweep`], for lanes of `kind`, ending
-/// with the state after its last step.
+/// The run of [`run_resumable`], [`run_residues`] and [`run_sweep`], for lanes of `kind` (with the
+/// tally it adds to and the layers handed over to it, see [`run_sweep`]), ending with the state
+/// after its last step.
 #[allow(clippy::too_many_arguments)]
 fn run_kind(
     plan: &Plan,
@@ -382,10 +400,9 @@ fn run_kind(
     targets: &Targets,
     hooks: Hooks,
     tuning: Tuning,
-    kind: LaneKind,
+    (kind, tally, handed): (LaneKind, Option<Tally>, Option<&Handed>),
     start: Option<State>,
     mut at_boundary: Option<&mut AtBoundary>,
-    tally: Option<Tally>,
     mut sink: impl FnMut(usize, &[u64]) + Send,
 ) -> Result<State> {
     crate::kernel()?;
@@ -429,6 +446,7 @@ fn run_kind(
     let shared = Shared {
         plan,
         sweep,
+        handed,
         targets,
         c,
         isa: tuning.isa,

@@ -16,7 +16,7 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use super::describe::{NonZeroSet, Sources, layer_sources, nonzero_sets};
+use super::describe::{Handed, NonZeroSet, Sources, layer_sources, nonzero_sets};
 use super::lanes::limbs_of;
 use super::pass::{Chunk, PassContext, PassInput, Spares};
 use super::{LaneKind, State, Sweep, Tally};
@@ -38,6 +38,8 @@ pub(super) struct Shared<'a, 's> {
     pub(super) plan: &'a Plan,
     /// The order of the steps, and what each computes.
     pub(super) sweep: Sweep,
+    /// The plan's layers where they are handed over to the run, to free as it goes.
+    pub(super) handed: Option<&'a Handed>,
     pub(super) targets: &'a [(u64, u64)],
     /// Lanes per chunk.
     pub(super) c: usize,
@@ -210,7 +212,7 @@ impl<'a, 's> Segment<'a, 's> {
             return self.described(s, b);
         }
         let (plan, sweep) = (self.shared.plan, self.shared.sweep);
-        let layers = nonzero_sets(plan, sweep, block.k0..=block.k1, &edges);
+        let layers = nonzero_sets(plan, sweep, block.k0..=block.k1, &edges, self.shared.handed);
         let mut targets = vec![Vec::new(); layers.len()];
         let mut block_targets = block.targets.iter().peekable();
         for ((layer, here), k) in layers.iter().zip(&mut targets).zip(block.k0..) {

@@ -126,15 +126,22 @@ impl Sweep {
         }
     }
 
-    /// The non-zero states of step `t`, from those of the steps t - 1 (`old`) and t - 2 (`older`).
-    /// Cost O(window / 64).
-    pub(crate) fn nonzero_set(self, plan: &Plan, t: usize, old: &NonZeroSet, older: &NonZeroSet) -> NonZeroSet {
+    /// The non-zero states of step `t`, from those of the steps t - 1 (`old`) and t - 2 (`older`),
+    /// bottom-up within the plan's layer `within`. Cost O(window / 64).
+    pub(crate) fn nonzero_set(
+        self,
+        plan: &Plan,
+        t: usize,
+        old: &NonZeroSet,
+        older: &NonZeroSet,
+        within: &LayerSet,
+    ) -> NonZeroSet {
         let (r, l) = self.edges(plan, t);
         let direct = self.direct(plan, t);
         let set = match self {
             Sweep::Up { .. } => {
                 let mut set = LayerSet::image(&[(&old.set, r), (&older.set, l)], Step::Forward, &direct);
-                set.retain_in(plan.layer(t));
+                set.retain_in(within);
                 set
             }
             Sweep::Down { .. } => {
