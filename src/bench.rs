@@ -16,8 +16,9 @@ use num_bigint::BigUint;
 use num_traits::ToPrimitive;
 
 use crate::budget::{Guard, Run};
-use crate::engines::both_ends::Split;
-use crate::engines::{self, Cut, Engine, modular};
+use crate::engines::blocked::Tuning;
+use crate::engines::both_ends::{self, Split};
+use crate::engines::{Cut, modular};
 use crate::error::{Error, Param, Result};
 use crate::game::MAX_N;
 use crate::graph::{Recorder, Summary};
@@ -78,7 +79,7 @@ pub fn default_threads(cores: usize) -> Vec<usize> {
 /// ([`engines::limb_additions`]). Cost O(n) time, no memory.
 #[cfg(test)]
 fn limb_additions(plan: &Plan) -> u128 {
-    engines::limb_additions(plan.lens())
+    crate::engines::limb_additions(plan.lens())
 }
 
 /// The median of `values` (the mean of the two middle ones for an even count; 0 for none).
@@ -144,6 +145,8 @@ pub struct Subject {
     plan: Plan,
     /// The route measured: its cut and the work of each half.
     split: Split,
+    /// The lanes per chunk where they are forced (else the engine's choice).
+    chunk_lanes: Option<usize>,
     residues: [u64; 2],
     memory_limit: u64,
     first: Option<(BigUint, usize)>,
@@ -173,7 +176,7 @@ impl Subject {
         let found = modular::count_mod_with_plan(&plan, &target, &MODULI, hooks)?.remove(0);
         let residues = [found[0], found[1]];
         let split = crate::engines::both_ends::split(plan.lens(), cut)?;
-        Ok(Subject { n, plan, split, residues, memory_limit, first: None })
+        Ok(Subject { n, plan, split, chunk_lanes: None, residues, memory_limit, first: None })
     }
 
     /// The plan's states.
@@ -193,6 +196,20 @@ impl Subject {
     /// The route measured: where it is cut, and the work of each half.
     pub(crate) fn split(&self) -> Split {
         self.split
+    }
+
+    /// Forces the lanes per chunk of every run (one of 1, 2, 4, ..., 64), in place of the engine's
+    /// choice from the cache size and the threads.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] naming [`Param::ChunkLanes`] for another number.
+    pub fn force_chunk_lanes(&mut self, lanes: usize) -> Result<()> {
+        if !crate::engines::blocked::CHUNK_LANES.contains(&lanes) {
+            let why = format!("expected 1, 2, 4, 8, 16, 32 or 64 lanes, got {lanes}");
+            return Err(Error::invalid(Param::ChunkLanes, why));
+        }
+        self.chunk_lanes = Some(lanes);
+        Ok(())
     }
 
     /// `(modulus, residue)` of f(n) by the modular engine, for each of [`MODULI`].
@@ -248,7 +265,6 @@ impl Subject {
         let (n, plan) = (self.n, &self.plan);
         let run = Run::Exact { values: 2 };
         Guard::new(run, self.memory_limit).check(pool.install(|| run.bytes(n, &plan.sizes())))?;
-        let target = Targets::one(n, 0);
         let mut seconds = Vec::with_capacity(runs);
         let mut graphs = Vec::with_capacity(runs);
         for run in 1..=runs {
@@ -256,8 +272,8 @@ impl Subject {
             let (value, elapsed) = pool.install(|| {
                 let start = Instant::now();
                 let hooks = hooks.record_to(&recorder);
-                let words = engines::count_words(Engine::Blocked, plan, &target, Cut::At(self.split.cut), hooks);
-                let value = words.map(|w| vec![engines::to_biguint(&w[0])]);
+                let tune = |t: Tuning| Tuning { chunk_lanes: self.chunk_lanes.unwrap_or(t.chunk_lanes), ..t };
+                let value = both_ends::count_blocked(plan, (n, 0), self.split.cut, hooks, tune).map(|v| vec![v]);
                 (value, start.elapsed().as_secs_f64())
             });
             let value = value?.remove(0);
@@ -316,6 +332,7 @@ fn with_threads(threads: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engines;
 
     #[test]
     fn a_measurement_of_300() {

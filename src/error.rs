@@ -34,6 +34,8 @@ pub enum Param {
     Checkpoint,
     /// The layer where a count is cut between its halves (see [`crate::Cut`]).
     Cut,
+    /// The lanes per chunk of the blocked engine, where a benchmark forces them.
+    ChunkLanes,
     /// The kernel set the environment variable `FIBTREE_ISA` forces (see [`crate::kernel`]).
     Isa,
     /// A shard of a count's residues (see [`crate::crt::shard_primes`]).
@@ -53,6 +55,7 @@ impl Param {
             Param::Path => "path",
             Param::Checkpoint => "checkpoint",
             Param::Cut => "cut",
+            Param::ChunkLanes => "chunk_lanes",
             Param::Isa => "FIBTREE_ISA",
             Param::Shard => "shard",
         }

@@ -96,7 +96,8 @@ pub struct Estimate {
     pub primes: usize,
     /// The plan's bytes (the exact engine holds it whole).
     pub plan_bytes: u64,
-    /// The peak memory of `fibtree count` on one machine (plan, exact engine, modular check).
+    /// The peak memory of `fibtree count` on one machine (the plan up to the cut, or the engine's
+    /// layers from both ends, whichever is larger; the modular check).
     pub exact_bytes: u64,
     /// The dense modular engine's lane operations for one prime of the residue route.
     pub prime_lanes: u64,
@@ -217,6 +218,11 @@ fn estimate_with(n: u64, g: u64, shards: &[usize], census_limit: u64, hooks: Hoo
     let exact_bytes = if known_zero {
         PROCESS_BYTES
     } else {
+        // from both ends the plan keeps its layers up to the bound on the cut: their share of it
+        // (the lower layers' windows are at most as wide as the upper ones')
+        let keep = plan::keep_for_both_ends(n as usize) as u64;
+        let kept = (sizes.plan as u128 * (keep.min(n) + 1) as u128 / (n + 1) as u128) as u64;
+        let sizes = Sizes { plan: kept, ..sizes };
         Run::Count { moduli: 2, targets: 1, double_check: false, both_ends: true }.bytes(n, &sizes)
     };
     let (prime_lanes, prime_bytes) = match &unplanned {

@@ -149,10 +149,11 @@ pub(crate) fn engines_agree(hooks: Hooks) -> Result<Verdict> {
 }
 
 /// The sixth rung: counting from both ends ([`crate::engines::both_ends`]) against the bottom-up
-/// reference engine, at every cut from 1 (top-down alone) to n (bottom-up alone), for `cases`
-/// random (n, g) drawn from `seed`: n below `max_n`, g below 64.
+/// reference engine, at every cut from 1 (top-down alone) to n (bottom-up alone), in whole values
+/// and (from cut 2) in the blocked engine's halves, for `cases` random (n, g) drawn from `seed`:
+/// n below `max_n`, g below 64.
 ///
-/// Cost: for each case n + 1 counts of n (the bottom-up one and one a cut), each O(plan states x
+/// Cost: for each case 2n counts of n (the bottom-up one and two a cut), each O(plan states x
 /// limbs(n)) limb additions.
 ///
 /// # Errors
@@ -168,9 +169,13 @@ pub(crate) fn both_ends_agree(seed: u64, cases: usize, max_n: u64, hooks: Hooks)
             if crate::engines::both_ends::count(&plan, (n, g), cut, hooks)? != want {
                 return Ok(Err(format!("c({n}, {g}) cut at {cut}: the join differs from the bottom-up count")));
             }
+            // the blocked engine's halves, in its lanes and kernels, at every cut from 2
+            if cut >= 2 && crate::engines::both_ends::count_blocked(&plan, (n, g), cut, hooks, |t| t)? != want {
+                return Ok(Err(format!("c({n}, {g}) cut at {cut}: the blocked engine's halves differ")));
+            }
         }
     }
-    Ok(Ok(format!("{cases} cases from seed {seed:#x}, every cut")))
+    Ok(Ok(format!("{cases} cases from seed {seed:#x}, every cut, whole values and the blocked engine's halves")))
 }
 
 /// One rung of the ladder as [`run`] reports it: what was checked, whether it held, what was seen,
@@ -254,7 +259,10 @@ mod tests {
         let seed = 0x0b07_4e4d_5eedu64;
         println!("seed = {seed:#x}");
         let verdict = both_ends_agree(seed, 16, 400, Hooks::default()).unwrap();
-        assert_eq!(verdict, Ok(format!("16 cases from seed {seed:#x}, every cut")));
+        assert_eq!(
+            verdict,
+            Ok(format!("16 cases from seed {seed:#x}, every cut, whole values and the blocked engine's halves"))
+        );
     }
 
     #[test]

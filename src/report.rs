@@ -252,16 +252,20 @@ impl<'a> Counting<'a> {
         } else if let Some(spec) = &options.checkpoint
             && let Some(saved) = checkpoint::load(spec, live[0], &moduli, options.hooks)?
         {
-            let (plan, estimate) = planned(&live, options, moduli.len())?;
+            // the residues are the checkpoint's: the modular engine needs no plan
+            let keep = kept_layers(&live, options, Some(saved.progress.cut()));
+            let (plan, estimate) = planned(&live, options, moduli.len(), keep)?;
             (Some(plan), estimate, Some(vec![saved.residues]), Some(saved.progress))
         } else {
             let residues = Guard::new(Run::Residues { moduli: moduli.len(), at_once: 1 }, limit);
             let early = modular::unplanned_bytes(&live, moduli.len(), options.hooks)?
                 .is_some_and(|b| residues.fits_unplanned(b));
+            // where the modular engine needs no plan, a count from both ends keeps only its lower half
+            let keep = if early { kept_layers(&live, options, None) } else { usize::MAX };
             // the plan stops the modular engine when it fails
             let failed = AtomicBool::new(false);
             let (planned, independent) = rayon::join(
-                || planned(&live, options, moduli.len()).inspect_err(|_| failed.store(true, Ordering::Relaxed)),
+                || planned(&live, options, moduli.len(), keep).inspect_err(|_| failed.store(true, Ordering::Relaxed)),
                 || match early {
                     true => modular::count_mod_unplanned(&live, &moduli, options.hooks.also_stopped_by(&failed)),
                     false => Ok(None),
@@ -593,8 +597,22 @@ fn count_guard(targets: usize, top: u64, moduli: usize, options: &Options) -> Gu
 ///
 /// # Errors
 /// As [`Counting::new`].
-fn planned(targets: &Targets, options: &Options, moduli: usize) -> Result<(Plan, u64)> {
-    count_guard(targets.len(), targets.top(), moduli, options).plan(targets, options.hooks)
+fn planned(targets: &Targets, options: &Options, moduli: usize, keep: usize) -> Result<(Plan, u64)> {
+    count_guard(targets.len(), targets.top(), moduli, options).plan_below(targets, keep, options.hooks)
+}
+
+/// The highest layer whose set the plan of `targets` must keep where the modular engine needs no
+/// plan: for one target counted from both ends, the highest its cut can be (a checkpoint's `saved`
+/// cut, the one asked for, or the bound on the best one, [`plan::keep_for_both_ends`]), since the
+/// top-down half makes its own layers; every layer otherwise. Cost O(log n).
+fn kept_layers(targets: &Targets, options: &Options, saved: Option<u64>) -> usize {
+    let top = targets.top();
+    let one = targets.len() == 1 && targets[0].0 == top && options.engine == Engine::Blocked;
+    match (saved, options.cut) {
+        _ if !one => usize::MAX,
+        (Some(cut), _) | (None, Cut::At(cut)) => cut.min(top) as usize,
+        (None, Cut::Auto) => plan::keep_for_both_ends(top as usize),
+    }
 }
 
 /// Refuses at once a table (f(k) for every k from `from` to `to`, `from <= to`) whose smallest

@@ -15,11 +15,13 @@
 //! - [`select`]: which kernel set runs ([`select::kernel`]: the CPU's widest, or the one the
 //!   environment variable `FIBTREE_ISA` forces). The engines take [`Isa::in_use`], never
 //!   [`Isa::detect`], which says only what the CPU has.
-//! - [`clock`]: the calling thread's CPU time.
+//! - [`clock`]: the calling thread's CPU time;
+//! - [`cache`]: the level-2 cache the operating system reports.
 
 #![allow(unsafe_code)]
 
 mod aligned;
+mod cache;
 mod carry;
 mod clock;
 mod dense;
@@ -27,6 +29,7 @@ mod lanes;
 pub(crate) mod select;
 
 pub(crate) use aligned::AlignedLanes;
+pub(crate) use cache::l2_bytes;
 pub(crate) use carry::add_run;
 pub(crate) use clock::thread_cpu_seconds;
 pub(crate) use dense::{Residue, window};

@@ -78,6 +78,14 @@ impl Guard {
     /// [`Error::OutOfMemory`] ([`refuse`]) with the whole run's estimate past the limit;
     /// [`Error::Interrupted`] once cancelled.
     pub(crate) fn plan(&self, targets: &Targets, hooks: Hooks) -> Result<(Plan, u64)> {
+        self.plan_below(targets, usize::MAX, hooks)
+    }
+
+    /// [`Guard::plan`], keeping the plan's sets up to layer `keep` only ([`Plan::below`]).
+    ///
+    /// # Errors
+    /// As [`Guard::plan`].
+    pub(crate) fn plan_below(&self, targets: &Targets, keep: usize, hooks: Hooks) -> Result<(Plan, u64)> {
         let (top, (lo, hi)) = (targets.top(), targets.g_range());
         self.floor(top, hi)?;
         let whole = |s: &Sizes| self.run.bytes(top, s);
@@ -93,7 +101,7 @@ impl Guard {
             return Err(refuse(predicted, self.limit));
         }
         let budget = if predicted <= self.limit { self.limit } else { self.limit.max(ESTIMATE_ALLOWANCE) };
-        let plan = Plan::new(targets, budget, hooks).map_err(|e| match e {
+        let plan = Plan::below(targets, keep, budget, hooks).map_err(|e| match e {
             // the plan outgrew its prediction: the whole run with the plan as far as it was projected
             Error::OutOfMemory { estimate, .. } => {
                 refuse(whole(&Sizes { plan: estimate, ..predicted_sizes }).max(predicted), self.limit)

@@ -426,6 +426,10 @@ pub(super) struct BenchArgs {
     /// Measure the bottom-up count alone, not the count from both ends.
     #[arg(long)]
     pub(super) bottom_up: bool,
+    /// Cut every run into chunks of C lanes (1, 2, 4, 8, 16, 32 or 64) in place of the engine's
+    /// choice from the cache size and the threads.
+    #[arg(long, value_name = "C", value_parser = parse_chunk_lanes, allow_negative_numbers = true)]
+    pub(super) chunk_lanes: Option<usize>,
     /// Print one JSON object.
     #[arg(long)]
     pub(super) json: bool,
@@ -518,6 +522,16 @@ fn parse_threads(s: &str) -> Result<usize, String> {
     match parse_whole(s)? {
         t @ 1..=MAX_THREADS => Ok(t as usize),
         _ => Err(format!("expected a thread count from 1 to {MAX_THREADS}")),
+    }
+}
+
+/// Lanes per chunk for `bench --chunk-lanes`: one of the chunk sizes the engine has kernels for.
+fn parse_chunk_lanes(s: &str) -> Result<usize, String> {
+    let lanes = parse_whole(s)?;
+    let sizes = crate::engines::blocked::CHUNK_LANES;
+    match sizes.iter().find(|&&c| c as u64 == lanes) {
+        Some(&c) => Ok(c),
+        None => Err("expected 1, 2, 4, 8, 16, 32 or 64 lanes".to_string()),
     }
 }
 

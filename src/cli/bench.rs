@@ -172,6 +172,9 @@ pub(super) fn bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
     for &n in &ns {
         let cut = if args.bottom_up { Cut::At(n) } else { Cut::Auto };
         let mut subject = Subject::new(n, cut, limit, hooks).map_err(|e| session.error(e))?;
+        if let Some(lanes) = args.chunk_lanes {
+            subject.force_chunk_lanes(lanes).map_err(|e| session.error(e))?;
+        }
         if let Some(m) = args.test_perturb {
             subject.perturb(m);
         }

@@ -70,6 +70,7 @@ fn flag(param: Param) -> &'static str {
         Param::Path => "PATH",
         Param::Checkpoint => "--checkpoint",
         Param::Cut => "--cut",
+        Param::ChunkLanes => "--chunk-lanes",
         Param::Isa => crate::KERNEL_VAR,
         Param::Shard => "--shard",
     }

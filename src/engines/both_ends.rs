@@ -146,7 +146,8 @@ pub(crate) fn split(lens: &[u32], cut: Cut) -> Result<Split> {
     let n = lens.len().saturating_sub(1);
     let cut = match cut {
         _ if n < 3 => n.max(1),
-        Cut::Auto => best_cut(lens).0,
+        // no better cut is above the bound, whatever the layers (a plan may hold no sets above it)
+        Cut::Auto => best_cut(lens).0.min(crate::plan::keep_for_both_ends(n)),
         Cut::At(m) if (2..=n as u64).contains(&m) => m as usize,
         Cut::At(m) => {
             let expected = format!("a layer from 2 to {n} (the top layer counts bottom-up alone)");
@@ -262,14 +263,13 @@ fn count_halves(
     let down = SweepRun { sweep: Some(halves.down), tally, ..SweepRun::default() };
     // the first sum of the join: the paths to the direct moves above the cut
     let mut direct = BigUint::ZERO;
-    let (bottom, top) = rayon::join(
-        || blocked::run_sweep(plan, up, &none, hooks, halves.tuning_up, None, |_, _| {}),
-        || {
-            blocked::run_sweep(plan, down, &none, hooks, halves.tuning_down, None, |times, words| {
-                direct += to_biguint(words) * times as u32;
-            })
-        },
-    );
+    let below = || blocked::run_sweep(plan, up, &none, hooks, halves.tuning_up, None, |_, _| {});
+    let above = || {
+        blocked::run_sweep(plan, down, &none, hooks, halves.tuning_down, None, |times, words| {
+            direct += to_biguint(words) * times as u32;
+        })
+    };
+    let (bottom, top) = rayon::join(below, above);
     join(&bottom?, &top?, cut, direct, hooks)
 }
 
@@ -521,6 +521,31 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The same count from both ends on 1, 2, 3 and 8 threads (chunks cut smaller for more
+    /// threads, the halves' tasks interleaved differently).
+    #[test]
+    fn the_halves_give_the_same_count_on_any_threads() {
+        let (n, g) = (900, 3);
+        let plan = plan_of(n, g);
+        let want = count(&plan, (n, g), n, Hooks::default()).unwrap();
+        let (cut, _) = best_cut(plan.lens());
+        for threads in [1, 2, 3, 8] {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            let got = pool.install(|| count_blocked(&plan, (n, g), cut as u64, Hooks::default(), |t| t)).unwrap();
+            assert_eq!(got, want, "{threads} threads, cut at {cut}");
+        }
+    }
+
+    /// A cancelled count from both ends stops with [`Error::Interrupted`], not a value.
+    #[test]
+    fn a_cancelled_count_from_both_ends_is_interrupted() {
+        let plan = plan_of(2000, 0);
+        let cancel = std::sync::atomic::AtomicBool::new(true);
+        let hooks = Hooks::default().cancel_on(&cancel);
+        let got = count_blocked(&plan, (2000, 0), 1000, hooks, |t| t);
+        assert!(matches!(got, Err(Error::Interrupted)), "{got:?}");
     }
 
     #[test]

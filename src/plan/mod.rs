@@ -79,6 +79,17 @@ impl Plan {
     /// [`crate::Error::OutOfMemory`] as soon as the bitsets are projected to exceed `memory_limit`
     /// bytes; [`crate::Error::Interrupted`] once cancelled.
     pub fn new(targets: &Targets, memory_limit: u64, hooks: Hooks) -> Result<Plan> {
+        Plan::below(targets, usize::MAX, memory_limit, hooks)
+    }
+
+    /// [`Plan::new`], keeping the sets of the layers up to `keep` only (each layer above is freed
+    /// once the two below it are made), with every layer's size and the edge values: the plan of a
+    /// count from both ends, whose top-down half makes its own layers ([`keep_for_both_ends`]).
+    /// Cost: [`Plan::new`]'s time; memory the kept layers' and two more.
+    ///
+    /// # Errors
+    /// As [`Plan::new`].
+    pub(crate) fn below(targets: &Targets, keep: usize, memory_limit: u64, hooks: Hooks) -> Result<Plan> {
         let top = targets.top();
         crate::game::check_n(top)?;
         // Before allocating anything: the Grundy values, one set per layer and at least one word in
@@ -88,10 +99,10 @@ impl Plan {
         let w = crate::game::window_of_edge(edge.iter().copied().max().unwrap_or(0));
         budget::check(bytes_at(top, w), memory_limit)?;
         let layers = vec![LayerSet::default(); top as usize + 1];
-        let mut kept = Kept { layers, used: bytes_at(top, 0), limit: memory_limit };
+        let lens = vec![0; top as usize + 1];
+        let mut kept = Kept { layers, lens, used: bytes_at(top, 0), limit: memory_limit, keep };
         backward(targets, &edge, hooks, &mut kept)?;
-        let layers = kept.layers;
-        let lens = layers.iter().map(|l| l.len() as u32).collect();
+        let Kept { layers, lens, .. } = kept;
         Ok(Plan { edge, layers, lens })
     }
 
@@ -159,12 +170,35 @@ impl Plan {
     }
 }
 
-/// The keeper of [`Plan::new`]: every layer, and the memory guard's watch over their bytes.
+/// The highest layer the best cut of a count of one target at layer `n` from both ends can be
+/// ([`crate::engines::both_ends::best_cut`]): the last m with limbs(m) <= limbs(n - m + 1). A layer k
+/// above it costs more bottom-up (limbs(k)) than top-down (limbs(n - k + 1)), and the difference
+/// grows with k, so the least work never puts it below the cut, whatever the layers' sizes: the
+/// plan of such a count needs its sets up to here only ([`Plan::below`]). Cost O(log n).
+pub(crate) fn keep_for_both_ends(n: usize) -> usize {
+    let limbs = crate::engines::limbs;
+    let fits = |m: usize| limbs(m) <= limbs(n - m + 1).max(1);
+    // fits is true then false as m grows (limbs grows with m, limbs(n - m + 1) falls)
+    let (mut lo, mut hi) = (1usize, n.max(1));
+    while lo < hi {
+        let mid = (lo + hi).div_ceil(2);
+        if fits(mid) { lo = mid } else { hi = mid - 1 }
+    }
+    lo
+}
+
+/// The keeper of [`Plan::new`]: every layer (or those up to `keep`), and the memory guard's watch
+/// over their bytes.
 struct Kept {
     layers: Vec<LayerSet>,
-    /// The bytes held so far: the bookkeeping of every layer and the sets made.
+    /// The number of states of every layer made.
+    lens: Vec<u32>,
+    /// The bytes held so far: the bookkeeping of every layer and the sets kept.
     used: u64,
     limit: u64,
+    /// The highest layer whose set is kept to the end (the others only while the two layers
+    /// below them are made).
+    keep: usize,
 }
 
 impl Keep for Kept {
@@ -184,11 +218,20 @@ impl Keep for Kept {
         Ok(())
     }
 
-    /// Past the limit once every layer below is projected as large as this one.
+    /// Past the limit once every layer below is projected as large as this one (those to be kept).
     fn keep(&mut self, i: usize, set: LayerSet) -> Result<()> {
         self.used += set.bytes();
-        budget::check(self.used + set.bytes() * (i as u64 - 2), self.limit)?;
+        let below = (i.min(self.keep.saturating_add(1)) as u64).saturating_sub(2);
+        budget::check(self.used + set.bytes() * below, self.limit)?;
+        self.lens[i] = set.len() as u32;
         self.layers[i] = set;
+        // layer i + 2 is read by no layer below i: freed unless kept
+        if i + 2 > self.keep
+            && let Some(done) = self.layers.get_mut(i + 2)
+        {
+            self.used -= done.bytes();
+            *done = LayerSet::default();
+        }
         Ok(())
     }
 }
@@ -223,6 +266,29 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+
+    /// The best cut of a count from both ends is never above [`keep_for_both_ends`], and a plan that
+    /// keeps its sets up to there has the full plan's sizes and the same sets below.
+    #[test]
+    fn a_plan_below_the_cut_keeps_what_both_ends_read() {
+        for (n, g) in [(3u64, 0u64), (40, 1), (300, 0), (1000, 7), (10_000, 0)] {
+            let targets = crate::targets::Targets::one(n, g);
+            let full = Plan::new(&targets, u64::MAX, Hooks::default()).unwrap();
+            let keep = keep_for_both_ends(n as usize);
+            let (best, _) = crate::engines::both_ends::best_cut(full.lens());
+            assert!(best <= keep, "n = {n}: best cut {best}, kept to {keep}");
+            let below = Plan::below(&targets, keep, u64::MAX, Hooks::default()).unwrap();
+            assert_eq!(below.lens(), full.lens(), "n = {n}");
+            assert!((0..=keep.min(n as usize)).all(|k| below.layer(k) == full.layer(k)), "n = {n}");
+            assert!((keep + 1..=n as usize).all(|k| below.layer(k).is_empty()), "n = {n}");
+            assert!(
+                n < 10_000 || below.bytes() < full.bytes() * 6 / 10,
+                "n = {n}: {} of {}",
+                below.bytes(),
+                full.bytes()
+            );
         }
     }
 

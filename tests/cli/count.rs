@@ -243,6 +243,22 @@ fn g_beyond_every_value_counts_zero() {
 }
 
 #[test]
+fn every_cut_gives_the_same_count_and_verbose_says_the_route() {
+    let bottom_up = success_json(&["count", "3000", "--g", "2", "--json", "--cut", "3000"]);
+    for cut in ["2", "3", "1000", "1500", "2999"] {
+        let json = success_json(&["count", "3000", "--g", "2", "--json", "--cut", cut]);
+        assert_eq!(json["value"], bottom_up["value"], "--cut {cut}");
+        assert_eq!(json["ok"], true, "--cut {cut}");
+    }
+    let (_, err) = success_with_stderr(&["count", "3000", "--verbose", "-q"]);
+    let route =
+        err.lines().find(|l| l.starts_with("route from both ends, cut at layer ")).unwrap_or_else(|| panic!("{err}"));
+    assert!(route.contains("bottom-up to it") && route.contains("of bottom-up alone's"), "{route}");
+    let (_, err) = success_with_stderr(&["count", "3000", "--verbose", "-q", "--cut", "3000"]);
+    assert!(err.lines().any(|l| l.starts_with("route bottom-up alone: ")), "{err}");
+}
+
+#[test]
 fn every_engine_gives_the_same_count_and_each_double_check_agrees() {
     let blocked = success_json(&["count", "3000", "--g", "2", "--json"]);
     assert_eq!(blocked["ok"], true);

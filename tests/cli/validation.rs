@@ -198,6 +198,22 @@ fn numbers_and_sizes_out_of_their_range() {
         &[(&["count", "10", "--max-memory", "_"], size), (&["bench", "--n", "100", "--max-memory", "_"], size)],
         &["lots"],
     );
+    // the cut of a count from both ends: a layer from 2 to N, for the blocked engine, and the
+    // checkpoint's own when resuming (see checkpoint.rs)
+    let cut = "--cut: expected a layer from 2 to 10000 (the top layer counts bottom-up alone), got _";
+    refused_in_place(&[(&["count", "10000", "--cut", "_"], cut)], &["0", "1", "10001"]);
+    refused(&[
+        (&["count", "100", "--cut", "50", "--engine", "crt"], "--cut: a cut is for the blocked engine"),
+        (&["count", "100", "--cut", "50", "--engine", "reference"], "--cut: a cut is for the blocked engine"),
+        (&["count", "100", "--cut", "50", "--mod-only"], "--cut"),
+    ]);
+    refused_in_place(
+        &[(
+            &["bench", "--n", "100", "--chunk-lanes", "_"],
+            "'_' for '--chunk-lanes <C>': expected 1, 2, 4, 8, 16, 32 or 64",
+        )],
+        &["0", "3", "128"],
+    );
 }
 
 #[test]
