@@ -1,5 +1,5 @@
-//! Counting from both ends, in whole big integers: the reference form of the join (docs/math.md,
-//! "Counting from both ends").
+//! Counting from both ends (docs/math.md, "Counting from both ends"): the default route of an exact
+//! count of one target.
 //!
 //! Bottom-up, c(k, h) for the plan's states of layers 2 to m; top-down, N(k, g), the number of paths
 //! of the recurrence's edges from the target (n, G) to (k, g), for the layers above m; joined at the
@@ -12,9 +12,24 @@
 //!
 //! with d(k, g) = [g == R] + [k >= 3][g == L] the direct moves, N_in(m, .) what layers m + 1 and
 //! m + 2 pass to layer m, and N_in(m - 1, .) what layer m + 1 alone passes to layer m - 1. Every
-//! cut gives the same value; this module is what a faster form of it is checked against (and what
-//! `fibtree self-test` checks against the bottom-up count at every cut), and its cost model (the
-//! limb additions of each half) says where the cut pays.
+//! cut gives the same value. Three forms:
+//!
+//! - [`count`]: the reference, in whole big integers (hash maps top-down), what the others are
+//!   tested against at every cut (and what `fibtree self-test` checks against the bottom-up count);
+//! - [`count_blocked`] and [`count_taking`]: the two halves at once in the blocked engine's lanes
+//!   ([`Sweep::Up`] and [`Sweep::Down`]), then the join in parallel; the taking form frees the
+//!   plan as the bottom-up half reads it;
+//! - [`count_resumable`]: the halves one after the other, each in segments, for a checkpoint
+//!   ([`Progress`]).
+//!
+//! The cost model ([`limb_additions`], [`best_cut`], [`split`]) says where the cut pays: the least
+//! limb additions, near n / 2 ([`crate::plan::keep_for_both_ends`] bounds it).
+//!
+//! **Invariants.** A top-down value of layer k is at most F(n - k + 1) (the paths of steps 1 and 2
+//! from n to k), so it fits the lanes of a count of layer n - k + 1; the top-down half's states are
+//! the images of the two layers above it (the plan's backward pass), so it reads no plan layer; the
+//! join reads the bottom-up half's last two layers (cut - 1, cut) and the top-down half's (cut,
+//! cut - 1), whose non-zero states are each a subset of the plan's.
 
 use std::collections::HashMap;
 
