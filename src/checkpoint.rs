@@ -213,6 +213,23 @@ fn decode(bytes: &[u8]) -> std::result::Result<Saved, String> {
     Ok(Saved { n, g, moduli, residues, progress })
 }
 
+/// Removes the temporary files `.NAME.RANDOM.tmp` (16 hexadecimal digits, as the checkpoint's saves
+/// name them) that a run killed in the middle of a save left beside the checkpoint `name` in
+/// `folder`. Called with the checkpoint's lock held, so that no other run is saving to them. A
+/// file that cannot be removed is left. Cost: one listing of the folder.
+fn remove_stale_saves(folder: &Path, name: &str) {
+    let prefix = format!(".{name}.");
+    let Ok(entries) = std::fs::read_dir(folder) else { return };
+    for entry in entries.flatten() {
+        let file = entry.file_name();
+        let Some(file) = file.to_str() else { continue };
+        let random = file.strip_prefix(&prefix).and_then(|rest| rest.strip_suffix(".tmp"));
+        if random.is_some_and(|r| r.len() == 16 && r.bytes().all(|b| b.is_ascii_hexdigit())) {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
 /// The checkpoint of the run `(n, g)` with `moduli`, if `spec.path` holds one and `spec.fresh` does
 /// not discard it (telling `hooks` so).
 ///
@@ -388,6 +405,7 @@ pub(crate) fn hold(spec: &Checkpoint) -> Result<Hold> {
             .and_then(|()| file.rewind())
             .and_then(|()| writeln!(file, "{}", std::process::id()))
             .map_err(cannot)?;
+        remove_stale_saves(&folder, &name);
         return Ok(Hold { lock, _file: file });
     }
 }

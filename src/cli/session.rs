@@ -174,12 +174,15 @@ impl Session {
     }
 }
 
-/// The flags that SIGINT and SIGTERM set: the first stops the run after its current layer; a second
-/// SIGINT ends the process at once.
+/// The flags that SIGINT, SIGTERM and SIGHUP set: the first stops the run after its current layer
+/// (saving its checkpoint, if it has one, and releasing its lock); a second SIGINT ends the process
+/// at once. SIGHUP (a closed terminal, a killed session) stops a run as SIGTERM does, so that a long
+/// count started from a terminal that goes away still saves its checkpoint.
 struct Signals {
-    /// Set by either signal: the engines stop at the next layer.
+    /// Set by any of the signals: the engines stop at the next layer.
     cancel: Arc<AtomicBool>,
     term: Arc<AtomicBool>,
+    hup: Arc<AtomicBool>,
 }
 
 impl Signals {
@@ -188,20 +191,26 @@ impl Signals {
     /// # Errors
     /// If the handlers cannot be installed.
     fn install() -> anyhow::Result<Signals> {
-        use signal_hook::consts::{SIGINT, SIGTERM};
+        use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
         let cancel = Arc::new(AtomicBool::new(false));
         let term = Arc::new(AtomicBool::new(false));
+        let hup = Arc::new(AtomicBool::new(false));
         signal_hook::flag::register_conditional_shutdown(SIGINT, 130, cancel.clone())?;
         signal_hook::flag::register(SIGINT, cancel.clone())?;
         signal_hook::flag::register(SIGTERM, cancel.clone())?;
         signal_hook::flag::register(SIGTERM, term.clone())?;
-        Ok(Signals { cancel, term })
+        signal_hook::flag::register(SIGHUP, cancel.clone())?;
+        signal_hook::flag::register(SIGHUP, hup.clone())?;
+        Ok(Signals { cancel, term, hup })
     }
 
-    /// What stopped the run: SIGTERM (exit status 143) if it came, else SIGINT (130).
+    /// What stopped the run: SIGTERM (exit status 143) if it came, else SIGHUP (129), else SIGINT
+    /// (130).
     fn stopped(&self) -> Stopped {
         if self.term.load(Ordering::Relaxed) {
             Stopped { status: 143, signal: "SIGTERM", unwritten: None }
+        } else if self.hup.load(Ordering::Relaxed) {
+            Stopped { status: 129, signal: "SIGHUP", unwritten: None }
         } else {
             Stopped { status: 130, signal: "SIGINT", unwritten: None }
         }
@@ -211,7 +220,7 @@ impl Signals {
 /// A run stopped by a signal: the error `main` reports, with the exit status it calls for.
 #[derive(Debug)]
 pub(super) struct Stopped {
-    /// 130 for SIGINT, 143 for SIGTERM.
+    /// 130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP.
     pub(super) status: u8,
     /// The signal's name.
     signal: &'static str,

@@ -103,6 +103,43 @@ fn sigint_saves_a_checkpoint_and_exits_130_then_the_run_resumes() {
     assert!(!ckpt.exists(), "the checkpoint is removed at the end");
 }
 
+/// SIGHUP (the terminal gone) stops a run as SIGTERM does: the checkpoint saved, the lock released,
+/// exit 129; the run then resumes from it.
+#[test]
+fn sighup_saves_a_checkpoint_releases_the_lock_and_exits_129() {
+    let dir = TempDir::new("sighup");
+    let ckpt = dir.path().join("run.ckpt");
+    let mut child = start(&ckpt);
+    assert!(wait_for_save(&mut child, &ckpt, None), "the run should outlast its first checkpoint");
+    std::process::Command::new("kill").args(["-HUP", &child.id().to_string()]).status().unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_no_panic(&checkpointed(&ckpt), &out.stderr);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(129), "{err}");
+    assert!(err.contains("saved the checkpoint") && err.contains("SIGHUP"), "{err}");
+    let lock = dir.path().join(".run.ckpt.lock");
+    assert!(!lock.exists(), "the lock file goes with the run: {err}");
+    let (out, err) = success_with_stderr(&["count", N, "-q", "--checkpoint", ckpt.to_str().unwrap()]);
+    assert!(err.contains("resuming from the checkpoint"), "{err}");
+    assert_eq!(out, uninterrupted());
+}
+
+/// A save cut short by `kill -9` leaves its temporary file; the next run on the checkpoint removes
+/// it (and nothing else of that name's neighbours).
+#[test]
+fn a_save_cut_short_leaves_nothing_once_the_next_run_holds_the_checkpoint() {
+    let dir = TempDir::new("stale");
+    let ckpt = dir.path().join("run.ckpt");
+    let stale = dir.path().join(".run.ckpt.0123456789abcdef.tmp");
+    let other = dir.path().join(".run.ckpt.notours.tmp");
+    std::fs::write(&stale, b"half a checkpoint").unwrap();
+    std::fs::write(&other, b"someone else's").unwrap();
+    let out = success(&["count", "300", "-q", "--checkpoint", ckpt.to_str().unwrap()]);
+    assert!(!out.is_empty());
+    assert!(!stale.exists(), "the stale save is removed");
+    assert!(other.exists(), "a file not named as a save is left");
+}
+
 #[test]
 fn a_second_run_on_the_same_checkpoint_is_refused_naming_the_first() {
     let dir = TempDir::new("locked");
