@@ -471,7 +471,10 @@ fn check_cut(targets: &[(u64, u64)], options: &Options) -> Result<()> {
     let refuse = |why: String| Err(Error::invalid(Param::Cut, why));
     match targets {
         [_] if options.engine != Engine::Blocked => refuse("a cut is for the blocked engine".into()),
-        &[(n, _)] if !(2..=n.max(2)).contains(&m) => {
+        &[(n, _)] if n < 3 && m != n => {
+            refuse(format!("T({n}) has no layer to cut: it is counted bottom-up alone (give {n} or no cut, not {m})"))
+        }
+        &[(n, _)] if n >= 3 && !(2..=n).contains(&m) => {
             refuse(format!("expected a layer from 2 to {n} (the top layer counts bottom-up alone), got {m}"))
         }
         [_] => Ok(()),

@@ -14,8 +14,29 @@ pub(super) const ENVIRONMENT_VARIABLES: [(&str, &str); 1] = [(
      value, is refused (exit 2) by every command that computes.",
 )];
 
-/// `--help`'s short form of [`ENVIRONMENT_VARIABLES`] (a constant, as clap's derive takes it).
-const ENVIRONMENT: &str = "Environment:\n  FIBTREE_ISA  auto (the widest kernels this CPU has; also when empty or unset), baseline, avx2 or\n               avx512, in any case; a set this CPU lacks is refused (exit 2)";
+/// The exit statuses of every command, with what each means: listed by `--help` and by the
+/// manual's EXIT STATUS section.
+pub(super) const EXIT_STATUSES: [(&str, &str); 7] = [
+    ("0", "Success; also when a reader closes the output pipe early."),
+    (
+        "1",
+        "A check failed (an exact value and its independent residue, a double check, a claim that is wrong), \
+           or an input or output file failed.",
+    ),
+    (
+        "2",
+        "Bad input, named on one line (an argument, a file, a checkpoint), or a run refused before any work \
+           (more memory than the limit).",
+    ),
+    ("101", "An internal error (a bug): please report it."),
+    ("129", "Stopped by SIGHUP (a checkpoint, if asked for, is saved)."),
+    ("130", "Stopped by SIGINT (Ctrl-C; a checkpoint, if asked for, is saved)."),
+    ("143", "Stopped by SIGTERM (a checkpoint, if asked for, is saved)."),
+];
+
+/// `--help`'s short form of [`ENVIRONMENT_VARIABLES`] and [`EXIT_STATUSES`] (a constant, as clap's
+/// derive takes it).
+const ENVIRONMENT: &str = "Environment:\n  FIBTREE_ISA  auto (the widest kernels this CPU has; also when empty or unset), baseline, avx2 or\n               avx512, in any case; a set this CPU lacks is refused (exit 2)\n\nExit status:\n  0    success (also when a reader closes the output pipe early)\n  1    a check failed (a value and its independent residue, a double check, a wrong claim), or a file failed\n  2    bad input, or a run refused before any work (more memory than the limit)\n  101  an internal error (a bug)\n  129, 130, 143  stopped by SIGHUP, SIGINT, SIGTERM (a checkpoint, if asked for, is saved)";
 
 /// Exact counts of the winning first moves of the Fibonacci tree game.
 #[derive(Debug, Parser)]
@@ -58,8 +79,9 @@ pub(super) enum Command {
     Bench(BenchArgs),
     /// The verification ladder: every engine against the simpler one before it, in under a minute.
     SelfTest {
-        /// The seed of the random cases (default: from the clock; printed).
-        #[arg(long, value_name = "S", value_parser = parse_whole)]
+        /// The seed of the random cases, decimal or 0x-hexadecimal as it is printed (default: from the
+        /// clock; printed).
+        #[arg(long, value_name = "S", value_parser = parse_seed)]
         seed: Option<u64>,
     },
     /// Shell completions for fibtree, on standard output.
@@ -123,14 +145,14 @@ pub(super) struct OutputArg {
 #[derive(Debug, Args)]
 pub(super) struct RunArgs {
     /// Worker threads (default: all cores). The answer is the same for every count.
-    #[arg(long, value_name = "T", value_parser = parse_threads)]
+    #[arg(long, value_name = "T", value_parser = parse_threads, allow_negative_numbers = true)]
     pub(super) threads: Option<usize>,
     /// The exact engine: `blocked` (fast, in cache), `reference` (whole values layer by layer) or
     /// `crt` (residues modulo primes, combined by the Chinese remainder theorem).
     #[arg(long, value_enum, default_value_t = EngineArg::Blocked)]
     pub(super) engine: EngineArg,
     /// The memory a run may use, e.g. 512M or 4G (default: what the machine has available).
-    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    #[arg(long, value_name = "SIZE", value_parser = parse_size, allow_negative_numbers = true)]
     pub(super) max_memory: Option<u64>,
     #[command(flatten)]
     pub(super) output: OutputArg,
@@ -169,7 +191,8 @@ pub(super) struct CountArgs {
     #[arg(long, value_name = "FILE")]
     pub(super) checkpoint: Option<PathBuf>,
     /// Seconds between checkpoints.
-    #[arg(long, value_name = "SECONDS", default_value_t = 60, requires = "checkpoint", value_parser = parse_whole)]
+    #[arg(long, value_name = "SECONDS", default_value_t = 60, requires = "checkpoint", value_parser = parse_whole,
+          allow_negative_numbers = true)]
     pub(super) checkpoint_every: u64,
     /// Keep the checkpoint file when the run completes.
     #[arg(long, requires = "checkpoint")]
@@ -208,10 +231,10 @@ pub(super) struct ShardArgs {
     #[arg(long, value_name = "I/S", value_parser = parse_shard)]
     pub(super) shard: (usize, usize),
     /// Worker threads (default: all cores). The residues are the same for every count.
-    #[arg(long, value_name = "T", value_parser = parse_threads)]
+    #[arg(long, value_name = "T", value_parser = parse_threads, allow_negative_numbers = true)]
     pub(super) threads: Option<usize>,
     /// The memory a run may use, e.g. 512M or 4G (default: what the machine has available).
-    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    #[arg(long, value_name = "SIZE", value_parser = parse_size, allow_negative_numbers = true)]
     pub(super) max_memory: Option<u64>,
     #[command(flatten)]
     pub(super) output: OutputArg,
@@ -229,7 +252,7 @@ pub(super) struct CombineArgs {
     #[arg(short, long)]
     pub(super) quiet: bool,
     /// Worker threads for the check (default: all cores).
-    #[arg(long, value_name = "T", value_parser = parse_threads)]
+    #[arg(long, value_name = "T", value_parser = parse_threads, allow_negative_numbers = true)]
     pub(super) threads: Option<usize>,
     #[command(flatten)]
     pub(super) output: OutputArg,
@@ -254,7 +277,7 @@ pub(super) struct EstimateArgs {
     #[arg(long)]
     pub(super) json: bool,
     /// Predict for T worker threads, and use them (default: all cores).
-    #[arg(long, value_name = "T", value_parser = parse_threads)]
+    #[arg(long, value_name = "T", value_parser = parse_threads, allow_negative_numbers = true)]
     pub(super) threads: Option<usize>,
     #[command(flatten)]
     pub(super) output: OutputArg,
@@ -369,9 +392,9 @@ pub(super) struct MovesArgs {
     /// A uniformly random move to G.
     #[arg(long)]
     pub(super) random: bool,
-    /// The seed of --random (default: from the clock; the seed used is printed on stderr, and is the
-    /// JSON's `seed`).
-    #[arg(long, value_name = "S", requires = "random", value_parser = parse_whole, allow_negative_numbers = true)]
+    /// The seed of --random, decimal or 0x-hexadecimal (default: from the clock; the seed used is
+    /// printed on stderr, and is the JSON's `seed`).
+    #[arg(long, value_name = "S", requires = "random", value_parser = parse_seed, allow_negative_numbers = true)]
     pub(super) seed: Option<u64>,
     /// Print one JSON object.
     #[arg(long)]
@@ -421,7 +444,7 @@ pub(super) struct BenchArgs {
           allow_negative_numbers = true)]
     pub(super) runs: usize,
     /// The memory a run may use, e.g. 512M or 4G (default: what the machine has available).
-    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    #[arg(long, value_name = "SIZE", value_parser = parse_size, allow_negative_numbers = true)]
     pub(super) max_memory: Option<u64>,
     /// Measure the bottom-up count alone, not the count from both ends.
     #[arg(long)]
@@ -499,10 +522,18 @@ fn parse_last_digits(s: &str) -> Result<u32, String> {
 /// A size in bytes: digits with an optional unit K, M, G or T (powers of 1024; `KiB`, `MB` and the
 /// like are read the same way).
 fn parse_size(s: &str) -> Result<u64, String> {
-    let bad = || format!("expected a size such as 4G, 512M or 1000000, got '{s}'");
-    let digits = s.bytes().take_while(u8::is_ascii_digit).count();
-    let (number, unit) = s.split_at(digits);
-    let number: u64 = number.parse().map_err(|_| bad())?;
+    let bad = || format!("expected a size such as 4G, 5.5G, 512M or 1000000, got '{s}'");
+    let whole = s.bytes().take_while(u8::is_ascii_digit).count();
+    let (number, rest) = s.split_at(whole);
+    // a decimal fraction, as in 5.4G
+    let (fraction, unit) = match rest.strip_prefix('.') {
+        Some(rest) => rest.split_at(rest.bytes().take_while(u8::is_ascii_digit).count()),
+        None => ("", rest),
+    };
+    if number.is_empty() || (rest.starts_with('.') && fraction.is_empty()) || fraction.len() > 18 {
+        return Err(bad());
+    }
+    let number: u128 = number.parse().map_err(|_| bad())?;
     let shift = match unit.trim().to_ascii_uppercase().trim_end_matches('B').trim_end_matches('I') {
         "" => 0,
         "K" => 10,
@@ -511,7 +542,21 @@ fn parse_size(s: &str) -> Result<u64, String> {
         "T" => 40,
         _ => return Err(bad()),
     };
-    number.checked_mul(1 << shift).filter(|&b| b > 0).ok_or_else(bad)
+    let scale = 10u128.pow(fraction.len() as u32);
+    let fraction: u128 = if fraction.is_empty() { 0 } else { fraction.parse().map_err(|_| bad())? };
+    let bytes = number.checked_mul(1 << shift).and_then(|b| b.checked_add((fraction << shift) / scale));
+    bytes.and_then(|b| u64::try_from(b).ok()).filter(|&b| b > 0).ok_or_else(bad)
+}
+
+/// A seed: decimal digits, or `0x` and hexadecimal digits (the form `self-test` prints), below 2^64.
+fn parse_seed(s: &str) -> Result<u64, String> {
+    match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+        Some(hex) if !hex.is_empty() && hex.bytes().all(|b| b.is_ascii_hexdigit()) => {
+            u64::from_str_radix(hex, 16).map_err(|_| "expected a seed below 2^64".to_string())
+        }
+        Some(_) => Err("expected a seed: decimal digits, or 0x and hexadecimal digits".to_string()),
+        None => parse_whole(s),
+    }
 }
 
 /// The most worker threads `--threads` accepts.
@@ -563,6 +608,17 @@ mod tests {
         Cli::command().debug_assert();
     }
 
+    /// `--help` lists every exit status the manual lists.
+    #[test]
+    fn help_lists_every_exit_status() {
+        for (status, _) in EXIT_STATUSES {
+            assert!(
+                ENVIRONMENT.lines().any(|l| l.trim_start().starts_with(status) || l.contains(&format!(" {status}"))),
+                "{status}"
+            );
+        }
+    }
+
     #[test]
     fn moduli_in_every_form() {
         assert_eq!(parse_modulus("1000000007"), Ok(1_000_000_007));
@@ -592,8 +648,22 @@ mod tests {
         assert_eq!(parse_size("4G"), Ok(4 << 30));
         assert_eq!(parse_size("512MiB"), Ok(512 << 20));
         assert_eq!(parse_size("1000"), Ok(1000));
-        for bad in ["", "G", "-1G", "4X", "0", "1.5G", "99999999999T"] {
+        // decimal fractions of a unit, as `count --verbose` prints sizes
+        assert_eq!(parse_size("1.5G"), Ok(3 << 29));
+        assert_eq!(parse_size("5.4G"), Ok((54u64 << 30) / 10));
+        assert_eq!(parse_size("0.5K"), Ok(512));
+        for bad in ["", "G", "-1G", "4X", "0", "0.0G", "1.G", ".5G", "1..5G", "1.5.5G", "99999999999T"] {
             assert!(parse_size(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn seeds_as_they_are_printed() {
+        assert_eq!(parse_seed("12345"), Ok(12345));
+        assert_eq!(parse_seed("0x18ed18332ee0d166"), Ok(0x18ed_1833_2ee0_d166));
+        assert_eq!(parse_seed("0XFF"), Ok(255));
+        for bad in ["0x", "0x1g", "0x10000000000000000", "-1", "1e3", ""] {
+            assert!(parse_seed(bad).is_err(), "{bad}");
         }
     }
 }

@@ -91,12 +91,14 @@ fn kernel_line() -> crate::Result<String> {
 fn in_terms(e: anyhow::Error, flags: fn(Param) -> &'static str) -> anyhow::Error {
     match e.downcast::<Error>() {
         Ok(Error::InvalidArgument { param, expected }) => usage(flags(param), expected),
+        // the limit is what the user can change; the parameter that makes the run this large is named
         Ok(Error::OutOfMemory { param, estimate, limit }) => usage(
-            flags(param),
+            "--max-memory",
             format!(
-                "this run needs about {} of memory (estimate), more than the {} it may use (what is available, or \
-                 --max-memory)",
+                "this run needs about {} of memory (estimate, for its {}), more than the {} it may use (what is \
+                 available, or --max-memory)",
                 human_bytes(estimate),
+                flags(param),
                 human_bytes(limit)
             ),
         ),

@@ -160,11 +160,15 @@ fn one_page(cmd: &clap::Command) -> std::io::Result<Vec<u8>> {
     Ok(strip_repeated_preambles(&page))
 }
 
-/// The manual's ENVIRONMENT section (roff): the variables `--help` lists after its options.
+/// The manual's ENVIRONMENT and EXIT STATUS sections (roff): what `--help` lists after its options.
 fn environment_section() -> String {
     let mut section = String::from(".SH ENVIRONMENT\n");
     for (name, text) in super::args::ENVIRONMENT_VARIABLES {
         section.push_str(&format!(".TP\n\\fB{}\\fR\n{}\n", name, text.replace('-', "\\-")));
+    }
+    section.push_str(".SH \"EXIT STATUS\"\n");
+    for (status, text) in super::args::EXIT_STATUSES {
+        section.push_str(&format!(".TP\n\\fB{}\\fR\n{}\n", status, text.replace('-', "\\-")));
     }
     section
 }

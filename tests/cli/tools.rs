@@ -182,3 +182,20 @@ fn man_into_a_folder_writes_a_page_per_command_and_every_page_referred_to() {
     success(&["man", "-o", &folder]);
     assert_eq!(std::fs::read_dir(&folder).unwrap().count(), want.len());
 }
+
+/// `--help` and the manual say what each exit status means (and every command's help, through
+/// the top-level one: the statuses are the same for all).
+#[test]
+fn help_and_manual_list_the_exit_statuses() {
+    let help = success(&["--help"]);
+    let listed = help.split("Exit status:\n").nth(1).unwrap_or_else(|| panic!("an exit status list in\n{help}"));
+    for status in ["0 ", "1 ", "2 ", "101 ", "129, 130, 143 "] {
+        assert!(listed.lines().any(|l| l.trim_start().starts_with(status)), "{status:?} in\n{listed}");
+    }
+    let man = success(&["man"]);
+    let section =
+        man.split(".SH \"EXIT STATUS\"\n").nth(1).unwrap_or_else(|| panic!("an EXIT STATUS section in\n{man}"));
+    for status in ["0", "1", "2", "101", "129", "130", "143"] {
+        assert!(section.contains(&format!(".TP\n\\fB{status}\\fR\n")), "{status} in\n{section}");
+    }
+}

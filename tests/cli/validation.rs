@@ -144,9 +144,8 @@ fn whole_numbers_negative_signed_spaced_non_numeric_or_too_large() {
         ],
         &NOT_WHOLE,
     );
-    // count's --threads takes "-1" for an option (still one line, exit 2, naming it)
-    refused_in_place(&[(&["count", "10", "--threads", "_"], "invalid value '_' for '--threads <T>'")], &NOT_WHOLE[1..]);
-    usage_error(&["count", "10", "--threads", "-1"], "unexpected argument '-1'");
+    // count's --threads takes "-1" for its value, out of range, not for an unknown option
+    refused_in_place(&[(&["count", "10", "--threads", "_"], "invalid value '_' for '--threads <T>'")], &NOT_WHOLE);
     // an answer may be up to 2^128: all but 2^64
     refused_in_place(
         &[(&["verify", "10", "--answer", "_", "--mod", "7"], "invalid value '_' for '--answer <A>'")],
@@ -196,8 +195,15 @@ fn numbers_and_sizes_out_of_their_range() {
     let size = "'_' for '--max-memory <SIZE>': expected a size such as 4G";
     refused_in_place(
         &[(&["count", "10", "--max-memory", "_"], size), (&["bench", "--n", "100", "--max-memory", "_"], size)],
-        &["lots"],
+        &["lots", "-1", "1.G"],
     );
+    // a negative number is a value out of range, not an unknown argument
+    refused(&[
+        (&["count", "10", "--threads", "-1"], "'-1' for '--threads <T>'"),
+        (&["dist", "10", "--threads", "-1"], "'-1' for '--threads <T>'"),
+        (&["count", "10", "--checkpoint", "x.ckpt", "--checkpoint-every", "-1"], "'-1' for '--checkpoint-every"),
+        (&["self-test", "--seed", "0xzz"], "'0xzz' for '--seed <S>'"),
+    ]);
     // the cut of a count from both ends: a layer from 2 to N, for the blocked engine, and the
     // checkpoint's own when resuming (see checkpoint.rs)
     let cut = "--cut: expected a layer from 2 to 10000 (the top layer counts bottom-up alone), got _";
@@ -206,6 +212,8 @@ fn numbers_and_sizes_out_of_their_range() {
         (&["count", "100", "--cut", "50", "--engine", "crt"], "--cut: a cut is for the blocked engine"),
         (&["count", "100", "--cut", "50", "--engine", "reference"], "--cut: a cut is for the blocked engine"),
         (&["count", "100", "--cut", "50", "--mod-only"], "--cut"),
+        (&["count", "1", "--cut", "2"], "--cut: T(1) has no layer to cut"),
+        (&["count", "2", "--cut", "3"], "--cut: T(2) has no layer to cut"),
     ]);
     refused_in_place(
         &[(
@@ -277,27 +285,27 @@ fn n_beyond_the_engines() {
 fn the_memory_guard_refuses_before_any_work_with_the_whole_estimate() {
     let (_, verbose) = success_with_stderr(&["count", "1000", "--verbose", "-q"]);
     let whole = verbose.split("memory estimate ").nth(1).and_then(|s| s.split(" (").next()).unwrap();
-    let needs_whole = format!("N: this run needs about {whole} of memory");
+    let needs_whole = format!("--max-memory: this run needs about {whole} of memory (estimate, for its N)");
     // --mod-only's own estimate, refused with a limit one byte below it
     let json = success_json(&["count", "10000", "--mod-only", "--json"]);
     let below = (json["memory_estimate_bytes"].as_u64().unwrap() - 1).to_string();
     refused(&[
         (&["count", "1000", "--max-memory", "1"], &needs_whole),
         (&["count", "1000", "--max-memory", "44K"], &needs_whole),
-        (&["count", "10000", "--max-memory", "1M"], "N: this run needs about"),
-        (&["count", "10000", "--mod-only", "--max-memory", "1M"], "N: this run needs about"),
-        (&["count", "10000", "--mod-only", "--max-memory", &below], "N: this run needs about"),
+        (&["count", "10000", "--max-memory", "1M"], "--max-memory: this run needs about"),
+        (&["count", "10000", "--mod-only", "--max-memory", "1M"], "--max-memory: this run needs about"),
+        (&["count", "10000", "--mod-only", "--max-memory", &below], "--max-memory: this run needs about"),
         // table and bench name their own argument
-        (&["table", "1", "1000", "--max-memory", "1"], "TO: this run needs about"),
-        (&["bench", "--n", "20000", "--max-memory", "1M"], "--n: this run needs about"),
+        (&["table", "1", "1000", "--max-memory", "1"], "--max-memory: this run needs about"),
+        (&["bench", "--n", "20000", "--max-memory", "1M"], "--max-memory: this run needs about"),
     ]);
     // hundreds of GiB or TiB, beyond any machine's memory: refused before anything of size N
     let beyond: &[Refusal] = &[
-        (&["dist", "1000000"], "N: this run needs about"),
-        (&["moves", "2000000000", "--nth", "0"], "N: this run needs about"),
-        (&["rank", "2147483647", "L"], "N: this run needs about"),
-        (&["rank", "100000", "L"], "N: this run needs about"),
-        (&["table", "1", "1000000"], "TO: this run needs about"),
+        (&["dist", "1000000"], "--max-memory: this run needs about"),
+        (&["moves", "2000000000", "--nth", "0"], "--max-memory: this run needs about"),
+        (&["rank", "2147483647", "L"], "--max-memory: this run needs about"),
+        (&["rank", "100000", "L"], "--max-memory: this run needs about"),
+        (&["table", "1", "1000000"], "--max-memory: this run needs about"),
     ];
     for (args, names) in beyond {
         let err = usage_error(args, names);
@@ -307,11 +315,11 @@ fn the_memory_guard_refuses_before_any_work_with_the_whole_estimate() {
     // some 90 GiB for a count, twice that for a table from 1) is refused on any machine with less
     match fibtree::Options::default().limit() {
         bytes if bytes < 64 << 30 => refused(&[
-            (&["count", "2147483647"], "N: this run needs about"),
-            (&["estimate", "2147483647"], "N: this run needs about"),
-            (&["table", "2147483647", "2147483647"], "TO: this run needs about"),
-            (&["table", "2147483647", "2147483647", "--json"], "TO: this run needs about"),
-            (&["table", "1", "2147483647"], "TO: this run needs about"),
+            (&["count", "2147483647"], "--max-memory: this run needs about"),
+            (&["estimate", "2147483647"], "--max-memory: this run needs about"),
+            (&["table", "2147483647", "2147483647"], "--max-memory: this run needs about"),
+            (&["table", "2147483647", "2147483647", "--json"], "--max-memory: this run needs about"),
+            (&["table", "1", "2147483647"], "--max-memory: this run needs about"),
         ]),
         other => println!("skipped the runs of N = 2^31 - 1: {other} bytes available is too much for this check"),
     }
@@ -327,17 +335,20 @@ fn the_memory_guard_refuses_before_any_large_allocation() {
         return;
     }
     let rows: &[Refusal] = &[
-        (&["count", "1000000", "--max-memory", "500M"], "N: this run needs about"),
-        (&["count", "1000000", "--mod-only", "--max-memory", "10M"], "N: this run needs about"),
-        (&["count", "200000", "--double-check", "--max-memory", "500M"], "N: this run needs about"),
-        (&["count", "200000", "--engine", "crt", "--max-memory", "500M"], "N: this run needs about"),
-        (&["verify", "1000000", "--mod", "998244353", "--answer", "1", "--max-memory", "500M"], "N: this run needs"),
-        (&["table", "1", "200000", "--max-memory", "500M"], "TO: this run needs about"),
-        (&["dist", "100000", "--max-memory", "500M"], "N: this run needs about"),
-        (&["moves", "1000000", "--nth", "0", "--max-memory", "500M"], "N: this run needs about"),
-        (&["rank", "1000000", "L", "--max-memory", "500M"], "N: this run needs about"),
-        (&["shard", "1000000", "--shard", "1/64", "--max-memory", "10M"], "N: this run needs about"),
-        (&["bench", "--n", "1000000", "--max-memory", "500M"], "--n: this run needs about"),
+        (&["count", "1000000", "--max-memory", "500M"], "--max-memory: this run needs about"),
+        (&["count", "1000000", "--mod-only", "--max-memory", "10M"], "--max-memory: this run needs about"),
+        (&["count", "200000", "--double-check", "--max-memory", "500M"], "--max-memory: this run needs about"),
+        (&["count", "200000", "--engine", "crt", "--max-memory", "500M"], "--max-memory: this run needs about"),
+        (
+            &["verify", "1000000", "--mod", "998244353", "--answer", "1", "--max-memory", "500M"],
+            "--max-memory: this run needs",
+        ),
+        (&["table", "1", "200000", "--max-memory", "500M"], "--max-memory: this run needs about"),
+        (&["dist", "100000", "--max-memory", "500M"], "--max-memory: this run needs about"),
+        (&["moves", "1000000", "--nth", "0", "--max-memory", "500M"], "--max-memory: this run needs about"),
+        (&["rank", "1000000", "L", "--max-memory", "500M"], "--max-memory: this run needs about"),
+        (&["shard", "1000000", "--shard", "1/64", "--max-memory", "10M"], "--max-memory: this run needs about"),
+        (&["bench", "--n", "1000000", "--max-memory", "500M"], "--max-memory: this run needs about"),
     ];
     for (args, names) in rows {
         let output = std::process::Command::new("prlimit")
