@@ -405,7 +405,7 @@ pub(crate) fn hold(spec: &Checkpoint) -> Result<Hold> {
             .and_then(|()| file.rewind())
             .and_then(|()| writeln!(file, "{}", std::process::id()))
             .map_err(cannot)?;
-        remove_stale_saves(&folder, &name);
+        remove_stale_saves(folder, &name);
         return Ok(Hold { lock, _file: file });
     }
 }
