@@ -181,3 +181,50 @@ fn a_count_from_both_ends_resumes_from_either_half() {
     let other = count_resumable(plan(), (n, g), cut + 1, Hooks::default(), Some(progress), &mut ignore);
     assert!(matches!(other, Err(Error::InvalidArgument { param: Param::Checkpoint, .. })), "{other:?}");
 }
+
+/// A file whose checksum is right but whose state is not one the engine saves (a chunk cut short, a
+/// non-zero set far outside the target's window, lanes that do not match the set) is refused with
+/// the checkpoint named, never run into a panic or a huge allocation.
+#[test]
+fn a_state_inconsistent_with_itself_is_refused() {
+    use crate::engines::both_ends::count_resumable;
+    let (n, g, cut) = (700u64, 0u64, 350u64);
+    let plan = || Plan::new(&Targets::one(n, g), u64::MAX, Hooks::default()).unwrap();
+    let mut first = None;
+    let mut keep = |point: Point, _| {
+        if first.is_none() && matches!(point, Point::Up { state, .. } if state.k0 > 100) {
+            first = Some(encode((n, g), &[], &[], &point));
+        }
+        Ok(())
+    };
+    count_resumable(plan(), (n, g), cut, Hooks::default(), None, &mut keep).unwrap();
+    let Progress::Up { state, .. } = decode(&first.unwrap()).unwrap().progress else { panic!("a bottom-up point") };
+    let forged: Vec<(&str, State)> = vec![
+        ("a chunk cut short", {
+            let mut s = clone(&state);
+            s.chunks[0][1].truncate(3);
+            s
+        }),
+        ("a set moved by 2^62", {
+            let mut s = clone(&state);
+            s.edges[1] = NonZeroSet::new(LayerSet::from_words(1 << 62, s.edges[1].set.words().to_vec()).unwrap());
+            s
+        }),
+        ("a set of every g", {
+            let mut s = clone(&state);
+            s.edges[0] = NonZeroSet::new(LayerSet::from_words(0, vec![u64::MAX; 4096]).unwrap());
+            s
+        }),
+        ("carries of one pass too few", {
+            let mut s = clone(&state);
+            s.carries.pop();
+            s
+        }),
+    ];
+    for (what, state) in forged {
+        let mut ignore = |_: Point, _| Ok(());
+        let progress = Some(Progress::Up { cut, state });
+        let got = count_resumable(plan(), (n, g), cut, Hooks::default(), progress, &mut ignore);
+        assert!(matches!(got, Err(Error::InvalidArgument { param: Param::Checkpoint, .. })), "{what}: {got:?}");
+    }
+}

@@ -342,6 +342,19 @@ pub(crate) fn count_resumable(
     if resume.as_ref().is_some_and(|r| r.cut() != cut) {
         return Err(does_not_fit());
     }
+    // every state of the target's plan differs from g only in the bits below W (plan/mod.rs)
+    let w = crate::game::window(n, hooks)?;
+    let (lo, hi) = (g & !(w - 1), g | (w - 1));
+    let fits = match &resume {
+        Some(Progress::Up { state, .. }) => state.fits(lo, hi),
+        Some(Progress::Down { below, state, direct, .. }) => {
+            below.fits(lo, hi) && state.fits(lo, hi) && direct.first().is_some_and(|&l| l as usize + 1 == direct.len())
+        }
+        None => true,
+    };
+    if !fits {
+        return Err(does_not_fit());
+    }
     let in_chunks = |mut tuning: Tuning, state: Option<&State>| {
         if let Some(state) = state.filter(|s| blocked::CHUNK_LANES.contains(&s.chunk_lanes)) {
             tuning.chunk_lanes = state.chunk_lanes;

@@ -215,6 +215,23 @@ pub(crate) struct State {
 }
 
 impl State {
+    /// Whether a state read from a file is one this engine could have saved for a run whose states
+    /// all lie in `lo..=hi`: its two non-zero sets within those bounds, a whole number of passes,
+    /// each pass's chunks as long as its sets say (C lanes a state and the zero chunk's) and a carry
+    /// per state, with the carries of every pass (exact lanes). A file that passes its checksum but
+    /// not this is refused before any work, not run into a panic. Cost O(passes).
+    pub(crate) fn fits(&self, lo: u64, hi: u64) -> bool {
+        let c = self.chunk_lanes;
+        let sets = self.edges.iter().all(|e| {
+            let end = e.set.base().checked_add(e.set.window() as u64);
+            e.set.is_empty() || (e.set.base() >= lo & !63 && end.is_some_and(|end| end <= (hi | 63).saturating_add(1)))
+        });
+        let lens = [self.edges[0].len as usize, self.edges[1].len as usize];
+        let chunks = self.chunks.iter().all(|[a, b]| a.len() == (lens[0] + 1) * c && b.len() == (lens[1] + 1) * c);
+        let carries = self.carries.iter().all(|[a, b]| a.len() == lens[0] && b.len() == lens[1]);
+        CHUNK_LANES.contains(&c) && sets && chunks && carries && self.carries.len() == self.chunks.len()
+    }
+
     /// The value of state `s` (its position among the non-zero states) of edge layer `i` (0 the
     /// older) in the words format of the exact engines, from a run of exact lanes: its chunks'
     /// lanes with the carries between them. Cost O(lanes).
