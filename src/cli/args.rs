@@ -283,19 +283,22 @@ pub(super) struct EstimateArgs {
     pub(super) output: OutputArg,
 }
 
-/// `--shards S`: 1 <= S <= 10^6.
+/// `--shards S`: 1 <= S <= [`crate::crt::MAX_SHARDS`].
 fn parse_shards(s: &str) -> Result<usize, String> {
     match parse_whole(s)? {
-        s @ 1..=1_000_000 => Ok(s as usize),
-        _ => Err("expected a number of shards from 1 to 1000000".into()),
+        s @ 1.. if s <= crate::crt::MAX_SHARDS as u64 => Ok(s as usize),
+        _ => Err(format!("expected a number of shards from 1 to {}", crate::crt::MAX_SHARDS)),
     }
 }
 
-/// `--shard I/S` (and a shard file's `shard`): 1 <= I <= S.
+/// `--shard I/S` (and a shard file's `shard`): 1 <= I <= S <= [`crate::crt::MAX_SHARDS`], both in
+/// decimal digits as every other number (no sign, no spaces).
 pub(super) fn parse_shard(s: &str) -> Result<(usize, usize), String> {
-    let expected = || format!("expected I/S with 1 <= I <= S, e.g. 3/64, got {s:?}");
+    let most = crate::crt::MAX_SHARDS;
+    let expected = || format!("expected I/S with 1 <= I <= S <= {most}, e.g. 3/64, got {s:?}");
     let (i, n) = s.split_once('/').ok_or_else(expected)?;
-    let (i, n): (usize, usize) = (i.trim().parse().map_err(|_| expected())?, n.trim().parse().map_err(|_| expected())?);
+    let whole = |t: &str| crate::numbers::parse_whole::<u64>(t).ok().filter(|&v| v <= most as u64);
+    let (i, n) = (whole(i).ok_or_else(expected)? as usize, whole(n).ok_or_else(expected)? as usize);
     if i == 0 || i > n { Err(expected()) } else { Ok((i, n)) }
 }
 

@@ -26,4 +26,4 @@ mod shards;
 pub use garner::garner;
 pub use primes::{PRIME_BITS, REDUNDANCY_BITS, is_prime, primes, primes_needed};
 pub use residues::{check_below_tree, residues};
-pub use shards::{ShardResidues, combine_shards, shard_primes};
+pub use shards::{MAX_SHARDS, ShardResidues, combine_shards, shard_primes};

@@ -8,6 +8,11 @@ use num_bigint::BigUint;
 use super::{garner, primes, primes_needed};
 use crate::error::{Error, Param, Result};
 
+/// The most shards a count may be cut into: a million (f(1,000,000) has 11,384 primes, so more
+/// shards would be empty), so that a shard number read from a file cannot ask for a list of
+/// billions.
+pub const MAX_SHARDS: usize = 1_000_000;
+
 /// The primes of shard `index` (1-based) of `count` for c(n, g): every `count`-th prime of the first
 /// [`primes_needed`]`(n)`, starting at prime `index - 1`, so that shards of one count have equal
 /// shares (within one prime) and together hold every prime once. A shard beyond the number of
@@ -16,10 +21,11 @@ use crate::error::{Error, Param, Result};
 /// Cost: that of [`primes`] for the first [`primes_needed`]`(n)` primes.
 ///
 /// # Errors
-/// [`Error::InvalidArgument`] naming [`Param::Shard`] unless 1 <= index <= count.
+/// [`Error::InvalidArgument`] naming [`Param::Shard`] unless 1 <= index <= count <= [`MAX_SHARDS`].
 pub fn shard_primes(n: u64, index: usize, count: usize) -> Result<Vec<u64>> {
-    if !(1..=count).contains(&index) {
-        return Err(Error::invalid(Param::Shard, format!("a shard I/S with 1 <= I <= S, got {index}/{count}")));
+    if !(1..=count).contains(&index) || count > MAX_SHARDS {
+        let expected = format!("a shard I/S with 1 <= I <= S <= {MAX_SHARDS}, got {index}/{count}");
+        return Err(Error::invalid(Param::Shard, expected));
     }
     Ok(share(&primes(primes_needed(n)), index, count))
 }
@@ -48,10 +54,15 @@ pub struct ShardResidues {
 /// Cost: O(k^2) word operations for k = [`primes_needed`]`(n)` primes, and making them.
 ///
 /// # Errors
-/// [`Error::InvalidArgument`] naming [`Param::Shard`] for a shard number outside 1..=count, a shard
-/// missing (all missing ones named), a shard whose primes are not its share, or two different sets
-/// of residues for one shard.
+/// [`Error::InvalidArgument`] naming [`Param::N`] for an n above [`crate::MAX_N`], or naming
+/// [`Param::Shard`] for more than [`MAX_SHARDS`] shards, a shard number outside 1..=count, a shard
+/// missing (the first missing ones named, and how many), a shard whose primes are not its share, or
+/// two different sets of residues for one shard.
 pub fn combine_shards(n: u64, count: usize, shards: &[ShardResidues]) -> Result<BigUint> {
+    crate::game::check_n(n)?;
+    if count > MAX_SHARDS {
+        return Err(Error::invalid(Param::Shard, format!("at most {MAX_SHARDS} shards, got {count}")));
+    }
     let mut by_index: BTreeMap<usize, &ShardResidues> = BTreeMap::new();
     for shard in shards {
         if !(1..=count).contains(&shard.index) {
@@ -67,9 +78,16 @@ pub fn combine_shards(n: u64, count: usize, shards: &[ShardResidues]) -> Result<
             return Err(Error::invalid(Param::Shard, what));
         }
     }
-    let missing: Vec<String> = (1..=count).filter(|i| !by_index.contains_key(i)).map(|i| i.to_string()).collect();
-    if !missing.is_empty() {
-        return Err(Error::invalid(Param::Shard, format!("all {count} shards, but {} missing", missing.join(", "))));
+    let missing = count - by_index.len();
+    if missing > 0 {
+        const NAMED: usize = 20;
+        let first: Vec<String> =
+            (1..=count).filter(|i| !by_index.contains_key(i)).take(NAMED).map(|i| i.to_string()).collect();
+        let named = match missing > NAMED {
+            true => format!("{}, ... ({missing} in all) missing", first.join(", ")),
+            false => format!("{} missing", first.join(", ")),
+        };
+        return Err(Error::invalid(Param::Shard, format!("all {count} shards, but {named}")));
     }
     let all = primes(primes_needed(n));
     let (mut ps, mut rs) = (Vec::with_capacity(all.len()), Vec::with_capacity(all.len()));
@@ -111,6 +129,25 @@ mod tests {
             shuffled.push(shards[0].clone());
             assert_eq!(combine_shards(n, count, &shuffled).unwrap(), want, "{count} shards, shuffled");
         }
+    }
+
+    #[test]
+    fn hostile_shard_numbers_and_trees_are_refused_before_any_work() {
+        let one = shard(300, 0, 1, 1);
+        let refused = |got: Result<BigUint>, param: Param| {
+            assert!(matches!(&got, Err(Error::InvalidArgument { param: p, .. }) if *p == param), "{got:?}");
+            got.unwrap_err().to_string()
+        };
+        // n past the engines (a file's n with its checksum recomputed): no primes are made
+        refused(combine_shards(u64::MAX, 1, std::slice::from_ref(&one)), Param::N);
+        refused(combine_shards(1 << 40, 1, std::slice::from_ref(&one)), Param::N);
+        // a count of shards past the bound: no list of them is made
+        refused(combine_shards(300, 100_000_000_000, std::slice::from_ref(&one)), Param::Shard);
+        assert!(shard_primes(300, 1, MAX_SHARDS + 1).is_err());
+        // a million shards with one there: the message names the first missing and how many
+        let far = ShardResidues { index: 1, primes: Vec::new(), residues: Vec::new() };
+        let line = refused(combine_shards(300, MAX_SHARDS, &[far]), Param::Shard);
+        assert!(line.contains("2, 3, 4") && line.contains("(999999 in all) missing") && line.len() < 300, "{line}");
     }
 
     #[test]

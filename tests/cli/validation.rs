@@ -189,8 +189,8 @@ fn numbers_and_sizes_out_of_their_range() {
         &["0", "39"],
     );
     refused_in_place(
-        &[(&["shard", "100", "--shard", "_"], "'_' for '--shard <I/S>': expected I/S with 1 <= I <= S")],
-        &["0/4", "5/4", "4", "a/b", "1/0"],
+        &[(&["shard", "100", "--shard", "_"], "'_' for '--shard <I/S>': expected I/S with 1 <= I <= S <= 1000000")],
+        &["0/4", "5/4", "4", "a/b", "1/0", "+1/4", "1 / 4", "1/1000001", "1/100000000000"],
     );
     let size = "'_' for '--max-memory <SIZE>': expected a size such as 4G";
     refused_in_place(
