@@ -65,9 +65,10 @@ impl Guard {
     /// The plan of `targets` and the whole run's estimate from its real sizes, in three steps:
     ///
     /// 1. the floor ([`Guard::floor`]), O(1);
-    /// 2. the prediction, O(n) time and no memory: windows as wide as the targets' spread plus twice
-    ///    W ([`crate::game::window`]), a widest layer of a quarter of its window (docs/math.md: 2048
-    ///    of 8192 at n = 10000);
+    /// 2. the prediction, O(n) time and no memory: windows spanning the W-aligned blocks of the
+    ///    targets' g ([`crate::game::window`]; W for one target, every state of which lies in its g's
+    ///    block), a widest layer of a quarter of its window (docs/math.md: 2048 of 8192 at
+    ///    n = 10000), and of a plan kept below a layer ([`Guard::plan_below`]) that share of its layers;
     /// 3. the plan itself, when the prediction fits or the plan is small ([`ESTIMATE_ALLOWANCE`]), and
     ///    the estimate from its real sizes.
     ///
@@ -90,12 +91,12 @@ impl Guard {
         self.floor(top, hi)?;
         let whole = |s: &Sizes| self.run.bytes(top, s);
         let w = crate::game::window(top, hooks)?;
-        let window = (hi - lo).saturating_add(2 * w);
-        let predicted_sizes = Sizes {
-            plan: plan::bytes_at(top, 64 * (window / 64 + 1)),
-            widest: (window / 4).max(1),
-            highest: hi.saturating_add(w),
-        };
+        // every state lies in the W-aligned block of some target's g: the blocks from lo's to hi's
+        let window = (hi | (w - 1)).saturating_sub(lo & !(w - 1)).saturating_add(1);
+        // a plan kept up to layer `keep` holds that share of the layers (the lower ones no wider)
+        let kept = (keep.min(top as usize) as u128) + 1;
+        let plan_bytes = (plan::bytes_at(top, window) as u128 * kept / (top as u128 + 1)) as u64;
+        let predicted_sizes = Sizes { plan: plan_bytes, widest: (window / 4).max(1), highest: hi | (w - 1) };
         let predicted = whole(&predicted_sizes);
         if predicted > self.limit && predicted_sizes.plan > ESTIMATE_ALLOWANCE {
             return Err(refuse(predicted, self.limit));

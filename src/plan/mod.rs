@@ -97,7 +97,9 @@ impl Plan {
         budget::check(bytes_at(top, 64), memory_limit)?;
         let edge = crate::game::edge_values(top)?;
         let w = crate::game::window_of_edge(edge.iter().copied().max().unwrap_or(0));
-        budget::check(bytes_at(top, w), memory_limit)?;
+        // (of the layers kept: the lower ones are no wider)
+        let kept = keep.min(top as usize) as u128 + 1;
+        budget::check((bytes_at(top, w) as u128 * kept / (top as u128 + 1)) as u64, memory_limit)?;
         let layers = vec![LayerSet::default(); top as usize + 1];
         let lens = vec![0; top as usize + 1];
         let mut kept = Kept { layers, lens, used: bytes_at(top, 0), limit: memory_limit, keep };

@@ -272,3 +272,16 @@ fn every_engine_gives_the_same_count_and_each_double_check_agrees() {
         assert_eq!(checked["double_check"], true, "--engine {engine} --double-check");
     }
 }
+
+/// A run fits a limit just above the estimate it prints: the guard's prediction before the plan
+/// (windows of one target's W-aligned block, the plan kept up to the cut) does not refuse what the
+/// estimate from the plan accepts.
+#[test]
+fn a_limit_just_above_the_estimate_is_enough() {
+    let (_, err) = success_with_stderr(&["count", "20000", "--verbose", "-q"]);
+    let line = err.lines().find(|l| l.starts_with("memory estimate ")).unwrap_or_else(|| panic!("{err}"));
+    let estimate = parse_size(line.trim_start_matches("memory estimate ").split(" (").next().unwrap());
+    let limit = format!("{}K", estimate * 21 / 20 / 1024);
+    let (out, _) = success_with_stderr(&["count", "20000", "-q", "--max-memory", &limit]);
+    assert_eq!(out.trim().len(), 4176, "f(20000) has 4176 digits, within --max-memory {limit}");
+}
