@@ -79,49 +79,41 @@ fn killed_after_one_two_and_three_checkpoints_then_resumed() {
     assert!(!ckpt.exists(), "the checkpoint is removed at the end");
 }
 
-#[test]
-fn sigint_saves_a_checkpoint_and_exits_130_then_the_run_resumes() {
-    let dir = TempDir::new("sigint");
+/// Stops a checkpointed run with `signal` once it has saved, and checks what every stop owes: the
+/// exit `status`, no output, the checkpoint saved and named with the signal, no stray file, the lock
+/// released; then the same command resumes from it, to the uninterrupted answer.
+fn stopped_by_then_resumed(signal: &str, status: i32) {
+    let dir = TempDir::new(&signal.to_lowercase());
     let ckpt = dir.path().join("run.ckpt");
     let mut child = start(&ckpt);
     // once the exact engine is under way (its first periodic save), stop the run
     assert!(wait_for_save(&mut child, &ckpt, None), "the run should outlast its first checkpoint");
-    std::process::Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    std::process::Command::new("kill").args([&format!("-{signal}"), &child.id().to_string()]).status().unwrap();
     let out = child.wait_with_output().unwrap();
     assert_no_panic(&checkpointed(&ckpt), &out.stderr);
     let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(130), "{err}");
+    assert_eq!(out.status.code(), Some(status), "SIG{signal}: {err}");
     assert!(out.stdout.is_empty());
-    assert!(err.contains("saved the checkpoint"), "{err}");
+    assert!(err.contains("saved the checkpoint") && err.contains(&format!("SIG{signal}")), "{err}");
     assert!(ckpt.exists(), "{err}");
     assert!(stray_files(&dir).is_empty(), "{:?}", stray_files(&dir));
+    assert!(!dir.path().join(".run.ckpt.lock").exists(), "the lock file goes with the run: {err}");
 
-    // the same command resumes from it, to the uninterrupted answer
     let (out, err) = success_with_stderr(&["count", N, "-q", "--checkpoint", ckpt.to_str().unwrap()]);
     assert!(err.contains("resuming from the checkpoint"), "{err}");
     assert_eq!(out, uninterrupted());
     assert!(!ckpt.exists(), "the checkpoint is removed at the end");
 }
 
-/// SIGHUP (the terminal gone) stops a run as SIGTERM does: the checkpoint saved, the lock released,
-/// exit 129; the run then resumes from it.
+#[test]
+fn sigint_saves_a_checkpoint_and_exits_130_then_the_run_resumes() {
+    stopped_by_then_resumed("INT", 130);
+}
+
+/// SIGHUP (the terminal gone) stops a run as SIGTERM does.
 #[test]
 fn sighup_saves_a_checkpoint_releases_the_lock_and_exits_129() {
-    let dir = TempDir::new("sighup");
-    let ckpt = dir.path().join("run.ckpt");
-    let mut child = start(&ckpt);
-    assert!(wait_for_save(&mut child, &ckpt, None), "the run should outlast its first checkpoint");
-    std::process::Command::new("kill").args(["-HUP", &child.id().to_string()]).status().unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert_no_panic(&checkpointed(&ckpt), &out.stderr);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(129), "{err}");
-    assert!(err.contains("saved the checkpoint") && err.contains("SIGHUP"), "{err}");
-    let lock = dir.path().join(".run.ckpt.lock");
-    assert!(!lock.exists(), "the lock file goes with the run: {err}");
-    let (out, err) = success_with_stderr(&["count", N, "-q", "--checkpoint", ckpt.to_str().unwrap()]);
-    assert!(err.contains("resuming from the checkpoint"), "{err}");
-    assert_eq!(out, uninterrupted());
+    stopped_by_then_resumed("HUP", 129);
 }
 
 /// A save cut short by `kill -9` leaves its temporary file; the next run on the checkpoint removes
