@@ -218,10 +218,8 @@ fn estimate_with(n: u64, g: u64, shards: &[usize], census_limit: u64, hooks: Hoo
     let exact_bytes = if known_zero {
         PROCESS_BYTES
     } else {
-        // from both ends the plan keeps its layers up to the bound on the cut: their share of it
-        // (the lower layers' windows are at most as wide as the upper ones')
-        let keep = plan::keep_for_both_ends(n as usize) as u64;
-        let kept = (sizes.plan as u128 * (keep.min(n) + 1) as u128 / (n + 1) as u128) as u64;
+        // from both ends the plan keeps its layers up to the bound on the cut
+        let kept = plan::kept_share(sizes.plan, n, plan::keep_for_both_ends(n as usize));
         let sizes = Sizes { plan: kept, ..sizes };
         Run::Count { moduli: 2, targets: 1, double_check: false, both_ends: true }.bytes(n, &sizes)
     };

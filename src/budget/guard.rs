@@ -93,9 +93,7 @@ impl Guard {
         let w = crate::game::window(top, hooks)?;
         // every state lies in the W-aligned block of some target's g: the blocks from lo's to hi's
         let window = (hi | (w - 1)).saturating_sub(lo & !(w - 1)).saturating_add(1);
-        // a plan kept up to layer `keep` holds that share of the layers (the lower ones no wider)
-        let kept = (keep.min(top as usize) as u128) + 1;
-        let plan_bytes = (plan::bytes_at(top, window) as u128 * kept / (top as u128 + 1)) as u64;
+        let plan_bytes = plan::kept_share(plan::bytes_at(top, window), top, keep);
         let predicted_sizes = Sizes { plan: plan_bytes, widest: (window / 4).max(1), highest: hi | (w - 1) };
         let predicted = whole(&predicted_sizes);
         if predicted > self.limit && predicted_sizes.plan > ESTIMATE_ALLOWANCE {

@@ -54,6 +54,14 @@ pub(crate) fn bytes_at(top: u64, window: u64) -> u64 {
     (top + 1).saturating_mul(PER_LAYER_BYTES + window / 8)
 }
 
+/// The share of `bytes`, the size of a plan up to layer `top`, that the plan holds when it keeps its
+/// sets up to layer `keep` only ([`Plan::below`]): (keep + 1) / (top + 1) of it, the lower layers'
+/// windows being no wider than the upper ones'. Cost O(1).
+pub(crate) fn kept_share(bytes: u64, top: u64, keep: usize) -> u64 {
+    let kept = keep.min(top as usize) as u128 + 1;
+    (bytes as u128 * kept / (top as u128 + 1)) as u64
+}
+
 /// The states a set of targets needs, layer by layer, with the edge values `1 + G(k)` the
 /// recurrence uses.
 #[derive(Debug)]
@@ -97,9 +105,7 @@ impl Plan {
         budget::check(bytes_at(top, 64), memory_limit)?;
         let edge = crate::game::edge_values(top)?;
         let w = crate::game::window_of_edge(edge.iter().copied().max().unwrap_or(0));
-        // (of the layers kept: the lower ones are no wider)
-        let kept = keep.min(top as usize) as u128 + 1;
-        budget::check((bytes_at(top, w) as u128 * kept / (top as u128 + 1)) as u64, memory_limit)?;
+        budget::check(kept_share(bytes_at(top, w), top, keep), memory_limit)?;
         let layers = vec![LayerSet::default(); top as usize + 1];
         let lens = vec![0; top as usize + 1];
         let mut kept = Kept { layers, lens, used: bytes_at(top, 0), limit: memory_limit, keep };
