@@ -25,23 +25,22 @@ pub(crate) const PROCESS_BYTES: u64 = 8 << 20;
 /// The memory available to a run: `MemAvailable` from `/proc/meminfo`, or `u64::MAX` where that
 /// cannot be read. Cost: one read of a small file.
 pub(crate) fn available_memory() -> u64 {
-    std::fs::read_to_string("/proc/meminfo")
-        .ok()
-        .and_then(|s| {
-            let line = s.lines().find(|l| l.starts_with("MemAvailable:"))?;
-            let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-            Some(kb * 1024)
-        })
-        .unwrap_or(u64::MAX)
+    kib_field("/proc/meminfo", "MemAvailable:").unwrap_or(u64::MAX)
+}
+
+/// The bytes of the field `key` (e.g. `VmHWM:`) of a `/proc` file that gives it in kB, where it can
+/// be read. Cost: one read of a small file.
+fn kib_field(path: &str, key: &str) -> Option<u64> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let line = text.lines().find(|l| l.starts_with(key))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    kb.checked_mul(1024)
 }
 
 /// The peak resident memory of this process so far (`VmHWM` from `/proc/self/status`), where it
 /// can be read: what `count --verbose` sets beside the estimate. Cost: one read of a small file.
 pub(crate) fn peak_memory() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kb * 1024)
+    kib_field("/proc/self/status", "VmHWM:")
 }
 
 /// The refusal of a run whose `estimate` (bytes) exceeds `limit`: the one place it is made. It names
