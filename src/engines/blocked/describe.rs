@@ -49,6 +49,21 @@ impl NonZeroSet {
         let position = rank + (word & ((1 << bit) - 1)).count_ones();
         (position & member) | (self.len & !member)
     }
+    /// The positions of the states `named` among the non-zero ones, each once with the times it is
+    /// named (the direct moves R and L may be one state); a g that is no non-zero state is left out.
+    /// Cost O(named^2), for the one or two states of a layer.
+    pub(crate) fn named(&self, named: &[u64]) -> Vec<(u32, u32)> {
+        let mut found: Vec<(u32, u32)> = Vec::with_capacity(named.len());
+        for &g in named {
+            let s = self.index(g);
+            match found.iter_mut().find(|d| d.0 == s) {
+                Some(d) => d.1 += 1,
+                None if s < self.len => found.push((s, 1)),
+                None => {} // no count reaches it, or not a state of the plan: nothing reads it
+            }
+        }
+        found
+    }
 }
 
 /// The non-zero counts of one layer of a block: where each reads from, and the direct moves.
@@ -170,16 +185,8 @@ impl Vectorised for Positions<'_> {
         }
         // bottom-up the direct moves (deleting the right child leaves R, the left child (k >= 3) L);
         // top-down the target
-        let mut direct: Vec<(u32, u8)> = Vec::with_capacity(2);
-        for &g in named {
-            let s = me.index(g);
-            debug_assert!(s < me.len || !me.set.contains(g), "a direct move's state is not zero");
-            match direct.iter_mut().find(|d| d.0 == s) {
-                Some(d) => d.1 += 1,
-                None if s < me.len => direct.push((s, 1)),
-                None => {} // not a state of the plan: nothing reads it
-            }
-        }
+        debug_assert!(named.iter().all(|&g| me.index(g) < me.len || !me.set.contains(g)), "a direct move is not zero");
+        let direct = me.named(named).into_iter().map(|(s, times)| (s, times as u8)).collect();
         Sources { left, right, direct, targets: Vec::new() }
     }
 }

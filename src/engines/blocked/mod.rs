@@ -361,6 +361,12 @@ impl LaneKind<'_> {
             LaneKind::Residues { moduli, .. } => moduli.len(),
         }
     }
+
+    /// The lane additions of step `t` of `sweep` over `plan`: its layer's states times its lanes,
+    /// what the progress callback counts. Cost O(1).
+    pub(super) fn work(self, plan: &Plan, sweep: Sweep, t: usize) -> u64 {
+        plan.layer_len(sweep.layer(t)) as u64 * self.lanes(sweep, t) as u64
+    }
 }
 
 /// Where a run adds its work done, in lane additions, and the work of all the runs that share it:
@@ -374,7 +380,7 @@ pub(crate) struct Tally<'a> {
 /// The lane additions of the steps `steps` of `sweep` over `plan`, with lanes of the exact kind.
 /// Cost O(steps).
 pub(crate) fn sweep_work(plan: &Plan, sweep: Sweep, steps: std::ops::RangeInclusive<usize>) -> u64 {
-    steps.map(|t| plan.layer_len(sweep.layer(t)) as u64 * sweep.lanes(t) as u64).sum()
+    steps.map(|t| LaneKind::Exact.work(plan, sweep, t)).sum()
 }
 
 /// A run of one sweep: which, where it adds its work, the plan's layers handed over to it, and the
@@ -468,7 +474,7 @@ fn run_kind(
     if next.peek().is_some_and(|&t| (targets[t].0 as usize) < state.k0) {
         return Err(Error::invalid(Param::Checkpoint, "the saved state is past a target of this run"));
     }
-    let work = |t: usize| plan.layer_len(sweep.layer(t)) as u64 * kind.lanes(sweep, t) as u64;
+    let work = |t: usize| kind.work(plan, sweep, t);
     let own = AtomicU64::new((2..state.k0).map(work).sum());
     let tally = tally.unwrap_or(Tally { done: &own, total: (2..=last).map(work).sum() });
     let shared = Shared {

@@ -219,15 +219,8 @@ impl<'a, 's> Segment<'a, 's> {
             while let Some(&t) = block_targets.next_if(|&&t| self.shared.targets[t].0 as usize == k) {
                 here.push((t, layer.index(self.shared.targets[t].1)));
             }
-            // a top-down sweep's direct-move states, with their multiplicity
-            for g in sweep.counted(plan, k) {
-                let s = layer.index(g);
-                match here.iter_mut().find(|d| d.1 == s) {
-                    Some(d) => d.0 += 1,
-                    None if s < layer.len => here.push((1, s)),
-                    None => {} // no path reaches it
-                }
-            }
+            // a top-down sweep's direct-move states, with their multiplicity in place of an index
+            here.extend(layer.named(&sweep.counted(plan, k)).into_iter().map(|(s, times)| (times as usize, s)));
         }
         let count = layers.len();
         let older = if count >= 2 { layers[count - 2].clone() } else { edges[1].clone() };
@@ -378,9 +371,7 @@ impl<'a, 's> Segment<'a, 's> {
         }
         if self.shared.hooks.wants_progress() {
             let (plan, sweep, kind) = (self.shared.plan, self.shared.sweep, self.shared.kind);
-            let work: u64 = (block.k0..=block.k1)
-                .map(|t| plan.layer_len(sweep.layer(t)) as u64 * kind.lanes(sweep, t) as u64)
-                .sum();
+            let work: u64 = (block.k0..=block.k1).map(|t| kind.work(plan, sweep, t)).sum();
             let done = self.shared.tally.done.fetch_add(work, Ordering::Relaxed) + work;
             self.shared.hooks.progress("exact", done, self.shared.tally.total);
         }
