@@ -239,9 +239,15 @@ impl Halves {
     }
 }
 
+/// The tuning of the bottom-up count alone of a target at the top layer `n` of `plan`, on the
+/// current rayon pool's threads. Cost O(n).
+fn bottom_up_tuning(plan: &Plan, n: u64) -> Tuning {
+    Tuning::for_lanes(plan.widest_layer(), blocked::lanes(n as usize), rayon::current_num_threads())
+}
+
 /// The bottom-up count of the one target of `plan` alone, tuned by `tune`.
 fn bottom_up(plan: &Plan, (n, g): (u64, u64), hooks: Hooks, tune: impl Fn(Tuning) -> Tuning) -> Result<BigUint> {
-    let tuning = tune(Tuning::for_lanes(plan.widest_layer(), blocked::lanes(n as usize), rayon::current_num_threads()));
+    let tuning = tune(bottom_up_tuning(plan, n));
     let mut value = BigUint::ZERO;
     blocked::run_exact(plan, &Targets::one(n, g), hooks, tuning, |_, words| value = to_biguint(words))?;
     Ok(value)
@@ -367,9 +373,7 @@ pub(crate) fn count_resumable(
             Some(Progress::Down { .. }) => return Err(does_not_fit()),
             None => None,
         };
-        let threads = rayon::current_num_threads();
-        let tuning = Tuning::for_lanes(plan.widest_layer(), blocked::lanes(n as usize), threads);
-        let tuning = in_chunks(tuning, start.as_ref());
+        let tuning = in_chunks(bottom_up_tuning(&plan, n), start.as_ref());
         let mut value = BigUint::ZERO;
         let mut at_boundary = |state: &State, stopping| save(Point::Up { cut, state }, stopping);
         let run = SweepRun { start, ..SweepRun::default() };
