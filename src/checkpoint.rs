@@ -24,7 +24,7 @@ use std::time::{Duration, Instant};
 use crate::engines::blocked::{Chunk, NonZeroSet, State};
 use crate::engines::both_ends::{Point, Progress};
 use crate::error::{Error, Param, Result};
-use crate::files::{folder_of, resolve_links, write_atomically};
+use crate::files::{beside, descriptor_named, folder_of, resolve_links, write_atomically};
 use crate::hooks::Hooks;
 use crate::plan::LayerSet;
 
@@ -214,16 +214,18 @@ fn decode(bytes: &[u8]) -> std::result::Result<Saved, String> {
 }
 
 /// Removes the temporary files `.NAME.RANDOM.tmp` (16 hexadecimal digits, as the checkpoint's saves
-/// name them) that a run killed in the middle of a save left beside the checkpoint `name` in
-/// `folder`. Called with the checkpoint's lock held, so that no other run is saving to them. A
-/// file that cannot be removed is left. Cost: one listing of the folder.
-fn remove_stale_saves(folder: &Path, name: &str) {
-    let prefix = format!(".{name}.");
-    let Ok(entries) = std::fs::read_dir(folder) else { return };
+/// name them, NAME cut as [`beside`] cuts it) that a run killed in the middle of a save left beside
+/// the checkpoint `path`. Called with the checkpoint's lock held, so that no other run is saving to
+/// them. A file that cannot be removed is left. Cost: one listing of the folder.
+fn remove_stale_saves(path: &Path) {
+    let pattern = beside(path, ".0000000000000000.tmp");
+    let Some(pattern) = pattern.file_name().and_then(|n| n.to_str()) else { return };
+    let prefix = &pattern[..pattern.len() - "0000000000000000.tmp".len()];
+    let Ok(entries) = std::fs::read_dir(folder_of(path)) else { return };
     for entry in entries.flatten() {
         let file = entry.file_name();
         let Some(file) = file.to_str() else { continue };
-        let random = file.strip_prefix(&prefix).and_then(|rest| rest.strip_suffix(".tmp"));
+        let random = file.strip_prefix(prefix).and_then(|rest| rest.strip_suffix(".tmp"));
         if random.is_some_and(|r| r.len() == 16 && r.bytes().all(|b| b.is_ascii_hexdigit())) {
             let _ = std::fs::remove_file(entry.path());
         }
@@ -362,6 +364,11 @@ impl Drop for Hold {
 pub(crate) fn hold(spec: &Checkpoint) -> Result<Hold> {
     let shown = spec.path.display();
     let refuse = |what: String| Error::invalid(Param::Checkpoint, what);
+    if descriptor_named(&spec.path).is_some() {
+        return Err(refuse(format!(
+            "'{shown}' names an open file descriptor; expected a checkpoint file or a new name"
+        )));
+    }
     let path = resolve_links(&spec.path).map_err(|e| refuse(format!("'{shown}': {e}")))?;
     match std::fs::metadata(&path) {
         Ok(m) if !m.is_file() => {
@@ -376,8 +383,7 @@ pub(crate) fn hold(spec: &Checkpoint) -> Result<Hold> {
     if !folder.is_dir() {
         return Err(refuse(format!("the folder '{}' does not exist", folder.display())));
     }
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let lock = path.with_file_name(format!(".{name}.lock"));
+    let lock = beside(&path, ".lock");
     let cannot =
         |e: std::io::Error| refuse(format!("cannot make its lock file in the folder '{}': {e}", folder.display()));
     loop {
@@ -405,7 +411,7 @@ pub(crate) fn hold(spec: &Checkpoint) -> Result<Hold> {
             .and_then(|()| file.rewind())
             .and_then(|()| writeln!(file, "{}", std::process::id()))
             .map_err(cannot)?;
-        remove_stale_saves(folder, &name);
+        remove_stale_saves(&path);
         return Ok(Hold { lock, _file: file });
     }
 }

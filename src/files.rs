@@ -3,7 +3,10 @@
 //! (even `kill -9`) leaves the previous file or the new one, never a torn one.
 //!
 //! A path that is a symbolic link is followed: the link's target is replaced and the link stays.
-//! An existing file keeps its permissions (and, where the process may set it, its owner).
+//! An existing file keeps its permissions (and, where the process may set it, its owner). A path
+//! that names one of the process's own file descriptors (`/dev/stdout`, `/dev/fd/N`,
+//! `/proc/self/fd/N`) is not a file to replace: [`descriptor_named`] finds them, so that callers
+//! write through the descriptor instead (or refuse it).
 
 use std::fs::{File, OpenOptions};
 use std::io::{BufWriter, Write};
@@ -14,6 +17,48 @@ use crate::rng::{SplitMix64, clock_seed};
 
 /// The most symbolic links followed from one path (as the kernel's own limit, `ELOOP`).
 const MAX_LINKS: usize = 40;
+
+/// The file descriptor of this process that `path` names, following its links: `/dev/stdin`,
+/// `/dev/stdout`, `/dev/stderr`, `/dev/fd/N`, `/proc/self/fd/N`, `/proc/thread-self/fd/N` and
+/// `/proc/PID/fd/N` for this process's id. Following such a path to what the descriptor is open on
+/// would replace the file behind standard output (`-o /dev/stdout >> log` would lose the log), or
+/// fail on a pipe.
+pub(crate) fn descriptor_named(path: &Path) -> Option<i32> {
+    let own = format!("/proc/{}/fd/", std::process::id());
+    let mut path = path.to_path_buf();
+    for _ in 0..MAX_LINKS {
+        let text = path.to_str()?;
+        let fixed = [("/dev/stdin", 0), ("/dev/stdout", 1), ("/dev/stderr", 2)];
+        if let Some(&(_, fd)) = fixed.iter().find(|(name, _)| *name == text) {
+            return Some(fd);
+        }
+        let folders = ["/dev/fd/", "/proc/self/fd/", "/proc/thread-self/fd/", own.as_str()];
+        if let Some(number) = folders.iter().find_map(|folder| text.strip_prefix(folder)) {
+            return number.parse().ok();
+        }
+        let target = std::fs::read_link(&path).ok()?;
+        path = match path.parent() {
+            Some(folder) if target.is_relative() => folder.join(target),
+            _ => target,
+        };
+    }
+    None
+}
+
+/// The longest file name most file systems take (`NAME_MAX`), in bytes.
+const NAME_MAX: usize = 255;
+
+/// The path beside `path` named `.NAME` + `suffix`, NAME being `path`'s file name cut (on a
+/// character boundary) so that the whole name fits in [`NAME_MAX`] bytes: a file whose own name is
+/// long still has a temporary file and a lock file.
+pub(crate) fn beside(path: &Path, suffix: &str) -> PathBuf {
+    let name = path.file_name().map_or_else(|| "output".into(), |n| n.to_string_lossy().into_owned());
+    let mut end = name.len().min(NAME_MAX.saturating_sub(1 + suffix.len()));
+    while !name.is_char_boundary(end) {
+        end -= 1;
+    }
+    path.with_file_name(format!(".{}{suffix}", &name[..end]))
+}
 
 /// `path` with its symbolic links followed to the file they name (which need not exist): the
 /// path a replacement must be renamed onto.
@@ -47,10 +92,9 @@ pub(crate) fn folder_of(path: &Path) -> &Path {
 
 /// Creates a new file with a random name `.NAME.RANDOM.tmp` beside `path`, never an existing one.
 fn create_temporary(path: &Path) -> std::io::Result<(PathBuf, File)> {
-    let name = path.file_name().map_or_else(|| "output".into(), |n| n.to_string_lossy().into_owned());
     let mut rng = SplitMix64(clock_seed() ^ (u64::from(std::process::id()) << 32));
     loop {
-        let temp = path.with_file_name(format!(".{name}.{:016x}.tmp", rng.next_u64()));
+        let temp = beside(path, &format!(".{:016x}.tmp", rng.next_u64()));
         match OpenOptions::new().write(true).create_new(true).open(&temp) {
             Ok(file) => return Ok((temp, file)),
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
@@ -201,6 +245,27 @@ mod tests {
         std::os::unix::fs::symlink("loop2", dir.join("loop1")).unwrap();
         std::os::unix::fs::symlink("loop1", dir.join("loop2")).unwrap();
         assert!(write_atomically(&dir.join("loop1"), b"x").is_err());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn descriptors_are_named_and_long_names_fit() {
+        assert_eq!(descriptor_named(Path::new("/dev/stdout")), Some(1));
+        assert_eq!(descriptor_named(Path::new("/dev/fd/2")), Some(2));
+        assert_eq!(descriptor_named(Path::new("/proc/self/fd/7")), Some(7));
+        let own = format!("/proc/{}/fd/3", std::process::id());
+        assert_eq!(descriptor_named(Path::new(&own)), Some(3));
+        assert_eq!(descriptor_named(Path::new("/tmp/out.txt")), None);
+        let dir = folder("descriptor");
+        let link = dir.join("to-stdout");
+        std::os::unix::fs::symlink("/dev/stdout", &link).unwrap();
+        assert_eq!(descriptor_named(&link), Some(1), "a link to /dev/stdout names descriptor 1");
+        // a 250-byte name still has a temporary file, and its name is at most 255 bytes
+        let long = dir.join("é".repeat(125));
+        let temp = beside(&long, ".0123456789abcdef.tmp");
+        assert!(temp.file_name().unwrap().len() <= NAME_MAX, "{}", temp.display());
+        write_atomically(&long, b"long").unwrap();
+        assert_eq!(std::fs::read(&long).unwrap(), b"long");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

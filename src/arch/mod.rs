@@ -16,7 +16,8 @@
 //!   environment variable `FIBTREE_ISA` forces). The engines take [`Isa::in_use`], never
 //!   [`Isa::detect`], which says only what the CPU has.
 //! - [`clock`]: the calling thread's CPU time;
-//! - [`cache`]: the level-2 cache the operating system reports.
+//! - [`cache`]: the level-2 cache the operating system reports;
+//! - [`os`]: a duplicate of one of the process's descriptors, for writing through `/dev/fd/N`.
 
 #![allow(unsafe_code)]
 
@@ -26,6 +27,7 @@ mod carry;
 mod clock;
 mod dense;
 mod lanes;
+mod os;
 pub(crate) mod select;
 
 pub(crate) use aligned::AlignedLanes;
@@ -34,6 +36,7 @@ pub(crate) use carry::add_run;
 pub(crate) use clock::thread_cpu_seconds;
 pub(crate) use dense::{Residue, window};
 pub(crate) use lanes::{ModLane, normalise, sum_layer, sum_layer_mod};
+pub(crate) use os::{DescriptorProblem, duplicate_for_writing};
 
 use std::sync::OnceLock;
 

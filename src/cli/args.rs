@@ -95,8 +95,8 @@ pub(super) enum Command {
     /// On standard output, one page that documents every command and its options; with -o DIR, a page
     /// per command (fibtree-count.1, ...) and fibtree.1, which refers to them.
     Man {
-        /// Write the pages into the folder DIR (created if missing; its parent must exist), each one
-        /// atomically: a temporary file renamed when complete.
+        /// Write the pages into the folder DIR (created, with its parents, if missing), each one
+        /// atomically: a temporary file renamed when complete. `-` is standard output (one page).
         #[arg(long, short = 'o', value_name = "DIR")]
         output: Option<PathBuf>,
     },

@@ -163,8 +163,12 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> anyhow::Result<ExitCode>
             return Ok(ExitCode::SUCCESS);
         }
         Err(e) if e.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
-            let names: Vec<String> = Cli::command().get_subcommands().map(|c| c.get_name().to_string()).collect();
-            say(&format!("error: a command is required, one of: {} (see --help)", names.join(", ")));
+            // no command: the short help, on standard error as the run did not do what it was
+            // asked (a command), and exit 2
+            let mut err = std::io::stderr().lock();
+            let help = Cli::command().render_help();
+            let help = if err.is_terminal() { help.ansi().to_string() } else { help.to_string() };
+            let _ = err.write_all(help.as_bytes());
             return Ok(ExitCode::from(2));
         }
         Err(e) => {

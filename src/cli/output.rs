@@ -1,5 +1,6 @@
-//! Where results go: standard output (no path, or `-`); a device, FIFO or socket, written through;
-//! or a regular file, replaced whole through the library's [`AtomicFile`]. The path is checked
+//! Where results go: standard output (no path, or `-`); one of the process's open descriptors
+//! (`/dev/stdout`, `/dev/fd/N`), written through as it is open (appending where it appends); a
+//! device, FIFO or socket, written through; or a regular file, replaced whole through the library's [`AtomicFile`]. The path is checked
 //! before any work, but the temporary file is made only when the first byte of the result is
 //! ready, so that a run killed while it computes leaves nothing behind. A symbolic link is followed
 //! (its target is replaced, the link stays); an existing file keeps its permissions; a read-only
@@ -10,8 +11,9 @@ use std::io::Write;
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::{Path, PathBuf};
 
+use crate::arch::{DescriptorProblem, duplicate_for_writing};
 use crate::files::AtomicFile;
-use crate::files::{folder_of, probe_folder, resolve_links};
+use crate::files::{descriptor_named, folder_of, probe_folder, resolve_links};
 
 use super::usage;
 
@@ -49,6 +51,10 @@ impl Output {
             return Ok(Output::Stdout(std::io::stdout()));
         };
         let shown = path.display();
+        if let Some(fd) = descriptor_named(path) {
+            let file = descriptor(fd).map_err(|what| usage(flag, format!("'{shown}' {what}")))?;
+            return Ok(Output::Through { path: path.into(), flag, file: Some(file) });
+        }
         let target = resolve_links(path).map_err(|e| usage(flag, format!("'{shown}': {e}")))?;
         match std::fs::metadata(&target) {
             Ok(m) if m.is_dir() => Err(usage(flag, format!("'{shown}' is a folder; expected a file name"))),
@@ -117,6 +123,23 @@ impl Output {
             }
         }
     }
+}
+
+/// A new descriptor for the process's open descriptor `fd`, open for writing: what `/dev/fd/N`
+/// names, written as it is open.
+///
+/// # Errors
+/// What the path then names, when `fd` is not open, open only for reading, or cannot be duplicated.
+fn descriptor(fd: i32) -> Result<File, String> {
+    duplicate_for_writing(fd).map_err(|problem| match problem {
+        DescriptorProblem::NotOpen => {
+            format!("names the descriptor {fd}, which is not open; expected an open descriptor or a file")
+        }
+        DescriptorProblem::ReadOnly => {
+            format!("names the descriptor {fd}, which is open only for reading; expected one open for writing")
+        }
+        DescriptorProblem::Duplicate(e) => format!("names the descriptor {fd}, which cannot be duplicated: {e}"),
+    })
 }
 
 /// Opens the FIFO (or device) `path` for writing.

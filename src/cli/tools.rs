@@ -102,7 +102,7 @@ pub(super) fn man(folder: Option<&Path>) -> anyhow::Result<ExitCode> {
     let mut cmd = Cli::command();
     // names the commands' pages and synopses as `fibtree-count` and `fibtree count`
     cmd.build();
-    let Some(folder) = folder else {
+    let Some(folder) = folder.filter(|f| f.as_os_str() != "-") else {
         let mut session = Session::new(None, None, false)?;
         session.out().write_all(&one_page(&cmd)?)?;
         session.finish()?;
@@ -112,7 +112,7 @@ pub(super) fn man(folder: Option<&Path>) -> anyhow::Result<ExitCode> {
         return Err(usage("--output", format!("'{}' is not a folder; expected a folder", folder.display())));
     }
     if !folder.exists() {
-        std::fs::create_dir(folder)
+        std::fs::create_dir_all(folder)
             .map_err(|e| usage("--output", format!("cannot create the folder '{}': {e}", folder.display())))?;
     }
     let source = format!("fibtree {}", env!("CARGO_PKG_VERSION"));

@@ -251,6 +251,52 @@ fn a_dash_is_standard_output() {
     assert!(dir.names().is_empty(), "no file named '-': {:?}", dir.names());
 }
 
+/// `-o /dev/stdout` (and `/dev/fd/1`, `/proc/self/fd/1`) writes through standard output as it is
+/// open: appended to a file opened for appending (the file is not replaced), and into a pipe;
+/// descriptors that are not open, or open for reading only, are refused, and a checkpoint cannot
+/// be one.
+#[test]
+fn a_descriptor_path_writes_through_standard_output() {
+    let dir = TempDir::new("descriptor");
+    let expected = success(&["count", "100", "-q"]);
+    for name in ["/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"] {
+        let log = dir.file("app.log", "a\nb\n");
+        let appending = std::fs::OpenOptions::new().append(true).open(&log).unwrap();
+        let output = run_to(&["count", "100", "-q", "-o", name], Stdio::from(appending));
+        assert_eq!(output.status.code(), Some(0), "-o {name}: {}", stderr(&output));
+        assert_eq!(std::fs::read_to_string(&log).unwrap(), format!("a\nb\n{expected}"), "-o {name} >> app.log");
+        assert_eq!(dir.names(), ["app.log"], "no temporary file");
+        let (mut reader, writer) = std::io::pipe().unwrap();
+        let output = run_to(&["count", "100", "-q", "-o", name], Stdio::from(writer));
+        assert_eq!(output.status.code(), Some(0), "-o {name} | ...: {}", stderr(&output));
+        let mut piped = String::new();
+        reader.read_to_string(&mut piped).unwrap();
+        assert_eq!(piped, expected, "-o {name} into a pipe");
+    }
+    let err = usage_error(&["count", "30", "-q", "-o", "/dev/fd/9"], "--output");
+    assert!(err.contains("descriptor 9, which is not open"), "{err}");
+    let err = usage_error_with_stdin(&["count", "30", "-q", "-o", "/dev/stdin"], b"", "--output");
+    assert!(err.contains("open only for reading"), "{err}");
+    let err = usage_error(&["count", "30", "-q", "--checkpoint", "/dev/stdout"], "--checkpoint");
+    assert!(err.contains("names an open file descriptor"), "{err}");
+}
+
+/// A file whose name is 250 bytes long (the longest most file systems take is 255) is written: its
+/// temporary file's name is cut to fit.
+#[test]
+fn a_long_file_name_is_written() {
+    let dir = TempDir::new("long-name");
+    let name = "x".repeat(250);
+    let path = dir.join(&name);
+    let output = fibtree(&["count", "30", "-q", "-o", &path]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), success(&["count", "30", "-q"]));
+    let checkpoint = dir.join(&"c".repeat(250));
+    let output = fibtree(&["count", "300", "-q", "--checkpoint", &checkpoint]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!(dir.names(), [name], "the checkpoint and its lock are removed after the run");
+}
+
 #[test]
 fn two_outputs_may_both_be_a_device() {
     let output = fibtree(&["dist", "30", "-o", "/dev/null", "--svg", "/dev/null"]);

@@ -153,7 +153,7 @@ fn man_on_standard_output_is_one_page_of_every_command_and_option() {
 #[test]
 fn man_into_a_folder_writes_a_page_per_command_and_every_page_referred_to() {
     let dir = TempDir::new("man");
-    let folder = dir.join("pages"); // created
+    let folder = dir.join("new/pages"); // created, with its parent
     let (out, _) = success_with_stderr(&["man", "-o", &folder]);
     assert!(out.is_empty(), "{out}");
     let mut names: Vec<String> =
@@ -181,6 +181,29 @@ fn man_into_a_folder_writes_a_page_per_command_and_every_page_referred_to() {
     // again into the same folder: the pages are replaced
     success(&["man", "-o", &folder]);
     assert_eq!(std::fs::read_dir(&folder).unwrap().count(), want.len());
+}
+
+/// `man -o -` is the one page on standard output, as `man` alone (no folder named `-`).
+#[test]
+fn man_to_a_dash_is_standard_output() {
+    let dir = TempDir::new("man-dash");
+    let output = fibtree_in(dir.path(), &["man", "-o", "-"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!(stdout(&output), success(&["man"]));
+    assert!(dir.names().is_empty(), "{:?}", dir.names());
+}
+
+/// `fibtree` alone prints the short help on standard error (every command listed) and exits 2.
+#[test]
+fn no_command_prints_the_help() {
+    let output = fibtree(&[]);
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(2), "{err}");
+    assert!(output.stdout.is_empty(), "{}", stdout(&output));
+    assert!(err.contains("Usage: fibtree"), "{err}");
+    for command in commands() {
+        assert!(err.lines().any(|l| l.trim_start().starts_with(&command)), "{command} in\n{err}");
+    }
 }
 
 /// `--help` and the manual say what each exit status means (and every command's help, through

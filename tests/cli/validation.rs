@@ -37,7 +37,6 @@ fn refused_in_place(places: &[Refusal], values: &[&str]) {
 #[test]
 fn commands_and_arguments_unknown_missing_extra_or_in_conflict() {
     refused(&[
-        (&[], "a command is required"),
         (&["frobnicate"], "unrecognized subcommand 'frobnicate'"),
         (&["count"], "not provided: <N>"),
         (&["dist"], "not provided: <N>"),
