@@ -17,7 +17,8 @@
 //!   [`Isa::detect`], which says only what the CPU has.
 //! - [`clock`]: the calling thread's CPU time;
 //! - [`cache`]: the level-2 cache the operating system reports;
-//! - [`os`]: a duplicate of one of the process's descriptors, for writing through `/dev/fd/N`.
+//! - `os` (with the command line): a duplicate of one of the process's descriptors, for writing through `/dev/fd/N`, and
+//!   the signal action that ends a process blocked on its output.
 
 #![allow(unsafe_code)]
 
@@ -27,6 +28,7 @@ mod carry;
 mod clock;
 mod dense;
 mod lanes;
+#[cfg(all(unix, feature = "cli"))]
 mod os;
 pub(crate) mod select;
 
@@ -36,7 +38,8 @@ pub(crate) use carry::add_run;
 pub(crate) use clock::thread_cpu_seconds;
 pub(crate) use dense::{Residue, window};
 pub(crate) use lanes::{ModLane, normalise, sum_layer, sum_layer_mod};
-pub(crate) use os::{DescriptorProblem, duplicate_for_writing};
+#[cfg(all(unix, feature = "cli"))]
+pub(crate) use os::{DescriptorProblem, duplicate_for_writing, end_blocked_writes_on, while_writing};
 
 use std::sync::OnceLock;
 

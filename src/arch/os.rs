@@ -1,5 +1,6 @@
 //! The operating system's calls that Rust's standard library does not wrap: a duplicate of one of the
-//! process's own descriptors, for writing through `/dev/fd/N`.
+//! process's own descriptors, for writing through `/dev/fd/N`; and the signal action that ends a
+//! process blocked writing its output. Only the command line uses them, and only on unix.
 
 use std::fs::File;
 
@@ -22,7 +23,6 @@ pub(crate) enum DescriptorProblem {
 ///
 /// # Errors
 /// A [`DescriptorProblem`] saying why not.
-#[cfg(unix)]
 pub(crate) fn duplicate_for_writing(fd: i32) -> Result<File, DescriptorProblem> {
     // SAFETY: F_GETFL reads the flags of a descriptor number and touches no memory; a number that
     // is not an open descriptor gives -1 (EBADF).
@@ -37,6 +37,64 @@ pub(crate) fn duplicate_for_writing(fd: i32) -> Result<File, DescriptorProblem> 
     // line; the process's descriptors are not closed behind its back by other threads of fibtree.
     let borrowed = unsafe { std::os::fd::BorrowedFd::borrow_raw(fd) };
     borrowed.try_clone_to_owned().map(File::from).map_err(DescriptorProblem::Duplicate)
+}
+
+/// Whether a write that may block (to standard output, a pipe, a FIFO, a device) is under way.
+static WRITING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// The first of the signals [`end_blocked_writes_on`] watches that came, or 0.
+static SIGNALLED: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(0);
+
+/// Ends the process at once for `signal`: the one line `error: interrupted by SIGNAL` on standard
+/// error and the exit status 128 + `signal`. Only async-signal-safe calls (`write`, `_exit`).
+fn end_for(signal: i32) -> ! {
+    let line: &[u8] = match signal {
+        libc::SIGHUP => b"error: interrupted by SIGHUP\n",
+        libc::SIGINT => b"error: interrupted by SIGINT\n",
+        libc::SIGTERM => b"error: interrupted by SIGTERM\n",
+        _ => b"error: interrupted by a signal\n",
+    };
+    // SAFETY: `line` is a valid buffer of `line.len()` bytes for the call; a failed write is
+    // ignored, as nothing else can be done at this point.
+    let _ = unsafe { libc::write(libc::STDERR_FILENO, line.as_ptr().cast(), line.len()) };
+    signal_hook::low_level::exit(128 + signal)
+}
+
+/// Adds to `signal` an action that ends the process at once (see [`end_for`]) when the signal comes
+/// while a write that may block is under way ([`while_writing`]), and else only notes that it
+/// came. The other actions registered for `signal` (the flags that stop the engines) still run:
+/// this one is for a process that is not computing but waiting on a reader that does not read.
+///
+/// # Errors
+/// If the action cannot be registered.
+pub(crate) fn end_blocked_writes_on(signal: i32) -> std::io::Result<()> {
+    use std::sync::atomic::Ordering::SeqCst;
+    let action = move || {
+        let _ = SIGNALLED.compare_exchange(0, signal, SeqCst, SeqCst);
+        if WRITING.load(SeqCst) {
+            end_for(signal);
+        }
+    };
+    // SAFETY: the action is async-signal-safe: atomic operations on statics, `write` and `_exit`,
+    // no allocation and no lock.
+    unsafe { signal_hook::low_level::register(signal, action) }.map(|_| ())
+}
+
+/// Runs `write` (a write or an open that may block on a reader) marked as such, so that a signal
+/// watched by [`end_blocked_writes_on`] ends the process instead of waiting for the reader; if
+/// such a signal came before, the process ends at once without writing. Cost: two atomic stores.
+pub(crate) fn while_writing<T>(write: impl FnOnce() -> T) -> T {
+    use std::sync::atomic::Ordering::SeqCst;
+    WRITING.store(true, SeqCst);
+    // a signal between the engines' last look at their flag and the store above would otherwise
+    // leave a blocked write waiting; its action ran while WRITING was unset, so end here
+    let signal = SIGNALLED.load(SeqCst);
+    if signal != 0 {
+        end_for(signal);
+    }
+    let result = write();
+    WRITING.store(false, SeqCst);
+    result
 }
 
 #[cfg(test)]

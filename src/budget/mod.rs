@@ -39,6 +39,7 @@ fn kib_field(path: &str, key: &str) -> Option<u64> {
 
 /// The peak resident memory of this process so far (`VmHWM` from `/proc/self/status`), where it
 /// can be read: what `count --verbose` sets beside the estimate. Cost: one read of a small file.
+#[cfg(feature = "cli")]
 pub(crate) fn peak_memory() -> Option<u64> {
     kib_field("/proc/self/status", "VmHWM:")
 }

@@ -4,14 +4,16 @@
 //! before any work, but the temporary file is made only when the first byte of the result is
 //! ready, so that a run killed while it computes leaves nothing behind. A symbolic link is followed
 //! (its target is replaced, the link stays); an existing file keeps its permissions; a read-only
-//! file is refused. Write errors name the file, or standard output.
+//! file is refused. Write errors name the file, or standard output. A write that may wait on a
+//! reader (standard output, a pipe, a FIFO, a device) is marked, so that SIGINT, SIGTERM or SIGHUP
+//! then ends the process at once instead of waiting for a reader that does not read.
 
 use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::{Path, PathBuf};
 
-use crate::arch::{DescriptorProblem, duplicate_for_writing};
+use crate::arch::{DescriptorProblem, duplicate_for_writing, while_writing};
 use crate::files::AtomicFile;
 use crate::files::{descriptor_named, folder_of, probe_folder, resolve_links};
 
@@ -103,13 +105,13 @@ impl Output {
     /// Any I/O error, naming the file or standard output.
     pub(super) fn finish(&mut self) -> std::io::Result<()> {
         match self {
-            Output::Stdout(out) => out.flush().map_err(on_stdout),
+            Output::Stdout(out) => while_writing(|| out.flush()).map_err(on_stdout),
             Output::Through { path, flag, file } => {
                 let file = match file {
                     Some(file) => file,
                     None => file.insert(open_through(path, flag)?),
                 };
-                file.flush().map_err(|e| on_file(path, flag, e))
+                while_writing(|| file.flush()).map_err(|e| on_file(path, flag, e))
             }
             Output::Replaced { path, flag, file, finished } => {
                 if std::mem::replace(finished, true) {
@@ -142,21 +144,21 @@ fn descriptor(fd: i32) -> Result<File, String> {
     })
 }
 
-/// Opens the FIFO (or device) `path` for writing.
+/// Opens the FIFO (or device) `path` for writing (a FIFO's open waits for a reader).
 fn open_through(path: &Path, flag: &str) -> std::io::Result<File> {
-    OpenOptions::new().write(true).open(path).map_err(|e| on_file(path, flag, e))
+    while_writing(|| OpenOptions::new().write(true).open(path)).map_err(|e| on_file(path, flag, e))
 }
 
 impl Write for Output {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
         match self {
-            Output::Stdout(out) => out.write(buf).map_err(on_stdout),
+            Output::Stdout(out) => while_writing(|| out.write(buf)).map_err(on_stdout),
             Output::Through { path, flag, file } => {
                 let file = match file {
                     Some(file) => file,
                     None => file.insert(open_through(path, flag)?),
                 };
-                file.write(buf).map_err(|e| on_file(path, flag, e))
+                while_writing(|| file.write(buf)).map_err(|e| on_file(path, flag, e))
             }
             Output::Replaced { path, flag, file, finished } => {
                 assert!(!*finished, "not written after finish");
@@ -171,8 +173,10 @@ impl Write for Output {
 
     fn flush(&mut self) -> std::io::Result<()> {
         match self {
-            Output::Stdout(out) => out.flush().map_err(on_stdout),
-            Output::Through { path, flag, file: Some(file) } => file.flush().map_err(|e| on_file(path, flag, e)),
+            Output::Stdout(out) => while_writing(|| out.flush()).map_err(on_stdout),
+            Output::Through { path, flag, file: Some(file) } => {
+                while_writing(|| file.flush()).map_err(|e| on_file(path, flag, e))
+            }
             Output::Replaced { path, flag, file: Some(file), .. } => file.flush().map_err(|e| on_file(path, flag, e)),
             _ => Ok(()),
         }

@@ -175,8 +175,9 @@ impl Session {
 }
 
 /// The flags that SIGINT, SIGTERM and SIGHUP set: the first stops the run after its current layer
-/// (saving its checkpoint, if it has one, and releasing its lock); a second SIGINT ends the process
-/// at once. SIGHUP (a closed terminal, a killed session) stops a run as SIGTERM does, so that a long
+/// (saving its checkpoint, if it has one, and releasing its lock); a second one of any of them ends
+/// the process at once, and so does the first while the process waits to write its output (a
+/// reader that does not read, a FIFO with no reader). SIGHUP (a closed terminal, a killed session) stops a run as SIGTERM does, so that a long
 /// count started from a terminal that goes away still saves its checkpoint.
 struct Signals {
     /// Set by any of the signals: the engines stop at the next layer.
@@ -195,7 +196,11 @@ impl Signals {
         let cancel = Arc::new(AtomicBool::new(false));
         let term = Arc::new(AtomicBool::new(false));
         let hup = Arc::new(AtomicBool::new(false));
-        signal_hook::flag::register_conditional_shutdown(SIGINT, 130, cancel.clone())?;
+        for (signal, status) in [(SIGINT, 130), (SIGTERM, 143), (SIGHUP, 129)] {
+            // the second signal ends the process: registered before the flag the first one sets
+            signal_hook::flag::register_conditional_shutdown(signal, status, cancel.clone())?;
+            crate::arch::end_blocked_writes_on(signal)?;
+        }
         signal_hook::flag::register(SIGINT, cancel.clone())?;
         signal_hook::flag::register(SIGTERM, cancel.clone())?;
         signal_hook::flag::register(SIGTERM, term.clone())?;

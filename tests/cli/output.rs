@@ -2,7 +2,8 @@
 //! folder, made when the result is ready and renamed when complete) on every command; outputs that
 //! are not regular files (devices, FIFOs, `-`) and links; standard output closed early or full; and
 //! stopping a run with SIGINT (exit 130), SIGTERM (exit 143) and SIGKILL, which must leave neither
-//! the file nor its temporary behind, and `rank` with SIGINT while it counts. (An output that
+//! the file nor its temporary behind, `rank` with SIGINT while it counts, and a run blocked on its
+//! output (a FIFO without a reader, a pipe not read) stopped by a signal. (An output that
 //! cannot be written, a read-only file or one file for two roles is refused: see `validation.rs`.)
 
 use std::io::Read;
@@ -145,6 +146,43 @@ fn sigint_stops_rank_while_it_counts() {
     let (status, out, err) = signalled(&["rank", "13000", "RLRLRLRL"], Duration::from_millis(1000), "INT", || {});
     assert_eq!(status.code(), Some(130), "{status:?}, {err}");
     assert_eq!(out, "", "nothing written");
+}
+
+/// A run waiting to write (a FIFO nobody opens for reading; a pipe nobody reads) is ended by the
+/// first SIGINT, SIGTERM or SIGHUP at once, with the signal's status and message.
+#[test]
+fn a_signal_ends_a_run_blocked_on_its_output() {
+    let dir = TempDir::new("blocked");
+    let fifo = dir.join("results");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success(), "mkfifo {fifo}");
+    for (signal, code) in [("TERM", 143), ("INT", 130), ("HUP", 129)] {
+        // blocked in the FIFO's open, after the count
+        let args = ["count", "300", "-q", "-o", &fifo];
+        let (status, out, err) = signalled(&args, Duration::from_millis(700), signal, || {});
+        assert_eq!(status.code(), Some(code), "SIG{signal} to a run blocked on a FIFO: {err}");
+        assert_eq!(err, format!("error: interrupted by SIG{signal}\n"));
+        assert_eq!(out, "");
+    }
+    // blocked writing a pipe whose reader does not read: `table 1 3000` writes megabytes
+    let (reader, writer) = std::io::pipe().unwrap();
+    let mut child = std::process::Command::new(binary())
+        .args(["table", "1", "3000"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::from(writer))
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(1500));
+    assert!(child.try_wait().unwrap().is_none(), "table 1 3000 waits on its reader");
+    let sent = std::process::Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    assert!(sent.success());
+    let status = wait_for_stop(&mut child, "table 1 3000 blocked on a pipe, after SIGINT");
+    drop(reader);
+    let mut err = String::new();
+    child.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+    assert_eq!(status.code(), Some(130), "{err}");
+    assert_eq!(err, "error: interrupted by SIGINT\n");
 }
 
 #[test]
