@@ -1,5 +1,6 @@
 //! The reference programs of `bench/reference/` (`residue_dp`, `exact_dp`) checked against
-//! `fibtree count`. Skipped, and said so, where `g++` or GMP is missing.
+//! `fibtree count`, and `bench/compare.py`, which runs them side by side with fibtree. Skipped, and
+//! said so, where `g++`, GMP or `python3` is missing (`.ci/run` installs them).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -156,5 +157,84 @@ fn reference_programs_refuse_bad_input_with_one_line_and_status_2() {
             };
             check_usage_error(args, &run(exe, args), names);
         }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// bench/compare.py
+// ---------------------------------------------------------------------------------------------
+
+/// Runs `python3 bench/compare.py args`, or `None` (said so) where python3 is missing.
+fn compare(args: &[&str]) -> Option<Output> {
+    if !installed("python3") {
+        println!("skipped: python3 is not installed");
+        return None;
+    }
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("bench").join("compare.py");
+    Some(Command::new("python3").arg(script).args(args).output().expect("running python3"))
+}
+
+#[test]
+fn compare_script_prints_a_row_per_program_and_agrees() {
+    let fibtree = binary();
+    let Some(output) = compare(&["200", "--runs", "1", "--fibtree", fibtree.to_str().unwrap()]) else { return };
+    let out = stdout(&output);
+    assert_eq!(output.status.code(), Some(0), "compare.py 200: {out}{}", stderr(&output));
+    let built = references();
+    for (name, exe) in [("residue_dp", &built.residue_dp), ("exact_dp", &built.exact_dp)] {
+        let row = out.lines().any(|l| l.starts_with(&format!("| {name} |")));
+        if exe.is_some() {
+            assert!(row, "a row for {name}: {out}");
+            assert!(out.contains(&format!("# {name}: agrees with fibtree")), "{out}");
+        } else {
+            assert!(row || out.contains(&format!("# {name}: skipped")), "{name} run or said skipped: {out}");
+        }
+    }
+    assert!(out.lines().any(|l| l.starts_with("| fibtree | exactly")), "a row for fibtree: {out}");
+    assert!(
+        out.contains("| program | what it prints | f(200): median s | peak MB | fibtree's time / its time |"),
+        "{out}"
+    );
+}
+
+#[test]
+fn compare_script_exits_1_when_an_answer_disagrees() {
+    let dir = TempDir::new("compare");
+    let report = |value: &str, last18: &str| {
+        let json = format!(r#"{{"value":"{value}","last18":"{last18}","mod_998244353":"{value}"}}"#);
+        let path = dir.file(&format!("fibtree-{value}-{last18}"), format!("#!/bin/sh\necho '{json}'\n"));
+        std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+        path
+    };
+    // a report whose fields disagree with each other, whatever else runs
+    let inconsistent = report("17", "18");
+    let Some(output) = compare(&["10", "--runs", "1", "--fibtree", &inconsistent]) else { return };
+    assert_eq!(output.status.code(), Some(1), "{}{}", stdout(&output), stderr(&output));
+    assert!(stderr(&output).contains("disagrees with itself"), "{}", stderr(&output));
+    // f(10) = 17, not 18: every reference program disagrees
+    if references().residue_dp.is_some() {
+        let wrong = report("18", "18");
+        let output = compare(&["10", "--runs", "1", "--fibtree", &wrong]).unwrap();
+        let out = stdout(&output);
+        assert_eq!(output.status.code(), Some(1), "{out}{}", stderr(&output));
+        assert!(out.contains("# residue_dp: DISAGREES with fibtree"), "{out}");
+    }
+}
+
+#[test]
+fn compare_script_refuses_bad_input_with_one_line_and_status_2() {
+    let fibtree = binary();
+    let fibtree = fibtree.to_str().unwrap();
+    for (args, names) in [
+        (&["abc", "--fibtree", fibtree][..], "N"),
+        (&["1000001", "--fibtree", fibtree], "N"),
+        (&[], "n"),
+        (&["10", "--runs", "0", "--fibtree", fibtree], "--runs"),
+        (&["10", "--skip", "pe400", "--fibtree", fibtree], "--skip"),
+        (&["10", "--fibtree", "/nonexistent/fibtree"], "--fibtree"),
+        (&["10", "--threads", "2"], "--threads"),
+    ] {
+        let Some(output) = compare(args) else { return };
+        check_usage_error(args, &output, names);
     }
 }
