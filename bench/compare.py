@@ -59,6 +59,15 @@ class Parser(argparse.ArgumentParser):
         sys.exit(2)
 
 
+def say(line):
+    """Prints a line on standard output; once a reader has closed it, prints nothing more, and the
+    run goes on to its exit status."""
+    try:
+        print(line, flush=True)
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
+
 def usage_error(message):
     """Prints a one-line usage error and exits with status 2."""
     sys.stderr.write(f"error: {message}\n")
@@ -84,10 +93,10 @@ def build(name):
     if os.path.exists(exe) and os.path.getmtime(exe) >= newest:
         return exe
     if shutil.which("g++") is None:
-        print(f"# {name}: skipped, g++ is not installed (apt-get install g++)")
+        say(f"# {name}: skipped, g++ is not installed (apt-get install g++)")
         return None
     if "-lgmp" in libs and gmp_missing():
-        print(f"# {name}: skipped, GMP is not installed (apt-get install libgmp-dev)")
+        say(f"# {name}: skipped, GMP is not installed (apt-get install libgmp-dev)")
         return None
     os.makedirs(BUILDS, exist_ok=True)
     # built under a name of its own, then renamed: a concurrent run never sees half a binary
@@ -162,13 +171,13 @@ def main():
         usage_error(f"--fibtree: no program at {args.fibtree} (run `cargo build --release` first)")
     n, runs = int(args.n), int(args.runs)
     if GNU_TIME is None:
-        print("# peak memory: GNU time is not installed (apt-get install time), shown as ?")
+        say("# peak memory: GNU time is not installed (apt-get install time), shown as ?")
 
     try:
         programs = {"fibtree": [args.fibtree, "count", str(n), "--json"]}
         for name in REFERENCES:
             if name in skip:
-                print(f"# {name}: skipped (--skip)")
+                say(f"# {name}: skipped (--skip)")
                 continue
             exe = build(name)
             if exe is not None:
@@ -188,7 +197,7 @@ def main():
             raise Failure("fibtree gave two answers in its runs")
         value, threads = answers.pop()
     except Failure as e:
-        print(f"error: {e}", file=sys.stderr)
+        sys.stderr.write(f"error: {e}\n")
         sys.exit(1)
 
     all_agree = True
@@ -198,19 +207,19 @@ def main():
         ok = all(agrees(name, out, value) for out in outs[name])
         all_agree &= ok
         printed = " or ".join(sorted(out.strip()[:40] for out in outs[name]))
-        print(f"# {name}: {'agrees' if ok else 'DISAGREES'} with fibtree (it printed {printed})")
+        say(f"# {name}: {'agrees' if ok else 'DISAGREES'} with fibtree (it printed {printed})")
 
     what = {"fibtree": "exactly, both projections checked" + (f", {threads} threads" if threads else "")}
     what.update({name: kind for name, (_, _, kind) in REFERENCES.items()})
     ours = statistics.median(walls["fibtree"])
-    print(f"| program | what it prints | f({n}): median s | peak MB | fibtree's time / its time |")
-    print("| --- | --- | ---: | ---: | ---: |")
+    say(f"| program | what it prints | f({n}): median s | peak MB | fibtree's time / its time |")
+    say("| --- | --- | ---: | ---: | ---: |")
     for name in [name for name in programs if name != "fibtree"] + ["fibtree"]:
         median = statistics.median(walls[name])
         ratio = f"{ours / median:.3f}" if median > 0 else "-"
         peak = f"{peaks[name] / 1e6:.1f}" if name in peaks else "?"
-        print(f"| {name} | {what[name]} | {median:.3f} | {peak} | {ratio} |")
-    print(f"(median of {runs} run{'s' if runs > 1 else ''} each, in turn; peak MB the largest of the runs)")
+        say(f"| {name} | {what[name]} | {median:.3f} | {peak} | {ratio} |")
+    say(f"(median of {runs} run{'s' if runs > 1 else ''} each, in turn; peak MB the largest of the runs)")
     sys.exit(0 if all_agree else 1)
 
 

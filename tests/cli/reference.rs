@@ -164,14 +164,18 @@ fn reference_programs_refuse_bad_input_with_one_line_and_status_2() {
 // bench/compare.py
 // ---------------------------------------------------------------------------------------------
 
+/// The path of `bench/compare.py`.
+fn script() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("bench").join("compare.py")
+}
+
 /// Runs `python3 bench/compare.py args`, or `None` (said so) where python3 is missing.
 fn compare(args: &[&str]) -> Option<Output> {
     if !installed("python3") {
         println!("skipped: python3 is not installed");
         return None;
     }
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("bench").join("compare.py");
-    Some(Command::new("python3").arg(script).args(args).output().expect("running python3"))
+    Some(Command::new("python3").arg(script()).args(args).output().expect("running python3"))
 }
 
 #[test]
@@ -219,6 +223,25 @@ fn compare_script_exits_1_when_an_answer_disagrees() {
         assert_eq!(output.status.code(), Some(1), "{out}{}", stderr(&output));
         assert!(out.contains("# residue_dp: DISAGREES with fibtree"), "{out}");
     }
+}
+
+#[test]
+fn compare_script_exits_0_when_its_reader_closes_the_pipe_early() {
+    if !installed("python3") {
+        println!("skipped: python3 is not installed");
+        return;
+    }
+    let mut child = Command::new("python3")
+        .arg(script())
+        .args(["100", "--runs", "1", "--fibtree", binary().to_str().unwrap()])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("running python3");
+    drop(child.stdout.take());
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(output.stderr.is_empty(), "{}", stderr(&output));
 }
 
 #[test]
