@@ -10,14 +10,28 @@ use crate::{LAST18, Options, P998244353, Projection, Report};
 
 use super::args::{CombineArgs, parse_shard};
 use super::count::{Counted, all_agree};
+use super::output::distinct;
 use super::session::{Form, Session};
 use super::shard::{FORMAT, ShardFile};
-use super::usage;
+use super::{say, usage};
 
-/// The files `paths` name: each file itself, each folder's `*.json` files in order of name.
+/// Whether the `*.json` file `path` found in a folder is something other than a shard file: a JSON
+/// object without a shard file's `shard` and `residues` fields (`combine --json -o` writes its result
+/// into the shards' folder, for example). A file that is not JSON, or is damaged, is not skipped:
+/// reading it as a shard file says what is wrong with it.
+fn is_other_json(path: &Path) -> bool {
+    let Ok(text) = std::fs::read_to_string(path) else { return false };
+    match serde_json::from_str::<serde_json::Value>(&text) {
+        Ok(serde_json::Value::Object(fields)) => !fields.contains_key("shard") && !fields.contains_key("residues"),
+        _ => false,
+    }
+}
+
+/// The files `paths` name: each file itself, each folder's `*.json` files in order of name but those
+/// that are other JSON files ([`is_other_json`]), each skipped with a line on standard error.
 ///
 /// # Errors
-/// A path that cannot be read, or a folder with no `*.json` file, naming it.
+/// A path that cannot be read, or a folder with no shard file, naming it.
 fn shard_files(paths: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
     let mut files = Vec::new();
     for path in paths {
@@ -27,6 +41,13 @@ fn shard_files(paths: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
             let mut found: Vec<PathBuf> = entries
                 .filter_map(|e| e.ok().map(|e| e.path()))
                 .filter(|p| p.extension().is_some_and(|x| x == "json") && p.is_file())
+                .filter(|p| {
+                    let other = is_other_json(p);
+                    if other {
+                        say(&format!("skipped '{}': a JSON file, not a shard file", p.display()));
+                    }
+                    !other
+                })
                 .collect();
             if found.is_empty() {
                 return Err(usage("FILES", format!("'{shown}' holds no shard file (*.json)")));
@@ -77,6 +98,11 @@ fn read(path: &Path) -> anyhow::Result<Read> {
 pub(super) fn combine(args: CombineArgs) -> anyhow::Result<ExitCode> {
     let form = Form::of(args.json, args.quiet);
     let files = shard_files(&args.paths)?;
+    let output = args.output.output.as_deref();
+    for file in &files {
+        // the result may not replace one of the shards it is made from
+        distinct(&[("FILES", Some(file)), ("--output", output)])?;
+    }
     let mut first: Option<(PathBuf, u64, u64, usize)> = None;
     let mut by_index: BTreeMap<usize, (PathBuf, ShardResidues)> = BTreeMap::new();
     for path in &files {
@@ -112,7 +138,7 @@ pub(super) fn combine(args: CombineArgs) -> anyhow::Result<ExitCode> {
         crate::Error::InvalidArgument { expected, .. } => usage("FILES", expected),
         other => other.into(),
     })?;
-    let mut session = Session::new(args.output.output.as_deref(), args.threads, false)?;
+    let mut session = Session::new(output, args.threads, false)?;
     crt::check_below_tree(n, g, &value, shards.iter().map(|s| s.primes.len()).sum())?;
     // the modular engine run directly, both moduli at once (a thread each)
     let independent =

@@ -44,6 +44,40 @@ fn shards_combine_to_the_count_in_every_form() {
     assert_eq!(success(&args).trim(), count["value"].as_str().unwrap());
 }
 
+/// `combine` keeps its inputs: `-o` naming one of the shard files is refused before any work, and a
+/// result written into the shards' folder (`combine DIR --json -o DIR/result.json`) is skipped, with
+/// a line saying so, by every later `combine DIR`.
+#[test]
+fn combine_neither_replaces_a_shard_nor_reads_its_own_result() {
+    let dir = TempDir::new("shards-result");
+    write_shards(&dir, "1200", "0", 2);
+    let folder = dir.path().to_str().unwrap().to_string();
+    let shard = dir.join("1.json");
+    let before = std::fs::read(&shard).unwrap();
+    let line = usage_error(&["combine", &shard, &dir.join("2.json"), "-o", &shard], "--output");
+    assert!(line.contains("1.json"), "{line}");
+    let line = usage_error(&["combine", &folder, "-o", &shard], "--output");
+    assert!(line.contains("1.json"), "{line}");
+    assert_eq!(std::fs::read(&shard).unwrap(), before, "the shard is untouched");
+    let result = dir.join("result.json");
+    let (out, _) = success_with_stderr(&["combine", &folder, "--json", "-o", &result]);
+    assert_eq!(out, "");
+    for _ in 0..2 {
+        let output = fibtree(&["combine", &folder, "--json", "-o", &result]);
+        let err = stderr(&output);
+        assert_eq!(output.status.code(), Some(0), "{err}");
+        assert!(err.contains("skipped") && err.contains("result.json"), "{err}");
+        let combined: Value = serde_json::from_str(&std::fs::read_to_string(&result).unwrap()).unwrap();
+        assert_eq!(combined["ok"], true);
+    }
+    // a damaged shard file is still an error, not skipped
+    std::fs::write(&shard, &before[..before.len() / 2]).unwrap();
+    let output = fibtree(&["combine", &folder]);
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(2), "{err}");
+    assert!(err.lines().last().unwrap().contains("'") && err.contains("1.json' is not a shard file"), "{err}");
+}
+
 #[test]
 fn bad_sets_of_shards_are_refused() {
     let dir = TempDir::new("shards-bad");
