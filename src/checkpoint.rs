@@ -271,6 +271,8 @@ pub(crate) struct Saver<'a> {
     residues: &'a [u64],
     hooks: Hooks<'a>,
     last_save: Instant,
+    /// Whether the last save failed (said once, until a save works again).
+    failing: bool,
 }
 
 impl<'a> Saver<'a> {
@@ -282,23 +284,43 @@ impl<'a> Saver<'a> {
         residues: &'a [u64],
         hooks: Hooks<'a>,
     ) -> Saver<'a> {
-        Saver { spec, target, moduli, residues, hooks, last_save: Instant::now() }
+        Saver { spec, target, moduli, residues, hooks, last_save: Instant::now(), failing: false }
     }
 
     /// Saves where the run stands (`point`) when `spec.every` has passed since the last save, or
-    /// when the run is `stopping` (and then says so).
+    /// when the run is `stopping` (and then says so). A periodic save that fails (a full disk, a
+    /// folder gone) does not stop the count: it is said once, as a notice, the previous checkpoint
+    /// (if any) stays whole, and the next save tries again (and says so when it works).
     ///
     /// # Errors
-    /// [`Error::Io`] when the file cannot be written.
+    /// [`Error::Io`] when the save of a `stopping` run cannot be written: what the run has done is
+    /// then lost, and the run says so.
     pub(crate) fn at_boundary(&mut self, point: Point, stopping: bool) -> Result<()> {
         if !stopping && self.last_save.elapsed() < self.spec.every {
             return Ok(());
         }
         let bytes = encode(self.target, self.moduli, self.residues, &point);
-        write_atomically(&self.spec.path, &bytes).map_err(|e| in_file(&self.spec.path, "saving", e))?;
+        let saved = write_atomically(&self.spec.path, &bytes);
         self.last_save = Instant::now();
+        let path = self.spec.path.display();
+        match saved {
+            Err(e) if stopping => return Err(in_file(&self.spec.path, "saving", e)),
+            Err(e) => {
+                if !std::mem::replace(&mut self.failing, true) {
+                    self.hooks.notice(&format!(
+                        "warning: cannot save the checkpoint {path} ({e}); the count goes on and tries again at \
+                         the next save"
+                    ));
+                }
+                return Ok(());
+            }
+            Ok(()) if std::mem::replace(&mut self.failing, false) => {
+                self.hooks.notice(&format!("saved the checkpoint {path} again"));
+            }
+            Ok(()) => {}
+        }
         if stopping {
-            let (path, n) = (self.spec.path.display(), self.target.0);
+            let n = self.target.0;
             self.hooks.notice(&format!("saved the checkpoint {path} {}", where_it_stands(&point, n)));
         }
         Ok(())

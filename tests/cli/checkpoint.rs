@@ -173,3 +173,50 @@ fn fresh_starts_over_from_a_damaged_checkpoint() {
     assert_eq!(out, want);
     assert!(dir.names().is_empty(), "the checkpoint is removed at the end: {:?}", dir.names());
 }
+
+/// A small file system mounted for one test (root only), unmounted when dropped.
+struct Mounted(std::path::PathBuf);
+
+impl Mounted {
+    /// A tmpfs of `size` (as mount's `size=` takes it) at a fresh folder, or `None` (said) where
+    /// this process may not mount one.
+    fn tmpfs(dir: &TempDir, size: &str) -> Option<Mounted> {
+        let point = dir.path().join("small");
+        std::fs::create_dir(&point).unwrap();
+        let mounted = std::process::Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+            .arg(&point)
+            .stderr(std::process::Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+        if !mounted {
+            eprintln!("skipped: a tmpfs cannot be mounted here (root and CAP_SYS_ADMIN are needed)");
+            return None;
+        }
+        Some(Mounted(point))
+    }
+}
+
+impl Drop for Mounted {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("umount").arg(&self.0).status();
+    }
+}
+
+/// A checkpoint on a file system too small for it: every save fails, the count goes on and gives
+/// the same answer (exit 0), the failure said once on standard error, and nothing is left there.
+#[test]
+fn a_checkpoint_that_cannot_be_saved_does_not_stop_the_count() {
+    let dir = TempDir::new("ckpt-full");
+    let Some(small) = Mounted::tmpfs(&dir, "256k") else { return };
+    let ckpt = small.0.join("run.ckpt");
+    let args =
+        ["count", "12000", "-q", "--threads", "1", "--checkpoint", ckpt.to_str().unwrap(), "--checkpoint-every", "1"];
+    let (out, err) = success_with_stderr(&args);
+    assert_eq!(out, success(&["count", "12000", "-q"]));
+    let warnings: Vec<&str> = err.lines().filter(|l| l.contains("cannot save the checkpoint")).collect();
+    assert_eq!(warnings.len(), 1, "said once: {err}");
+    assert!(warnings[0].starts_with("warning:") && warnings[0].contains("No space left"), "{err}");
+    let left: Vec<_> = std::fs::read_dir(&small.0).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert!(left.is_empty(), "{left:?}");
+}
