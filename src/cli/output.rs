@@ -72,6 +72,12 @@ impl Output {
                 flag,
                 format!("'{shown}' is read-only (mode {:o}); expected a file that may be replaced", m.mode() & 0o7777),
             )),
+            Ok(_) if let Err(e) = OpenOptions::new().write(true).open(&target) => {
+                // an immutable or append-only file (chattr +i, +a), which its mode does not show:
+                // opened for writing, and closed unwritten, it says now what the rename would say
+                // after the work
+                Err(usage(flag, format!("'{shown}' cannot be replaced: {e}")))
+            }
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
                 Err(usage(flag, format!("cannot read '{shown}': {e}")))
             }

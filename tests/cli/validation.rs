@@ -496,7 +496,7 @@ fn outputs_that_cannot_be_written() {
         (&["draw", "6", "-o", &sub], &format!("--output: '{sub}' is a folder")),
         (&["draw", "15", "-o", &dir.join("t15.svg")], "K: at most 14"),
         (&["man", "-o", &page], &format!("--output: '{page}' is not a folder")),
-        (&["man", "-o", &dir.join("no-such-folder/pages")], "--output: cannot create the folder"),
+        (&["man", "-o", &dir.join("page.1/pages")], "--output: cannot create the folder"),
         (
             &["dist", "20", "--svg", &dir.join("no-such-folder/plot.svg")],
             &format!("--svg: the folder '{missing}' does not exist"),
@@ -518,6 +518,29 @@ fn outputs_that_cannot_be_written() {
         assert_eq!(std::fs::read_to_string(path).unwrap(), text, "{path} left as it was");
     }
     assert_eq!(std::fs::read_dir(&sub).unwrap().count(), 0, "nothing made in {sub}");
+}
+
+/// An immutable or append-only output (`chattr +i`, `+a`), which its mode does not show, is refused
+/// before any work (exit 2), and left as it was. Skipped, and said, where chattr cannot set it.
+#[test]
+fn an_immutable_output_is_refused_before_any_work() {
+    let dir = TempDir::new("immutable");
+    for attribute in ["+i", "+a"] {
+        let file = dir.file("result.txt", "keep me\n");
+        let set =
+            std::process::Command::new("chattr").args([attribute, &file]).stderr(std::process::Stdio::null()).status();
+        if !set.is_ok_and(|s| s.success()) {
+            eprintln!(
+                "skipped: chattr {attribute} cannot be set here (root and a file system with attributes are needed)"
+            );
+            return;
+        }
+        let output = fibtree(&["count", "10", "-o", &file]);
+        let _ = std::process::Command::new("chattr").args([&attribute.replace('+', "-"), &file]).status();
+        let err = check_usage_error(&["count", "10", "-o", &file], &output, "--output");
+        assert!(err.contains(&format!("'{file}' cannot be replaced")), "chattr {attribute}: {err}");
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), "keep me\n");
+    }
 }
 
 #[test]
