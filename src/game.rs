@@ -38,8 +38,8 @@ pub fn edge_values(n: u64) -> Result<Vec<u32>> {
     Ok(e)
 }
 
-/// The largest edge value `1 + G(k)` over k <= n (0 for n = 0), without storing them: O(n) time,
-/// O(1) memory.
+/// The largest edge value `1 + G(k)` over k <= n (0 for n = 0), from the closed form of G
+/// ([`grundy`]): O(1) time and memory.
 ///
 /// # Errors
 /// [`Error::InvalidArgument`] when `n` exceeds [`MAX_N`].
@@ -48,25 +48,31 @@ pub fn max_edge_value(n: u64) -> Result<u32> {
     max_edge_value_with(n, Hooks::default())
 }
 
-/// [`max_edge_value`], checking `hooks`' cancel flags every 2^22 steps (an xor, an addition and a
-/// maximum each), so that even n = [`MAX_N`] (2^31 - 2 steps, 512 checks) stops soon when asked.
+/// [`max_edge_value`], checking `hooks`' cancel flags once.
+///
+/// In blocks k = 6m + 1 ..= 6m + 6 the edge values are 1, 4m + 2, 4m + 4, 2^(v + 3) - 1 (v the
+/// number of trailing zero bits of m + 1), 4m + 4, 4m + 4 (docs/math.md, "G(k) in closed form").
+/// So the largest is the greatest of: 1 (n >= 1); 4m + 2 or 4m + 4 for the last block that reaches
+/// 6m + 2 or 6m + 3 (the block before gives at most 4m); and 2^(t + 3) - 1 for the largest power of two 2^t <= M, M the number of
+/// blocks that reach 6m + 4.
 ///
 /// # Errors
 /// [`Error::InvalidArgument`] when `n` exceeds [`MAX_N`]; [`Error::Interrupted`] once cancelled.
 pub(crate) fn max_edge_value_with(n: u64, hooks: Hooks) -> Result<u32> {
     check_n(n)?;
-    let (mut older, mut old, mut highest) = (0u32, 1u32, (n >= 1) as u32);
-    let mut k = 2;
-    while k <= n {
-        hooks.check()?;
-        let end = n.min(k + (1 << 22) - 1);
-        for _ in k..=end {
-            (older, old) = (old, (old ^ older) + 1);
-            highest = highest.max(old);
-        }
-        k = end + 1;
+    hooks.check()?;
+    let mut highest = n.min(1);
+    if n >= 2 {
+        // the last block m with 6m + 2 <= n, and whether it reaches 6m + 3
+        let m = (n - 2) / 6;
+        highest = highest.max(if 6 * m + 3 <= n { 4 * m + 4 } else { 4 * m + 2 });
     }
-    Ok(highest)
+    if n >= 4 {
+        let blocks = (n - 4) / 6 + 1; // m + 1 = 1 ..= blocks reach 6m + 4
+        let t = u64::from(blocks.ilog2());
+        highest = highest.max((1 << (t + 3)) - 1);
+    }
+    Ok(u32::try_from(highest).expect("n <= MAX_N keeps every edge value below 2^32"))
 }
 
 /// W, the window of a layer: the smallest power of two, at least 64, above every edge value
@@ -109,33 +115,32 @@ pub fn check_n(n: u64) -> Result<()> {
 }
 
 /// The Grundy value G(k) of T(k), or `None` for the empty tree T(0) (whose value the recurrence treats
-/// as -1).
+/// as -1), for any k, from its closed form (docs/math.md, "G(k) in closed form"): with k = 6m + r,
+/// r in 1..=6, G(6m + 1) = 0, G(6m + 2) = 4m + 1, G(6m + 3) = G(6m + 5) = G(6m + 6) = 4m + 3 and
+/// G(6m + 4) = (4m + 4) xor (4m + 2) = 2^(v + 3) - 2, v the number of trailing zero bits of m + 1.
+/// The tests check it against the recurrence for every k up to 10^6.
 ///
-/// Cost: O(k) time, O(1) memory.
-///
-/// # Errors
-/// [`Error::InvalidArgument`] when `k` exceeds [`MAX_N`].
+/// Cost: O(1) time and memory.
 ///
 /// # Examples
 ///
 /// ```
-/// assert_eq!(fibtree::grundy(10)?, Some(14));
-/// assert_eq!(fibtree::grundy(1)?, Some(0)); // a single node: no move, value 0
-/// assert_eq!(fibtree::grundy(0)?, None); // the empty tree
-/// # Ok::<(), fibtree::Error>(())
+/// assert_eq!(fibtree::grundy(10), Some(14));
+/// assert_eq!(fibtree::grundy(1), Some(0)); // a single node: no move, value 0
+/// assert_eq!(fibtree::grundy(0), None); // the empty tree
+/// assert_eq!(fibtree::grundy(u64::MAX), Some(12_297_829_382_473_034_411)); // 6m + 3: 4m + 3
 /// ```
-pub fn grundy(k: u64) -> Result<Option<u64>> {
-    if k > MAX_N {
-        return Err(Error::invalid(Param::K, format!("at most {MAX_N}, got {k}")));
-    }
-    let (mut prev, mut cur) = (0u64, 1u64); // 1 + G(0), 1 + G(1)
+pub fn grundy(k: u64) -> Option<u64> {
     if k == 0 {
-        return Ok(None);
+        return None;
     }
-    for _ in 2..=k {
-        (prev, cur) = (cur, (prev ^ cur) + 1);
-    }
-    Ok(Some(cur - 1))
+    let (m, r) = ((k - 1) / 6, (k - 1) % 6 + 1);
+    Some(match r {
+        1 => 0,
+        2 => 4 * m + 1,
+        4 => (4 * m + 4) ^ (4 * m + 2), // m < 2^62: no overflow
+        _ => 4 * m + 3,
+    })
 }
 
 /// The number of nodes |T(k)| = F(k + 2) - 1 (F(1) = F(2) = 1), exactly.
@@ -185,17 +190,39 @@ mod tests {
     fn first_grundy_values_match_math_md() {
         let want = [0u64, 1, 3, 6, 3, 3, 0, 5, 7, 14, 7, 7];
         for (k, &w) in (1..=12u64).zip(want.iter()) {
-            assert_eq!(grundy(k).unwrap(), Some(w), "G({k})");
+            assert_eq!(grundy(k), Some(w), "G({k})");
         }
-        assert_eq!(grundy(0).unwrap(), None);
+        assert_eq!(grundy(0), None);
     }
 
+    /// The closed form of G against the recurrence G(k) = (1 + G(k-1)) xor (1 + G(k-2)), as
+    /// [`edge_values`] walks it, for every k up to 10^6; and the largest edge value against the
+    /// running maximum of the recurrence's, for every n up to 10^6.
     #[test]
-    fn edge_values_agree_with_grundy() {
-        let e = edge_values(300).unwrap();
+    fn the_closed_form_of_g_is_the_recurrence() {
+        let e = edge_values(1_000_000).unwrap();
         assert_eq!(e[0], 0);
-        for k in 1..=300u64 {
-            assert_eq!(e[k as usize] as u64, grundy(k).unwrap().unwrap() + 1, "k = {k}");
+        let mut highest = 0;
+        for (k, &edge) in e.iter().enumerate() {
+            let k = k as u64;
+            assert_eq!(grundy(k).map_or(0, |g| g + 1), u64::from(edge), "1 + G({k})");
+            highest = highest.max(edge);
+            assert_eq!(max_edge_value(k).unwrap(), highest, "the largest edge value up to {k}");
+        }
+    }
+
+    /// The closed form to the end of u64: (4m + 4) xor (4m + 2) = 2^(v + 3) - 2 where the xor can be
+    /// taken in u128, and the recurrence's step holds around the largest k.
+    #[test]
+    fn the_closed_form_holds_to_the_end_of_u64() {
+        for m in [0u64, 1, 2, 3, 7, 1 << 40, (1 << 61) - 1, u64::MAX / 6 - 1] {
+            let xor = (4 * u128::from(m) + 4) ^ (4 * u128::from(m) + 2);
+            assert_eq!(u128::from(grundy(6 * m + 4).unwrap()), xor, "m = {m}");
+        }
+        assert_eq!(grundy(6 * ((1 << 61) - 1) + 4), Some(u64::MAX - 1), "the largest value G takes");
+        for k in [u64::MAX - 20, u64::MAX - 7, u64::MAX - 1] {
+            let e = |k: u64| u128::from(grundy(k).unwrap()) + 1;
+            assert_eq!(u128::from(grundy(k + 1).unwrap()), e(k) ^ e(k - 1), "G({})", k + 1);
         }
     }
 
@@ -227,6 +254,6 @@ mod tests {
     #[test]
     fn too_large_n_is_refused() {
         assert!(edge_values(MAX_N + 1).is_err());
-        assert!(grundy(u64::MAX).is_err());
+        assert!(max_edge_value(MAX_N + 1).is_err());
     }
 }

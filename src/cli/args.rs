@@ -100,7 +100,8 @@ pub(super) enum Command {
         #[arg(long, short = 'o', value_name = "DIR")]
         output: Option<PathBuf>,
     },
-    /// The Grundy value G(K) of the Fibonacci tree T(K) (-1 for the empty tree T(0)).
+    /// The Grundy value G(K) of the Fibonacci tree T(K) (-1 for the empty tree T(0)), for any K below
+    /// 2^64, from its closed form.
     Grundy {
         /// The tree T(K).
         #[arg(value_name = "K", value_parser = parse_whole, allow_negative_numbers = true)]

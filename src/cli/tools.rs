@@ -28,9 +28,9 @@ impl Outcome for Grundy {
     }
 }
 
-/// `fibtree grundy K`: G(K), -1 for the empty tree T(0).
+/// `fibtree grundy K`: G(K), -1 for the empty tree T(0), for any K below 2^64 (the closed form).
 pub(super) fn grundy(k: u64, json: bool, output: OutputArg) -> anyhow::Result<ExitCode> {
-    let grundy = crate::grundy(k)?.map_or(-1, |g| g as i128);
+    let grundy = crate::grundy(k).map_or(-1, i128::from);
     let mut session = Session::new(output.output.as_deref(), None, false)?;
     session.emit(&Grundy { grundy, k }, Form::of(json, false))?;
     Ok(ExitCode::SUCCESS)

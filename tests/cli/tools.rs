@@ -20,8 +20,12 @@ fn grundy_values() {
     for (k, want) in (1..=12).zip([0, 1, 3, 6, 3, 3, 0, 5, 7, 14, 7, 7]) {
         assert_eq!(success(&["grundy", &k.to_string()]), format!("{want}\n"), "G({k})");
     }
-    // the largest K: docs/math.md's recurrence, run to 2^31 - 1, ends at 0
+    // 2^31 - 1 = 6m + 1: 0, as the recurrence run that far ends; and any K below 2^64 from the
+    // closed form (G(6m + 4) = 2^64 - 2 for m + 1 = 2^61, the largest value G takes)
     assert_eq!(success(&["grundy", "2147483647"]), "0\n");
+    assert_eq!(success(&["grundy", "13835058055282163710"]), "18446744073709551614\n");
+    assert_eq!(success(&["grundy", "18446744073709551615"]), "12297829382473034411\n");
+    usage_error(&["grundy", "18446744073709551616"], "K");
 }
 
 #[test]
