@@ -16,11 +16,13 @@
 //!   environment variable `FIBTREE_ISA` forces). The engines take [`Isa::in_use`], never
 //!   [`Isa::detect`], which says only what the CPU has.
 //! - [`clock`]: the calling thread's CPU time;
-//! - [`cache`]: the level-2 cache the operating system reports.
+//! - [`cache`]: the level-2 cache the operating system reports;
+//! - [`arenas`]: the allocator's arenas, kept to one under an address-space limit.
 
 #![allow(unsafe_code)]
 
 mod aligned;
+mod arenas;
 mod cache;
 mod carry;
 mod clock;
@@ -29,6 +31,7 @@ mod lanes;
 pub(crate) mod select;
 
 pub(crate) use aligned::AlignedLanes;
+pub(crate) use arenas::one_arena;
 pub(crate) use cache::l2_bytes;
 pub(crate) use carry::add_run;
 pub(crate) use clock::thread_cpu_seconds;
