@@ -93,7 +93,7 @@ pub enum Error {
         expected: String,
     },
     /// The run would need more memory than the limit allows; both in bytes.
-    #[error("{param}: this run needs about {} of memory (estimate), more than the {} it may use", human_bytes(*.estimate), human_bytes(*.limit))]
+    #[error("{param}: this run needs about {} of memory (estimate), more than {}", human_bytes(*.estimate), crate::budget::limit_in_words(*.limit))]
     OutOfMemory {
         /// The parameter that makes the run this large.
         param: Param,

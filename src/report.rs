@@ -217,7 +217,6 @@ impl<'a> Counting<'a> {
     /// estimate of the whole run); [`Error::Interrupted`] when cancelled.
     pub fn new(targets: &'a [(u64, u64)], options: &'a Options<'a>) -> Result<Counting<'a>> {
         let moduli = moduli_of(options)?;
-        let limit = options.limit();
         if options.checkpoint.is_some() {
             if targets.len() != 1 {
                 return Err(Error::invalid(Param::Checkpoint, "a checkpoint holds the run of one count"));
@@ -231,7 +230,13 @@ impl<'a> Counting<'a> {
         let hold = options.checkpoint.as_ref().map(checkpoint::hold).transpose()?;
         // Before anything of size O(n): the floor of the whole run.
         let all = Targets::new(targets);
-        count_guard(targets.len(), all.top(), moduli.len(), options).floor(all.top(), all.g_range().1)?;
+        // past the limit, refused with the whole run's prediction (O(n) time, no memory): the figure
+        // a larger limit would give too
+        let guard = count_guard(targets.len(), all.top(), moduli.len(), options);
+        if let Err(e) = guard.floor(all.top(), all.g_range().1) {
+            let (_, keep) = route(&all, options, moduli.len())?;
+            return Err(guard.plan_below(&all, keep, options.hooks).err().unwrap_or(e));
+        }
         // each distinct target once: known to count 0 without counting, or counted
         let mut live = Vec::new();
         for &(n, g) in all.iter() {
@@ -257,11 +262,7 @@ impl<'a> Counting<'a> {
             let (plan, estimate) = planned(&live, options, moduli.len(), keep)?;
             (Some(plan), estimate, Some(vec![saved.residues]), Some(saved.progress))
         } else {
-            let residues = Guard::new(Run::Residues { moduli: moduli.len(), at_once: 1 }, limit);
-            let early = modular::unplanned_bytes(&live, moduli.len(), options.hooks)?
-                .is_some_and(|b| residues.fits_unplanned(b));
-            // where the modular engine needs no plan, a count from both ends keeps only its lower half
-            let keep = if early { kept_layers(&live, options, None) } else { usize::MAX };
+            let (early, keep) = route(&live, options, moduli.len())?;
             // the plan stops the modular engine when it fails
             let failed = AtomicBool::new(false);
             let (planned, independent) = rayon::join(
@@ -602,6 +603,19 @@ fn count_guard(targets: usize, top: u64, moduli: usize, options: &Options) -> Gu
 /// As [`Counting::new`].
 fn planned(targets: &Targets, options: &Options, moduli: usize, keep: usize) -> Result<(Plan, u64)> {
     count_guard(targets.len(), targets.top(), moduli, options).plan_below(targets, keep, options.hooks)
+}
+
+/// The route of a count of `targets` with `moduli` moduli: whether the modular engine runs without
+/// a plan (its dense arrays fit the limit), and the highest layer the plan keeps: where the modular
+/// engine needs no plan a count from both ends keeps only its lower half ([`kept_layers`]), else
+/// every layer. One rule for the run and for its refusal. Cost O(n) time, no memory.
+///
+/// # Errors
+/// As [`modular::unplanned_bytes`].
+fn route(targets: &Targets, options: &Options, moduli: usize) -> Result<(bool, usize)> {
+    let residues = Guard::new(Run::Residues { moduli, at_once: 1 }, options.limit());
+    let early = modular::unplanned_bytes(targets, moduli, options.hooks)?.is_some_and(|b| residues.fits_unplanned(b));
+    Ok((early, if early { kept_layers(targets, options, None) } else { usize::MAX }))
 }
 
 /// The highest layer whose set the plan of `targets` must keep where the modular engine needs no

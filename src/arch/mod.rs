@@ -17,12 +17,14 @@
 //!   [`Isa::detect`], which says only what the CPU has.
 //! - [`clock`]: the calling thread's CPU time;
 //! - [`cache`]: the level-2 cache the operating system reports;
-//! - `os` (with the command line): a duplicate of one of the process's descriptors, for writing through `/dev/fd/N`, and
-//!   the signal action that ends a process blocked on its output.
+//! - `os` (with the command line): a duplicate of one of the process's descriptors, for writing
+//!   through `/dev/fd/N`, and the signal action that ends a process blocked on its output;
+//! - [`arenas`]: the allocator's arenas, kept to one under an address-space limit.
 
 #![allow(unsafe_code)]
 
 mod aligned;
+mod arenas;
 mod cache;
 mod carry;
 mod clock;
@@ -33,6 +35,7 @@ mod os;
 pub(crate) mod select;
 
 pub(crate) use aligned::AlignedLanes;
+pub(crate) use arenas::one_arena;
 pub(crate) use cache::l2_bytes;
 pub(crate) use carry::add_run;
 pub(crate) use clock::thread_cpu_seconds;

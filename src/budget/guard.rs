@@ -64,7 +64,7 @@ impl Guard {
 
     /// The plan of `targets` and the whole run's estimate from its real sizes, in three steps:
     ///
-    /// 1. the floor ([`Guard::floor`]), O(1);
+    /// 1. the floor ([`Guard::floor`]), O(1); past the limit the run is refused with the prediction;
     /// 2. the prediction, O(n) time and no memory: windows spanning the W-aligned blocks of the
     ///    targets' g ([`crate::game::window`]; W for one target, every state of which lies in its g's
     ///    block), a widest layer of a quarter of its window (docs/math.md: 2048 of 8192 at
@@ -88,7 +88,12 @@ impl Guard {
     /// As [`Guard::plan`].
     pub(crate) fn plan_below(&self, targets: &Targets, keep: usize, hooks: Hooks) -> Result<(Plan, u64)> {
         let (top, (lo, hi)) = (targets.top(), targets.g_range());
-        self.floor(top, hi)?;
+        // a floor past the limit is refused with the prediction (O(n) time, no memory), so that a
+        // run is refused with the same figure whatever the limit
+        let floor = match self.floor(top, hi) {
+            Err(Error::OutOfMemory { estimate, .. }) => Some(estimate),
+            other => other.map(|()| None)?,
+        };
         let whole = |s: &Sizes| self.run.bytes(top, s);
         let w = crate::game::window(top, hooks)?;
         // every state lies in the W-aligned block of some target's g: the blocks from lo's to hi's
@@ -96,6 +101,9 @@ impl Guard {
         let plan_bytes = plan::kept_share(plan::bytes_at(top, window), top, keep);
         let predicted_sizes = Sizes { plan: plan_bytes, widest: (window / 4).max(1), highest: hi | (w - 1) };
         let predicted = whole(&predicted_sizes);
+        if let Some(floor) = floor {
+            return Err(refuse(predicted.max(floor), self.limit));
+        }
         if predicted > self.limit && predicted_sizes.plan > ESTIMATE_ALLOWANCE {
             return Err(refuse(predicted, self.limit));
         }

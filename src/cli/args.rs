@@ -159,10 +159,19 @@ pub(super) struct RunArgs {
     pub(super) output: OutputArg,
 }
 
+/// The memory limit of a run on `threads` threads (every core if `None`) with `--max-memory`
+/// `max_memory`: see [`RunArgs::memory_limit`].
+pub(super) fn memory_limit(max_memory: Option<u64>, threads: Option<usize>) -> u64 {
+    let threads = threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    crate::budget::run_limit(max_memory, threads).bytes
+}
+
 impl RunArgs {
-    /// The memory limit of the run: `--max-memory`, or what the machine has available.
+    /// The memory limit of the run: `--max-memory`, or what the machine has available, and never
+    /// more than the machine's cgroup, address-space and data-segment limits allow
+    /// ([`crate::budget::run_limit`]).
     pub(super) fn memory_limit(&self) -> u64 {
-        self.max_memory.unwrap_or_else(crate::budget::available_memory)
+        memory_limit(self.max_memory, self.threads)
     }
 }
 

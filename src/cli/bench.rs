@@ -159,7 +159,7 @@ pub(super) fn bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
     } else {
         args.threads.clone()
     });
-    let limit = args.max_memory.unwrap_or_else(crate::budget::available_memory);
+    let limit = super::args::memory_limit(args.max_memory, threads.iter().copied().max());
     let cancel = session.cancel_flag();
     let hooks = crate::Hooks::default().cancel_on(&cancel);
     let say = |line: String| {

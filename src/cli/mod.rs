@@ -95,11 +95,10 @@ fn in_terms(e: anyhow::Error, flags: fn(Param) -> &'static str) -> anyhow::Error
         Ok(Error::OutOfMemory { param, estimate, limit }) => usage(
             "--max-memory",
             format!(
-                "this run needs about {} of memory (estimate, for its {}), more than the {} it may use (what is \
-                 available, or --max-memory)",
+                "this run needs about {} of memory (estimate, for its {}), more than {}",
                 human_bytes(estimate),
                 flags(param),
-                human_bytes(limit)
+                crate::budget::limit_in_words(limit)
             ),
         ),
         Ok(other) => other.into(),

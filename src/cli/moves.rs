@@ -64,16 +64,23 @@ pub(super) fn moves(args: MovesArgs) -> anyhow::Result<ExitCode> {
     let seed = args.seed.unwrap_or_else(crate::rng::clock_seed);
     let limit = args.limit;
     let moves = session.compute(|hooks, _| {
-        let mut counts = Counts::new(n, g, hooks, memory_limit)?;
-        let total = counts.count(n as usize, g)?;
+        // no move leaves a g known to count 0: no plan, no walk
+        let mut counts = match crate::plan::known_zero(n, g, hooks)? {
+            true => None,
+            false => Some(Counts::new(n, g, hooks, memory_limit)?),
+        };
+        let total = match &mut counts {
+            Some(counts) => counts.count(n as usize, g)?,
+            None => BigUint::ZERO,
+        };
         let mut found: Vec<Move> = Vec::new();
-        if args.list {
+        if let (true, Some(counts)) = (args.list, &mut counts) {
             if limit.is_none() && total > BigUint::from(MAX_LIST) {
                 let what = format!("c({n}, {g}) = {total} moves, more than {MAX_LIST} lines; add --limit K");
                 return Err(usage("--list", what));
             }
             let mut failed = None;
-            list(&mut counts, n, g, limit.unwrap_or(u64::MAX), |path| {
+            list(counts, n, g, limit.unwrap_or(u64::MAX), |path| {
                 if let Err(e) = checked(n, g, path) {
                     failed.get_or_insert(e);
                 }
@@ -83,7 +90,7 @@ pub(super) fn moves(args: MovesArgs) -> anyhow::Result<ExitCode> {
             if let Some(e) = failed {
                 return Err(e);
             }
-        } else {
+        } else if !args.list {
             let i = match &index {
                 Some(i) if *i >= total => {
                     return Err(usage("--nth", format!("expected I below c({n}, {g}) = {total}, got {i}")));
@@ -94,7 +101,9 @@ pub(super) fn moves(args: MovesArgs) -> anyhow::Result<ExitCode> {
                 }
                 None => SplitMix64(seed).below_big(&total),
             };
-            let path = nth(&mut counts, n, g, &i)?;
+            // below a total above 0, so its counts were made
+            let counts = counts.as_mut().ok_or_else(|| anyhow::anyhow!("c({n}, {g}) = 0 has no move {i}"))?;
+            let path = nth(counts, n, g, &i)?;
             checked(n, g, &path)?;
             found.push(Move { index: i.to_string(), path });
         }

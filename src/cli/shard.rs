@@ -57,7 +57,7 @@ impl Outcome for ShardFile {
 pub(super) fn shard(args: ShardArgs) -> anyhow::Result<ExitCode> {
     let (index, count) = args.shard;
     let mut session = Session::new(args.output.output.as_deref(), args.threads, false)?;
-    let limit = args.max_memory.unwrap_or_else(crate::budget::available_memory);
+    let limit = super::args::memory_limit(args.max_memory, args.threads);
     let (primes, residues) = session.compute(|hooks, _| {
         let primes = crt::shard_primes(args.n, index, count)?;
         let residues = crt::residues(args.n, args.g, &primes, limit, hooks)?;

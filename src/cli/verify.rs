@@ -1,10 +1,10 @@
 //! `fibtree verify`: is another program's residue right? One claim, or a CSV file of them.
 
-use std::io::Write;
+use std::io::{BufRead, Read, Write};
 use std::path::Path;
 use std::process::ExitCode;
 
-use crate::claims::{CLAIMS_HEADER, Checked, Claim, Malformed, check_claims, parse_claims};
+use crate::claims::{CLAIMS_HEADER, Checked, Claim, MAX_LINE, Malformed, check_claims, parse_claims};
 use crate::{Error, Options, Param};
 use serde::Serialize;
 
@@ -169,18 +169,42 @@ impl Outcome for Verdicts {
     }
 }
 
+/// The text of a claims file, read line by line: a line longer than [`MAX_LINE`] bytes stops the
+/// reading with a usage error (no claims file has one: `/dev/zero` or a binary file is refused at
+/// once, without reading it whole). What cannot be read (a directory, say) is bad input, as a path
+/// that does not exist. Cost O(bytes); memory the text.
+fn read_claims(reader: &mut impl BufRead, source: &str) -> anyhow::Result<Vec<u8>> {
+    let mut text = Vec::new();
+    for line in 1.. {
+        let start = text.len();
+        let read = reader
+            .by_ref()
+            .take(MAX_LINE as u64 + 1)
+            .read_until(b'\n', &mut text)
+            .map_err(|e| usage("--claims", format!("cannot read {source}: {e}")))?;
+        if read == 0 {
+            break;
+        }
+        if read - usize::from(text[start..].ends_with(b"\n")) > MAX_LINE {
+            return Err(usage(
+                "--claims",
+                format!("line {line} of {source} is longer than {MAX_LINE} bytes, the most a claims line may hold"),
+            ));
+        }
+    }
+    Ok(text)
+}
+
 fn verify_claims(path: &Path, args: &VerifyArgs) -> anyhow::Result<ExitCode> {
     distinct(&[("--claims", Some(path)), ("--output", args.run.output.output.as_deref())])?;
-    let text = if path.as_os_str() == "-" {
-        let mut buf = Vec::new();
-        // what cannot be read (a directory, say) is bad input, as for a path
-        std::io::Read::read_to_end(&mut std::io::stdin(), &mut buf)
-            .map_err(|e| usage("--claims", format!("cannot read standard input: {e}")))?;
-        buf
-    } else {
-        std::fs::read(path).map_err(|e| usage("--claims", format!("cannot read '{}': {e}", path.display())))?
-    };
     let source = if path.as_os_str() == "-" { "standard input" } else { "the file" };
+    let text = if path.as_os_str() == "-" {
+        read_claims(&mut std::io::stdin().lock(), source)?
+    } else {
+        let name = format!("'{}'", path.display());
+        let file = std::fs::File::open(path).map_err(|e| usage("--claims", format!("cannot read {name}: {e}")))?;
+        read_claims(&mut std::io::BufReader::new(file), &name)?
+    };
     if text.iter().all(u8::is_ascii_whitespace) {
         return Err(usage("--claims", format!("{source} is empty; expected the header '{CLAIMS_HEADER}' and claims")));
     }

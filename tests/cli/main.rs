@@ -5,8 +5,9 @@
 //! Where new tests go: a command's output and behaviour in its module (`count`, `mod_only`,
 //! `verify`, `dist`, `table`, `moves`, `draw`, `bench`, `shards` for `shard` and `combine`,
 //! `estimate`, `tools` for `grundy` and `brute`); output files and signals in `output`; checkpoints
-//! in `checkpoint`; the kernel sets (`FIBTREE_ISA`) in `isa`; the files of `deploy/` in `deploy`;
-//! the reference programs of `bench/reference/` and `bench/compare.py` in `reference`;
+//! in `checkpoint`; the memory guard under `ulimit` and cgroup limits in `limits`; the kernel sets
+//! (`FIBTREE_ISA`) in `isa`; the files of `deploy/` in `deploy`; the reference programs of
+//! `bench/reference/` and `bench/compare.py` in `reference`;
 //! every usage error (exit 2) of every command in `validation`, but for those that need a running
 //! count, shard files or `FIBTREE_ISA`, tested with them in `checkpoint`, `shards` and `isa`. Tests
 //! of the library without the binary go in `tests/lib/`.
@@ -22,6 +23,7 @@ mod dist;
 mod draw;
 mod estimate;
 mod isa;
+mod limits;
 mod mod_only;
 mod moves;
 mod output;

@@ -142,3 +142,17 @@ fn random_reports_its_seed_in_every_form() {
     let v = success_json(&["moves", "12", "--list", "--json"]);
     assert!(v.get("seed").is_none(), "{v}");
 }
+
+/// A g above every value a move can leave has no move, said at once (no plan of its window, which at
+/// g = 99999999 would need about 29 GiB): --nth and --random refuse, --list lists none.
+#[test]
+fn no_move_leaves_a_value_known_to_count_zero() {
+    let start = std::time::Instant::now();
+    let err = usage_error(&["moves", "10000", "--nth", "0", "--g", "99999999"], "--nth");
+    assert!(err.contains("c(10000, 99999999) = 0"), "{err}");
+    let err = usage_error(&["moves", "10000", "--random", "--g", "99999999"], "--random");
+    assert!(err.contains("no move to value 99999999"), "{err}");
+    let json = success_json(&["moves", "10000", "--list", "--g", "99999999", "--json"]);
+    assert_eq!((json["count"].as_str(), json["moves"].as_array().map(Vec::len)), (Some("0"), Some(0)), "{json}");
+    assert!(start.elapsed().as_secs() < 10, "{:?}", start.elapsed());
+}

@@ -603,3 +603,17 @@ fn checkpoint_damaged_truncated_foreign_or_of_another_run_is_refused() {
     ]);
     assert_eq!(std::fs::read(&ckpt).unwrap(), bytes, "a refused run leaves the checkpoint as it was");
 }
+
+/// A run far beyond the limit is refused with the same figure whatever the limit: the whole run's
+/// prediction, not a floor below it (n = 10^9: 122070.4 TiB at 1G as at 50G).
+#[test]
+fn a_refusal_gives_one_figure_whatever_the_limit() {
+    let figure = |limit: &str| {
+        let err = usage_error(&["count", "1000000000", "--max-memory", limit], "--max-memory");
+        err.split("needs about ").nth(1).and_then(|s| s.split(" of memory").next()).unwrap().to_string()
+    };
+    let at_50g = figure("50G");
+    assert!(at_50g.ends_with("TiB"), "{at_50g}");
+    assert_eq!(figure("1G"), at_50g);
+    assert_eq!(figure("1"), at_50g);
+}

@@ -500,19 +500,44 @@ fn claims_file_all_right_exits_0_and_a_wrong_one_exits_1() {
 
 /// Content that is no claims file at all is reported line by line (exit 2), never a crash.
 #[test]
-fn claims_file_binary_very_long_or_headless_is_malformed() {
+fn claims_file_binary_or_headless_is_malformed() {
     let dir = TempDir::new("not-claims");
     let binary: Vec<u8> = (0..4096u32).map(|i| (i * 37 % 256) as u8).collect();
-    let mut long = b"n,g,modulus,answer\n10,0,7,3\n".to_vec();
-    long.extend(std::iter::repeat_n(b'9', 10 << 20));
-    long.push(b'\n');
-    for (name, bytes) in [("binary.csv", binary), ("long.csv", long), ("headless.csv", b"10,0,7,3\n".to_vec())] {
+    for (name, bytes) in [("binary.csv", binary), ("headless.csv", b"10,0,7,3\n".to_vec())] {
         let path = dir.file(name, &bytes);
         let output = fibtree(&["verify", "--claims", &path]); // checks for a panic
         let err = String::from_utf8_lossy(&output.stderr);
         assert_eq!(output.status.code(), Some(2), "{name}: {err}");
         let out = String::from_utf8_lossy(&output.stdout);
         assert!(out.contains("malformed"), "{name}: {out}");
+    }
+}
+
+/// A line longer than a claims line may hold (4096 bytes) stops the reading with one line naming
+/// it, before any work: a file, standard input, and `/dev/zero`, which is not read whole (it would
+/// never end).
+#[test]
+fn a_line_too_long_stops_the_reading() {
+    let dir = TempDir::new("long-claims");
+    let mut long = b"n,g,modulus,answer\n10,0,7,3\n".to_vec();
+    long.extend(std::iter::repeat_n(b'9', 4097));
+    long.extend(b"\n10,0,7,3\n");
+    let path = dir.file("long.csv", &long);
+    let err = usage_error(&["verify", "--claims", &path], "--claims");
+    assert!(err.contains("line 3 of") && err.contains("longer than 4096 bytes"), "{err}");
+    let err = usage_error_with_stdin(&["verify", "--claims", "-"], &long, "--claims");
+    assert!(err.contains("line 3 of standard input"), "{err}");
+    // 4096 bytes and its newline is a line like any other (here malformed, not too long)
+    let mut longest = b"n,g,modulus,answer\n".to_vec();
+    longest.extend(std::iter::repeat_n(b'9', 4096));
+    longest.push(b'\n');
+    let out = stdout(&fibtree_with_stdin(&["verify", "--claims", "-"], &longest));
+    assert!(out.contains("line 2: malformed: expected 4 fields"), "{out}");
+    if std::path::Path::new("/dev/zero").exists() {
+        let start = std::time::Instant::now();
+        let err = usage_error(&["verify", "--claims", "/dev/zero"], "--claims");
+        assert!(err.contains("line 1 of '/dev/zero' is longer than 4096 bytes"), "{err}");
+        assert!(start.elapsed().as_secs() < 5, "{:?}", start.elapsed());
     }
 }
 

@@ -1,0 +1,95 @@
+//! The memory guard under the machine's limits: `ulimit -v` (the address space) and `ulimit -d`
+//! (the data segment) set by the shell that starts `fibtree`, and a cgroup v2 `memory.max` where
+//! this machine lets the tests make one. A run that does not fit is refused (exit 2, one line naming
+//! the limit), never killed; a run that fits completes.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use crate::common::*;
+
+/// Runs `fibtree args` from `bash -c` after `setup` (e.g. `ulimit -v 60000`), checking that it did
+/// not panic nor die of a signal. `None` where there is no bash to run it.
+fn under(setup: &str, args: &str) -> Option<Output> {
+    let script = format!("{setup} && exec '{}' {args}", binary().display());
+    let output = Command::new("bash").args(["-c", &script]).output().ok()?;
+    assert_no_panic(&[&script], &output.stderr);
+    assert!(output.status.code().is_some(), "{script}: killed: {output:?}");
+    Some(output)
+}
+
+/// Checks that `output` is a refusal for memory naming `limit`, and returns its line.
+fn refused(output: &Output, limit: &str) -> String {
+    let err = stderr(output);
+    assert_eq!(output.status.code(), Some(2), "{err}");
+    assert!(output.stdout.is_empty(), "{}", stdout(output));
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.starts_with("error: --max-memory: this run needs about"), "{err}");
+    assert!(err.contains(limit), "{err}");
+    err
+}
+
+/// Under `ulimit -v 60000` a count needing more is refused naming the address-space limit (not
+/// aborted when an allocation fails), also with a larger --max-memory, which cannot lift it; a
+/// small count, and a larger one under a generous limit, complete with the right value.
+#[test]
+fn the_address_space_limit_refuses_what_does_not_fit() {
+    let Some(output) = under("ulimit -v 60000", "count 30000") else {
+        eprintln!("skipped: no bash to set ulimit -v");
+        return;
+    };
+    refused(&output, "the address-space limit (ulimit -v) of 58.6 MiB");
+    refused(&under("ulimit -v 60000", "count 30000 --max-memory 10G").unwrap(), "(ulimit -v)");
+    refused(&under("ulimit -v 60000", "count 30000 --threads 1").unwrap(), "(ulimit -v)");
+    let f3000 = success(&["count", "3000", "-q"]);
+    let small = under("ulimit -v 60000", "count 3000 -q").unwrap();
+    assert_eq!((small.status.code(), stdout(&small)), (Some(0), f3000), "{}", stderr(&small));
+    let f12000 = success(&["count", "12000", "-q"]);
+    let large = under("ulimit -v 400000", "count 12000 -q").unwrap();
+    assert_eq!((large.status.code(), stdout(&large)), (Some(0), f12000), "{}", stderr(&large));
+}
+
+/// The data-segment limit (`ulimit -d`) is counted as the address space is.
+#[test]
+fn the_data_segment_limit_refuses_what_does_not_fit() {
+    let Some(output) = under("ulimit -d 60000", "count 30000") else {
+        eprintln!("skipped: no bash to set ulimit -d");
+        return;
+    };
+    refused(&output, "the data-segment limit (ulimit -d) of 58.6 MiB");
+}
+
+/// The process's own cgroup v2 folder, where cgroup v2 is mounted at /sys/fs/cgroup.
+fn own_cgroup() -> Option<PathBuf> {
+    let text = std::fs::read_to_string("/proc/self/cgroup").ok()?;
+    let path = text.lines().find_map(|l| l.strip_prefix("0::"))?;
+    let dir = Path::new("/sys/fs/cgroup").join(path.trim_start_matches('/'));
+    dir.join("cgroup.controllers").exists().then_some(dir)
+}
+
+/// In a cgroup v2 child with `memory.max` of 40 MiB, a count needing more is refused naming the
+/// cgroup's limit. Where the machine does not let the tests make such a cgroup (not root, no cgroup
+/// v2, no memory controller to enable), the test is skipped with a message.
+#[test]
+fn the_cgroup_limit_refuses_what_does_not_fit() {
+    let Some(parent) = own_cgroup() else {
+        eprintln!("skipped: no cgroup v2 hierarchy at /sys/fs/cgroup");
+        return;
+    };
+    let child = parent.join(format!("fibtree-test-{}", std::process::id()));
+    if std::fs::create_dir(&child).is_err() {
+        eprintln!("skipped: cannot make a cgroup under {}", parent.display());
+        return;
+    }
+    let limited = std::fs::write(child.join("memory.max"), "41943040");
+    let procs = child.join("cgroup.procs");
+    let result = limited.is_ok().then(|| under(&format!("echo $$ > '{}'", procs.display()), "count 30000"));
+    let _ = std::fs::remove_dir(&child);
+    match result {
+        Some(Some(output)) if output.status.code() == Some(2) || output.status.code() == Some(0) => {
+            refused(&output, "under its cgroup's limit (memory.max) of 40.0 MiB");
+        }
+        Some(Some(output)) => eprintln!("skipped: could not run in the cgroup: {}", stderr(&output)),
+        _ => eprintln!("skipped: cannot set memory.max in {} (no memory controller)", child.display()),
+    }
+}
