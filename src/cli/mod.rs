@@ -10,6 +10,7 @@
 
 mod args;
 mod bench;
+mod clap_error;
 mod combine;
 mod count;
 mod dist;
@@ -129,19 +130,6 @@ pub fn fail(err: &anyhow::Error) -> ExitCode {
     ExitCode::from(exit_status(err))
 }
 
-/// clap's usage error folded into one line: its message lines without the usage and the pointer to
-/// `--help`.
-fn one_line(rendered: &str) -> String {
-    let parts: Vec<&str> = rendered
-        .lines()
-        .map(str::trim)
-        .take_while(|l| !l.starts_with("Usage:"))
-        .filter(|l| !l.is_empty() && !l.starts_with("For more information"))
-        .collect();
-    let line = parts.join(" ");
-    if line.starts_with("error:") { line } else { "error: bad arguments (see --help)".into() }
-}
-
 /// Writes the text of clap's `--help` or `--version` "error" on standard output, in colour on a
 /// terminal.
 ///
@@ -168,7 +156,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> anyhow::Result<ExitCode>
             return Ok(ExitCode::from(2));
         }
         Err(e) => {
-            say_error(&one_line(&e.render().to_string()));
+            say_error(&clap_error::line(&e));
             return Ok(ExitCode::from(2));
         }
     };

@@ -9,6 +9,7 @@ use crate::{Error, Options, Param};
 use serde::Serialize;
 
 use super::args::VerifyArgs;
+use super::messages::{escaped, one_line};
 use super::output::distinct;
 use super::session::{Form, Outcome, Session};
 use super::{flag, usage};
@@ -131,7 +132,8 @@ impl Verdicts {
         let ok = checked.iter().filter(|c| c.ok()).count();
         Verdicts {
             counts: Counts { malformed: malformed.len(), mismatch: checked.len() - ok, ok },
-            malformed: malformed.iter().map(|m| MalformedOut { error: m.error.clone(), line: m.line }).collect(),
+            // a reason quotes the line: one line, its control characters escaped and long numbers cut
+            malformed: malformed.iter().map(|m| MalformedOut { error: one_line(&m.error), line: m.line }).collect(),
             verdicts: checked
                 .iter()
                 .map(|c| ClaimVerdict {
@@ -162,7 +164,7 @@ impl Outcome for Verdicts {
             .collect();
         lines.sort_by_key(|l| l.0);
         for (_, line) in lines {
-            writeln!(out, "{line}")?;
+            writeln!(out, "{}", escaped(&line))?;
         }
         let Counts { ok, mismatch, malformed } = self.counts;
         writeln!(out, "{ok} OK, {mismatch} MISMATCH, {malformed} malformed")

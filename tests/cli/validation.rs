@@ -408,6 +408,37 @@ fn messages_escape_control_characters_and_cut_long_numbers() {
     assert!(err.contains("(3001 digits)") && err.contains("(2087 digits)"), "{err}");
 }
 
+/// A value clap refuses is shown as it was given, escaped and cut as our own errors are, in clap's
+/// words otherwise.
+#[test]
+fn refused_values_are_shown_escaped_not_dropped() {
+    let expected = "expected a modulus with 2 <= M < 2^63";
+    refused(&[
+        (&["count", "10", "--mod", "7\u{1b}"], "invalid value '7\\u{1b}' for '--mod <M>': "),
+        (&["count", "10", "--mod", "7\n8"], "invalid value '7\\n8' for '--mod <M>'"),
+        (&["count", "10", "--mod", "7\u{7}\r"], "invalid value '7\\u{7}\\r' for '--mod <M>'"),
+        (&["count", "10", "--mod", "x"], expected),
+        (
+            &["count", "10", "--engine", "x\u{1b}y"],
+            "invalid value 'x\\u{1b}y' for '--engine <ENGINE>' [possible values: blocked, reference, crt]",
+        ),
+        (
+            &["count", "10", "--engine", "blockd"],
+            "[possible values: blocked, reference, crt] tip: a similar value exists: 'blocked'",
+        ),
+        (&["count", "10", "--engine", ""], "a value is required for '--engine <ENGINE>' but none was supplied"),
+    ]);
+    let digits = "9".repeat(3000);
+    for args in [
+        &["count", &digits][..],
+        &["count", "10", "--mod", &digits],
+        &["verify", "10", "--answer", &digits, "--mod", "7"],
+    ] {
+        let err = usage_error(args, "invalid value '99999999999999999999...99999999999999999999 (3000 digits)'");
+        assert!(err.len() < 200, "one short line: {} characters: {err}", err.len());
+    }
+}
+
 #[test]
 fn claims_files_empty_header_only_missing_or_a_folder() {
     let dir = TempDir::new("claims");

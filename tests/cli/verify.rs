@@ -547,3 +547,23 @@ fn claims_judged_each_on_its_own() {
     assert!(out.contains("3 OK, 0 MISMATCH, 1 malformed"), "{out}");
     assert!(!out.contains("TiB"), "not sized by the largest g: {out}");
 }
+
+/// A malformed line's reason quotes the file: its control characters are escaped and its long
+/// numbers cut, on standard output as in the JSON, so that the file cannot reach the terminal.
+#[test]
+fn malformed_reasons_are_escaped_and_cut() {
+    let digits = "9".repeat(3000);
+    let text = format!("n,g,modulus,answer\n10,0,7\u{1b}[31m\u{7}\0,3\n{digits},0,7,3\n10,0,7,3\n");
+    let output = fibtree_with_stdin(&["verify", "--claims", "-"], text.as_bytes());
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    let out = stdout(&output);
+    assert!(!out.chars().any(|c| c.is_control() && c != '\n'), "no raw control character: {out:?}");
+    assert!(out.contains("got '7\\u{1b}[31m\\u{7}\\u{0}'"), "{out}");
+    assert!(out.contains("99999999999999999999...99999999999999999999 (3000 digits)"), "{out}");
+    assert!(out.lines().all(|l| l.len() < 200), "every line short: {out}");
+    let args = ["verify", "--claims", "-", "--json"];
+    let json = json_line(&args, &stdout(&fibtree_with_stdin(&args, text.as_bytes())));
+    let errors: Vec<&str> =
+        json["malformed"].as_array().unwrap().iter().map(|m| m["error"].as_str().unwrap()).collect();
+    assert!(errors.iter().all(|e| !e.chars().any(char::is_control) && e.len() < 200), "{errors:?}");
+}
