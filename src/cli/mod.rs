@@ -74,6 +74,7 @@ fn flag(param: Param) -> &'static str {
         Param::ChunkLanes => "--chunk-lanes",
         Param::Isa => crate::KERNEL_VAR,
         Param::Shard => "--shard",
+        Param::Claims => "--claims",
     }
 }
 

@@ -183,10 +183,14 @@ fn verify_claims(path: &Path, args: &VerifyArgs) -> anyhow::Result<ExitCode> {
         std::fs::read(path).map_err(|e| usage("--claims", format!("cannot read '{}': {e}", path.display())))?
     };
     let source = if path.as_os_str() == "-" { "standard input" } else { "the file" };
+    let name = if path.as_os_str() == "-" { "standard input".to_string() } else { format!("'{}'", path.display()) };
     if text.iter().all(u8::is_ascii_whitespace) {
         return Err(usage("--claims", format!("{source} is empty; expected the header '{CLAIMS_HEADER}' and claims")));
     }
-    let (claims, malformed) = parse_claims(&text);
+    let (claims, malformed) = parse_claims(&text).map_err(|e| match e {
+        Error::InvalidArgument { expected, .. } => usage("--claims", format!("{name}: {expected}")),
+        other => other.into(),
+    })?;
     if claims.is_empty() && malformed.is_empty() {
         return Err(usage("--claims", format!("{source} has no claims, only its header")));
     }

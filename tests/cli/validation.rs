@@ -467,6 +467,18 @@ fn claims_files_empty_header_only_missing_or_a_folder() {
         ),
     ]);
     usage_error_with_stdin(&["verify", "--claims", "-"], b"", "--claims: standard input is empty");
+    // without its header, the columns of a file cannot be known: refused, not guessed
+    let header = "expected a header naming the columns n, g, modulus and answer in any order";
+    for (text, at) in [
+        (&b"10,0,7,3\n10,0,7,4\n"[..], "line 1"),
+        (b"# no header here\n10,0,7,3\n", "line 2"),
+        (b"n,g,mod,answer\n10,0,7,3\n", "line 1"),
+        (b"\x00\x01junk\n\x00\n", "line 1"),
+        (b"# only a comment\n", "no header"),
+    ] {
+        usage_error_with_stdin(&["verify", "--claims", "-"], text, &format!("--claims: standard input: {at}: "));
+        usage_error_with_stdin(&["verify", "--claims", "-", "--json"], text, header);
+    }
     // a folder on standard input is refused like a folder's path
     let args = ["verify", "--claims", "-"];
     let output =
