@@ -86,8 +86,8 @@ fn verify_one(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
         true_last_digits: args.last_digits.map(|d| format!("{:0width$}", checked.expected, width = d as usize)),
         verdict: word(&checked),
     };
-    session.emit(&verdict, Form::of(args.json, false))?;
-    Ok(if checked.ok() { ExitCode::SUCCESS } else { ExitCode::from(1) })
+    let status = if checked.ok() { ExitCode::SUCCESS } else { ExitCode::from(1) };
+    session.emit_verdict(&verdict, Form::of(args.json, false), status)
 }
 
 fn cross_check_failed(c: &Checked) -> Error {
@@ -214,7 +214,7 @@ fn verify_claims(path: &Path, args: &VerifyArgs) -> anyhow::Result<ExitCode> {
         return Err(cross_check_failed(bad).into());
     }
     let verdicts = Verdicts::new(&checked, &malformed);
-    session.emit(&verdicts, Form::of(args.json, false))?;
     let Counts { mismatch, malformed, .. } = verdicts.counts;
-    Ok(ExitCode::from(if malformed > 0 { 2 } else { u8::from(mismatch > 0) }))
+    let status = ExitCode::from(if malformed > 0 { 2 } else { u8::from(mismatch > 0) });
+    session.emit_verdict(&verdicts, Form::of(args.json, false), status)
 }
