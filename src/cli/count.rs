@@ -145,8 +145,24 @@ fn route_line(split: Option<Split>) -> String {
     }
 }
 
+/// Says on stderr, once each, the `--mod` moduli the report lists once only: a default projection
+/// (10^18, 998244353) or one given again.
+fn say_repeated_moduli(moduli: &[u64]) {
+    for (i, &m) in moduli.iter().enumerate() {
+        if moduli[..i].contains(&m) {
+            continue;
+        }
+        if m == LAST18 || m == P998244353 {
+            say(&format!("note: --mod {m} is a default projection (mod 10^18 and 998244353 always are); listed once"));
+        } else if moduli[i + 1..].contains(&m) {
+            say(&format!("note: --mod {m} is given more than once; listed once"));
+        }
+    }
+}
+
 pub(super) fn count(args: CountArgs) -> anyhow::Result<ExitCode> {
     assert!(!args.test_panic, "a panic asked for by --test-panic");
+    say_repeated_moduli(&args.moduli);
     if args.mod_only {
         return count_mod_only(args);
     }

@@ -133,6 +133,45 @@ fn count_modulus_forms() {
     assert_eq!(json["projections"][2]["modulus"], "9223372036854775807");
     assert_eq!(json["projections"][2]["residue"], "17");
     assert_eq!(json["projections"][2]["agrees"], true);
+    // A^B+C and A^B-C (and AeB+C) exactly, as the limits are written
+    let f100 = fibtree::count(100, 0).unwrap();
+    for (form, modulus) in [("10^9+7", 1_000_000_007u64), ("1e9+7", 1_000_000_007), ("2^61-1", MERSENNE61)] {
+        let json = success_json(&["count", "100", "--json", "--mod", form]);
+        assert_eq!(json["projections"][2]["modulus"], modulus.to_string(), "{form}");
+        assert_eq!(json["projections"][2]["residue"], residue(&f100, modulus).to_string(), "{form}");
+    }
+}
+
+/// A `--mod` the report lists once only (a default projection, or one given again) is said once on
+/// stderr, not dropped without a word.
+#[test]
+fn a_default_or_repeated_modulus_is_said_once() {
+    for args in [&["count", "10", "-q"][..], &["count", "10", "--mod-only", "-q"]] {
+        let mut args = args.to_vec();
+        args.extend([
+            "--mod",
+            "998244353",
+            "--mod",
+            "7",
+            "--mod",
+            "1e18",
+            "--mod",
+            "7",
+            "--mod",
+            "10^18",
+            "--mod",
+            "7",
+        ]);
+        let (out, err) = success_with_stderr(&args);
+        assert!(out.starts_with("17"), "{out}");
+        let lines: Vec<&str> = err.lines().collect();
+        assert_eq!(lines.len(), 3, "one note for each: {err}");
+        assert!(lines[0].contains("--mod 998244353 is a default projection"), "{err}");
+        assert!(lines[1].contains("--mod 7 is given more than once"), "{err}");
+        assert!(lines[2].contains("--mod 1000000000000000000 is a default projection"), "{err}");
+    }
+    let (_, err) = success_with_stderr(&["count", "10", "--mod", "7", "--mod", "5"]);
+    assert_eq!(err, "", "nothing to say");
 }
 
 #[test]

@@ -46,8 +46,12 @@ fn library_value_is_what_count_prints() {
 fn right_and_wrong_answer_for_every_modulus_form() {
     let value = exact(500, 0);
     assert!(value.bits() > 128, "f(500) should exceed every modulus here");
-    let forms: [(&str, u128); 8] = [
+    let forms: [(&str, u128); 12] = [
         ("1000000007", 1_000_000_007),
+        ("10^9+7", 1_000_000_007),
+        ("1e9+7", 1_000_000_007),
+        ("2^61-1", (1 << 61) - 1),
+        ("2^128-1", u128::MAX),
         ("998244353", 998_244_353),
         ("10^18", 10u128.pow(18)),
         ("1e18", 10u128.pow(18)),
@@ -418,11 +422,15 @@ fn claims_from_standard_input() {
 #[test]
 fn claims_file_with_its_columns_in_another_order() {
     let dir = TempDir::new("order");
-    let path = dir.file("claims.csv", "n,modulus,answer,g\n6,3,1,1000\n10,1000,17,0\n10,7\n");
+    let text = "n,modulus,answer,g\n6,3,1,1000\n10,1000,17,0\n10,7\n10,10^9+7,17,\n10,2^128-1,16,0\n10,2^128,1,0\n";
+    let path = dir.file("claims.csv", text);
     let wants = [
         Want::Claim { line: 2, n: 6, g: 1000, modulus: 3, answer: 1, expected: 0 },
         Want::Claim { line: 3, n: 10, g: 0, modulus: 1000, answer: 17, expected: 17 },
         Want::Bad { line: 4, needle: "expected 4 fields (n,modulus,answer,g), found 2" },
+        Want::Claim { line: 5, n: 10, g: 0, modulus: 1_000_000_007, answer: 17, expected: 17 },
+        Want::Claim { line: 6, n: 10, g: 0, modulus: u128::MAX, answer: 16, expected: 17 },
+        Want::Bad { line: 7, needle: "modulus: '2^128' does not fit in 128 bits" },
     ];
     let output = fibtree(&["verify", "--claims", &path]);
     assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
