@@ -20,6 +20,7 @@ use super::session::{Form, Outcome, Session};
 pub(super) struct Counted {
     digits: usize,
     double_check: Option<bool>,
+    #[serde(serialize_with = "super::json::int")]
     g: u64,
     last18: Option<String>,
     memory_estimate_bytes: u64,
@@ -223,6 +224,7 @@ pub(super) fn count(args: CountArgs) -> anyhow::Result<ExitCode> {
 /// `count --mod-only`'s result (fields in alphabetical order, as the JSON lists them).
 #[derive(Serialize)]
 struct Residues {
+    #[serde(serialize_with = "super::json::int")]
     g: u64,
     last18: Option<String>,
     memory_estimate_bytes: u64,

@@ -16,6 +16,7 @@ mod count;
 mod dist;
 mod draw;
 mod estimate;
+mod json;
 mod messages;
 mod moves;
 mod output;

@@ -26,6 +26,7 @@ pub(super) fn verify(args: VerifyArgs) -> anyhow::Result<ExitCode> {
 struct Verdict {
     answer: String,
     expected: String,
+    #[serde(serialize_with = "super::json::int")]
     g: u64,
     independent: Option<String>,
     last_digits: Option<u32>,
@@ -120,6 +121,7 @@ struct MalformedOut {
 struct ClaimVerdict {
     answer: String,
     expected: String,
+    #[serde(serialize_with = "super::json::int")]
     g: u64,
     line: usize,
     modulus: String,

@@ -324,3 +324,37 @@ fn a_limit_just_above_the_estimate_is_enough() {
     let (out, _) = success_with_stderr(&["count", "20000", "-q", "--max-memory", &limit]);
     assert_eq!(out.trim().len(), 4176, "f(20000) has 4176 digits, within --max-memory {limit}");
 }
+
+/// An integer field of the JSON is a number up to 2^53 - 1, which every JSON reader keeps exactly,
+/// and a decimal string above; fibtree reads its own shard files in either form.
+#[test]
+fn json_integers_past_2_53_are_strings() {
+    let (exact, past) = ("9007199254740991", "9007199254740992");
+    for (args, field) in [
+        (&["count", "10", "--json", "--g", "_"][..], "g"),
+        (&["count", "10", "--json", "--mod-only", "--g", "_"], "g"),
+        (&["verify", "10", "--answer", "0", "--mod", "7", "--json", "--g", "_"], "g"),
+        (&["moves", "10", "--list", "--json", "--g", "_"], "g"),
+        (&["estimate", "10", "--json", "--g", "_"], "g"),
+    ] {
+        for g in [exact, past] {
+            let args: Vec<&str> = args.iter().map(|&a| if a == "_" { g } else { a }).collect();
+            let json = success_json(&args);
+            let want = if g == exact { serde_json::json!(9_007_199_254_740_991u64) } else { serde_json::json!(past) };
+            assert_eq!(json[field], want, "{args:?}: {json}");
+        }
+    }
+    let json = success_json(&["count", "10", "--json", "--g", "3"]);
+    assert_eq!(json["g"], 3, "a number below: {json}");
+    let dir = TempDir::new("g-past");
+    let text = format!("n,g,modulus,answer\n10,{past},7,0\n10,3,7,0\n");
+    let claims = dir.file("claims.csv", &text);
+    let json = success_json(&["verify", "--claims", &claims, "--json"]);
+    assert_eq!(json["verdicts"][0]["g"], past, "{json}");
+    assert_eq!(json["verdicts"][1]["g"], 3, "{json}");
+    let shard = dir.join("shard.json");
+    success(&["shard", "100", "--g", past, "--shard", "1/1", "-o", &shard]);
+    assert!(std::fs::read_to_string(&shard).unwrap().contains(&format!("\"g\":\"{past}\"")));
+    let json = success_json(&["combine", &shard, "--json"]);
+    assert_eq!((&json["g"], &json["value"]), (&serde_json::json!(past), &serde_json::json!("0")), "{json}");
+}
