@@ -273,7 +273,7 @@ fn g_beyond_every_value_counts_zero() {
     let out = success(&["count", "10000", "--g", "18446744073709551615", "--mod-only", "-q"]);
     assert_eq!(out, "0\n0\n");
     let json = success_json(&["count", "10", "--g", "18446744073709551615", "--json"]);
-    assert_eq!(json["g"].as_u64(), Some(u64::MAX), "g read exactly: {json}");
+    assert_eq!(json["g"], "18446744073709551615", "g read exactly (a string past 2^53 - 1): {json}");
     assert_eq!(json["value"], "0");
     let out = success(&["count", "10000", "--g", "200000", "-q"]);
     assert_eq!(out, "0\n");
@@ -357,4 +357,44 @@ fn json_integers_past_2_53_are_strings() {
     assert!(std::fs::read_to_string(&shard).unwrap().contains(&format!("\"g\":\"{past}\"")));
     let json = success_json(&["combine", &shard, "--json"]);
     assert_eq!((&json["g"], &json["value"]), (&serde_json::json!(past), &serde_json::json!("0")), "{json}");
+}
+
+/// The last 18 digits of a value of at most 18 digits are the value itself, with no zeros that are
+/// not its digits; a longer value's are exactly 18 digits, zeros included; the report, its JSON and
+/// `table` agree. A long `--mod` widens the label column, and every column stays aligned.
+#[test]
+fn last_18_digits_agree_in_every_form_and_columns_align() {
+    let digits = |k: u64| fibtree::count(k, 0).unwrap().to_string();
+    // a value longer than 18 digits whose last 18 start with a zero
+    let k = (90..400).find(|&k| digits(k).len() > 18 && digits(k).as_bytes()[digits(k).len() - 18] == b'0').unwrap();
+    let (long, short) = (digits(k), digits(10));
+    let long18 = &long[long.len() - 18..];
+    assert!(long18.starts_with('0') && long18.len() == 18);
+    for (n, want) in [(k.to_string(), long18), ("10".to_string(), short.as_str())] {
+        let json = success_json(&["count", &n, "--json"]);
+        assert_eq!(json["last18"], want, "count {n} --json");
+        let human = success(&["count", &n]);
+        assert!(human.lines().any(|l| l.split_whitespace().nth(3) == Some(want)), "count {n}:\n{human}");
+        let table = success(&["table", &n, &n]);
+        assert_eq!(table.lines().nth(1).unwrap().split(',').nth(2), Some(want), "table {n} {n}:\n{table}");
+        let table = success_json(&["table", &n, &n, "--json"]);
+        assert_eq!(table["rows"][0]["last18"], want, "table {n} {n} --json");
+    }
+    let human = success(&["count", "10", "--mod", "9223372036854775783", "--double-check"]);
+    let lines: Vec<&str> = human.lines().skip(1).collect();
+    let column = |l: &str, at: usize| {
+        l.char_indices().filter(|&(i, c)| c != ' ' && (i == 0 || l.as_bytes()[i - 1] == b' ')).nth(at).map(|(i, _)| i)
+    };
+    let label = "mod 9223372036854775783".len() + 1;
+    assert!(lines.iter().all(|l| column(l, 1).is_some()), "{human}");
+    for l in &lines {
+        let words = l.split(' ').filter(|w| !w.is_empty()).count();
+        // the second column starts after the longest label, whatever the label's words
+        assert_eq!(&l[label - 1..label], " ", "{human}");
+        assert_ne!(&l[label..label + 1], " ", "{l:?} in\n{human}");
+        assert!(words >= 2);
+    }
+    let verdicts: Vec<usize> = lines.iter().filter_map(|l| l.find("agrees with")).collect();
+    assert_eq!(verdicts.len(), 3, "{human}");
+    assert!(verdicts.windows(2).all(|w| w[0] == w[1]), "the verdicts line up:\n{human}");
 }
