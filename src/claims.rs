@@ -6,7 +6,7 @@
 //!
 //! ```
 //! use fibtree::claims::{check_claims, parse_claims};
-//! let (claims, malformed) = parse_claims(b"n,g,modulus,answer\n10,0,7,3\n10,0,1000,18\n");
+//! let (claims, malformed) = parse_claims(b"n,g,modulus,answer\n10,0,7,3\n10,0,1000,18\n")?;
 //! assert!(malformed.is_empty());
 //! let (checked, refused) = check_claims(&claims, &fibtree::Options::default())?;
 //! assert!(refused.is_empty());
@@ -22,6 +22,8 @@ use crate::engines::modular::MODULUS_LIMIT;
 use crate::error::{Error, Result};
 use crate::numbers::{NotWhole, parse_modulus, parse_whole};
 use crate::report::{Counting, Options, Report};
+
+mod text;
 
 /// The header a claims file must start with.
 pub const CLAIMS_HEADER: &str = "n,g,modulus,answer";
@@ -76,57 +78,86 @@ impl Checked {
     }
 }
 
-/// Reads a claims file: the header `n,g,modulus,answer`, then one claim a line (`g` may be empty,
-/// meaning 0); blank lines and lines starting with `#` are skipped, and so is a UTF-8 byte-order
-/// mark at the start. Every line that is not a claim is reported with its number, once; a missing
-/// header is reported at the first line that should hold it (that line is then not read as a
-/// claim, and the lines after it are).
+/// The columns of a claims file, in the order of [`CLAIMS_HEADER`].
+const COLUMNS: [&str; 4] = ["n", "g", "modulus", "answer"];
+
+/// Reads a claims file: a header that names the four columns `n`, `g`, `modulus` and `answer` once
+/// each, in any order (`n,g,modulus,answer` is the usual one), then one claim a line with its
+/// fields in the header's order (`g` may be empty, meaning 0). Blank lines and lines starting with
+/// `#` are skipped. A line ends with `\n`, `\r\n` or a lone `\r`; a UTF-8 byte-order mark is
+/// dropped, and a file with a UTF-16 byte-order mark is read as UTF-16. Every line after the header
+/// that is not a claim is reported with its number, once.
 ///
 /// Cost O(bytes).
-pub fn parse_claims(text: &[u8]) -> (Vec<Claim>, Vec<Malformed>) {
-    let text = text.strip_prefix(b"\xef\xbb\xbf").unwrap_or(text);
+///
+/// # Errors
+/// [`Error::InvalidArgument`] naming [`crate::Param::Claims`] for a file without that header (the
+/// first line that is not blank or a comment must be it: the meaning of the columns cannot be
+/// guessed), or a UTF-16 file that is not valid UTF-16.
+pub fn parse_claims(file: &[u8]) -> Result<(Vec<Claim>, Vec<Malformed>)> {
+    let refuse = |why: String| Error::invalid(crate::Param::Claims, why);
+    let text = text::decoded(file).map_err(refuse)?;
     let (mut claims, mut malformed) = (Vec::new(), Vec::new());
-    let mut header_seen = false;
-    for (i, raw) in text.split(|&b| b == b'\n').enumerate() {
+    let mut order = None;
+    for (i, raw) in text::lines(&text).enumerate() {
         let line = i + 1;
-        let mut bad = |error: String| malformed.push(Malformed { line, error });
-        if raw.len() > MAX_LINE {
-            bad(format!("longer than {MAX_LINE} bytes"));
+        let s = if raw.len() > MAX_LINE {
+            Err(format!("longer than {MAX_LINE} bytes"))
+        } else {
+            std::str::from_utf8(raw).map(str::trim).map_err(|_| "not text (invalid UTF-8)".to_string())
+        };
+        if s.as_ref().is_ok_and(|s| s.is_empty() || s.starts_with('#')) {
             continue;
         }
-        let Ok(s) = std::str::from_utf8(raw) else {
-            bad("not text (invalid UTF-8)".into());
+        let Some(order) = &order else {
+            order = Some(header(s).map_err(|why| refuse(format!("line {line}: {why}")))?);
             continue;
         };
-        let s = s.trim();
-        if s.is_empty() || s.starts_with('#') {
-            continue;
-        }
-        if !header_seen {
-            header_seen = true;
-            let fields: Vec<&str> = s.split(',').map(str::trim).collect();
-            if fields.join(",") == CLAIMS_HEADER {
-                continue;
-            }
-            bad(format!("header missing: expected '{CLAIMS_HEADER}' first"));
-            continue;
-        }
-        match parse_claim(s, line) {
+        match s.and_then(|s| parse_claim(s, line, order)) {
             Ok(claim) => claims.push(claim),
             Err(error) => malformed.push(Malformed { line, error }),
         }
     }
-    if !header_seen {
-        malformed.push(Malformed { line: 1, error: format!("header missing: expected '{CLAIMS_HEADER}' first") });
+    match order {
+        Some(_) => Ok((claims, malformed)),
+        None => Err(refuse(format!("no header: {}", expected_header()))),
     }
-    (claims, malformed)
 }
 
-fn parse_claim(s: &str, line: usize) -> std::result::Result<Claim, String> {
+/// What a claims file must start with.
+fn expected_header() -> String {
+    format!("expected a header naming the columns n, g, modulus and answer in any order (e.g. '{CLAIMS_HEADER}')")
+}
+
+/// The order of the columns the header line `s` names: for each of [`COLUMNS`], the index of its
+/// field.
+///
+/// # Errors
+/// What is wrong, for a line that is not such a header.
+fn header(s: std::result::Result<&str, String>) -> std::result::Result<[usize; 4], String> {
+    let s = s.map_err(|why| format!("{why}; {}", expected_header()))?;
+    let fields: Vec<String> = s.split(',').map(|f| f.trim().to_ascii_lowercase()).collect();
+    let mut order = [usize::MAX; 4];
+    for (column, name) in COLUMNS.iter().enumerate() {
+        let mut at = fields.iter().enumerate().filter(|(_, f)| f == name).map(|(i, _)| i);
+        match (at.next(), at.next()) {
+            (Some(i), None) => order[column] = i,
+            _ => return Err(format!("{}, got '{s}'", expected_header())),
+        }
+    }
+    if fields.len() == 4 { Ok(order) } else { Err(format!("{}, got '{s}'", expected_header())) }
+}
+
+fn parse_claim(s: &str, line: usize, order: &[usize; 4]) -> std::result::Result<Claim, String> {
     let fields: Vec<&str> = s.split(',').map(str::trim).collect();
-    let [n, g, modulus, answer] = fields[..] else {
-        return Err(format!("expected 4 fields (n,g,modulus,answer), found {}", fields.len()));
-    };
+    if fields.len() != 4 {
+        let mut names = [""; 4];
+        for (column, &i) in order.iter().enumerate() {
+            names[i] = COLUMNS[column];
+        }
+        return Err(format!("expected 4 fields ({}), found {}", names.join(","), fields.len()));
+    }
+    let [n, g, modulus, answer] = order.map(|i| fields[i]);
     let whole = |name: &str, t: &str| -> std::result::Result<u64, String> {
         parse_whole(t).map_err(|e| match e {
             NotWhole::NotDigits => format!("{name}: expected a whole number, got '{t}'"),
@@ -245,7 +276,7 @@ mod tests {
     #[test]
     fn claims_file_lines_and_errors() {
         let text = b"# a comment\n\nn,g,modulus,answer\n10,,1000,17\n10,0,10^18,17\n10,1,7\n\nx,0,7,1\n10,0,1,0\n10,0,7,9\n10,0,7,3";
-        let (claims, malformed) = parse_claims(text);
+        let (claims, malformed) = parse_claims(text).unwrap();
         assert_eq!(claims.iter().map(|c| c.line).collect::<Vec<_>>(), vec![4, 5, 11]);
         assert_eq!(claims[0], Claim { line: 4, n: 10, g: 0, modulus: 1000, answer: 17 });
         assert_eq!(malformed.iter().map(|m| m.line).collect::<Vec<_>>(), vec![6, 8, 9, 10]);
@@ -255,27 +286,70 @@ mod tests {
         assert!(malformed[3].error.contains("not below the modulus"));
     }
 
+    /// The header names the columns in any order, and the claims are read in that order; a file
+    /// whose first line is not such a header is refused whole, its columns not guessed.
     #[test]
-    fn header_missing_binary_and_long_lines() {
-        let (claims, malformed) = parse_claims(b"10,0,7,3\n10,0,7,2\n");
-        assert_eq!(claims.iter().map(|c| c.line).collect::<Vec<_>>(), vec![2], "the headless line 1 is not a claim");
+    fn the_header_gives_the_order_of_the_columns() {
+        let (claims, malformed) = parse_claims(b"n,modulus,answer,g\n6,3,1,1000\n6,3\n").unwrap();
+        assert_eq!(claims, vec![Claim { line: 2, n: 6, g: 1000, modulus: 3, answer: 1 }]);
         assert_eq!(
             malformed,
-            vec![Malformed { line: 1, error: "header missing: expected 'n,g,modulus,answer' first".into() }]
+            vec![Malformed { line: 3, error: "expected 4 fields (n,modulus,answer,g), found 2".into() }]
         );
-        let (claims, malformed) = parse_claims(b"");
-        assert!(claims.is_empty());
-        assert_eq!(malformed.len(), 1);
-        let mut text = b"n,g,modulus,answer\n\xff\xfe,1\n".to_vec();
-        text.extend(std::iter::repeat_n(b'1', MAX_LINE + 1));
-        let (_, malformed) = parse_claims(&text);
-        assert_eq!(malformed.iter().map(|m| m.line).collect::<Vec<_>>(), vec![2, 3]);
+        let (claims, _) = parse_claims(b" Answer , G ,MODULUS,n\r\n3,,7,10\r\n").unwrap();
+        assert_eq!(claims, vec![Claim { line: 2, n: 10, g: 0, modulus: 7, answer: 3 }]);
+        for (text, why) in [
+            (&b"10,0,7,3\n10,0,7,2\n"[..], "line 1: expected a header naming the columns n, g, modulus and answer"),
+            (b"# comment\n\nn,g,mod,answer\n", "line 3: expected a header"),
+            (b"n,g,modulus,answer,n\n", "got 'n,g,modulus,answer,n'"),
+            (b"n,g,g,answer\n", "line 1: expected a header"),
+            (b"\xc3\x28,1\nn,g,modulus,answer\n", "line 1: not text (invalid UTF-8); expected a header"),
+            (b"", "no header"),
+            (b"# only a comment\n", "no header"),
+        ] {
+            match parse_claims(text) {
+                Err(Error::InvalidArgument { param: crate::Param::Claims, expected }) => {
+                    assert!(expected.contains(why), "{expected}")
+                }
+                other => panic!("{text:?}: {other:?}"),
+            }
+        }
     }
 
     #[test]
-    fn a_byte_order_mark_is_skipped() {
-        let (claims, malformed) = parse_claims(b"\xef\xbb\xbfn,g,modulus,answer\n10,0,7,3\n");
-        assert_eq!((claims.len(), malformed), (1, vec![]));
+    fn binary_and_long_lines_each_once() {
+        let mut text = b"n,g,modulus,answer\n\xff\xfe,1\n".to_vec();
+        text.extend(std::iter::repeat_n(b'1', MAX_LINE + 1));
+        let (_, malformed) = parse_claims(&text).unwrap();
+        assert_eq!(malformed.iter().map(|m| m.line).collect::<Vec<_>>(), vec![2, 3]);
+    }
+
+    /// `\n`, `\r\n` and a lone `\r` end lines; a UTF-8 byte-order mark is skipped; UTF-16 with its
+    /// byte-order mark is read as UTF-16, each line once.
+    #[test]
+    fn line_ends_and_encodings() {
+        let lines = |text: &[u8]| {
+            let (claims, malformed) = parse_claims(text).unwrap();
+            (claims.iter().map(|c| c.line).collect::<Vec<_>>(), malformed.iter().map(|m| m.line).collect::<Vec<_>>())
+        };
+        assert_eq!(lines(b"\xef\xbb\xbfn,g,modulus,answer\n10,0,7,3\n"), (vec![2], vec![]));
+        assert_eq!(lines(b"n,g,modulus,answer\r10,0,7,3\r10,0,7\r\r10,0,7,2\r"), (vec![2, 5], vec![3]));
+        assert_eq!(lines(b"n,g,modulus,answer\r\n10,0,7,3\n10,0,7\r10,0,7,2"), (vec![2, 4], vec![3]));
+        let utf16 = |big: bool| {
+            let text = "n,g,modulus,answer\r\n10,0,7,3\r\nx,0,7,3\r\n";
+            let mut bytes = if big { vec![0xFE, 0xFF] } else { vec![0xFF, 0xFE] };
+            for unit in text.encode_utf16() {
+                bytes.extend(if big { unit.to_be_bytes() } else { unit.to_le_bytes() });
+            }
+            bytes
+        };
+        assert_eq!(lines(&utf16(false)), (vec![2], vec![3]));
+        assert_eq!(lines(&utf16(true)), (vec![2], vec![3]));
+        let mut odd = utf16(false);
+        odd.pop();
+        assert!(
+            matches!(parse_claims(&odd), Err(Error::InvalidArgument { expected, .. }) if expected.contains("UTF-16"))
+        );
     }
 
     /// Each claim is judged on its own: a g above every value gives 0 without a plan, a claim whose

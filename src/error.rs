@@ -40,6 +40,8 @@ pub enum Param {
     Isa,
     /// A shard of a count's residues (see [`crate::crt::shard_primes`]).
     Shard,
+    /// A file of claims (see [`crate::claims::parse_claims`]).
+    Claims,
 }
 
 impl Param {
@@ -58,6 +60,7 @@ impl Param {
             Param::ChunkLanes => "chunk_lanes",
             Param::Isa => "FIBTREE_ISA",
             Param::Shard => "shard",
+            Param::Claims => "claims",
         }
     }
 }

@@ -1,6 +1,10 @@
-//! Reading numbers as people write them: decimal digits only, `A^B` or `AeB` for moduli.
+//! Reading numbers as people write them: decimal digits only, or for moduli `A^B` or `AeB`, with an
+//! optional `+C` or `-C`.
 
 use std::str::FromStr;
+
+use num_bigint::BigUint;
+use num_traits::ToPrimitive;
 
 /// Why [`parse_whole`] refused a text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -24,8 +28,13 @@ pub(crate) fn parse_whole<T: FromStr>(s: &str) -> Result<T, NotWhole> {
     s.parse().map_err(|_| NotWhole::TooLarge)
 }
 
+/// The forms [`parse_number`] reads, as its errors name them.
+pub(crate) const NUMBER_FORMS: &str = "digits, A^B or AeB, each with an optional +C or -C";
+
 /// Parses a whole number written as decimal digits, `A^B` (A to the power B) or `AeB` (A times ten to
-/// the B), if it fits in 128 bits. Cost O(length).
+/// the B), either of the last two followed by `+C` or `-C` (as in `10^9+7` or `2^61-1`), if it fits
+/// in 128 bits. The arithmetic is exact: `2^128-1` is `u128::MAX`, though `2^128` does not fit. Cost
+/// O(length), and O(1) big-integer operations of at most 129 x 128 bits.
 ///
 /// # Errors
 /// A message saying what was expected.
@@ -33,19 +42,31 @@ pub(crate) fn parse_number(s: &str) -> Result<u128, String> {
     let too_big = || format!("'{s}' does not fit in 128 bits");
     let digits = |t: &str| -> Result<u128, String> {
         parse_whole(t).map_err(|e| match e {
-            NotWhole::NotDigits => format!("expected a whole number (digits, A^B or AeB), got '{s}'"),
+            NotWhole::NotDigits => format!("expected a whole number ({NUMBER_FORMS}), got '{s}'"),
             NotWhole::TooLarge => too_big(),
         })
     };
-    if let Some((base, exp)) = s.split_once('^') {
-        let exp = u32::try_from(digits(exp)?).map_err(|_| too_big())?;
-        digits(base)?.checked_pow(exp).ok_or_else(too_big)
-    } else if let Some((mantissa, exp)) = s.split_once(['e', 'E']) {
-        let exp = u32::try_from(digits(exp)?).map_err(|_| too_big())?;
-        10u128.checked_pow(exp).and_then(|p| p.checked_mul(digits(mantissa).ok()?)).ok_or_else(too_big)
-    } else {
-        digits(s)
-    }
+    let Some(at) = s.find(['^', 'e', 'E']) else { return digits(s) };
+    let (base, rest) = (digits(&s[..at])?, &s[at + 1..]);
+    let (exp, offset) = match rest.find(['+', '-']) {
+        Some(i) => (digits(&rest[..i])?, Some((rest.as_bytes()[i] == b'+', digits(&rest[i + 1..])?))),
+        None => (digits(rest)?, None),
+    };
+    // Past 129, a power of 2 or more is at least 2^130, too large with any C below 2^128 taken away.
+    let power = match (s.as_bytes()[at], u32::try_from(exp).ok().filter(|&e| e <= 129)) {
+        (b'^', Some(exp)) => BigUint::from(base).pow(exp),
+        (b'^', None) if base <= 1 => BigUint::from(base),
+        (_, Some(exp)) => BigUint::from(base) * BigUint::from(10u32).pow(exp),
+        (_, None) if base == 0 => BigUint::ZERO,
+        _ => return Err(too_big()),
+    };
+    let value = match offset {
+        None => power,
+        Some((true, c)) => power + c,
+        Some((false, c)) if BigUint::from(c) <= power => power - c,
+        Some((false, _)) => return Err(format!("expected a whole number, got '{s}', which is below 0")),
+    };
+    value.to_u128().ok_or_else(too_big)
 }
 
 /// Parses a modulus: a number as [`parse_number`] reads it, at least 2.
@@ -77,7 +98,37 @@ mod tests {
         assert_eq!(parse_number("3e2"), Ok(300));
         assert_eq!(parse_number("2^127"), Ok(1u128 << 127));
         assert_eq!(parse_number("340282366920938463463374607431768211455"), Ok(u128::MAX));
-        for bad in ["2^128", "1e39", "340282366920938463463374607431768211456", "", "-3", "1.5", "x^2", "10^", "e5"] {
+        assert_eq!(parse_number("10^9+7"), Ok(1_000_000_007));
+        assert_eq!(parse_number("1e9+7"), Ok(1_000_000_007));
+        assert_eq!(parse_number("2^61-1"), Ok((1 << 61) - 1));
+        assert_eq!(parse_number("2^128-1"), Ok(u128::MAX), "exact, though 2^128 does not fit");
+        assert_eq!(parse_number("2^128-340282366920938463463374607431768211455"), Ok(1));
+        assert_eq!(parse_number("1E3-1000"), Ok(0));
+        assert_eq!(parse_number("1^999999999999+1"), Ok(2));
+        assert_eq!(parse_number("0e99999-0"), Ok(0));
+        for bad in [
+            "2^128",
+            "1e39",
+            "340282366920938463463374607431768211456",
+            "",
+            "-3",
+            "1.5",
+            "x^2",
+            "10^",
+            "e5",
+            "2^128+0",
+            "2^130-1",
+            "2^129-340282366920938463463374607431768211455",
+            "2^9999999999-1",
+            "1e3-1001",
+            "10^9+",
+            "10^9+-7",
+            "10^9+7+1",
+            "10^9 + 7",
+            "5+3",
+            "10^-9",
+            "2^64-x",
+        ] {
             assert!(parse_number(bad).is_err(), "{bad}");
         }
         assert!(parse_modulus("1").is_err());

@@ -183,7 +183,8 @@ pub(super) struct CountArgs {
     /// Count the moves that leave Grundy value G.
     #[arg(long, value_name = "G", default_value_t = 0, value_parser = parse_whole, allow_negative_numbers = true)]
     pub(super) g: u64,
-    /// Also project onto modulus M and check it (2 <= M < 2^63; 10^18 and 1e18 forms accepted); repeatable.
+    /// Also project onto modulus M and check it (2 <= M < 2^63; forms such as 10^18, 1e18, 10^9+7 and 2^61-1
+    /// accepted); repeatable.
     #[arg(long = "mod", value_name = "M", value_parser = parse_modulus, allow_negative_numbers = true)]
     pub(super) moduli: Vec<u64>,
     /// Print one JSON object.
@@ -343,7 +344,7 @@ pub(super) struct VerifyArgs {
     #[arg(long, value_name = "A", value_parser = parse_answer, allow_negative_numbers = true,
           required_unless_present = "claims", conflicts_with = "claims")]
     pub(super) answer: Option<u128>,
-    /// The claim's modulus, 2 <= M < 2^128 (digits, 10^18 or 1e18 forms).
+    /// The claim's modulus, 2 <= M < 2^128 (digits, or forms such as 10^18, 1e18, 10^9+7 and 2^128-1).
     #[arg(long = "mod", value_name = "M", value_parser = parse_wide_modulus, allow_negative_numbers = true,
           conflicts_with_all = ["last_digits", "claims"])]
     pub(super) modulus: Option<u128>,
@@ -502,16 +503,17 @@ fn parse_whole(s: &str) -> Result<u64, String> {
     })
 }
 
-/// A modulus for the modular engine, 2 <= M < 2^63, written as digits, `A^B` or `AeB`.
+/// A modulus for the modular engine, 2 <= M < 2^63, written as [`crate::numbers::parse_number`]
+/// reads it (digits, `A^B` or `AeB`, with an optional `+C` or `-C`).
 fn parse_modulus(s: &str) -> Result<u64, String> {
     crate::numbers::parse_number(s)
         .ok()
         .and_then(|m| u64::try_from(m).ok())
         .filter(|m| (2..crate::MODULUS_LIMIT).contains(m))
-        .ok_or_else(|| "expected a modulus with 2 <= M < 2^63 (digits, A^B or AeB)".to_string())
+        .ok_or_else(|| format!("expected a modulus with 2 <= M < 2^63 ({})", crate::numbers::NUMBER_FORMS))
 }
 
-/// A modulus from 2 to 2^128 - 1, written as digits, `A^B` or `AeB`.
+/// A modulus from 2 to 2^128 - 1, written as [`parse_modulus`] reads one.
 fn parse_wide_modulus(s: &str) -> Result<u128, String> {
     crate::numbers::parse_modulus(s)
 }
@@ -638,6 +640,11 @@ mod tests {
         assert_eq!(parse_modulus("10^18"), Ok(crate::LAST18));
         assert_eq!(parse_modulus("1e18"), Ok(crate::LAST18));
         assert_eq!(parse_modulus("2^62"), Ok(1 << 62));
+        assert_eq!(parse_modulus("10^9+7"), Ok(1_000_000_007));
+        assert_eq!(parse_modulus("2^63-25"), Ok(9_223_372_036_854_775_783));
+        assert_eq!(parse_wide_modulus("2^128-1"), Ok(u128::MAX));
+        let past = parse_modulus("2^128-1").unwrap_err();
+        assert!(past.contains("2 <= M < 2^63") && past.contains("+C"), "{past}");
         assert_eq!(parse_wide_modulus("2^127"), Ok(1 << 127));
         assert!(parse_wide_modulus("2^128").is_err());
         assert_eq!(parse_last_digits("38"), Ok(38));

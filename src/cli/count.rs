@@ -20,6 +20,7 @@ use super::session::{Form, Outcome, Session};
 pub(super) struct Counted {
     digits: usize,
     double_check: Option<bool>,
+    #[serde(serialize_with = "super::json::int")]
     g: u64,
     last18: Option<String>,
     memory_estimate_bytes: u64,
@@ -49,7 +50,7 @@ impl Counted {
             digits: value.len(),
             double_check: report.double_check,
             g: report.g,
-            last18: residue(LAST18),
+            last18: Some(last_18_digits(&value)),
             memory_estimate_bytes: report.memory_estimate_bytes,
             mod_998244353: residue(P998244353),
             n: report.n,
@@ -71,22 +72,40 @@ impl Counted {
     }
 }
 
+/// The last 18 digits of the value whose decimal digits are `value`, as every form of `count` and
+/// `table` gives them: the value itself where it has at most 18 digits (no zeros that are not its
+/// digits), else its last 18 digits, zeros included (they are its digits). Cost O(1).
+pub(super) fn last_18_digits(value: &str) -> String {
+    value[value.len().saturating_sub(18)..].to_string()
+}
+
 impl Outcome for Counted {
+    /// A label column as wide as its longest label, and a residue column as wide as its longest
+    /// residue, so that a long `--mod` keeps the columns aligned.
     fn human(&self, out: &mut dyn Write) -> std::io::Result<()> {
         writeln!(out, "{}", title(self.n, self.g))?;
-        writeln!(out, "digits          {}", self.digits)?;
-        for p in &self.projections {
-            let (label, residue) = match p.modulus.parse::<u64>() {
-                Ok(LAST18) => ("last 18 digits".to_string(), format!("{:0>18}", p.residue)),
-                _ => (format!("mod {}", p.modulus), p.residue.clone()),
-            };
-            let verdict = if p.agrees { "agrees with the modular engine" } else { "DISAGREES with the modular engine" };
-            writeln!(out, "{label:<15} {residue:<20} {verdict}")?;
+        let rows: Vec<(String, &str, &str)> = self
+            .projections
+            .iter()
+            .map(|p| {
+                let verdict =
+                    if p.agrees { "agrees with the modular engine" } else { "DISAGREES with the modular engine" };
+                match (p.modulus.parse::<u64>(), &self.last18) {
+                    (Ok(LAST18), Some(last18)) => ("last 18 digits".to_string(), last18.as_str(), verdict),
+                    _ => (format!("mod {}", p.modulus), p.residue.as_str(), verdict),
+                }
+            })
+            .collect();
+        let label = rows.iter().map(|r| r.0.len()).chain([15]).max().unwrap_or(15);
+        let residue = rows.iter().map(|r| r.1.len()).chain([20]).max().unwrap_or(20);
+        writeln!(out, "{:<label$} {}", "digits", self.digits)?;
+        for (name, value, verdict) in &rows {
+            writeln!(out, "{name:<label$} {value:<residue$} {verdict}")?;
         }
-        writeln!(out, "value           {}", self.value)?;
+        writeln!(out, "{:<label$} {}", "value", self.value)?;
         if let Some(agree) = self.double_check {
             let word = if agree { "agrees" } else { "DISAGREES" };
-            writeln!(out, "double check    the other exact engine {word}")?;
+            writeln!(out, "{:<label$} the other exact engine {word}", "double check")?;
         }
         Ok(())
     }
@@ -145,8 +164,24 @@ fn route_line(split: Option<Split>) -> String {
     }
 }
 
+/// Says on stderr, once each, the `--mod` moduli the report lists once only: a default projection
+/// (10^18, 998244353) or one given again.
+fn say_repeated_moduli(moduli: &[u64]) {
+    for (i, &m) in moduli.iter().enumerate() {
+        if moduli[..i].contains(&m) {
+            continue;
+        }
+        if m == LAST18 || m == P998244353 {
+            say(&format!("note: --mod {m} is a default projection (mod 10^18 and 998244353 always are); listed once"));
+        } else if moduli[i + 1..].contains(&m) {
+            say(&format!("note: --mod {m} is given more than once; listed once"));
+        }
+    }
+}
+
 pub(super) fn count(args: CountArgs) -> anyhow::Result<ExitCode> {
     assert!(!args.test_panic, "a panic asked for by --test-panic");
+    say_repeated_moduli(&args.moduli);
     if args.mod_only {
         return count_mod_only(args);
     }
@@ -207,6 +242,7 @@ pub(super) fn count(args: CountArgs) -> anyhow::Result<ExitCode> {
 /// `count --mod-only`'s result (fields in alphabetical order, as the JSON lists them).
 #[derive(Serialize)]
 struct Residues {
+    #[serde(serialize_with = "super::json::int")]
     g: u64,
     last18: Option<String>,
     memory_estimate_bytes: u64,

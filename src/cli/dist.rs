@@ -29,6 +29,7 @@ struct Distribution {
 #[derive(Serialize)]
 struct Entry {
     count: String,
+    #[serde(serialize_with = "super::json::int")]
     g: u64,
 }
 

@@ -20,6 +20,7 @@ struct EstimateOut {
     combine: Combine,
     digits_at_most: u64,
     exact: Exact,
+    #[serde(serialize_with = "super::json::int")]
     g: u64,
     kernel: String,
     /// Whether c(N, G) = 0 is known without counting (then the work is none).

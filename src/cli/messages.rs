@@ -72,14 +72,15 @@ pub(super) fn chain(err: &anyhow::Error) -> String {
     parts.join(": ")
 }
 
-/// Whether `err` is, or was caused by, a write to a closed pipe.
+/// Whether `err` is, or was caused by, a write to a closed pipe (also one made while writing JSON).
 pub(super) fn is_broken_pipe(err: &anyhow::Error) -> bool {
     err.chain().any(|cause| {
-        let io = cause.downcast_ref::<std::io::Error>().or_else(|| match cause.downcast_ref::<crate::Error>() {
-            Some(crate::Error::Io(e)) => Some(&**e),
-            _ => None,
-        });
-        io.is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+        let kind = match (cause.downcast_ref::<std::io::Error>(), cause.downcast_ref::<crate::Error>()) {
+            (Some(e), _) => Some(e.kind()),
+            (_, Some(crate::Error::Io(e))) => Some(e.kind()),
+            _ => cause.downcast_ref::<serde_json::Error>().and_then(serde_json::Error::io_error_kind),
+        };
+        kind == Some(std::io::ErrorKind::BrokenPipe)
     })
 }
 
@@ -114,5 +115,7 @@ mod tests {
         let library = anyhow::Error::from(crate::Error::from(std::io::Error::from(std::io::ErrorKind::BrokenPipe)));
         assert!(is_broken_pipe(&library));
         assert!(!is_broken_pipe(&anyhow::anyhow!("other")));
+        let json = serde_json::Error::io(std::io::Error::from(std::io::ErrorKind::BrokenPipe));
+        assert!(is_broken_pipe(&anyhow::Error::from(json)));
     }
 }

@@ -10,11 +10,13 @@
 
 mod args;
 mod bench;
+mod clap_error;
 mod combine;
 mod count;
 mod dist;
 mod draw;
 mod estimate;
+mod json;
 mod messages;
 mod moves;
 mod output;
@@ -73,6 +75,7 @@ fn flag(param: Param) -> &'static str {
         Param::ChunkLanes => "--chunk-lanes",
         Param::Isa => crate::KERNEL_VAR,
         Param::Shard => "--shard",
+        Param::Claims => "--claims",
     }
 }
 
@@ -128,19 +131,6 @@ pub fn fail(err: &anyhow::Error) -> ExitCode {
     ExitCode::from(exit_status(err))
 }
 
-/// clap's usage error folded into one line: its message lines without the usage and the pointer to
-/// `--help`.
-fn one_line(rendered: &str) -> String {
-    let parts: Vec<&str> = rendered
-        .lines()
-        .map(str::trim)
-        .take_while(|l| !l.starts_with("Usage:"))
-        .filter(|l| !l.is_empty() && !l.starts_with("For more information"))
-        .collect();
-    let line = parts.join(" ");
-    if line.starts_with("error:") { line } else { "error: bad arguments (see --help)".into() }
-}
-
 /// Writes the text of clap's `--help` or `--version` "error" on standard output, in colour on a
 /// terminal.
 ///
@@ -171,7 +161,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> anyhow::Result<ExitCode>
             return Ok(ExitCode::from(2));
         }
         Err(e) => {
-            say_error(&one_line(&e.render().to_string()));
+            say_error(&clap_error::line(&e));
             return Ok(ExitCode::from(2));
         }
     };

@@ -19,6 +19,7 @@ const MAX_LIST: u64 = 1_000_000;
 #[derive(Serialize)]
 struct Moves {
     count: String,
+    #[serde(serialize_with = "super::json::int")]
     g: u64,
     moves: Vec<Move>,
     n: u64,

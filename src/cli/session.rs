@@ -165,6 +165,24 @@ impl Session {
         self.finish()
     }
 
+    /// Writes `outcome` in `form` as [`Session::emit`] does, and gives the exit status `status` of
+    /// what it says (a verdict, known before it is written), also where a reader closed the output
+    /// pipe early: what was found is not lost with the lines no one read.
+    ///
+    /// # Errors
+    /// Any I/O error but a closed pipe.
+    pub(super) fn emit_verdict(
+        &mut self,
+        outcome: &impl Outcome,
+        form: Form,
+        status: std::process::ExitCode,
+    ) -> anyhow::Result<std::process::ExitCode> {
+        match self.emit(outcome, form) {
+            Err(e) if !super::messages::is_broken_pipe(&e) => Err(e),
+            _ => Ok(status),
+        }
+    }
+
     /// Completes the output: flushes standard output, or renames the file into place.
     ///
     /// # Errors

@@ -21,6 +21,7 @@ pub(super) struct ShardFile {
     /// FNV-1a (64 bits, hex) of the file's JSON with this field empty: catches damage, not forgery.
     pub(super) checksum: String,
     pub(super) format: u32,
+    #[serde(serialize_with = "super::json::int", deserialize_with = "super::json::read_int")]
     pub(super) g: u64,
     pub(super) n: u64,
     pub(super) primes: Vec<String>,

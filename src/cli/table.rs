@@ -4,11 +4,11 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use crate::{Counting, LAST18, Options, P998244353, Param};
+use crate::{Counting, Options, P998244353, Param};
 use serde::Serialize;
 
 use super::args::TableArgs;
-use super::count::all_agree;
+use super::count::{all_agree, last_18_digits};
 use super::session::Session;
 use super::{flag, usage};
 
@@ -57,7 +57,7 @@ pub(super) fn table(args: TableArgs) -> anyhow::Result<ExitCode> {
             let row = Row {
                 digits: value.len(),
                 k: report.n,
-                last18: residue(LAST18),
+                last18: last_18_digits(&value),
                 mod_998244353: residue(P998244353),
                 ok: report.ok(),
                 value,

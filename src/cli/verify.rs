@@ -9,6 +9,7 @@ use crate::{Error, Options, Param};
 use serde::Serialize;
 
 use super::args::VerifyArgs;
+use super::messages::{escaped, one_line};
 use super::output::distinct;
 use super::session::{Form, Outcome, Session};
 use super::{flag, usage};
@@ -25,6 +26,7 @@ pub(super) fn verify(args: VerifyArgs) -> anyhow::Result<ExitCode> {
 struct Verdict {
     answer: String,
     expected: String,
+    #[serde(serialize_with = "super::json::int")]
     g: u64,
     independent: Option<String>,
     last_digits: Option<u32>,
@@ -85,8 +87,8 @@ fn verify_one(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
         true_last_digits: args.last_digits.map(|d| format!("{:0width$}", checked.expected, width = d as usize)),
         verdict: word(&checked),
     };
-    session.emit(&verdict, Form::of(args.json, false))?;
-    Ok(if checked.ok() { ExitCode::SUCCESS } else { ExitCode::from(1) })
+    let status = if checked.ok() { ExitCode::SUCCESS } else { ExitCode::from(1) };
+    session.emit_verdict(&verdict, Form::of(args.json, false), status)
 }
 
 fn cross_check_failed(c: &Checked) -> Error {
@@ -119,6 +121,7 @@ struct MalformedOut {
 struct ClaimVerdict {
     answer: String,
     expected: String,
+    #[serde(serialize_with = "super::json::int")]
     g: u64,
     line: usize,
     modulus: String,
@@ -131,7 +134,8 @@ impl Verdicts {
         let ok = checked.iter().filter(|c| c.ok()).count();
         Verdicts {
             counts: Counts { malformed: malformed.len(), mismatch: checked.len() - ok, ok },
-            malformed: malformed.iter().map(|m| MalformedOut { error: m.error.clone(), line: m.line }).collect(),
+            // a reason quotes the line: one line, its control characters escaped and long numbers cut
+            malformed: malformed.iter().map(|m| MalformedOut { error: one_line(&m.error), line: m.line }).collect(),
             verdicts: checked
                 .iter()
                 .map(|c| ClaimVerdict {
@@ -162,7 +166,7 @@ impl Outcome for Verdicts {
             .collect();
         lines.sort_by_key(|l| l.0);
         for (_, line) in lines {
-            writeln!(out, "{line}")?;
+            writeln!(out, "{}", escaped(&line))?;
         }
         let Counts { ok, mismatch, malformed } = self.counts;
         writeln!(out, "{ok} OK, {mismatch} MISMATCH, {malformed} malformed")
@@ -205,10 +209,14 @@ fn verify_claims(path: &Path, args: &VerifyArgs) -> anyhow::Result<ExitCode> {
         let file = std::fs::File::open(path).map_err(|e| usage("--claims", format!("cannot read {name}: {e}")))?;
         read_claims(&mut std::io::BufReader::new(file), &name)?
     };
+    let name = if path.as_os_str() == "-" { "standard input".to_string() } else { format!("'{}'", path.display()) };
     if text.iter().all(u8::is_ascii_whitespace) {
         return Err(usage("--claims", format!("{source} is empty; expected the header '{CLAIMS_HEADER}' and claims")));
     }
-    let (claims, malformed) = parse_claims(&text);
+    let (claims, malformed) = parse_claims(&text).map_err(|e| match e {
+        Error::InvalidArgument { expected, .. } => usage("--claims", format!("{name}: {expected}")),
+        other => other.into(),
+    })?;
     if claims.is_empty() && malformed.is_empty() {
         return Err(usage("--claims", format!("{source} has no claims, only its header")));
     }
@@ -232,7 +240,7 @@ fn verify_claims(path: &Path, args: &VerifyArgs) -> anyhow::Result<ExitCode> {
         return Err(cross_check_failed(bad).into());
     }
     let verdicts = Verdicts::new(&checked, &malformed);
-    session.emit(&verdicts, Form::of(args.json, false))?;
     let Counts { mismatch, malformed, .. } = verdicts.counts;
-    Ok(ExitCode::from(if malformed > 0 { 2 } else { u8::from(mismatch > 0) }))
+    let status = ExitCode::from(if malformed > 0 { 2 } else { u8::from(mismatch > 0) });
+    session.emit_verdict(&verdicts, Form::of(args.json, false), status)
 }

@@ -133,6 +133,45 @@ fn count_modulus_forms() {
     assert_eq!(json["projections"][2]["modulus"], "9223372036854775807");
     assert_eq!(json["projections"][2]["residue"], "17");
     assert_eq!(json["projections"][2]["agrees"], true);
+    // A^B+C and A^B-C (and AeB+C) exactly, as the limits are written
+    let f100 = fibtree::count(100, 0).unwrap();
+    for (form, modulus) in [("10^9+7", 1_000_000_007u64), ("1e9+7", 1_000_000_007), ("2^61-1", MERSENNE61)] {
+        let json = success_json(&["count", "100", "--json", "--mod", form]);
+        assert_eq!(json["projections"][2]["modulus"], modulus.to_string(), "{form}");
+        assert_eq!(json["projections"][2]["residue"], residue(&f100, modulus).to_string(), "{form}");
+    }
+}
+
+/// A `--mod` the report lists once only (a default projection, or one given again) is said once on
+/// stderr, not dropped without a word.
+#[test]
+fn a_default_or_repeated_modulus_is_said_once() {
+    for args in [&["count", "10", "-q"][..], &["count", "10", "--mod-only", "-q"]] {
+        let mut args = args.to_vec();
+        args.extend([
+            "--mod",
+            "998244353",
+            "--mod",
+            "7",
+            "--mod",
+            "1e18",
+            "--mod",
+            "7",
+            "--mod",
+            "10^18",
+            "--mod",
+            "7",
+        ]);
+        let (out, err) = success_with_stderr(&args);
+        assert!(out.starts_with("17"), "{out}");
+        let lines: Vec<&str> = err.lines().collect();
+        assert_eq!(lines.len(), 3, "one note for each: {err}");
+        assert!(lines[0].contains("--mod 998244353 is a default projection"), "{err}");
+        assert!(lines[1].contains("--mod 7 is given more than once"), "{err}");
+        assert!(lines[2].contains("--mod 1000000000000000000 is a default projection"), "{err}");
+    }
+    let (_, err) = success_with_stderr(&["count", "10", "--mod", "7", "--mod", "5"]);
+    assert_eq!(err, "", "nothing to say");
 }
 
 #[test]
@@ -234,7 +273,7 @@ fn g_beyond_every_value_counts_zero() {
     let out = success(&["count", "10000", "--g", "18446744073709551615", "--mod-only", "-q"]);
     assert_eq!(out, "0\n0\n");
     let json = success_json(&["count", "10", "--g", "18446744073709551615", "--json"]);
-    assert_eq!(json["g"].as_u64(), Some(u64::MAX), "g read exactly: {json}");
+    assert_eq!(json["g"], "18446744073709551615", "g read exactly (a string past 2^53 - 1): {json}");
     assert_eq!(json["value"], "0");
     let out = success(&["count", "10000", "--g", "200000", "-q"]);
     assert_eq!(out, "0\n");
@@ -284,4 +323,78 @@ fn a_limit_just_above_the_estimate_is_enough() {
     let limit = format!("{}K", estimate * 21 / 20 / 1024);
     let (out, _) = success_with_stderr(&["count", "20000", "-q", "--max-memory", &limit]);
     assert_eq!(out.trim().len(), 4176, "f(20000) has 4176 digits, within --max-memory {limit}");
+}
+
+/// An integer field of the JSON is a number up to 2^53 - 1, which every JSON reader keeps exactly,
+/// and a decimal string above; fibtree reads its own shard files in either form.
+#[test]
+fn json_integers_past_2_53_are_strings() {
+    let (exact, past) = ("9007199254740991", "9007199254740992");
+    for (args, field) in [
+        (&["count", "10", "--json", "--g", "_"][..], "g"),
+        (&["count", "10", "--json", "--mod-only", "--g", "_"], "g"),
+        (&["verify", "10", "--answer", "0", "--mod", "7", "--json", "--g", "_"], "g"),
+        (&["moves", "10", "--list", "--json", "--g", "_"], "g"),
+        (&["estimate", "10", "--json", "--g", "_"], "g"),
+    ] {
+        for g in [exact, past] {
+            let args: Vec<&str> = args.iter().map(|&a| if a == "_" { g } else { a }).collect();
+            let json = success_json(&args);
+            let want = if g == exact { serde_json::json!(9_007_199_254_740_991u64) } else { serde_json::json!(past) };
+            assert_eq!(json[field], want, "{args:?}: {json}");
+        }
+    }
+    let json = success_json(&["count", "10", "--json", "--g", "3"]);
+    assert_eq!(json["g"], 3, "a number below: {json}");
+    let dir = TempDir::new("g-past");
+    let text = format!("n,g,modulus,answer\n10,{past},7,0\n10,3,7,0\n");
+    let claims = dir.file("claims.csv", &text);
+    let json = success_json(&["verify", "--claims", &claims, "--json"]);
+    assert_eq!(json["verdicts"][0]["g"], past, "{json}");
+    assert_eq!(json["verdicts"][1]["g"], 3, "{json}");
+    let shard = dir.join("shard.json");
+    success(&["shard", "100", "--g", past, "--shard", "1/1", "-o", &shard]);
+    assert!(std::fs::read_to_string(&shard).unwrap().contains(&format!("\"g\":\"{past}\"")));
+    let json = success_json(&["combine", &shard, "--json"]);
+    assert_eq!((&json["g"], &json["value"]), (&serde_json::json!(past), &serde_json::json!("0")), "{json}");
+}
+
+/// The last 18 digits of a value of at most 18 digits are the value itself, with no zeros that are
+/// not its digits; a longer value's are exactly 18 digits, zeros included; the report, its JSON and
+/// `table` agree. A long `--mod` widens the label column, and every column stays aligned.
+#[test]
+fn last_18_digits_agree_in_every_form_and_columns_align() {
+    let digits = |k: u64| fibtree::count(k, 0).unwrap().to_string();
+    // a value longer than 18 digits whose last 18 start with a zero
+    let k = (90..400).find(|&k| digits(k).len() > 18 && digits(k).as_bytes()[digits(k).len() - 18] == b'0').unwrap();
+    let (long, short) = (digits(k), digits(10));
+    let long18 = &long[long.len() - 18..];
+    assert!(long18.starts_with('0') && long18.len() == 18);
+    for (n, want) in [(k.to_string(), long18), ("10".to_string(), short.as_str())] {
+        let json = success_json(&["count", &n, "--json"]);
+        assert_eq!(json["last18"], want, "count {n} --json");
+        let human = success(&["count", &n]);
+        assert!(human.lines().any(|l| l.split_whitespace().nth(3) == Some(want)), "count {n}:\n{human}");
+        let table = success(&["table", &n, &n]);
+        assert_eq!(table.lines().nth(1).unwrap().split(',').nth(2), Some(want), "table {n} {n}:\n{table}");
+        let table = success_json(&["table", &n, &n, "--json"]);
+        assert_eq!(table["rows"][0]["last18"], want, "table {n} {n} --json");
+    }
+    let human = success(&["count", "10", "--mod", "9223372036854775783", "--double-check"]);
+    let lines: Vec<&str> = human.lines().skip(1).collect();
+    let column = |l: &str, at: usize| {
+        l.char_indices().filter(|&(i, c)| c != ' ' && (i == 0 || l.as_bytes()[i - 1] == b' ')).nth(at).map(|(i, _)| i)
+    };
+    let label = "mod 9223372036854775783".len() + 1;
+    assert!(lines.iter().all(|l| column(l, 1).is_some()), "{human}");
+    for l in &lines {
+        let words = l.split(' ').filter(|w| !w.is_empty()).count();
+        // the second column starts after the longest label, whatever the label's words
+        assert_eq!(&l[label - 1..label], " ", "{human}");
+        assert_ne!(&l[label..label + 1], " ", "{l:?} in\n{human}");
+        assert!(words >= 2);
+    }
+    let verdicts: Vec<usize> = lines.iter().filter_map(|l| l.find("agrees with")).collect();
+    assert_eq!(verdicts.len(), 3, "{human}");
+    assert!(verdicts.windows(2).all(|w| w[0] == w[1]), "the verdicts line up:\n{human}");
 }

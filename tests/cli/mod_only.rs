@@ -54,7 +54,9 @@ fn agrees_with_count() {
         args.push("--mod-only");
         let json = success_json(&args);
         assert_eq!(residues(&json), want, "{args:?}");
-        assert_eq!(json["last18"], exact["last18"], "{args:?}");
+        // the same number; --mod-only, which does not know the value's length, does not pad it
+        let number = |j: &Value| j["last18"].as_str().unwrap().parse::<u64>().unwrap();
+        assert_eq!(number(&json), number(&exact), "{args:?}");
         assert_eq!(json["mod_998244353"], exact["mod_998244353"], "{args:?}");
         args.retain(|a| *a != "--json");
         args.push("-q");

@@ -138,7 +138,10 @@ fn table_json() {
         assert_eq!(j.as_object().unwrap().len(), 6, "k, digits, last18, mod_998244353, value, ok: {j}");
         assert_eq!(j["k"], row.k);
         assert_eq!(j["digits"], row.digits);
-        assert_eq!(j["last18"], row.last18.to_string());
+        // the value itself up to 18 digits, else exactly its last 18, zeros included
+        let value = row.value.to_string();
+        assert_eq!(j["last18"], value[value.len().saturating_sub(18)..], "{j}");
+        assert_eq!(j["last18"].as_str().unwrap().parse::<u64>().unwrap(), row.last18);
         assert_eq!(j["mod_998244353"], row.p.to_string());
         assert_eq!(j["value"], row.value.to_string());
         assert_eq!(j["ok"], true);

@@ -232,12 +232,41 @@ fn moduli_out_of_range() {
             (&["count", "10", "--mod-only", "--mod", "_"], "invalid value '_' for '--mod <M>'"),
             (&["dist", "10", "--mod", "_"], "invalid value '_' for '--mod <M>'"),
         ],
-        &["0", "1", "2^63", "9223372036854775808", "2^200", "1e19", "-7", "x", "", "10^", "^3"],
+        &[
+            "0",
+            "1",
+            "2^63",
+            "9223372036854775808",
+            "2^200",
+            "1e19",
+            "-7",
+            "x",
+            "",
+            "10^",
+            "^3",
+            "2^128-1",
+            "2^63+0",
+            "1e2-101",
+            "10^9+",
+        ],
     );
+    usage_error(&["count", "10", "--mod", "2^128-1"], "expected a modulus with 2 <= M < 2^63");
     // verify's: 2 <= M < 2^128
     refused_in_place(
         &[(&["verify", "10", "--answer", "0", "--mod", "_"], "invalid value '_' for '--mod <M>'")],
-        &["0", "1", "2^128", "340282366920938463463374607431768211456", "1e39", "x", "-7", ""],
+        &[
+            "0",
+            "1",
+            "2^128",
+            "340282366920938463463374607431768211456",
+            "1e39",
+            "x",
+            "-7",
+            "",
+            "2^128+0",
+            "2^129-1",
+            "10^2-99",
+        ],
     );
     // and an answer is a residue below its modulus, and below 2^128
     refused_in_place(
@@ -406,6 +435,37 @@ fn messages_escape_control_characters_and_cut_long_numbers() {
     assert!(err.contains("(3001 digits)") && err.contains("(2087 digits)"), "{err}");
 }
 
+/// A value clap refuses is shown as it was given, escaped and cut as our own errors are, in clap's
+/// words otherwise.
+#[test]
+fn refused_values_are_shown_escaped_not_dropped() {
+    let expected = "expected a modulus with 2 <= M < 2^63";
+    refused(&[
+        (&["count", "10", "--mod", "7\u{1b}"], "invalid value '7\\u{1b}' for '--mod <M>': "),
+        (&["count", "10", "--mod", "7\n8"], "invalid value '7\\n8' for '--mod <M>'"),
+        (&["count", "10", "--mod", "7\u{7}\r"], "invalid value '7\\u{7}\\r' for '--mod <M>'"),
+        (&["count", "10", "--mod", "x"], expected),
+        (
+            &["count", "10", "--engine", "x\u{1b}y"],
+            "invalid value 'x\\u{1b}y' for '--engine <ENGINE>' [possible values: blocked, reference, crt]",
+        ),
+        (
+            &["count", "10", "--engine", "blockd"],
+            "[possible values: blocked, reference, crt] tip: a similar value exists: 'blocked'",
+        ),
+        (&["count", "10", "--engine", ""], "a value is required for '--engine <ENGINE>' but none was supplied"),
+    ]);
+    let digits = "9".repeat(3000);
+    for args in [
+        &["count", &digits][..],
+        &["count", "10", "--mod", &digits],
+        &["verify", "10", "--answer", &digits, "--mod", "7"],
+    ] {
+        let err = usage_error(args, "invalid value '99999999999999999999...99999999999999999999 (3000 digits)'");
+        assert!(err.len() < 200, "one short line: {} characters: {err}", err.len());
+    }
+}
+
 #[test]
 fn claims_files_empty_header_only_missing_or_a_folder() {
     let dir = TempDir::new("claims");
@@ -434,6 +494,18 @@ fn claims_files_empty_header_only_missing_or_a_folder() {
         ),
     ]);
     usage_error_with_stdin(&["verify", "--claims", "-"], b"", "--claims: standard input is empty");
+    // without its header, the columns of a file cannot be known: refused, not guessed
+    let header = "expected a header naming the columns n, g, modulus and answer in any order";
+    for (text, at) in [
+        (&b"10,0,7,3\n10,0,7,4\n"[..], "line 1"),
+        (b"# no header here\n10,0,7,3\n", "line 2"),
+        (b"n,g,mod,answer\n10,0,7,3\n", "line 1"),
+        (b"\x00\x01junk\n\x00\n", "line 1"),
+        (b"# only a comment\n", "no header"),
+    ] {
+        usage_error_with_stdin(&["verify", "--claims", "-"], text, &format!("--claims: standard input: {at}: "));
+        usage_error_with_stdin(&["verify", "--claims", "-", "--json"], text, header);
+    }
     // a folder on standard input is refused like a folder's path
     let args = ["verify", "--claims", "-"];
     let output =

@@ -46,8 +46,12 @@ fn library_value_is_what_count_prints() {
 fn right_and_wrong_answer_for_every_modulus_form() {
     let value = exact(500, 0);
     assert!(value.bits() > 128, "f(500) should exceed every modulus here");
-    let forms: [(&str, u128); 8] = [
+    let forms: [(&str, u128); 12] = [
         ("1000000007", 1_000_000_007),
+        ("10^9+7", 1_000_000_007),
+        ("1e9+7", 1_000_000_007),
+        ("2^61-1", (1 << 61) - 1),
+        ("2^128-1", u128::MAX),
         ("998244353", 998_244_353),
         ("10^18", 10u128.pow(18)),
         ("1e18", 10u128.pow(18)),
@@ -414,25 +418,25 @@ fn claims_from_standard_input() {
     );
 }
 
+/// A header with the columns in another order is read as that order.
 #[test]
-fn claims_file_without_header() {
-    let dir = TempDir::new("noheader");
-    let path = dir.file("claims.csv", "# no header here\n10,0,7,3\n10,0,7,4\n");
-    // the header is reported missing at the line that should hold it (once: that line is not also
-    // read as a claim); the lines after it are
+fn claims_file_with_its_columns_in_another_order() {
+    let dir = TempDir::new("order");
+    let text = "n,modulus,answer,g\n6,3,1,1000\n10,1000,17,0\n10,7\n10,10^9+7,17,\n10,2^128-1,16,0\n10,2^128,1,0\n";
+    let path = dir.file("claims.csv", text);
     let wants = [
-        Want::Bad { line: 2, needle: "header missing" },
-        Want::Claim { line: 3, n: 10, g: 0, modulus: 7, answer: 4, expected: 3 },
+        Want::Claim { line: 2, n: 6, g: 1000, modulus: 3, answer: 1, expected: 0 },
+        Want::Claim { line: 3, n: 10, g: 0, modulus: 1000, answer: 17, expected: 17 },
+        Want::Bad { line: 4, needle: "expected 4 fields (n,modulus,answer,g), found 2" },
+        Want::Claim { line: 5, n: 10, g: 0, modulus: 1_000_000_007, answer: 17, expected: 17 },
+        Want::Claim { line: 6, n: 10, g: 0, modulus: u128::MAX, answer: 16, expected: 17 },
+        Want::Bad { line: 7, needle: "modulus: '2^128' does not fit in 128 bits" },
     ];
     let output = fibtree(&["verify", "--claims", &path]);
     assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
-    let out = stdout(&output);
-    check_claims_text(&out, &wants);
-    assert!(out.contains("n,g,modulus,answer"), "the message shows the header: {out}");
-
+    check_claims_text(&stdout(&output), &wants);
     let args = ["verify", "--claims", &path, "--json"];
     let output = fibtree(&args);
-    assert_eq!(output.status.code(), Some(2));
     check_claims_json(&json_line(&args, &stdout(&output)), &wants);
 }
 
@@ -498,18 +502,16 @@ fn claims_file_all_right_exits_0_and_a_wrong_one_exits_1() {
     );
 }
 
-/// Content that is no claims file at all is reported line by line (exit 2), never a crash.
+/// Content that is no claims file at all (binary, or no header) is refused in one line (exit 2),
+/// never a crash.
 #[test]
-fn claims_file_binary_or_headless_is_malformed() {
+fn claims_file_binary_or_headless_is_refused() {
     let dir = TempDir::new("not-claims");
     let binary: Vec<u8> = (0..4096u32).map(|i| (i * 37 % 256) as u8).collect();
     for (name, bytes) in [("binary.csv", binary), ("headless.csv", b"10,0,7,3\n".to_vec())] {
         let path = dir.file(name, &bytes);
-        let output = fibtree(&["verify", "--claims", &path]); // checks for a panic
-        let err = String::from_utf8_lossy(&output.stderr);
-        assert_eq!(output.status.code(), Some(2), "{name}: {err}");
-        let out = String::from_utf8_lossy(&output.stdout);
-        assert!(out.contains("malformed"), "{name}: {out}");
+        let line = usage_error(&["verify", "--claims", &path], &format!("--claims: '{path}': line 1: "));
+        assert!(line.contains("expected a header naming the columns"), "{line}");
     }
 }
 
@@ -541,14 +543,37 @@ fn a_line_too_long_stops_the_reading() {
     }
 }
 
+/// Lines end with `\n`, `\r\n` or a lone `\r` (old Mac files); a UTF-8 byte-order mark is skipped;
+/// a UTF-16 file with its byte-order mark is read as UTF-16: the same verdicts, each line once.
 #[test]
-fn headless_line_has_one_message_and_a_byte_order_mark_is_accepted() {
-    let out = stdout(&fibtree_with_stdin(&["verify", "--claims", "-"], b"10,0,7,3\n"));
-    assert_eq!(out.matches("line 1:").count(), 1, "{out}");
-    assert!(out.contains("line 1: malformed: header missing"), "{out}");
-    let output = fibtree_with_stdin(&["verify", "--claims", "-"], b"\xef\xbb\xbfn,g,modulus,answer\n10,0,7,3\n");
-    assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
-    assert!(stdout(&output).contains("1 OK, 0 MISMATCH, 0 malformed"), "{}", stdout(&output));
+fn line_ends_and_encodings_give_the_same_verdicts() {
+    let text = "n,g,modulus,answer\n10,0,7,3\nx,0,7,3\n10,0,7,4\n";
+    let want = "line 2: c(10, 0) mod 7: claimed 3, true 3: OK\n\
+                line 3: malformed: n: expected a whole number, got 'x'\n\
+                line 4: c(10, 0) mod 7: claimed 4, true 3: MISMATCH\n\
+                1 OK, 1 MISMATCH, 1 malformed\n";
+    let utf16 = |bom: [u8; 2], unit: fn(u16) -> [u8; 2]| {
+        let mut bytes = bom.to_vec();
+        text.encode_utf16().for_each(|u| bytes.extend(unit(u)));
+        bytes
+    };
+    let forms: [(&str, Vec<u8>); 6] = [
+        ("LF", text.into()),
+        ("CRLF", text.replace('\n', "\r\n").into()),
+        ("CR", text.replace('\n', "\r").into()),
+        ("UTF-8 BOM", [&b"\xef\xbb\xbf"[..], text.as_bytes()].concat()),
+        ("UTF-16LE", utf16([0xFF, 0xFE], u16::to_le_bytes)),
+        ("UTF-16BE", utf16([0xFE, 0xFF], u16::to_be_bytes)),
+    ];
+    for (form, bytes) in forms {
+        let output = fibtree_with_stdin(&["verify", "--claims", "-"], &bytes);
+        assert_eq!(output.status.code(), Some(2), "{form}: {}", stderr(&output));
+        assert_eq!(stdout(&output), want, "{form}");
+    }
+    let mut odd = utf16([0xFF, 0xFE], u16::to_le_bytes);
+    odd.pop();
+    let line = usage_error_with_stdin(&["verify", "--claims", "-"], &odd, "--claims: standard input: a UTF-16");
+    assert!(line.contains("little-endian"), "{line}");
 }
 
 /// A g above every value gives 0 without sizing the file by it; a claim whose own run does not fit
@@ -571,4 +596,58 @@ fn claims_judged_each_on_its_own() {
     check_claims_text(&out, &wants);
     assert!(out.contains("3 OK, 0 MISMATCH, 1 malformed"), "{out}");
     assert!(!out.contains("TiB"), "not sized by the largest g: {out}");
+}
+
+/// A malformed line's reason quotes the file: its control characters are escaped and its long
+/// numbers cut, on standard output as in the JSON, so that the file cannot reach the terminal.
+#[test]
+fn malformed_reasons_are_escaped_and_cut() {
+    let digits = "9".repeat(3000);
+    let text = format!("n,g,modulus,answer\n10,0,7\u{1b}[31m\u{7}\0,3\n{digits},0,7,3\n10,0,7,3\n");
+    let output = fibtree_with_stdin(&["verify", "--claims", "-"], text.as_bytes());
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    let out = stdout(&output);
+    assert!(!out.chars().any(|c| c.is_control() && c != '\n'), "no raw control character: {out:?}");
+    assert!(out.contains("got '7\\u{1b}[31m\\u{7}\\u{0}'"), "{out}");
+    assert!(out.contains("99999999999999999999...99999999999999999999 (3000 digits)"), "{out}");
+    assert!(out.lines().all(|l| l.len() < 200), "every line short: {out}");
+    let args = ["verify", "--claims", "-", "--json"];
+    let json = json_line(&args, &stdout(&fibtree_with_stdin(&args, text.as_bytes())));
+    let errors: Vec<&str> =
+        json["malformed"].as_array().unwrap().iter().map(|m| m["error"].as_str().unwrap()).collect();
+    assert!(errors.iter().all(|e| !e.chars().any(char::is_control) && e.len() < 200), "{errors:?}");
+}
+
+/// A reader that closes the pipe early (`| head -c 5`) ends the command quietly, and its exit
+/// status still says that wrong claims were found: the verdicts are known before they are written.
+#[test]
+fn a_closed_pipe_keeps_the_verdicts_exit_status() {
+    use std::io::Read;
+    use std::process::Stdio;
+    let dir = TempDir::new("pipe");
+    // far more output than a pipe holds, so that the reader is gone before the end
+    let text = format!("n,g,modulus,answer\n{}", "10,0,1000,18\n".repeat(20_000));
+    let path = dir.file("wrong.csv", &text);
+    for (args, code) in [
+        (&["verify", "--claims", &path][..], 1),
+        (&["verify", "--claims", &path, "--json"], 1),
+        (&["verify", "10", "--answer", "18", "--mod", "1000"], 1),
+        (&["verify", "10", "--answer", "17", "--mod", "1000"], 0),
+    ] {
+        let mut child = std::process::Command::new(binary())
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut first = [0u8; 5];
+        child.stdout.as_mut().unwrap().read_exact(&mut first).unwrap();
+        drop(child.stdout.take());
+        let status = wait_for_stop(&mut child, &format!("fibtree {args:?} | head -c 5"));
+        let mut err = String::new();
+        child.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+        assert_no_panic(args, err.as_bytes());
+        assert_eq!(status.code(), Some(code), "fibtree {args:?} | head -c 5: {err}");
+        assert!(!err.contains("error"), "quietly: {err}");
+    }
 }

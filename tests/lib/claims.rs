@@ -22,6 +22,11 @@ fn config() -> ProptestConfig {
     ProptestConfig { rng_seed, ..config }
 }
 
+/// The line ends of `bytes`: `\n`, `\r\n` and a lone `\r` each end a line.
+fn line_ends(bytes: &[u8]) -> usize {
+    bytes.iter().enumerate().filter(|&(i, &b)| b == b'\n' || (b == b'\r' && bytes.get(i + 1) != Some(&b'\n'))).count()
+}
+
 /// Lines that look like claims, with their pieces drawn from likely and unlikely values.
 fn claim_line() -> impl Strategy<Value = String> {
     let field = prop_oneof![
@@ -40,22 +45,30 @@ proptest! {
 
     #[test]
     fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..2048)) {
-        let (claims, malformed) = parse_claims(&bytes);
-        let lines = bytes.split(|&b| b == b'\n').count();
-        for c in &claims {
-            prop_assert!(c.line >= 1 && c.line <= lines);
-            prop_assert!(c.modulus >= 2 && c.answer < c.modulus);
-        }
-        for m in &malformed {
-            prop_assert!(m.line >= 1 && m.line <= lines.max(1));
-            prop_assert!(!m.error.contains('\n'));
+        // alone (almost always refused whole: no header) and after the header (read line by line)
+        for text in [bytes.clone(), [format!("{CLAIMS_HEADER}\n").as_bytes(), &bytes].concat()] {
+            let Ok((claims, malformed)) = parse_claims(&text) else { continue };
+            let lines = line_ends(&text) + 1;
+            for c in &claims {
+                prop_assert!(c.line >= 2 && c.line <= lines);
+                prop_assert!(c.modulus >= 2 && c.answer < c.modulus);
+            }
+            for m in &malformed {
+                prop_assert!(m.line >= 2 && m.line <= lines);
+                prop_assert!(!m.error.contains('\n'));
+            }
+            let mut numbers: Vec<usize> = claims.iter().map(|c| c.line).chain(malformed.iter().map(|m| m.line)).collect();
+            numbers.sort_unstable();
+            let count = numbers.len();
+            numbers.dedup();
+            prop_assert_eq!(numbers.len(), count, "each line once");
         }
     }
 
     #[test]
     fn claim_like_lines_are_read_or_reported(lines in proptest::collection::vec(claim_line(), 0..40)) {
         let text = format!("{CLAIMS_HEADER}\n{}", lines.join("\n"));
-        let (claims, malformed) = parse_claims(text.as_bytes());
+        let (claims, malformed) = parse_claims(text.as_bytes()).unwrap();
         // every non-blank line after the header is exactly one of the two
         let nonblank = lines.iter().filter(|l| !l.trim().is_empty() && !l.trim().starts_with('#')).count();
         prop_assert_eq!(claims.len() + malformed.len(), nonblank);

@@ -1,0 +1,59 @@
+//! Integers in the JSON every command writes: a number up to 2^53 - 1, the largest that every JSON
+//! reader keeps exactly (many read numbers as 64-bit floating point), and a decimal string above,
+//! so that no digit is lost; a reader of fibtree's own files takes either form.
+
+use serde::{Deserialize, Deserializer, Serializer};
+
+/// The largest integer every JSON reader holds exactly: 2^53 - 1.
+pub(super) const EXACT: u64 = (1 << 53) - 1;
+
+/// Writes `v` as a JSON number up to [`EXACT`], as a decimal string above (for `serialize_with`).
+///
+/// # Errors
+/// The serializer's.
+pub(super) fn int<S: Serializer>(v: &u64, s: S) -> Result<S::Ok, S::Error> {
+    if *v <= EXACT { s.serialize_u64(*v) } else { s.collect_str(v) }
+}
+
+/// Reads an integer [`int`] wrote: a number, or a string of decimal digits (for `deserialize_with`).
+///
+/// # Errors
+/// The deserializer's, for anything else or a value past 2^64 - 1.
+pub(super) fn read_int<'de, D: Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Either {
+        Number(u64),
+        Digits(String),
+    }
+    match Either::deserialize(d)? {
+        Either::Number(v) => Ok(v),
+        Either::Digits(s) => crate::numbers::parse_whole(&s)
+            .map_err(|_| serde::de::Error::custom(format!("expected a whole number below 2^64, got '{s}'"))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(serde::Serialize, Deserialize, Debug, PartialEq)]
+    struct G {
+        #[serde(serialize_with = "int", deserialize_with = "read_int")]
+        g: u64,
+    }
+
+    #[test]
+    fn numbers_below_2_53_strings_above() {
+        let json = |g| serde_json::to_string(&G { g }).unwrap();
+        assert_eq!(json(0), r#"{"g":0}"#);
+        assert_eq!(json(EXACT), r#"{"g":9007199254740991}"#);
+        assert_eq!(json(EXACT + 1), r#"{"g":"9007199254740992"}"#);
+        assert_eq!(json(u64::MAX), r#"{"g":"18446744073709551615"}"#);
+        for g in [0, EXACT, EXACT + 1, u64::MAX] {
+            assert_eq!(serde_json::from_str::<G>(&json(g)).unwrap(), G { g });
+        }
+        assert!(serde_json::from_str::<G>(r#"{"g":"-1"}"#).is_err());
+        assert!(serde_json::from_str::<G>(r#"{"g":"18446744073709551616"}"#).is_err());
+    }
+}
