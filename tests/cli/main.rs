@@ -5,7 +5,7 @@
 //! Where new tests go: a command's output and behaviour in its module (`count`, `mod_only`,
 //! `verify`, `dist`, `table`, `moves`, `draw`, `bench`, `shards` for `shard` and `combine`,
 //! `estimate`, `tools` for `grundy` and `brute`); output files and signals in `output`; checkpoints
-//! in `checkpoint`; the kernel sets (`FIBTREE_ISA`) in `isa`; the files of `deploy/` in `deploy`;
+//! in `checkpoint`; the kernel sets (`FIBTREE_ISA`) in `isa`; the files of `deploy/` in `deploy`, and on a real Slurm in `slurm`;
 //! the reference programs of `bench/reference/` and `bench/compare.py` in `reference`;
 //! every usage error (exit 2) of every command in `validation`, but for those that need a running
 //! count, shard files or `FIBTREE_ISA`, tested with them in `checkpoint`, `shards` and `isa`. Tests
@@ -27,6 +27,7 @@ mod moves;
 mod output;
 mod reference;
 mod shards;
+mod slurm;
 mod table;
 mod tools;
 mod validation;
