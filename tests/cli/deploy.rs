@@ -68,6 +68,16 @@ fn the_slurm_scripts_shard_and_combine() {
         .output()
         .unwrap();
     assert!(!refused.status.success() && String::from_utf8_lossy(&refused.stderr).contains("set S"));
+    // a task whose --mem (SLURM_MEM_PER_NODE, MiB) is less than its shard needs is refused, saying so
+    let vars = [("N", "2000"), ("S", "3"), ("OUT", &out), ("SLURM_ARRAY_TASK_ID", "1"), ("SLURM_MEM_PER_NODE", "1")];
+    let refused = Command::new("bash")
+        .arg(deploy("slurm/shard.sbatch"))
+        .envs(vars)
+        .env("PATH", path_with_binary())
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(2), "{}", String::from_utf8_lossy(&refused.stderr));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("--max-memory: this run needs about"));
     // submit.sh: the array, then the combine job after it, through a stand-in sbatch that logs its calls
     let bin = dir.path().join("bin");
     std::fs::create_dir(&bin).unwrap();
