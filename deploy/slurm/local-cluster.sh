@@ -71,6 +71,12 @@ start() {
             { echo "local-cluster.sh: $tool is not installed (apt-get install slurm-wlm munge)" >&2 && exit 3; }
     done
     [ "$(id -u)" = 0 ] || { echo "local-cluster.sh: the daemons run as root, and this is $(id -un)" >&2 && exit 3; }
+    for daemon in "${daemons[@]}"; do
+        if [ -e "$dir/$daemon.pid" ] && kill -0 "$(cat "$dir/$daemon.pid")" 2>/dev/null; then
+            echo "local-cluster.sh: $daemon already runs for $dir (local-cluster.sh stop $dir first)" >&2
+            exit 1
+        fi
+    done
     # this machine's CPUs, sockets, cores and memory, as slurmd sees them
     local node
     node=$(slurmd -C 2>/dev/null | head -n 1) || true

@@ -12,8 +12,9 @@ use serde_json::Value;
 use super::deploy::{deploy, path_with_binary};
 use crate::common::*;
 
-/// How long the jobs of one submission may take, queueing included: seconds, for c(3000, 0).
-const DEADLINE: Duration = Duration::from_secs(60);
+/// How long the jobs of one submission may take, queueing included: a few seconds for c(3000, 0) on
+/// an idle machine, more beside a whole test suite.
+const DEADLINE: Duration = Duration::from_secs(120);
 
 /// A one-node cluster started by `local-cluster.sh start` in a temporary folder, stopped (its
 /// daemons ended by their process ids) when dropped, a failed test included.
