@@ -1,6 +1,7 @@
 //! The files in `deploy/` run the commands they name: the Slurm scripts with the variables Slurm
-//! sets, the Kubernetes Jobs' scripts with the index Kubernetes sets, so that they cannot drift from
-//! the command line.
+//! sets, the Kubernetes Jobs' scripts with the index and resources Kubernetes sets, so that they
+//! cannot drift from the command line; the Kubernetes files parse and agree with each other and with
+//! the `Containerfile` and the README's commands that build their image. (On a real Slurm: `slurm`.)
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -10,12 +11,13 @@ use serde_json::Value;
 use crate::common::*;
 
 /// The folder of the `fibtree` binary under test, first on a PATH.
-fn path_with_binary() -> String {
+pub fn path_with_binary() -> String {
     let dir = binary().parent().unwrap().to_path_buf();
     format!("{}:{}", dir.display(), std::env::var("PATH").unwrap_or_default())
 }
 
-fn deploy(file: &str) -> PathBuf {
+/// The file `file` of `deploy/`.
+pub fn deploy(file: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("deploy").join(file)
 }
 
@@ -40,14 +42,42 @@ fn want() -> Value {
 fn the_slurm_scripts_shard_and_combine() {
     let dir = TempDir::new("slurm");
     let out = dir.join("out");
-    for i in ["1", "2", "3"] {
-        let vars = [("N", "2000"), ("OUT", &out), ("SLURM_ARRAY_TASK_ID", i), ("SLURM_ARRAY_TASK_COUNT", "3")];
+    // an array from 0 (task 0 is shard S), S from the submission: a task run again alone is an
+    // array of one, and its SLURM_ARRAY_TASK_COUNT of 1 changes nothing
+    for (task, count) in [("0", "3"), ("1", "3"), ("2", "1")] {
+        let vars = [
+            ("N", "2000"),
+            ("S", "3"),
+            ("OUT", &out),
+            ("SLURM_ARRAY_TASK_ID", task),
+            ("SLURM_ARRAY_TASK_COUNT", count),
+        ];
         run("bash", &[deploy("slurm/shard.sbatch").to_str().unwrap()], &vars, dir.path());
     }
+    assert!(Path::new(&out).join("3.json").exists(), "task 0 writes shard 3");
     let result = dir.join("result.json");
     run("bash", &[deploy("slurm/combine.sbatch").to_str().unwrap()], &[("OUT", &out), ("RESULT", &result)], dir.path());
     let json: Value = serde_json::from_str(&std::fs::read_to_string(&result).unwrap()).unwrap();
     assert_eq!((json["ok"].clone(), json["value"].clone()), (Value::Bool(true), want()));
+    // without S, a task is refused before any work, saying so
+    let vars = [("N", "2000"), ("OUT", &out), ("SLURM_ARRAY_TASK_ID", "1"), ("SLURM_ARRAY_TASK_COUNT", "1")];
+    let refused = Command::new("bash")
+        .arg(deploy("slurm/shard.sbatch"))
+        .envs(vars)
+        .env("PATH", path_with_binary())
+        .output()
+        .unwrap();
+    assert!(!refused.status.success() && String::from_utf8_lossy(&refused.stderr).contains("set S"));
+    // a task whose --mem (SLURM_MEM_PER_NODE, MiB) is less than its shard needs is refused, saying so
+    let vars = [("N", "2000"), ("S", "3"), ("OUT", &out), ("SLURM_ARRAY_TASK_ID", "1"), ("SLURM_MEM_PER_NODE", "1")];
+    let refused = Command::new("bash")
+        .arg(deploy("slurm/shard.sbatch"))
+        .envs(vars)
+        .env("PATH", path_with_binary())
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(2), "{}", String::from_utf8_lossy(&refused.stderr));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("--max-memory: this run needs about"));
     // submit.sh: the array, then the combine job after it, through a stand-in sbatch that logs its calls
     let bin = dir.path().join("bin");
     std::fs::create_dir(&bin).unwrap();
@@ -56,15 +86,37 @@ fn the_slurm_scripts_shard_and_combine() {
     std::fs::write(bin.join("sbatch"), fake).unwrap();
     run("chmod", &["+x", bin.join("sbatch").to_str().unwrap()], &[], dir.path());
     let path = format!("{}:{}", bin.display(), path_with_binary());
-    let submit = deploy("slurm/submit.sh");
-    let submitted =
-        Command::new("bash").args([submit.to_str().unwrap(), "2000", "64"]).env("PATH", path).output().unwrap();
-    assert!(submitted.status.success(), "{}", String::from_utf8_lossy(&submitted.stderr));
-    let calls = std::fs::read_to_string(&log).unwrap();
-    let calls: Vec<&str> = calls.lines().collect();
+    let script = deploy("slurm/submit.sh");
+    let submit_with = |shards: &str, vars: &[(&str, &str)]| {
+        let _ = std::fs::remove_file(&log);
+        Command::new("bash")
+            .args([script.to_str().unwrap(), "2000", shards])
+            .envs(vars.iter().copied())
+            .env("PATH", &path)
+            .output()
+            .unwrap()
+    };
+    let submit = |vars: &[(&str, &str)]| {
+        let submitted = submit_with("64", vars);
+        assert!(submitted.status.success(), "{}", String::from_utf8_lossy(&submitted.stderr));
+        std::fs::read_to_string(&log).unwrap().lines().map(str::to_string).collect::<Vec<String>>()
+    };
+    // a bad count of shards is refused by the estimate, before anything is queued
+    let refused = submit_with("0", &[]);
+    assert_eq!(refused.status.code(), Some(2), "{}", String::from_utf8_lossy(&refused.stderr));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("--shards") && !Path::new(&log).exists());
+    // the time limits: twice the estimate (well under a minute for f(2000)) plus 10 minutes
+    let calls = submit(&[]);
     assert_eq!(calls.len(), 2, "{calls:?}");
-    assert!(calls[0].contains("--array=1-64") && calls[0].ends_with("shard.sbatch"), "{calls:?}");
-    assert!(calls[1].contains("--dependency=afterok:4242") && calls[1].ends_with("combine.sbatch"), "{calls:?}");
+    assert!(calls[0].contains("--array=1-64 --time=11 ") && calls[0].ends_with("shard.sbatch"), "{calls:?}");
+    assert!(
+        calls[1].contains("--dependency=afterany:4242 --time=11 ") && calls[1].ends_with("combine.sbatch"),
+        "{calls:?}"
+    );
+    // a rerun of one task, with the limits given
+    let calls = submit(&[("TASKS", "17"), ("SHARD_TIME", "2:00:00"), ("COMBINE_TIME", "30")]);
+    assert!(calls[0].contains("--array=17 --time=2:00:00 "), "{calls:?}");
+    assert!(calls[1].contains("--time=30 "), "{calls:?}");
 }
 
 /// The script of a Job's container: the argument after the `# script` line, with `/data` moved to
@@ -82,11 +134,130 @@ fn the_kubernetes_jobs_shard_and_combine() {
     let dir = TempDir::new("kubernetes");
     let data = dir.join("data");
     let shard = job_script("kubernetes/shards.yaml", &data);
+    // THREADS and MEMORY as the downward API gives them: requests.cpu 2, limits.memory 1Gi in bytes
+    let resources = [("THREADS", "2"), ("MEMORY", "1073741824")];
     for index in ["0", "1", "2"] {
         let vars = [("N", "2000"), ("G", "0"), ("SHARDS", "3"), ("JOB_COMPLETION_INDEX", index)];
-        run("sh", &["-c", &shard], &vars, dir.path());
+        run("sh", &["-c", &shard], &[&vars[..], &resources].concat(), dir.path());
     }
-    run("sh", &["-c", &job_script("kubernetes/combine.yaml", &data)], &[], dir.path());
+    run("sh", &["-c", &job_script("kubernetes/combine.yaml", &data)], &resources[..1], dir.path());
     let json: Value = serde_json::from_str(&std::fs::read_to_string(format!("{data}/result.json")).unwrap()).unwrap();
     assert_eq!((json["ok"].clone(), json["value"].clone()), (Value::Bool(true), want()));
+    // a shard that needs more than the pod's memory limit is refused, saying so, before any work
+    let vars = [
+        ("N", "2000"),
+        ("G", "0"),
+        ("SHARDS", "3"),
+        ("JOB_COMPLETION_INDEX", "0"),
+        ("THREADS", "2"),
+        ("MEMORY", "1000"),
+    ];
+    let refused = Command::new("sh").args(["-c", &shard]).envs(vars).env("PATH", path_with_binary()).output().unwrap();
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("--max-memory"));
+}
+
+/// Every document of a file of `deploy/kubernetes/`, as JSON, read by PyYAML; `None` where python3
+/// or PyYAML is missing.
+fn yaml_documents(file: &str) -> Option<Vec<Value>> {
+    let has_yaml = Command::new("python3").args(["-c", "import yaml"]).output().is_ok_and(|o| o.status.success());
+    if !has_yaml {
+        return None;
+    }
+    let script = "import json, sys, yaml; print(json.dumps(list(yaml.safe_load_all(open(sys.argv[1])))))";
+    let out = Command::new("python3").args(["-c", script]).arg(deploy(file)).output().unwrap();
+    assert!(out.status.success(), "{file}: {}", String::from_utf8_lossy(&out.stderr));
+    Some(serde_json::from_slice(&out.stdout).unwrap())
+}
+
+/// Checks what `shards.yaml` and `combine.yaml` share: the image of the Containerfile, not pulled
+/// where the node has it; the claim of `volume.yaml`; CPU and memory requested and limited; the
+/// threads from the CPU request; and the script that `job_script` reads. Returns the container.
+fn check_job(job: &Value, file: &str, claim: &str) -> Value {
+    assert_eq!(job["kind"], "Job", "{file}");
+    let pod = &job["spec"]["template"]["spec"];
+    assert_eq!(pod["volumes"][0]["persistentVolumeClaim"]["claimName"], claim, "{file}");
+    let container = pod["containers"][0].clone();
+    assert_eq!(
+        (&container["image"], &container["imagePullPolicy"]),
+        (&Value::from(format!("{IMAGE}:latest")), &Value::from("IfNotPresent")),
+        "{file}"
+    );
+    let resources = &container["resources"];
+    for (kind, resource) in [("requests", "cpu"), ("requests", "memory"), ("limits", "cpu"), ("limits", "memory")] {
+        assert!(resources[kind][resource].is_string(), "{file}: {kind}.{resource}");
+    }
+    assert_eq!(resources["requests"]["cpu"], resources["limits"]["cpu"], "{file}: as many threads as CPUs");
+    let threads = env_from(&container, "THREADS");
+    assert_eq!(
+        (&threads["containerName"], &threads["resource"]),
+        (&container["name"], &Value::from("requests.cpu")),
+        "{file}"
+    );
+    let script = container["args"][0].as_str().unwrap();
+    assert_eq!(script, job_script(file, "/data"), "{file}: the script the run test runs");
+    assert!(script.contains("--threads \"$THREADS\""), "{file}: {script}");
+    container
+}
+
+/// The `resourceFieldRef` of the container's variable `name`.
+fn env_from(container: &Value, name: &str) -> Value {
+    let vars = container["env"].as_array().unwrap();
+    let var = vars.iter().find(|v| v["name"] == name).unwrap_or_else(|| panic!("{name} in {container}"));
+    var["valueFrom"]["resourceFieldRef"].clone()
+}
+
+/// The value of the container's variable `name`.
+fn env_value(container: &Value, name: &str) -> String {
+    let vars = container["env"].as_array().unwrap();
+    let var = vars.iter().find(|v| v["name"] == name).unwrap_or_else(|| panic!("{name} in {container}"));
+    var["value"].as_str().unwrap().to_string()
+}
+
+#[test]
+fn the_kubernetes_files_parse_and_agree() {
+    let Some(volume) = yaml_documents("kubernetes/volume.yaml") else {
+        println!("skipped: python3 with PyYAML is not installed (`apt-get install python3-yaml`)");
+        return;
+    };
+    assert_eq!(volume.len(), 1);
+    assert_eq!(volume[0]["kind"], "PersistentVolumeClaim");
+    assert_eq!(volume[0]["spec"]["accessModes"], serde_json::json!(["ReadWriteMany"]), "pods on many nodes write it");
+    let claim = volume[0]["metadata"]["name"].as_str().unwrap();
+    let shards = yaml_documents("kubernetes/shards.yaml").unwrap();
+    let container = check_job(&shards[0], "kubernetes/shards.yaml", claim);
+    assert_eq!(shards[0]["spec"]["completionMode"], "Indexed");
+    assert_eq!(shards[0]["spec"]["completions"].to_string(), env_value(&container, "SHARDS"), "SHARDS is completions");
+    let memory = env_from(&container, "MEMORY");
+    assert_eq!((&memory["containerName"], &memory["resource"]), (&container["name"], &Value::from("limits.memory")));
+    let combine = yaml_documents("kubernetes/combine.yaml").unwrap();
+    check_job(&combine[0], "kubernetes/combine.yaml", claim);
+}
+
+/// The image the Kubernetes Jobs run, as the README builds it.
+const IMAGE: &str = "localhost/fibtree";
+
+#[test]
+fn the_containerfile_builds_the_image_as_the_readme_says() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let containerfile = std::fs::read_to_string(root.join("Containerfile")).unwrap();
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let build = format!("podman build -t {IMAGE} -f Containerfile .");
+    assert!(readme.contains(&format!("$ {build}")) && containerfile.contains(&build), "{build}");
+    assert!(readme.contains(&format!("podman save -o fibtree.tar {IMAGE}:latest")));
+    // a Rust stage that builds the release binary as the README says, then a slim one with it alone
+    let stages: Vec<&str> = containerfile.lines().filter(|l| l.starts_with("FROM ")).collect();
+    assert!(
+        stages.len() == 2
+            && stages[0].contains("rust:")
+            && stages[0].ends_with(" AS build")
+            && stages[1].contains("-slim"),
+        "{stages:?}"
+    );
+    let run = containerfile.lines().find(|l| l.starts_with("RUN cargo ")).expect("a RUN cargo line");
+    assert!(readme.contains(&format!("`{}`", run.strip_prefix("RUN ").unwrap())), "{run}");
+    assert!(containerfile.contains("COPY --from=build /src/target/release/fibtree /usr/local/bin/fibtree"));
+    // the build context leaves out the local build and the history
+    let ignored = std::fs::read_to_string(root.join(".dockerignore")).unwrap();
+    assert!(ignored.lines().any(|l| l == "target") && ignored.lines().any(|l| l == ".git"), "{ignored}");
 }

@@ -6,8 +6,8 @@
 //! `verify`, `dist`, `table`, `moves`, `draw`, `bench`, `shards` for `shard` and `combine`,
 //! `estimate`, `tools` for `grundy` and `brute`); output files and signals in `output`; checkpoints
 //! in `checkpoint`; the memory guard under `ulimit` and cgroup limits in `limits`; the kernel sets
-//! (`FIBTREE_ISA`) in `isa`; the files of `deploy/` in `deploy`; the reference programs of
-//! `bench/reference/` and `bench/compare.py` in `reference`;
+//! (`FIBTREE_ISA`) in `isa`; the files of `deploy/` in `deploy`, and on a real Slurm in `slurm`; the
+//! reference programs of `bench/reference/` and `bench/compare.py` in `reference`;
 //! every usage error (exit 2) of every command in `validation`, but for those that need a running
 //! count, shard files or `FIBTREE_ISA`, tested with them in `checkpoint`, `shards` and `isa`. Tests
 //! of the library without the binary go in `tests/lib/`.
@@ -29,6 +29,7 @@ mod moves;
 mod output;
 mod reference;
 mod shards;
+mod slurm;
 mod table;
 mod tools;
 mod validation;
