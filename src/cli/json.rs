@@ -15,6 +15,18 @@ pub(super) fn int<S: Serializer>(v: &u64, s: S) -> Result<S::Ok, S::Error> {
     if *v <= EXACT { s.serialize_u64(*v) } else { s.collect_str(v) }
 }
 
+/// [`int`] for a signed value (G(K), -1 for the empty tree): a number within 2^53 - 1 of zero, a
+/// decimal string beyond (for `serialize_with`).
+///
+/// # Errors
+/// The serializer's.
+pub(super) fn signed<S: Serializer>(v: &i128, s: S) -> Result<S::Ok, S::Error> {
+    match i64::try_from(*v) {
+        Ok(small) if small.unsigned_abs() <= EXACT => s.serialize_i64(small),
+        _ => s.collect_str(v),
+    }
+}
+
 /// Reads an integer [`int`] wrote: a number, or a string of decimal digits (for `deserialize_with`).
 ///
 /// # Errors
@@ -54,6 +66,14 @@ mod tests {
             assert_eq!(serde_json::from_str::<G>(&json(g)).unwrap(), G { g });
         }
         assert!(serde_json::from_str::<G>(r#"{"g":"-1"}"#).is_err());
+        let signed_json = |v: i128| {
+            let mut out = Vec::new();
+            signed(&v, &mut serde_json::Serializer::new(&mut out)).unwrap();
+            String::from_utf8(out).unwrap()
+        };
+        assert_eq!(signed_json(-1), "-1");
+        assert_eq!(signed_json(EXACT.into()), "9007199254740991");
+        assert_eq!(signed_json(i128::from(u64::MAX) - 1), r#""18446744073709551614""#);
         assert!(serde_json::from_str::<G>(r#"{"g":"18446744073709551616"}"#).is_err());
     }
 }

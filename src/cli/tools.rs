@@ -18,7 +18,9 @@ use super::usage;
 /// G(K) (fields in alphabetical order, as the JSON lists them).
 #[derive(Serialize)]
 struct Grundy {
+    #[serde(serialize_with = "super::json::signed")]
     grundy: i128,
+    #[serde(serialize_with = "super::json::int")]
     k: u64,
 }
 

@@ -25,6 +25,12 @@ fn grundy_values() {
     assert_eq!(success(&["grundy", "2147483647"]), "0\n");
     assert_eq!(success(&["grundy", "13835058055282163710"]), "18446744073709551614\n");
     assert_eq!(success(&["grundy", "18446744073709551615"]), "12297829382473034411\n");
+    // JSON: numbers up to 2^53 - 1, decimal strings above (as every command's JSON)
+    let json = success_json(&["grundy", "18446744073709551615", "--json"]);
+    assert_eq!(
+        (json["grundy"].as_str(), json["k"].as_str()),
+        (Some("12297829382473034411"), Some("18446744073709551615"))
+    );
     usage_error(&["grundy", "18446744073709551616"], "K");
 }
 
