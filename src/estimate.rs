@@ -16,13 +16,16 @@
 //!   count of the layer, above it the states times the limbs of a path count, limbs(n - k + 1)
 //!   (bottom-up alone, the first sum over every layer); the residue route's lane operations per prime are the dense modular
 //!   engine's, counted exactly from its windows.
-//! - *Speed.* The exact engine runs f(n) (n clamped to 1000..=8000) on one thread; the dense sweep
-//!   runs about 2.5 x 10^8 lane operations with arrays of n's width, modulo a prime of the route
-//!   (`u64` lanes) and modulo 998244353 (`u32` lanes, for `combine`'s check); Garner's algorithm
-//!   runs over 400 primes; each twice, the faster run counting. Their rates give the predicted CPU
-//!   time; the wall time of T threads assumes the CPU time divides evenly (the exact engine), that
-//!   each thread takes whole primes (the residue route), or that the two direct checks of
-//!   `combine` run at once.
+//! - *Speed.* On one thread, in rounds: the exact engine runs f(n) (n clamped to 1000..=7000); the
+//!   dense sweep runs about 2.5 x 10^7 lane operations with arrays of n's width, four times modulo
+//!   a prime of the route (`u64` lanes) and four times modulo 998244353 (`u32` lanes, for
+//!   `combine`'s check); Garner's algorithm runs over 400 primes. The rounds go on for about a second (three at least), each
+//!   run timed by the thread's CPU time, so that time spent waiting for a core that other programs
+//!   hold is not the engine's; what they still do to a run only slows it, and comes and goes: the
+//!   fastest run gives the figure, the slowest the top of its range ([`Spread`]). The
+//!   rates give the predicted CPU time; the wall time of T threads assumes the CPU time divides
+//!   evenly (the exact engine), that each thread takes whole primes (the residue route), or that
+//!   the two direct checks of `combine` run at once.
 //!
 //! How the predictions compare with real runs is recorded in the README ("Planning a run").
 //!
@@ -42,6 +45,9 @@ use crate::hooks::Hooks;
 use crate::plan::{self, Plan, Sizes};
 use crate::targets::Targets;
 
+mod spread;
+pub use spread::{Seconds, Spread};
+
 /// The largest n x W (the top layer times the width of the layers) for which [`estimate`] counts
 /// the plan's states by default: the census is O(n x W / 64) word operations, about 3.9 x 10^9
 /// words at this limit (n = 476,837 for g = 0, where W = 2^19; n = 200000 has n x W = 5.2 x 10^10,
@@ -49,11 +55,25 @@ use crate::targets::Targets;
 pub const CENSUS_LIMIT: u64 = 250_000_000_000;
 
 /// The exact engine's calibration runs f(n) for n up to this.
-const CALIBRATION_N: u64 = 8000;
+const CALIBRATION_N: u64 = 7000;
 
-/// About the lane operations of each run of the dense sweep's calibration, which runs twice for each
-/// of two moduli (`u64` and `u32` lanes).
-const CALIBRATION_LANES: u64 = 250_000_000;
+/// About the lane operations of each run of the dense sweep's calibration, which runs
+/// [`SWEEPS_PER_ROUND`] times a round for each of two moduli (`u64` and `u32` lanes).
+const CALIBRATION_LANES: u64 = 25_000_000;
+
+/// The dense sweep's runs of each modulus in a round: short runs, so that some fall in the moments
+/// the machine runs at full speed.
+const SWEEPS_PER_ROUND: usize = 4;
+
+/// The calibration's rounds (a run of each of its measures) go on until they have taken this
+/// long, in wall time...
+const CALIBRATION_SPAN: std::time::Duration = std::time::Duration::from_millis(1000);
+
+/// ...and there are at least this many...
+const MIN_ROUNDS: usize = 3;
+
+/// ...or this many (small n, whose rounds are short).
+const MAX_ROUNDS: usize = 40;
 
 /// When [`estimate`] counts the plan's states.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -104,28 +124,32 @@ pub struct Estimate {
     /// The memory of one prime's sweep (its arrays), beside the process's own.
     pub prime_bytes: u64,
     /// The calibration: the exact engine's limb additions per second on one thread.
-    pub exact_rate: f64,
+    pub exact_rate: Spread,
     /// The calibration: the dense sweep's lane operations per second on one thread.
-    pub prime_rate: f64,
+    pub prime_rate: Spread,
+    /// The calibration's CPU time over its wall time: the share of a core its thread had (near 1
+    /// where the machine had a core to spare). The wall times below are for threads that have
+    /// their cores; sharing them makes a run longer in proportion.
+    pub core_share: f64,
     /// The predicted CPU seconds of the exact engine.
-    pub exact_cpu_seconds: f64,
+    pub exact_cpu_seconds: Seconds,
     /// The predicted CPU seconds of one prime of the residue route.
-    pub prime_cpu_seconds: f64,
+    pub prime_cpu_seconds: Seconds,
     /// The residue route cut into each number of shards asked for.
     pub shards: Vec<ShardCost>,
     /// The predicted wall seconds of `fibtree combine` on [`Estimate::threads`] threads: Garner's
     /// algorithm over the primes, then the direct checks (the modular engine modulo 10^18 and
     /// 998244353, at once where there are two threads).
-    pub combine_seconds: f64,
+    pub combine_seconds: Seconds,
     /// The part of `combine_seconds` that is Garner's algorithm.
-    pub garner_seconds: f64,
+    pub garner_seconds: Seconds,
 }
 
 impl Estimate {
     /// The predicted wall seconds of the exact engine on [`Estimate::threads`] threads, at a perfect
     /// speedup (`fibtree bench` measures the real one).
-    pub fn exact_seconds(&self) -> f64 {
-        self.exact_cpu_seconds / self.threads as f64
+    pub fn exact_seconds(&self) -> Seconds {
+        self.exact_cpu_seconds.times(1.0 / self.threads as f64)
     }
 }
 
@@ -139,9 +163,9 @@ pub struct ShardCost {
     /// The peak memory of one shard: the process and one prime's arrays per thread at work.
     pub bytes: u64,
     /// The wall seconds of the largest shard: its primes a thread each, in rounds.
-    pub seconds: f64,
+    pub seconds: Seconds,
     /// The CPU seconds of all the shards together.
-    pub cpu_seconds: f64,
+    pub cpu_seconds: Seconds,
 }
 
 /// The cost of counting c(n, g), exactly (`fibtree count`) and by residue shards (`fibtree shard`)
@@ -149,10 +173,10 @@ pub struct ShardCost {
 /// for the method.
 ///
 /// Cost: the plan's backward pass when it is counted (O(n x W / 64) word operations; W = 2^17 at
-/// n = 100000), O(n) otherwise; then the calibration (two exact runs of f(8000) at most, 1.20 x
-/// 10^9 limb additions each, and about 10^9 lane operations of the dense sweep); memory two layers
-/// of the plan (W / 8 bytes each), the calibration's plan of f(8000) (a few MB), one prime's
-/// arrays, and 8 bytes a layer.
+/// n = 100000), O(n) otherwise; then the calibration (about a second: three rounds or more, each
+/// an exact run of f(7000) at most, 4.6 x 10^8 limb additions, and 2 x 10^8 lane operations of
+/// the dense sweep); memory two layers of the plan (W / 8 bytes each), the calibration's plan of
+/// f(7000) (a few MB), one prime's arrays, and 8 bytes a layer.
 ///
 /// # Errors
 /// [`Error::InvalidArgument`] for n above [`crate::MAX_N`], a shard count of 0 (naming
@@ -230,14 +254,14 @@ fn estimate_with(n: u64, g: u64, shards: &[usize], census_limit: u64, hooks: Hoo
         None => (states, sizes.plan + modular::memory_bytes_for(&sizes, 1, 1)),
     };
     let primes = crate::crt::primes_needed(n);
-    let Calibration { exact_rate, prime_rate, narrow_rate, garner_rate } = calibrate(n, hooks)?;
-    let exact_cpu_seconds = limb_additions as f64 / exact_rate;
-    let prime_cpu_seconds = prime_lanes as f64 / prime_rate;
+    let Calibration { exact_rate, prime_rate, narrow_rate, garner_rate, core_share } = calibrate(n, hooks)?;
+    let exact_cpu_seconds = exact_rate.seconds(limb_additions as f64);
+    let prime_cpu_seconds = prime_rate.seconds(prime_lanes as f64);
     let threads = rayon::current_num_threads();
     // combine: the two direct checks (10^18 in u64 lanes as a prime, 998244353 in u32 lanes)
-    let narrow_seconds = prime_lanes as f64 / narrow_rate;
+    let narrow_seconds = narrow_rate.seconds(prime_lanes as f64);
     let checks = if threads >= 2 { prime_cpu_seconds.max(narrow_seconds) } else { prime_cpu_seconds + narrow_seconds };
-    let garner_seconds = if known_zero { 0.0 } else { (primes as f64).powi(2) / garner_rate };
+    let garner_seconds = if known_zero { Seconds::default() } else { garner_rate.seconds((primes as f64).powi(2)) };
     let shards = shards
         .iter()
         .map(|&s| {
@@ -247,8 +271,8 @@ fn estimate_with(n: u64, g: u64, shards: &[usize], census_limit: u64, hooks: Hoo
                 shards: s,
                 primes_per_shard: per_shard,
                 bytes: PROCESS_BYTES + at_once * prime_bytes,
-                seconds: per_shard.div_ceil(threads.max(1)) as f64 * prime_cpu_seconds,
-                cpu_seconds: primes as f64 * prime_cpu_seconds,
+                seconds: prime_cpu_seconds.times(per_shard.div_ceil(threads.max(1)) as f64),
+                cpu_seconds: prime_cpu_seconds.times(primes as f64),
             }
         })
         .collect();
@@ -272,6 +296,7 @@ fn estimate_with(n: u64, g: u64, shards: &[usize], census_limit: u64, hooks: Hoo
         prime_bytes,
         exact_rate,
         prime_rate,
+        core_share,
         exact_cpu_seconds,
         prime_cpu_seconds,
         shards,
@@ -282,12 +307,14 @@ fn estimate_with(n: u64, g: u64, shards: &[usize], census_limit: u64, hooks: Hoo
 
 /// What [`calibrate`] measures, each on one thread: the exact engine's limb additions per second,
 /// the dense sweep's lane operations per second in `u64` lanes (a prime of the route) and in `u32`
-/// lanes (998244353), and Garner's algorithm's k^2 per second for k primes.
+/// lanes (998244353), and Garner's algorithm's k^2 per second for k primes; and the share of a core
+/// the thread had.
 struct Calibration {
-    exact_rate: f64,
-    prime_rate: f64,
-    narrow_rate: f64,
-    garner_rate: f64,
+    exact_rate: Spread,
+    prime_rate: Spread,
+    narrow_rate: Spread,
+    garner_rate: Spread,
+    core_share: f64,
 }
 
 /// The dense sweep's calibration runs with the width of n up to this n (W = 2^20).
@@ -297,15 +324,18 @@ const CALIBRATION_TOP: u64 = 1_000_000;
 const CALIBRATION_PRIMES: usize = 400;
 
 /// The one-thread speeds of the exact engine (limb additions per second, on f(n) for n clamped to
-/// 1000..=8000) and of the dense sweep of the residue route (lane operations per second, with the
-/// arrays of the width of n, clamped to 1000..=1,000,000, and a prime of the route), each the
-/// faster of two runs (on a busy machine the slower run says more about the neighbours than about
-/// the engine).
+/// 1000..=[`CALIBRATION_N`]), of the dense sweep of the residue route (lane operations per second,
+/// with the arrays of the width of n, clamped to 1000..=1,000,000, and a prime of the route) and
+/// of Garner's algorithm, each the spread of its runs: one of each a round (of the sweep
+/// [`SWEEPS_PER_ROUND`]), timed by the
+/// thread's CPU time, for [`CALIBRATION_SPAN`] and at least [`MIN_ROUNDS`] rounds, at most
+/// [`MAX_ROUNDS`].
 ///
-/// Cost: the plan of f(k), k = n clamped to 1000..=8000, and two exact runs over it (at 8000,
-/// 2.98 x 10^7 states and 1.20 x 10^9 limb additions a run); two runs of Garner's algorithm over
-/// [`CALIBRATION_PRIMES`] primes (O(k^2) word multiplications for k primes); and two sweeps of
-/// about [`CALIBRATION_LANES`] lane operations for each of two moduli.
+/// Cost: the plan of f(k), k = n clamped to 1000..=7000; then a round is an exact run over it (at
+/// 7000, 2.0 x 10^7 states and 4.6 x 10^8 limb additions), Garner's algorithm over
+/// [`CALIBRATION_PRIMES`] primes (O(k^2) word multiplications for k primes) and
+/// [`SWEEPS_PER_ROUND`] sweeps of about [`CALIBRATION_LANES`] lane operations for each of two
+/// moduli.
 fn calibrate(n: u64, hooks: Hooks) -> Result<Calibration> {
     let one = rayon::ThreadPoolBuilder::new()
         .num_threads(1)
@@ -313,31 +343,42 @@ fn calibrate(n: u64, hooks: Hooks) -> Result<Calibration> {
         .map_err(|e| Error::from(std::io::Error::other(format!("a thread for the calibration: {e}"))))?;
     // the route's first prime (the largest below 2^62): every prime of the route costs the same
     let prime = crate::crt::primes(1)[0];
+    // on the pool's one thread, whose CPU time is then the runs' own
     one.install(|| {
+        let (start, cpu_start) = (std::time::Instant::now(), crate::arch::thread_cpu_seconds());
         let k = n.clamp(1000, CALIBRATION_N);
         let targets = Targets::one(k, 0);
         let plan = Plan::new(&targets, u64::MAX, hooks)?;
-        let work = engines::both_ends::split(plan.lens(), engines::Cut::Auto)?.work();
         let primes = crate::crt::primes(CALIBRATION_PRIMES);
         let residues: Vec<u64> = primes.iter().zip(1u64..).map(|(&p, i)| p - i * i).collect();
-        let mut c = Calibration { exact_rate: 0.0, prime_rate: 0.0, narrow_rate: 0.0, garner_rate: 0.0 };
-        let rate = |work: f64, start: std::time::Instant| work / start.elapsed().as_secs_f64().max(1e-9);
-        for _ in 0..2 {
-            let start = std::time::Instant::now();
-            engines::count_words(Engine::Blocked, &plan, &targets, engines::Cut::Auto, hooks)?;
-            c.exact_rate = c.exact_rate.max(rate(work as f64, start));
-            hooks.check()?;
-            let start = std::time::Instant::now();
-            crate::crt::garner(&primes, &residues)?;
-            c.garner_rate = c.garner_rate.max(rate((CALIBRATION_PRIMES as f64).powi(2), start));
-        }
         // below n = 1000 a layer is too short for its rate to mean anything (nor does the time);
         // above 1,000,000 the arrays of n's width would take more than the dense engine allows, and
         // the rate at 1,000,000's (2^20, well beyond the caches) stands for them
-        let m = n.clamp(1000, CALIBRATION_TOP);
-        let speeds = modular::unplanned_speeds(m, CALIBRATION_LANES, &[prime, crate::P998244353], 2, hooks)?;
-        (c.prime_rate, c.narrow_rate) = (speeds[0], speeds[1]);
-        Ok(c)
+        let sweep = modular::Sweep::new(n.clamp(1000, CALIBRATION_TOP), CALIBRATION_LANES)?;
+        let mut exact = spread::Runs::new(engines::both_ends::split(plan.lens(), engines::Cut::Auto)?.work() as f64);
+        let mut garner = spread::Runs::new((CALIBRATION_PRIMES as f64).powi(2));
+        let [mut wide, mut narrow] = [(); 2].map(|_| spread::Runs::new(sweep.lanes() as f64));
+        for round in 1..=MAX_ROUNDS {
+            hooks.check()?;
+            exact.time(|| {
+                engines::count_words(Engine::Blocked, &plan, &targets, engines::Cut::Auto, hooks).map(|_| ())
+            })?;
+            garner.time(|| crate::crt::garner(&primes, &residues).map(|_| ()))?;
+            for _ in 0..SWEEPS_PER_ROUND {
+                wide.time(|| sweep.run(prime))?;
+                narrow.time(|| sweep.run(crate::P998244353))?;
+            }
+            if round >= MIN_ROUNDS && start.elapsed() >= CALIBRATION_SPAN {
+                break;
+            }
+        }
+        Ok(Calibration {
+            exact_rate: exact.spread(),
+            prime_rate: wide.spread(),
+            narrow_rate: narrow.spread(),
+            garner_rate: garner.spread(),
+            core_share: (crate::arch::thread_cpu_seconds() - cpu_start) / start.elapsed().as_secs_f64().max(1e-9),
+        })
     })
 }
 
@@ -355,10 +396,12 @@ mod tests {
             assert_eq!(e.widest_layer, plan.widest_layer() as u64);
             assert_eq!(e.primes, crate::crt::primes_needed(n));
             assert!(crate::tree_size(n).bits() <= e.bits_at_most);
-            assert!(e.exact_rate > 0.0 && e.prime_rate > 0.0);
+            assert!(e.exact_rate.slow > 0.0 && e.prime_rate.slow > 0.0);
+            let t = e.exact_cpu_seconds;
+            assert!(0.0 < t.low && t.low <= t.high, "{t:?}");
             assert_eq!(e.shards.len(), 2);
             assert_eq!(e.shards[1].primes_per_shard, e.primes.div_ceil(7));
-            assert!(e.shards[0].seconds >= e.shards[1].seconds);
+            assert!(e.shards[0].seconds.low >= e.shards[1].seconds.low);
         }
     }
 

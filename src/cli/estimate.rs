@@ -4,7 +4,7 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use crate::error::human_bytes;
-use crate::estimate::{self, Census, Estimate};
+use crate::estimate::{self, Census, Estimate, Seconds, Spread};
 use serde::Serialize;
 
 use super::args::EstimateArgs;
@@ -12,7 +12,9 @@ use super::progress::duration;
 use super::session::{Form, Outcome, Session};
 
 /// The estimate as `--json` gives it (fields in alphabetical order). Big counts are strings, so
-/// that any JSON reader keeps every digit; seconds are predictions, rounded to the millisecond.
+/// that any JSON reader keeps every digit; seconds are predictions, rounded to the millisecond, at
+/// the calibration's fastest runs, each with its range (`_low`, the same, to `_high`, at the
+/// calibration's slowest runs).
 #[derive(Debug, Serialize)]
 struct EstimateOut {
     bits_at_most: u64,
@@ -35,17 +37,27 @@ struct EstimateOut {
 
 #[derive(Debug, Serialize)]
 struct Calibration {
-    /// The exact engine's limb additions per nanosecond on one thread.
+    /// The share of a core the calibration's thread had (its CPU time over its wall time).
+    core_share: f64,
+    /// The exact engine's limb additions per nanosecond on one thread, in its fastest run.
     exact_limbs_per_ns: f64,
-    /// The dense sweep's lane operations per nanosecond on one thread.
+    /// The same in its slowest run.
+    exact_limbs_per_ns_low: f64,
+    /// The dense sweep's lane operations per nanosecond on one thread, in its fastest run.
     residue_lanes_per_ns: f64,
+    /// The same in its slowest run.
+    residue_lanes_per_ns_low: f64,
 }
 
 #[derive(Debug, Serialize)]
 struct Combine {
     /// Garner's algorithm's part.
     garner_seconds: f64,
+    garner_seconds_high: f64,
+    garner_seconds_low: f64,
     seconds: f64,
+    seconds_high: f64,
+    seconds_low: f64,
 }
 
 #[derive(Debug, Serialize)]
@@ -62,6 +74,8 @@ struct Exact {
     /// The limb additions of the bottom-up count alone.
     bottom_up_limb_additions: String,
     cpu_seconds: f64,
+    cpu_seconds_high: f64,
+    cpu_seconds_low: f64,
     /// The layer where the count is cut between its halves (n: bottom-up alone).
     cut: u64,
     /// Whether `memory_bytes` is within what this machine has available (else `count` refuses).
@@ -69,12 +83,16 @@ struct Exact {
     limb_additions: String,
     memory_bytes: u64,
     seconds: f64,
+    seconds_high: f64,
+    seconds_low: f64,
 }
 
 #[derive(Debug, Serialize)]
 struct Residues {
     /// One prime's sweep.
     prime_cpu_seconds: f64,
+    prime_cpu_seconds_high: f64,
+    prime_cpu_seconds_low: f64,
     prime_lanes: String,
     prime_memory_bytes: u64,
 }
@@ -82,9 +100,13 @@ struct Residues {
 #[derive(Debug, Serialize)]
 struct ShardOut {
     cpu_seconds: f64,
+    cpu_seconds_high: f64,
+    cpu_seconds_low: f64,
     memory_bytes: u64,
     primes_per_shard: usize,
     seconds: f64,
+    seconds_high: f64,
+    seconds_low: f64,
     shards: usize,
 }
 
@@ -93,24 +115,58 @@ fn ms(seconds: f64) -> f64 {
     (seconds * 1e3).round() / 1e3
 }
 
+/// A predicted time as the JSON gives it, each to the millisecond: the figure, the top of its
+/// range and the bottom (the figure).
+fn ms_range(seconds: Seconds) -> (f64, f64, f64) {
+    (ms(seconds.low), ms(seconds.high), ms(seconds.low))
+}
+
+/// Work per second as work per nanosecond, to three decimals: the fastest run's (the figure) and
+/// the slowest's.
+fn per_ns(rate: Spread) -> (f64, f64) {
+    let round = |r: f64| (r / 1e9 * 1e3).round() / 1e3;
+    (round(rate.fast), round(rate.slow))
+}
+
 impl EstimateOut {
     fn new(e: &Estimate, kernel: String) -> EstimateOut {
+        let (exact_limbs_per_ns, exact_limbs_per_ns_low) = per_ns(e.exact_rate);
+        let (residue_lanes_per_ns, residue_lanes_per_ns_low) = per_ns(e.prime_rate);
+        let (garner_seconds, garner_seconds_high, garner_seconds_low) = ms_range(e.garner_seconds);
+        let (seconds, seconds_high, seconds_low) = ms_range(e.combine_seconds);
+        let (cpu_seconds, cpu_seconds_high, cpu_seconds_low) = ms_range(e.exact_cpu_seconds);
+        let (exact_seconds, exact_seconds_high, exact_seconds_low) = ms_range(e.exact_seconds());
+        let (prime_cpu_seconds, prime_cpu_seconds_high, prime_cpu_seconds_low) = ms_range(e.prime_cpu_seconds);
         EstimateOut {
             bits_at_most: e.bits_at_most,
             calibration: Calibration {
-                exact_limbs_per_ns: (e.exact_rate / 1e9 * 1e3).round() / 1e3,
-                residue_lanes_per_ns: (e.prime_rate / 1e9 * 1e3).round() / 1e3,
+                core_share: (e.core_share * 1e3).round() / 1e3,
+                exact_limbs_per_ns,
+                exact_limbs_per_ns_low,
+                residue_lanes_per_ns,
+                residue_lanes_per_ns_low,
             },
-            combine: Combine { garner_seconds: ms(e.garner_seconds), seconds: ms(e.combine_seconds) },
+            combine: Combine {
+                garner_seconds,
+                garner_seconds_high,
+                garner_seconds_low,
+                seconds,
+                seconds_high,
+                seconds_low,
+            },
             digits_at_most: e.digits_at_most,
             exact: Exact {
                 bottom_up_limb_additions: e.bottom_up_limb_additions.to_string(),
-                cpu_seconds: ms(e.exact_cpu_seconds),
+                cpu_seconds,
+                cpu_seconds_high,
+                cpu_seconds_low,
                 cut: e.cut,
                 fits_here: e.exact_bytes <= crate::budget::available_memory(),
                 limb_additions: e.limb_additions.to_string(),
                 memory_bytes: e.exact_bytes,
-                seconds: ms(e.exact_seconds()),
+                seconds: exact_seconds,
+                seconds_high: exact_seconds_high,
+                seconds_low: exact_seconds_low,
             },
             g: e.g,
             kernel,
@@ -124,19 +180,29 @@ impl EstimateOut {
             },
             primes: e.primes,
             residues: Residues {
-                prime_cpu_seconds: ms(e.prime_cpu_seconds),
+                prime_cpu_seconds,
+                prime_cpu_seconds_high,
+                prime_cpu_seconds_low,
                 prime_lanes: e.prime_lanes.to_string(),
                 prime_memory_bytes: e.prime_bytes,
             },
             shards: e
                 .shards
                 .iter()
-                .map(|s| ShardOut {
-                    cpu_seconds: ms(s.cpu_seconds),
-                    memory_bytes: s.bytes,
-                    primes_per_shard: s.primes_per_shard,
-                    seconds: ms(s.seconds),
-                    shards: s.shards,
+                .map(|s| {
+                    let (cpu_seconds, cpu_seconds_high, cpu_seconds_low) = ms_range(s.cpu_seconds);
+                    let (seconds, seconds_high, seconds_low) = ms_range(s.seconds);
+                    ShardOut {
+                        cpu_seconds,
+                        cpu_seconds_high,
+                        cpu_seconds_low,
+                        memory_bytes: s.bytes,
+                        primes_per_shard: s.primes_per_shard,
+                        seconds,
+                        seconds_high,
+                        seconds_low,
+                        shards: s.shards,
+                    }
                 })
                 .collect(),
             threads: e.threads,
@@ -147,6 +213,13 @@ impl EstimateOut {
 /// A predicted time: to the hundredth below ten seconds, else as [`duration`] writes it.
 fn time(seconds: f64) -> String {
     if seconds < 10.0 { format!("{seconds:.2}s") } else { duration(seconds) }
+}
+
+/// A predicted time from its figure to the top of its range, e.g. `28m 26s to 43m 05s`: one time
+/// where both read the same.
+fn range(low: f64, high: f64) -> String {
+    let (low, high) = (time(low), time(high));
+    if low == high { low } else { format!("{low} to {high}") }
 }
 
 /// A large count in scientific notation with three digits, e.g. `2.45e9`; below 10^6 in full.
@@ -195,8 +268,8 @@ impl Outcome for EstimateOut {
             big(f(&self.exact.limb_additions)),
             human_bytes(self.exact.memory_bytes),
             if self.exact.fits_here { "" } else { " (more than this machine has: count would refuse)" },
-            time(self.exact.cpu_seconds),
-            time(self.exact.seconds)
+            range(self.exact.cpu_seconds, self.exact.cpu_seconds_high),
+            range(self.exact.seconds, self.exact.seconds_high)
         )?;
         writeln!(
             out,
@@ -204,35 +277,42 @@ impl Outcome for EstimateOut {
             self.primes,
             big(f(&self.residues.prime_lanes)),
             human_bytes(self.residues.prime_memory_bytes),
-            time(self.residues.prime_cpu_seconds)
+            range(self.residues.prime_cpu_seconds, self.residues.prime_cpu_seconds_high)
         )?;
         writeln!(
             out,
-            "  shards    {:>8} {:>13} {:>13} {:>13} {:>13}",
+            "  shards    {:>8} {:>13} {:>13} {:>20} {:>20}",
             "S", "primes each", "memory each", "time each", "CPU in all"
         )?;
         for s in &self.shards {
             writeln!(
                 out,
-                "            {:>8} {:>13} {:>13} {:>13} {:>13}",
+                "            {:>8} {:>13} {:>13} {:>20} {:>20}",
                 s.shards,
                 s.primes_per_shard,
                 human_bytes(s.memory_bytes),
-                time(s.seconds),
-                time(s.cpu_seconds)
+                range(s.seconds, s.seconds_high),
+                range(s.cpu_seconds, s.cpu_seconds_high)
             )?;
         }
         writeln!(
             out,
             "  combine   {} on {threads} threads: Garner's algorithm {}, then the direct checks mod 10^18 and 998244353",
-            time(self.combine.seconds),
-            time(self.combine.garner_seconds)
+            range(self.combine.seconds, self.combine.seconds_high),
+            range(self.combine.garner_seconds, self.combine.garner_seconds_high)
+        )?;
+        let c = &self.calibration;
+        writeln!(
+            out,
+            "calibrated on one thread's CPU time, from the fastest run to the slowest: the exact engine at {:.2} to {:.2} \
+             limb additions/ns, the residues' sweep at {:.2} to {:.2} lane operations/ns",
+            c.exact_limbs_per_ns, c.exact_limbs_per_ns_low, c.residue_lanes_per_ns, c.residue_lanes_per_ns_low
         )?;
         writeln!(
             out,
-            "calibrated on one thread: the exact engine at {:.2} limb additions/ns, the residues' sweep at {:.2} lane \
-             operations/ns",
-            self.calibration.exact_limbs_per_ns, self.calibration.residue_lanes_per_ns
+            "the calibration had {:.0}% of a core; the times are for threads that have their cores (sharing them, a \
+             run takes longer in proportion)",
+            100.0 * c.core_share.min(1.0)
         )
     }
 }
@@ -245,4 +325,18 @@ pub(super) fn estimate(args: EstimateArgs) -> anyhow::Result<ExitCode> {
     let out = EstimateOut::new(&e, crate::kernel()?.to_string());
     session.emit(&out, Form::of(args.json, false))?;
     Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_time_is_printed_from_its_figure_to_the_top_of_its_range() {
+        assert_eq!(range(1706.0, 2590.0), "28m 26s to 43m 10s");
+        assert_eq!(range(0.5, 0.75), "0.50s to 0.75s");
+        // both ends the same as printed: one time
+        assert_eq!(range(1706.0, 1706.4), "28m 26s");
+        assert_eq!(range(0.0, 0.0), "0.00s");
+    }
 }

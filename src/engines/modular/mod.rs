@@ -182,46 +182,65 @@ pub(crate) fn unplanned_work(targets: &Targets, hooks: Hooks) -> Result<Option<(
     Ok(Some((dense::layer_lanes(&shape, w), dense_bytes(w, 1))))
 }
 
-/// The speed of [`count_mod_unplanned`] for c(n, 0) on one thread, in lane operations per second,
-/// for each of `moduli` in the lanes it runs in (`u32` below 2^31, else `u64` as the primes of
-/// [`crate::crt`]), the fastest of `runs` runs: a sweep of the arrays of n's width over the edge
-/// values of n's top layers, about `lanes` lane operations of it, made once for all the runs. The
-/// residues it computes mean nothing; its memory traffic is that of the real run.
-///
-/// Cost: about `runs x moduli x lanes` lane operations (whole layers of the sweep, at least two),
-/// after O(n) for the edge values; memory the arrays of one modulus ([`unplanned_bytes`]).
-///
-/// # Errors
-/// [`Error::InvalidArgument`] for n above [`crate::game::MAX_N`] or below 3, an n whose width would
-/// take more than [`DENSE_LIMIT_BYTES`] of arrays, or an invalid `FIBTREE_ISA`;
-/// [`Error::Interrupted`] once the hooks cancel it (checked between runs).
-pub(crate) fn unplanned_speeds(n: u64, lanes: u64, moduli: &[u64], runs: usize, hooks: Hooks) -> Result<Vec<f64>> {
-    moduli.iter().try_for_each(|&m| check_modulus(m))?;
-    let isa = crate::kernel()?.isa();
-    if n < 3 {
-        return Err(Error::invalid(Param::N, format!("at least 3 for a calibration, got {n}")));
-    }
-    let Some(w) = unplanned_width(&Targets::one(n, 0), 1, Hooks::default())? else {
-        return Err(Error::invalid(Param::N, format!("a width the dense engine can hold, for n = {n}")));
-    };
-    let edges = crate::game::edge_values(n)?;
-    let layers = (lanes / (w / 4).max(64)).clamp(2, n - 1) as usize;
-    // layers 0 and 1, then the edge values of n's top layers
-    let edge: Vec<u32> = [0, 1].into_iter().chain(edges[edges.len() - layers + 1..].iter().copied()).collect();
-    let top = edge.len() as u64 - 1;
-    let target = Targets::one(top, 0);
-    let shape = dense::Shape::full(edge, w as usize, &target);
-    let work = dense::layer_lanes(&shape, w).iter().sum::<u64>() as f64;
-    let mut speeds = vec![0.0f64; moduli.len()];
-    for _ in 0..runs {
-        for (speed, &m) in speeds.iter_mut().zip(moduli) {
-            hooks.check()?;
-            let start = std::time::Instant::now();
-            dense::run(&shape, &target, &[m], Hooks::default(), w, isa, true)?;
-            *speed = speed.max(work / start.elapsed().as_secs_f64().max(1e-9));
+/// A sweep of [`count_mod_unplanned`]'s arrays of n's width for c(n, 0) over the edge values of
+/// n's top layers, about `lanes` lane operations of it, for timing the engine (the estimate's
+/// calibration): the residues it computes mean nothing; its memory traffic is that of the real run.
+pub(crate) struct Sweep {
+    /// The window of every layer, at full width.
+    shape: dense::Shape<'static>,
+    /// c(top, 0), the top of the sweep's layers.
+    target: Targets,
+    /// The width of the arrays.
+    w: u64,
+    /// The kernel's instruction set.
+    isa: crate::arch::Isa,
+    /// The lane operations of one run.
+    lanes: u64,
+}
+
+impl Sweep {
+    /// The sweep of n's width of about `lanes` lane operations (whole layers, at least two).
+    ///
+    /// Cost: O(n) for the edge values; memory O(n).
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] for n above [`crate::game::MAX_N`] or below 3, an n whose width
+    /// would take more than [`DENSE_LIMIT_BYTES`] of arrays, or an invalid `FIBTREE_ISA`.
+    pub(crate) fn new(n: u64, lanes: u64) -> Result<Sweep> {
+        let isa = crate::kernel()?.isa();
+        if n < 3 {
+            return Err(Error::invalid(Param::N, format!("at least 3 for a calibration, got {n}")));
         }
+        let Some(w) = unplanned_width(&Targets::one(n, 0), 1, Hooks::default())? else {
+            return Err(Error::invalid(Param::N, format!("a width the dense engine can hold, for n = {n}")));
+        };
+        let edges = crate::game::edge_values(n)?;
+        let layers = (lanes / (w / 4).max(64)).clamp(2, n - 1) as usize;
+        // layers 0 and 1, then the edge values of n's top layers
+        let edge: Vec<u32> = [0, 1].into_iter().chain(edges[edges.len() - layers + 1..].iter().copied()).collect();
+        let target = Targets::one(edge.len() as u64 - 1, 0);
+        let shape = dense::Shape::full(edge, w as usize, &target);
+        let lanes = dense::layer_lanes(&shape, w).iter().sum();
+        Ok(Sweep { shape, target, w, isa, lanes })
     }
-    Ok(speeds)
+
+    /// The lane operations of one run. Cost O(1).
+    pub(crate) fn lanes(&self) -> u64 {
+        self.lanes
+    }
+
+    /// One run modulo `modulus`, in the lanes the engine runs it in (`u32` below 2^31, else `u64`
+    /// as the primes of [`crate::crt`]), on the current rayon pool.
+    ///
+    /// Cost: [`Sweep::lanes`] lane operations; memory the arrays of one modulus
+    /// ([`unplanned_bytes`]).
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] for a modulus the engine refuses.
+    pub(crate) fn run(&self, modulus: u64) -> Result<()> {
+        check_modulus(modulus)?;
+        dense::run(&self.shape, &self.target, &[modulus], Hooks::default(), self.w, self.isa, true).map(|_| ())
+    }
 }
 
 /// The width W of [`count_mod_unplanned`], or `None` where its arrays would exceed
