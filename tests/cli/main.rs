@@ -4,7 +4,7 @@
 //!
 //! Where new tests go: a command's output and behaviour in its module (`count`, `mod_only`,
 //! `verify`, `dist`, `table`, `moves`, `draw`, `bench`, `shards` for `shard` and `combine`,
-//! `estimate`, `tools` for `grundy` and `brute`); output files and signals in `output`; checkpoints
+//! `estimate`, `stress`, `tools` for `grundy` and `brute`); output files and signals in `output`; checkpoints
 //! in `checkpoint`; the kernel sets (`FIBTREE_ISA`) in `isa`; the files of `deploy/` in `deploy`;
 //! the reference programs of `bench/reference/` and `bench/compare.py` in `reference`;
 //! every usage error (exit 2) of every command in `validation`, but for those that need a running
@@ -27,6 +27,7 @@ mod moves;
 mod output;
 mod reference;
 mod shards;
+mod stress;
 mod table;
 mod tools;
 mod validation;
