@@ -176,6 +176,22 @@ fn no_answer_and_an_answer_on_standard_error_only() {
     assert_eq!(json["first_failure"]["stderr_head"], serde_json::json!(["the answer: 3"]));
 }
 
+/// Standard output past 1 MiB: its last 1 MiB is kept, and the answer found in it.
+#[test]
+fn a_long_output_is_cut_to_its_last_mebibyte() {
+    let solvers = Solvers::new("long");
+    let solver = solvers.script("long", "head -c 3000000 /dev/zero | tr '\\0' x; echo; value 4");
+    let json = report(&["stress", &solver, "--n", "6", "--mod", "998244353"], 0);
+    let run = &json["runs"][0];
+    assert_eq!(
+        (&run["verdict"], &run["answer"], &run["stdout_cut"]),
+        (&Value::from("OK"), &Value::from("3"), &Value::from(true))
+    );
+    let kept = solvers.dir.join("kept");
+    report(&["stress", &solver, "--n", "6", "--mod", "998244353", "--keep-output", &kept], 0);
+    assert_eq!(std::fs::metadata(format!("{kept}/6.stdout")).unwrap().len(), 1 << 20);
+}
+
 #[test]
 fn the_exact_value_where_a_residue_was_asked_for() {
     let solvers = Solvers::new("form");
