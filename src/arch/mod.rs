@@ -42,7 +42,9 @@ pub(crate) use clock::thread_cpu_seconds;
 pub(crate) use dense::{Residue, window};
 pub(crate) use lanes::{ModLane, normalise, sum_layer, sum_layer_mod};
 #[cfg(all(unix, feature = "cli"))]
-pub(crate) use os::{DescriptorProblem, duplicate_for_writing, end_blocked_writes_on, while_writing};
+pub(crate) use os::{
+    DescriptorProblem, duplicate_for_writing, end_blocked_writes_on, forget_signals, kill_group, while_writing,
+};
 
 use std::sync::OnceLock;
 

@@ -1,6 +1,7 @@
 //! The operating system's calls that Rust's standard library does not wrap: a duplicate of one of the
-//! process's own descriptors, for writing through `/dev/fd/N`; and the signal action that ends a
-//! process blocked writing its output. Only the command line uses them, and only on unix.
+//! process's own descriptors, for writing through `/dev/fd/N`; the signal action that ends a
+//! process blocked writing its output; and the end of a process group (a program `stress` runs,
+//! with whatever it started). Only the command line uses them, and only on unix.
 
 use std::fs::File;
 
@@ -97,6 +98,37 @@ pub(crate) fn while_writing<T>(write: impl FnOnce() -> T) -> T {
     result
 }
 
+/// Forgets the signals [`end_blocked_writes_on`] noted, for a command that still writes what it did
+/// after a signal stopped it (`stress` reports the runs it has): its writes go on, and a signal that
+/// comes while one of them waits still ends the process at once. Cost: one atomic store.
+pub(crate) fn forget_signals() {
+    SIGNALLED.store(0, std::sync::atomic::Ordering::SeqCst);
+}
+
+/// Sends SIGKILL to every process of the process group `group` (a child started as the leader of a
+/// group of its own, and what it started). A group that no longer exists is not an error.
+///
+/// Cost: one system call.
+///
+/// # Errors
+/// What `killpg` says, but for a group with no process left (ESRCH).
+pub(crate) fn kill_group(group: u32) -> std::io::Result<()> {
+    let group = libc::pid_t::try_from(group).map_err(|_| std::io::Error::from(std::io::ErrorKind::InvalidInput))?;
+    if group <= 1 {
+        // 0 is this process's own group and 1 is init: never a child's group
+        return Err(std::io::Error::from(std::io::ErrorKind::InvalidInput));
+    }
+    // SAFETY: killpg takes two numbers and touches no memory; a group with no process gives ESRCH.
+    let done = unsafe { libc::killpg(group, libc::SIGKILL) };
+    match done {
+        0 => Ok(()),
+        _ => match std::io::Error::last_os_error() {
+            e if e.raw_os_error() == Some(libc::ESRCH) => Ok(()),
+            e => Err(e),
+        },
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -117,5 +149,16 @@ mod tests {
         drop(reading);
         assert!(matches!(duplicate_for_writing(1 << 20), Err(DescriptorProblem::NotOpen)));
         std::fs::remove_file(&path).unwrap();
+    }
+
+    #[test]
+    fn a_process_group_is_ended() {
+        use std::os::unix::process::{CommandExt, ExitStatusExt};
+        let mut child = std::process::Command::new("sleep").arg("30").process_group(0).spawn().unwrap();
+        kill_group(child.id()).unwrap();
+        assert_eq!(child.wait().unwrap().signal(), Some(libc::SIGKILL));
+        // the group is gone: not an error
+        kill_group(child.id()).unwrap();
+        assert!(kill_group(0).is_err() && kill_group(1).is_err());
     }
 }

@@ -74,6 +74,9 @@ pub(super) enum Command {
     /// What counting c(N, G) will take: the plan's states, the limb additions, the value's size, the
     /// primes, the memory and the time on this machine, exactly and in S residue shards.
     Estimate(EstimateArgs),
+    /// Run another program once for each n and check its answers: from which n it goes wrong
+    /// (OK, MISMATCH, CRASH, TIMEOUT or NO ANSWER for each n).
+    Stress(StressArgs),
     /// Time the exact engine for each N and thread count (every run checked against the modular
     /// engine): median seconds, speedup, parallel efficiency and limb additions per nanosecond.
     Bench(BenchArgs),
@@ -367,6 +370,123 @@ pub(super) struct VerifyArgs {
 }
 
 #[derive(Debug, Args)]
+pub(super) struct StressArgs {
+    /// The program, run through `sh -c` (or split into words with --no-shell): n goes in place of
+    /// `{}`, or on its standard input as `n` and a newline where CMD has no `{}`. Its answer is the
+    /// last integer on its standard output (of the last 1 MiB it prints).
+    #[arg(value_name = "CMD")]
+    pub(super) command: String,
+    /// The n to run it on: a range A..B, a range with a step A..B:STEP, or a list 1,5,9 (of numbers
+    /// and ranges).
+    #[arg(long = "n", value_name = "NS", value_parser = parse_ns, required = true, allow_hyphen_values = true)]
+    pub(super) ns: Ns,
+    /// The program counts c(n, G), the moves that leave Grundy value G.
+    #[arg(long, value_name = "G", default_value_t = 0, value_parser = parse_whole, allow_negative_numbers = true)]
+    pub(super) g: u64,
+    /// The program prints c(n, G) mod M (2 <= M < 2^63). Without --mod, --last-digits or --exact,
+    /// what it prints is found from its first answers.
+    #[arg(long = "mod", value_name = "M", value_parser = parse_modulus, allow_negative_numbers = true,
+          conflicts_with_all = ["last_digits", "exact"])]
+    pub(super) modulus: Option<u64>,
+    /// The program prints the last D digits of c(n, G) (1 <= D <= 18).
+    #[arg(long, value_name = "D", value_parser = parse_stress_digits, allow_negative_numbers = true,
+          conflicts_with = "exact")]
+    pub(super) last_digits: Option<u32>,
+    /// The program prints the exact c(n, G).
+    #[arg(long)]
+    pub(super) exact: bool,
+    /// Run CMD without a shell: its words split as a shell splits them (quotes and backslashes).
+    #[arg(long, short = 'N')]
+    pub(super) no_shell: bool,
+    /// The time one run may take, in seconds (e.g. 10 or 0.5); past it the run's process group is killed.
+    #[arg(long, value_name = "SECONDS", default_value = "10", value_parser = parse_seconds, allow_negative_numbers = true)]
+    pub(super) timeout: std::time::Duration,
+    /// Runs at a time, 1 to 1024 (default: the cores).
+    #[arg(long, short = 'j', value_name = "J", value_parser = parse_jobs, allow_negative_numbers = true)]
+    pub(super) jobs: Option<usize>,
+    /// Assume the program is right up to some n and wrong from it on, and find that n in about
+    /// log2 of the number of n runs.
+    #[arg(long)]
+    pub(super) bisect: bool,
+    /// Keep each run's standard output and error in DIR (created if missing) as N.stdout and
+    /// N.stderr (what was kept of each: 1 MiB).
+    #[arg(long, value_name = "DIR")]
+    pub(super) keep_output: Option<PathBuf>,
+    /// Print one JSON object.
+    #[arg(long)]
+    pub(super) json: bool,
+    #[command(flatten)]
+    pub(super) run: RunArgs,
+}
+
+/// The n of `stress --n`, ascending, each once.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) struct Ns(pub(super) Vec<u64>);
+
+/// The most n one `stress` run takes.
+pub(super) const MAX_RUNS: usize = 1_000_000;
+
+/// `--n`: comma-separated items, each a number N, a range A..B (A <= B) or A..B:STEP (STEP >= 1),
+/// every n at most [`crate::MAX_N`] and at most [`MAX_RUNS`] of them; sorted, repeats removed.
+fn parse_ns(s: &str) -> Result<Ns, String> {
+    let expected = |why: &str| format!("{why}; expected a range A..B, A..B:STEP or a list such as 1,5,9, got {s:?}");
+    let mut ns = Vec::new();
+    for item in s.split(',') {
+        let (range, step) = match item.split_once(':') {
+            Some((range, step)) => (range, parse_whole(step).map_err(|e| expected(&format!("STEP: {e}")))?),
+            None => (item, 1),
+        };
+        let (a, b) = match range.split_once("..") {
+            Some((a, b)) => (a, b),
+            None if step == 1 && !item.contains(':') => (range, range),
+            None => return Err(expected("a STEP goes with a range")),
+        };
+        let (a, b) = (parse_whole(a).map_err(|e| expected(&e))?, parse_whole(b).map_err(|e| expected(&e))?);
+        if a > b {
+            return Err(expected(&format!("{a} > {b}")));
+        }
+        if step == 0 {
+            return Err(expected("STEP is 0"));
+        }
+        if b > crate::MAX_N {
+            return Err(format!("expected every n at most {}, got {b}", crate::MAX_N));
+        }
+        if (b - a) / step >= MAX_RUNS as u64 || ns.len() + ((b - a) / step) as usize >= MAX_RUNS {
+            return Err(format!("expected at most {MAX_RUNS} n"));
+        }
+        ns.extend((a..=b).step_by(step as usize));
+    }
+    ns.sort_unstable();
+    ns.dedup();
+    Ok(Ns(ns))
+}
+
+/// `stress --last-digits`: 1 to 18 (10^18 < 2^63, the modular engine's range).
+fn parse_stress_digits(s: &str) -> Result<u32, String> {
+    match parse_whole(s)? {
+        d @ 1..=18 => Ok(d as u32),
+        _ => Err("expected from 1 to 18 digits".into()),
+    }
+}
+
+/// Seconds: a positive decimal number (digits, an optional fraction), at most 10^6.
+fn parse_seconds(s: &str) -> Result<std::time::Duration, String> {
+    let bad = || format!("expected a number of seconds above 0 and at most 1000000, such as 10 or 0.5, got {s:?}");
+    let (whole, fraction) = s.split_once('.').unwrap_or((s, "0"));
+    let digits = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
+    if !digits(whole) || !digits(fraction) {
+        return Err(bad());
+    }
+    let seconds: f64 = s.parse().map_err(|_| bad())?;
+    if seconds > 0.0 && seconds <= 1e6 { Ok(std::time::Duration::from_secs_f64(seconds)) } else { Err(bad()) }
+}
+
+/// `--jobs`: from 1 to [`MAX_THREADS`] runs at a time.
+fn parse_jobs(s: &str) -> Result<usize, String> {
+    parse_count(s, MAX_THREADS, "a number of runs at a time")
+}
+
+#[derive(Debug, Args)]
 pub(super) struct DistArgs {
     /// The tree T(N).
     #[arg(value_name = "N", value_parser = parse_whole, allow_negative_numbers = true)]
@@ -579,9 +699,14 @@ pub(super) const MAX_THREADS: u64 = 1024;
 
 /// A thread count from 1 to [`MAX_THREADS`].
 fn parse_threads(s: &str) -> Result<usize, String> {
+    parse_count(s, MAX_THREADS, "a thread count")
+}
+
+/// A count from 1 to `max`; `what` names it in the error.
+fn parse_count(s: &str, max: u64, what: &str) -> Result<usize, String> {
     match parse_whole(s)? {
-        t @ 1..=MAX_THREADS => Ok(t as usize),
-        _ => Err(format!("expected a thread count from 1 to {MAX_THREADS}")),
+        t @ 1.. if t <= max => Ok(t as usize),
+        _ => Err(format!("expected {what} from 1 to {max}")),
     }
 }
 
@@ -675,6 +800,26 @@ mod tests {
         for bad in ["", "G", "-1G", "4X", "0", "0.0G", "1.G", ".5G", "1..5G", "1.5.5G", "99999999999T"] {
             assert!(parse_size(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn the_n_of_stress() {
+        assert_eq!(parse_ns("1..5"), Ok(Ns(vec![1, 2, 3, 4, 5])));
+        assert_eq!(parse_ns("10..20:5"), Ok(Ns(vec![10, 15, 20])));
+        assert_eq!(parse_ns("9,1,5,5,3..4"), Ok(Ns(vec![1, 3, 4, 5, 9])));
+        assert_eq!(parse_ns("7"), Ok(Ns(vec![7])));
+        for bad in ["", "5..1", "1..5:0", "1..", "..5", "a..b", "1,,2", "3:2", "-1..5", "1..2147483648", "0..1000000"] {
+            assert!(parse_ns(bad).is_err(), "{bad}");
+        }
+        assert_eq!(parse_ns("0..999999").map(|ns| ns.0.len()), Ok(MAX_RUNS));
+        assert_eq!(parse_seconds("0.5"), Ok(std::time::Duration::from_millis(500)));
+        assert_eq!(parse_seconds("10"), Ok(std::time::Duration::from_secs(10)));
+        for bad in ["0", "0.0", "-1", "1e3", "inf", "nan", ".5", "5.", "1000001", ""] {
+            assert!(parse_seconds(bad).is_err(), "{bad}");
+        }
+        assert!(parse_jobs("0").is_err() && parse_jobs("1025").is_err());
+        assert_eq!(parse_stress_digits("18"), Ok(18));
+        assert!(parse_stress_digits("19").is_err());
     }
 
     #[test]

@@ -16,15 +16,18 @@ mod count;
 mod dist;
 mod draw;
 mod estimate;
+mod forms;
 mod json;
 mod messages;
 mod moves;
 mod output;
 mod plot;
 mod progress;
+mod runner;
 mod selftest;
 mod session;
 mod shard;
+mod stress;
 mod table;
 mod tools;
 mod verify;
@@ -181,6 +184,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> anyhow::Result<ExitCode>
         Command::Shard(args) => shard::shard(args),
         Command::Combine(args) => combine::combine(args),
         Command::Estimate(args) => estimate::estimate(args),
+        Command::Stress(args) => stress::stress(args),
         Command::Bench(args) => bench::bench(args),
         Command::SelfTest { seed } => selftest::self_test(seed),
         Command::Completions { shell } => tools::completions(shell),

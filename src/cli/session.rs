@@ -121,6 +121,12 @@ impl Session {
         }
     }
 
+    /// The error of a run that a signal stopped after it wrote what it had done: the signal's exit
+    /// status, and no output left unwritten.
+    pub(super) fn stopped(&self) -> anyhow::Error {
+        self.signals.stopped().into()
+    }
+
     /// Runs `work` in the session's pool with its hooks (the signals, the progress bar, notices on
     /// standard error) and its output; errors as [`Session::error`] says (an unfinished output file
     /// is removed when the session is dropped).

@@ -4,7 +4,7 @@
 //!
 //! Where new tests go: a command's output and behaviour in its module (`count`, `mod_only`,
 //! `verify`, `dist`, `table`, `moves`, `draw`, `bench`, `shards` for `shard` and `combine`,
-//! `estimate`, `tools` for `grundy` and `brute`); output files and signals in `output`; checkpoints
+//! `estimate`, `stress`, `tools` for `grundy` and `brute`); output files and signals in `output`; checkpoints
 //! in `checkpoint`; the memory guard under `ulimit` and cgroup limits in `limits`; the kernel sets
 //! (`FIBTREE_ISA`) in `isa`; the files of `deploy/` in `deploy`, and on a real Slurm in `slurm`; the
 //! reference programs of `bench/reference/` and `bench/compare.py` in `reference`;
@@ -30,6 +30,7 @@ mod output;
 mod reference;
 mod shards;
 mod slurm;
+mod stress;
 mod table;
 mod tools;
 mod validation;
