@@ -420,18 +420,7 @@ fn a_full_standard_output_is_one_error_for_every_command() {
 fn head_ends_a_long_stream_with_status_0() {
     // the reader goes after the first lines, while the command still writes
     for args in [&["dist", "3000"][..], &["table", "1", "5000"]] {
-        let mut child = std::process::Command::new(binary())
-            .args(args)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut first = [0u8; 16];
-        child.stdout.as_mut().unwrap().read_exact(&mut first).unwrap();
-        drop(child.stdout.take());
-        let status = wait_for_stop(&mut child, &format!("fibtree {args:?} | head"));
-        let mut err = String::new();
-        child.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+        let (status, err) = closed_after(args, 16);
         assert_eq!(status.code(), Some(0), "fibtree {args:?} | head: {err}");
         assert!(!err.contains("error"), "fibtree {args:?} | head: {err}");
     }

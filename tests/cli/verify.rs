@@ -622,8 +622,6 @@ fn malformed_reasons_are_escaped_and_cut() {
 /// status still says that wrong claims were found: the verdicts are known before they are written.
 #[test]
 fn a_closed_pipe_keeps_the_verdicts_exit_status() {
-    use std::io::Read;
-    use std::process::Stdio;
     let dir = TempDir::new("pipe");
     // far more output than a pipe holds, so that the reader is gone before the end
     let text = format!("n,g,modulus,answer\n{}", "10,0,1000,18\n".repeat(20_000));
@@ -634,19 +632,7 @@ fn a_closed_pipe_keeps_the_verdicts_exit_status() {
         (&["verify", "10", "--answer", "18", "--mod", "1000"], 1),
         (&["verify", "10", "--answer", "17", "--mod", "1000"], 0),
     ] {
-        let mut child = std::process::Command::new(binary())
-            .args(args)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut first = [0u8; 5];
-        child.stdout.as_mut().unwrap().read_exact(&mut first).unwrap();
-        drop(child.stdout.take());
-        let status = wait_for_stop(&mut child, &format!("fibtree {args:?} | head -c 5"));
-        let mut err = String::new();
-        child.stderr.take().unwrap().read_to_string(&mut err).unwrap();
-        assert_no_panic(args, err.as_bytes());
+        let (status, err) = closed_after(args, 5);
         assert_eq!(status.code(), Some(code), "fibtree {args:?} | head -c 5: {err}");
         assert!(!err.contains("error"), "quietly: {err}");
     }

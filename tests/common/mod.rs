@@ -103,6 +103,27 @@ pub fn wait_for_stop(child: &mut Child, what: &str) -> std::process::ExitStatus 
     }
 }
 
+/// Runs `fibtree args` with standard output piped, reads its first `bytes` bytes and closes the
+/// pipe, as `fibtree ARGS | head -c BYTES` does, and returns its exit status and standard error
+/// (checked for a panic) once it stops.
+pub fn closed_after(args: &[&str], bytes: usize) -> (std::process::ExitStatus, String) {
+    let mut child = std::process::Command::new(binary())
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("starting fibtree {args:?}: {e}"));
+    let mut first = vec![0u8; bytes];
+    child.stdout.as_mut().unwrap().read_exact(&mut first).unwrap();
+    drop(child.stdout.take());
+    let status = wait_for_stop(&mut child, &format!("fibtree {args:?} | head -c {bytes}"));
+    let mut err = String::new();
+    child.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+    assert_no_panic(args, err.as_bytes());
+    (status, err)
+}
+
 /// Starts `fibtree args`, waits `after`, calls `while_running` and checks that the run has not
 /// ended, sends it `SIG{signal}` with kill(1), and returns its exit status, stdout and stderr
 /// (checked for a panic) once it stops.
