@@ -55,15 +55,53 @@ pub struct Malformed {
     pub error: String,
 }
 
+/// The route that judged a claim.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Judged {
+    /// The exact count reduced modulo the claim's modulus (and, where the modulus is below 2^63,
+    /// the modular engine's residue beside it).
+    Exact,
+    /// The modular engine alone (what `count --mod-only` runs): the exact count did not fit in
+    /// memory, and the modulus is below 2^63.
+    Modular {
+        /// The estimated peak memory of the exact count, in bytes.
+        exact_estimate: u64,
+        /// The memory the run may use, in bytes.
+        limit: u64,
+    },
+}
+
+impl Judged {
+    /// Where the modular engine judged alone, why, in words: `judged by the modular engine (the
+    /// exact count needs about 13.9 MiB, more than the 10.0 MiB it may use)`.
+    pub fn note(&self) -> Option<String> {
+        let &Judged::Modular { exact_estimate, limit } = self else { return None };
+        let (needs, may) = (crate::error::human_bytes(exact_estimate), crate::budget::limit_in_words(limit));
+        Some(format!("judged by the modular engine (the exact count needs about {needs}, more than {may})"))
+    }
+
+    /// The route's name, as the JSON gives it: `exact` or `modular`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Judged::Exact => "exact",
+            Judged::Modular { .. } => "modular",
+        }
+    }
+}
+
 /// A claim with its verdict.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Checked {
     /// The claim.
     pub claim: Claim,
-    /// The exact value of c(n, g) reduced modulo the claim's modulus.
+    /// c(n, g) reduced modulo the claim's modulus: the exact value's residue, or the modular
+    /// engine's where it judged alone ([`Judged::Modular`]).
     pub expected: u128,
-    /// The modular engine's residue, where the modulus is below 2^63.
+    /// The modular engine's residue beside the exact value's, where the modulus is below 2^63 and
+    /// the exact count ran.
     pub independent: Option<u64>,
+    /// The route that judged it.
+    pub judged: Judged,
 }
 
 impl Checked {
@@ -192,8 +230,10 @@ pub struct Refused {
 /// engine over one plan where that fits in memory; moduli below 2^63 are also computed by the
 /// modular engine. A (n, g) whose count is known to be 0 without counting (see
 /// [`crate::Counting::new`]) costs no plan. Where the whole file does not fit, each (n, g) is judged
-/// on its own: those whose own run does not fit are refused (every claim of theirs), the others are
-/// counted together, or one at a time where even they do not fit together.
+/// on its own: those whose own run does not fit are judged by the modular engine alone
+/// ([`Judged::Modular`]) where every modulus of their claims is below 2^63 and that run fits, else
+/// refused (every claim of theirs); the others are counted together, or one at a time where even
+/// they do not fit together.
 /// Verdicts come in the order of `claims`, and so do the refusals.
 ///
 /// Cost: one exact run over the union of the targets' states (up to the largest n), one modular run
@@ -225,7 +265,7 @@ pub fn check_claims(claims: &[Claim], options: &Options) -> Result<(Vec<Checked>
         for (i, c) in claims.iter().enumerate().filter(|(_, c)| (c.n, c.g) == (report.n, report.g)) {
             let expected = residue(&report.value, c.modulus);
             let independent = u64::try_from(c.modulus).ok().and_then(|m| report.projection(m)).map(|p| p.independent);
-            checked[i] = Some(Checked { claim: c.clone(), expected, independent });
+            checked[i] = Some(Checked { claim: c.clone(), expected, independent, judged: Judged::Exact });
         }
         Ok(())
     };
@@ -253,6 +293,31 @@ pub fn check_claims(claims: &[Claim], options: &Options) -> Result<(Vec<Checked>
         }
         Err(e) => return Err(e),
     }
+    // a target whose exact count does not fit, all of whose claims' moduli the modular engine
+    // takes: judged by the modular engine alone
+    for (t, error) in &mut refused {
+        let &mut Error::OutOfMemory { estimate, limit, .. } = error else { continue };
+        let mine = || claims.iter().enumerate().filter(|(_, c)| (c.n, c.g) == *t);
+        let Some(moduli) = mine().map(|(_, c)| u64::try_from(c.modulus).ok().filter(|&m| m < MODULUS_LIMIT)).collect()
+        else {
+            continue;
+        };
+        let report = match Counting::mod_only(t.0, t.1, &Options { moduli, ..options.clone() }) {
+            Ok(report) => report,
+            Err(e @ Error::OutOfMemory { .. }) => {
+                *error = e;
+                continue;
+            }
+            Err(e) => return Err(e),
+        };
+        for (i, c) in mine() {
+            let found =
+                report.residues.iter().find(|r| u128::from(r.0) == c.modulus).expect("each modulus is reported");
+            let judged = Judged::Modular { exact_estimate: estimate, limit };
+            checked[i] = Some(Checked { claim: c.clone(), expected: found.1.into(), independent: None, judged });
+        }
+    }
+    refused.retain(|(t, _)| !claims.iter().zip(&checked).any(|(c, k)| (c.n, c.g) == *t && k.is_some()));
     if let Some((n, g, p)) = failures.first() {
         return Err(Error::cross_check(*n, *g, p.modulus, p.residue, p.independent));
     }
@@ -357,7 +422,10 @@ mod tests {
     #[test]
     fn claims_are_judged_one_by_one() {
         let claim = |line, n, g, answer| Claim { line, n, g, modulus: 7, answer };
-        let claims = [claim(2, 100, 1 << 60, 0), claim(3, 100, 0, 4), claim(4, 1_000_000, 0, 1), claim(5, 10, 0, 3)];
+        let mut claims =
+            [claim(2, 100, 1 << 60, 0), claim(3, 100, 0, 4), claim(4, 1_000_000, 0, 1), claim(5, 10, 0, 3)];
+        // above 2^63: the modular engine cannot judge it instead
+        claims[2].modulus = 1 << 100;
         let options = Options { memory_limit: Some(1 << 30), ..Options::default() };
         let (checked, refused) = check_claims(&claims, &options).unwrap();
         assert_eq!(
@@ -367,6 +435,22 @@ mod tests {
         assert_eq!(refused.len(), 1);
         assert_eq!(refused[0].claim.line, 4);
         assert!(matches!(refused[0].error, Error::OutOfMemory { estimate, .. } if estimate > 1 << 30));
+    }
+
+    /// A claim whose exact count does not fit is judged by the modular engine where its modulus
+    /// allows, and says so; the others keep the exact route.
+    #[test]
+    fn the_modular_engine_judges_what_the_exact_count_cannot() {
+        let claim = |line, n, modulus, answer| Claim { line, n, g: 0, modulus, answer };
+        let truth = crate::count_mod(5000, 0, 7).unwrap() as u128;
+        let claims = [claim(1, 5000, 7, truth), claim(2, 5000, 7, (truth + 1) % 7), claim(3, 10, 7, 3)];
+        let options = Options { memory_limit: Some(10 << 20), ..Options::default() };
+        let (checked, refused) = check_claims(&claims, &options).unwrap();
+        assert!(refused.is_empty());
+        assert_eq!(checked.iter().map(Checked::ok).collect::<Vec<_>>(), [true, false, true]);
+        assert!(matches!(checked[0].judged, Judged::Modular { exact_estimate, limit } if exact_estimate > limit));
+        assert!(checked[0].judged.note().unwrap().contains("judged by the modular engine"));
+        assert_eq!((checked[2].judged, checked[2].judged.note()), (Judged::Exact, None));
     }
 
     #[test]

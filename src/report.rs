@@ -238,12 +238,9 @@ impl<'a> Counting<'a> {
             return Err(guard.plan_below(&all, keep, options.hooks).err().unwrap_or(e));
         }
         // each distinct target once: known to count 0 without counting, or counted
-        let mut live = Vec::new();
-        for &(n, g) in all.iter() {
-            if !plan::known_zero(n, g, options.hooks)? {
-                live.push((n, g));
-            }
-        }
+        let distinct: Vec<(u64, u64)> = all.iter().copied().collect();
+        let zero = plan::known_zeros(&distinct, options.hooks)?;
+        let live: Vec<(u64, u64)> = distinct.iter().zip(zero).filter(|(_, z)| !z).map(|(&t, _)| t).collect();
         let live = Targets::new(&live);
         let (mut zero, mut named) = (Vec::new(), vec![Vec::new(); live.len()]);
         for (i, &t) in targets.iter().enumerate() {

@@ -52,7 +52,9 @@ pub(super) enum Command {
     /// The exact count c(N, G) of moves in T(N) leading to Grundy value G (G = 0: winning moves),
     /// with its last 18 digits and residues checked against an independent modular computation.
     Count(CountArgs),
-    /// Check a claimed residue of c(N, G), or a CSV file of claims, against the exact value.
+    /// Check a claimed residue of c(N, G), its claimed whole value, or a CSV file of claims, against
+    /// the exact value (a residue whose exact count does not fit in memory: against the modular
+    /// engine alone, as `count --mod-only` computes it, which is said).
     Verify(VerifyArgs),
     /// The whole distribution c(N, g) over every g with a non-zero count, as CSV `g,count` or JSON.
     Dist(DistArgs),
@@ -343,10 +345,12 @@ pub(super) struct VerifyArgs {
     #[arg(value_name = "N", value_parser = parse_whole, allow_negative_numbers = true,
           required_unless_present = "claims", conflicts_with = "claims")]
     pub(super) n: Option<u64>,
-    /// The claimed residue.
+    /// The claimed residue; with neither --mod nor --last-digits, the claimed whole count c(N, G),
+    /// compared with the exact count. Decimal digits only (no sign); leading zeros are read as the
+    /// same number (0017 is 17).
     #[arg(long, value_name = "A", value_parser = parse_answer, allow_negative_numbers = true,
           required_unless_present = "claims", conflicts_with = "claims")]
-    pub(super) answer: Option<u128>,
+    pub(super) answer: Option<num_bigint::BigUint>,
     /// The claim's modulus, 2 <= M < 2^128 (digits, or forms such as 10^18, 1e18, 10^9+7 and 2^128-1).
     #[arg(long = "mod", value_name = "M", value_parser = parse_wide_modulus, allow_negative_numbers = true,
           conflicts_with_all = ["last_digits", "claims"])]
@@ -638,12 +642,9 @@ fn parse_wide_modulus(s: &str) -> Result<u128, String> {
     crate::numbers::parse_modulus(s)
 }
 
-/// A claimed residue: decimal digits, below 2^128.
-fn parse_answer(s: &str) -> Result<u128, String> {
-    crate::numbers::parse_whole(s).map_err(|e| match e {
-        NotWhole::NotDigits => "expected a whole number (decimal digits only)".into(),
-        NotWhole::TooLarge => "expected a number below 2^128".into(),
-    })
+/// A claimed residue or whole count: decimal digits, of any size.
+fn parse_answer(s: &str) -> Result<num_bigint::BigUint, String> {
+    crate::numbers::parse_whole(s).map_err(|_| "expected a whole number (decimal digits only)".into())
 }
 
 /// A number of last digits, 1 to 38 (10^38 < 2^128).
@@ -774,7 +775,9 @@ mod tests {
         assert!(parse_wide_modulus("2^128").is_err());
         assert_eq!(parse_last_digits("38"), Ok(38));
         assert!(parse_last_digits("39").is_err() && parse_last_digits("0").is_err());
-        assert_eq!(parse_answer("0017"), Ok(17));
+        assert_eq!(parse_answer("0017"), Ok(17u32.into()));
+        assert_eq!(parse_answer(&"9".repeat(50)).unwrap().to_string(), "9".repeat(50));
+        assert!(parse_answer("+17").is_err());
         assert!(parse_answer("1e3").is_err());
         for bad in ["0", "1", "2^63", "1e19", "-7", "x", "", "10^", "^3", "9223372036854775808"] {
             assert!(parse_modulus(bad).is_err(), "{bad}");

@@ -4,15 +4,16 @@ use std::io::{BufRead, Read, Write};
 use std::path::Path;
 use std::process::ExitCode;
 
-use crate::claims::{CLAIMS_HEADER, Checked, Claim, MAX_LINE, Malformed, check_claims, parse_claims};
-use crate::{Error, Options, Param};
+use crate::claims::{CLAIMS_HEADER, Checked, Claim, Judged, MAX_LINE, Malformed, check_claims, parse_claims};
+use crate::{Counting, Error, Options, Param};
+use num_bigint::BigUint;
 use serde::Serialize;
 
 use super::args::VerifyArgs;
 use super::messages::{escaped, one_line};
 use super::output::distinct;
 use super::session::{Form, Outcome, Session};
-use super::{flag, usage};
+use super::{flag, say, usage};
 
 pub(super) fn verify(args: VerifyArgs) -> anyhow::Result<ExitCode> {
     match &args.claims {
@@ -21,16 +22,19 @@ pub(super) fn verify(args: VerifyArgs) -> anyhow::Result<ExitCode> {
     }
 }
 
-/// One claim's verdict (fields in alphabetical order, as the JSON lists them).
+/// One claim's verdict (fields in alphabetical order, as the JSON lists them). An exact claim (no
+/// modulus) has `modulus` null, and `expected` the whole count.
 #[derive(Serialize)]
 struct Verdict {
     answer: String,
+    exact_memory_estimate_bytes: Option<u64>,
     expected: String,
     #[serde(serialize_with = "super::json::int")]
     g: u64,
     independent: Option<String>,
+    judged_by: &'static str,
     last_digits: Option<u32>,
-    modulus: String,
+    modulus: Option<String>,
     n: u64,
     true_last_digits: Option<String>,
     verdict: &'static str,
@@ -38,8 +42,10 @@ struct Verdict {
 
 impl Outcome for Verdict {
     fn human(&self, out: &mut dyn Write) -> std::io::Result<()> {
-        let Verdict { n, g, modulus, answer, expected, verdict, .. } = self;
-        writeln!(out, "{verdict}: c({n}, {g}) mod {modulus}: claimed {answer}, true {expected}")?;
+        let Verdict { n, g, answer, expected, verdict, .. } = self;
+        let modulus = self.modulus.as_ref().map_or(String::new(), |m| format!(" mod {m}"));
+        let by = if self.judged_by == "modular" { " (judged by the modular engine)" } else { "" };
+        writeln!(out, "{verdict}: c({n}, {g}){modulus}: claimed {answer}, true {expected}{by}")?;
         if let (Some(d), Some(digits)) = (self.last_digits, &self.true_last_digits) {
             let noun = if d == 1 { "digit" } else { "digits" };
             writeln!(out, "the true last {d} {noun}: {digits}")?;
@@ -52,16 +58,25 @@ fn word(checked: &Checked) -> &'static str {
     if checked.ok() { "OK" } else { "MISMATCH" }
 }
 
+/// The memory estimate of the exact count that did not fit, where the modular engine judged alone.
+fn exact_estimate(judged: Judged) -> Option<u64> {
+    match judged {
+        Judged::Modular { exact_estimate, .. } => Some(exact_estimate),
+        Judged::Exact => None,
+    }
+}
+
 fn verify_one(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
-    let (n, answer) = (args.n.expect("clap requires N"), args.answer.expect("clap requires --answer"));
+    let (n, answer) = (args.n.expect("clap requires N"), args.answer.as_ref().expect("clap requires --answer"));
     let modulus = match (args.modulus, args.last_digits) {
         (Some(m), _) => m,
         (None, Some(d)) => 10u128.pow(d),
-        (None, None) => return Err(usage("--mod", "expected --mod M or --last-digits D")),
+        (None, None) => return verify_whole(args, n, answer),
     };
-    if answer >= modulus {
-        return Err(usage("--answer", format!("expected a residue below the modulus {modulus}, got {answer}")));
-    }
+    let answer = match u128::try_from(answer) {
+        Ok(a) if a < modulus => a,
+        _ => return Err(usage("--answer", format!("expected a residue below the modulus {modulus}, got {answer}"))),
+    };
     let claim = Claim { line: 0, n, g: args.g, modulus, answer };
     let mut session = Session::new(args.run.output.output.as_deref(), args.run.threads, !args.json)?;
     let (engine, memory_limit) = (args.run.engine.into(), Some(args.run.memory_limit()));
@@ -76,18 +91,54 @@ fn verify_one(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
     if !checked.engines_agree() {
         return Err(cross_check_failed(&checked).into());
     }
+    if let Some(note) = checked.judged.note() {
+        say(&format!("note: c({n}, {}) {note}", args.g));
+    }
     let verdict = Verdict {
         answer: answer.to_string(),
+        exact_memory_estimate_bytes: exact_estimate(checked.judged),
         expected: checked.expected.to_string(),
         g: args.g,
         independent: checked.independent.map(|r| r.to_string()),
+        judged_by: checked.judged.name(),
         last_digits: args.last_digits,
-        modulus: modulus.to_string(),
+        modulus: Some(modulus.to_string()),
         n,
         true_last_digits: args.last_digits.map(|d| format!("{:0width$}", checked.expected, width = d as usize)),
         verdict: word(&checked),
     };
     let status = if checked.ok() { ExitCode::SUCCESS } else { ExitCode::from(1) };
+    session.emit_verdict(&verdict, Form::of(args.json, false), status)
+}
+
+/// A claim of the whole count c(n, g) (no modulus): compared with the exact count, which is
+/// checked against the modular engine as `count` checks it.
+fn verify_whole(args: &VerifyArgs, n: u64, answer: &BigUint) -> anyhow::Result<ExitCode> {
+    let mut session = Session::new(args.run.output.output.as_deref(), args.run.threads, !args.json)?;
+    let (engine, memory_limit) = (args.run.engine.into(), Some(args.run.memory_limit()));
+    let targets = [(n, args.g)];
+    let report = session.compute(|hooks, _| {
+        let options = Options { hooks, engine, memory_limit, ..Options::default() };
+        Ok(Counting::new(&targets, &options)?.reports()?.remove(0))
+    })?;
+    if let Some(p) = report.projections.iter().find(|p| !p.agrees()) {
+        return Err(Error::cross_check(n, args.g, p.modulus, p.residue, p.independent).into());
+    }
+    let right = report.value == *answer;
+    let verdict = Verdict {
+        answer: answer.to_string(),
+        exact_memory_estimate_bytes: None,
+        expected: report.value.to_string(),
+        g: args.g,
+        independent: None,
+        judged_by: Judged::Exact.name(),
+        last_digits: None,
+        modulus: None,
+        n,
+        true_last_digits: None,
+        verdict: if right { "OK" } else { "MISMATCH" },
+    };
+    let status = if right { ExitCode::SUCCESS } else { ExitCode::from(1) };
     session.emit_verdict(&verdict, Form::of(args.json, false), status)
 }
 
@@ -123,6 +174,7 @@ struct ClaimVerdict {
     expected: String,
     #[serde(serialize_with = "super::json::int")]
     g: u64,
+    judged_by: &'static str,
     line: usize,
     modulus: String,
     n: u64,
@@ -142,6 +194,7 @@ impl Verdicts {
                     answer: c.claim.answer.to_string(),
                     expected: c.expected.to_string(),
                     g: c.claim.g,
+                    judged_by: c.judged.name(),
                     line: c.claim.line,
                     modulus: c.claim.modulus.to_string(),
                     n: c.claim.n,
@@ -159,8 +212,10 @@ impl Outcome for Verdicts {
             .verdicts
             .iter()
             .map(|c| {
-                let ClaimVerdict { line, n, g, modulus, answer, expected, verdict } = c;
-                (*line, format!("line {line}: c({n}, {g}) mod {modulus}: claimed {answer}, true {expected}: {verdict}"))
+                let ClaimVerdict { line, n, g, modulus, answer, expected, verdict, judged_by } = c;
+                let by = if *judged_by == "modular" { " (judged by the modular engine)" } else { "" };
+                let claim = format!("c({n}, {g}) mod {modulus}: claimed {answer}, true {expected}");
+                (*line, format!("line {line}: {claim}: {verdict}{by}"))
             })
             .chain(self.malformed.iter().map(|m| (m.line, format!("line {}: malformed: {}", m.line, m.error))))
             .collect();
@@ -238,6 +293,16 @@ fn verify_claims(path: &Path, args: &VerifyArgs) -> anyhow::Result<ExitCode> {
     malformed.sort_by_key(|m| m.line);
     if let Some(bad) = checked.iter().find(|c| !c.engines_agree()) {
         return Err(cross_check_failed(bad).into());
+    }
+    // each (n, g) the modular engine judged alone, once
+    let mut said = Vec::new();
+    for c in &checked {
+        if let Some(note) = c.judged.note()
+            && !said.contains(&(c.claim.n, c.claim.g))
+        {
+            said.push((c.claim.n, c.claim.g));
+            say(&format!("note: c({}, {}) {note}", c.claim.n, c.claim.g));
+        }
     }
     let verdicts = Verdicts::new(&checked, &malformed);
     let Counts { mismatch, malformed, .. } = verdicts.counts;

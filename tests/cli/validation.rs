@@ -47,7 +47,8 @@ fn commands_and_arguments_unknown_missing_extra_or_in_conflict() {
         (&["verify"], "not provided: --answer <A> <N>"),
         (&["verify", "--answer", "3", "--mod", "7"], "not provided: <N>"),
         (&["verify", "10", "--mod", "7"], "not provided: --answer <A>"),
-        (&["verify", "10", "--answer", "17"], "--mod: expected --mod M or --last-digits D"),
+        // a claim of the whole count takes no modulus, but a residue must be below its modulus
+        (&["verify", "10", "--answer", "17", "--mod", "7"], "--answer: expected a residue below the modulus 7, got 17"),
         (&["moves", "10"], "not provided: <--list|--nth <I>|--random>"),
         (&["count", "10", "--g"], "a value is required for '--g <G>'"),
         (&["count", "10", "--bogus"], "unexpected argument '--bogus'"),
@@ -145,7 +146,7 @@ fn whole_numbers_negative_signed_spaced_non_numeric_or_too_large() {
     );
     // count's --threads takes "-1" for its value, out of range, not for an unknown option
     refused_in_place(&[(&["count", "10", "--threads", "_"], "invalid value '_' for '--threads <T>'")], &NOT_WHOLE);
-    // an answer may be up to 2^128: all but 2^64
+    // an answer may be of any size (a whole count): all but 2^64
     refused_in_place(
         &[(&["verify", "10", "--answer", "_", "--mod", "7"], "invalid value '_' for '--answer <A>'")],
         &NOT_WHOLE[..9],
@@ -283,7 +284,7 @@ fn moduli_out_of_range() {
         ),
         (
             &["verify", "10", "--answer", "340282366920938463463374607431768211456", "--mod", "2^127"],
-            "for '--answer <A>': expected a number below 2^128",
+            "--answer: expected a residue below the modulus 170141183460469231731687303715884105728, got 3402823669",
         ),
     ]);
 }
@@ -367,7 +368,8 @@ fn the_memory_guard_refuses_before_any_large_allocation() {
         (&["count", "200000", "--double-check", "--max-memory", "500M"], "--max-memory: this run needs about"),
         (&["count", "200000", "--engine", "crt", "--max-memory", "500M"], "--max-memory: this run needs about"),
         (
-            &["verify", "1000000", "--mod", "998244353", "--answer", "1", "--max-memory", "500M"],
+            // past the exact count's limit the modular engine judges: refused where it does not fit either
+            &["verify", "1000000", "--mod", "998244353", "--answer", "1", "--max-memory", "10M"],
             "--max-memory: this run needs",
         ),
         (&["table", "1", "200000", "--max-memory", "500M"], "--max-memory: this run needs about"),
@@ -456,12 +458,13 @@ fn refused_values_are_shown_escaped_not_dropped() {
         (&["count", "10", "--engine", ""], "a value is required for '--engine <ENGINE>' but none was supplied"),
     ]);
     let digits = "9".repeat(3000);
-    for args in [
-        &["count", &digits][..],
-        &["count", "10", "--mod", &digits],
-        &["verify", "10", "--answer", &digits, "--mod", "7"],
+    let cut = "99999999999999999999...99999999999999999999 (3000 digits)";
+    for (args, needle) in [
+        (&["count", &digits][..], format!("invalid value '{cut}'")),
+        (&["count", "10", "--mod", &digits], format!("invalid value '{cut}'")),
+        (&["verify", "10", "--answer", &digits, "--mod", "7"], format!("below the modulus 7, got {cut}")),
     ] {
-        let err = usage_error(args, "invalid value '99999999999999999999...99999999999999999999 (3000 digits)'");
+        let err = usage_error(args, &needle);
         assert!(err.len() < 200, "one short line: {} characters: {err}", err.len());
     }
 }

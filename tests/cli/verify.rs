@@ -226,6 +226,66 @@ fn one_claim_as_json() {
     assert_eq!(json["verdict"], "OK");
 }
 
+/// A claim of the whole count (no modulus) is compared with the exact count; the JSON's modulus
+/// is null.
+#[test]
+fn a_claim_of_the_whole_count() {
+    let value = exact(500, 0).to_string();
+    let out = expect_status(&["verify", "500", "--answer", &value], 0);
+    assert_eq!(out, format!("OK: c(500, 0): claimed {value}, true {value}\n"));
+    let wrong = format!("{}1", &value[..value.len() - 1]);
+    let wrong = if wrong == value { format!("{}2", &value[..value.len() - 1]) } else { wrong };
+    let out = expect_status(&["verify", "500", "--answer", &wrong], 1);
+    assert!(out.starts_with(&format!("MISMATCH: c(500, 0): claimed {wrong}, true {value}")), "{out}");
+    // leading zeros are the same number
+    let args = ["verify", "10", "--g", "26", "--answer", "004", "--json"];
+    let json = json_line(&args, &expect_status(&args, 0));
+    assert_eq!(json["modulus"], Value::Null);
+    assert_eq!((json["answer"].as_str(), json["expected"].as_str()), (Some("4"), Some("4")));
+    assert_eq!((json["verdict"].as_str(), json["judged_by"].as_str()), (Some("OK"), Some("exact")));
+    let args = ["verify", "10", "--answer", "18", "--json"];
+    assert_eq!(json_line(&args, &expect_status(&args, 1))["verdict"], "MISMATCH");
+}
+
+/// A residue whose exact count does not fit in memory is judged by the modular engine alone, as
+/// `count --mod-only` computes it, and that is said on stderr, in the verdict and in the JSON.
+#[test]
+fn a_residue_too_large_to_count_exactly_is_judged_by_the_modular_engine() {
+    let truth = residue(&exact(5000, 0), 998_244_353).to_string();
+    let wrong = ((truth.parse::<u128>().unwrap() + 1) % 998_244_353).to_string();
+    // 10 MiB: the exact count of c(5000, 0) needs about 14 MiB, the modular engine about 8 MiB
+    for (answer, code, verdict) in [(&truth, 0, "OK"), (&wrong, 1, "MISMATCH")] {
+        let args = ["verify", "5000", "--mod", "998244353", "--answer", answer, "--max-memory", "10M"];
+        let output = fibtree(&args);
+        assert_eq!(output.status.code(), Some(code), "{}", stderr(&output));
+        let err = stderr(&output);
+        assert!(err.contains("judged by the modular engine (the exact count needs about"), "{err}");
+        assert!(err.contains("more than the 10.0 MiB it may use"), "{err}");
+        let out = stdout(&output);
+        let line = format!("{verdict}: c(5000, 0) mod 998244353: claimed {answer}, true {truth}");
+        assert_eq!(out, format!("{line} (judged by the modular engine)\n"));
+        let json_args = [&args[..], &["--json"]].concat();
+        let json = json_line(&json_args, &stdout(&fibtree(&json_args)));
+        assert_eq!((json["judged_by"].as_str(), json["verdict"].as_str()), (Some("modular"), Some(verdict)));
+        assert!(json["exact_memory_estimate_bytes"].as_u64().unwrap() > 10 << 20, "{json}");
+        assert_eq!(json["independent"], Value::Null);
+    }
+    // where the exact count fits, it judges, with its cross-check
+    let args = ["verify", "5000", "--mod", "998244353", "--answer", &truth, "--json"];
+    let json = json_line(&args, &expect_status(&args, 0));
+    assert_eq!((json["judged_by"].as_str(), json["independent"].as_str()), (Some("exact"), Some(truth.as_str())));
+    // in a claims file, line by line
+    let dir = TempDir::new("modular-route");
+    let path = dir.file("claims.csv", format!("n,g,modulus,answer\n5000,0,998244353,{wrong}\n10,0,7,3\n"));
+    let output = fibtree(&["verify", "--claims", &path, "--max-memory", "10M", "--json"]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    assert!(stderr(&output).contains("c(5000, 0) judged by the modular engine"), "{}", stderr(&output));
+    let json: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    let judged: Vec<_> = json["verdicts"].as_array().unwrap().iter().map(|v| v["judged_by"].clone()).collect();
+    assert_eq!(judged, ["modular", "exact"]);
+    assert_eq!(json["verdicts"][0]["expected"], truth.as_str());
+}
+
 // ---------------------------------------------------------------------------------------------
 // Claims files
 // ---------------------------------------------------------------------------------------------
@@ -300,7 +360,8 @@ fn check_claims_json(json: &Value, wants: &[Want]) {
         assert_eq!(v["answer"], answer.to_string(), "{v}");
         assert_eq!(v["expected"], expected.to_string(), "{v}");
         assert_eq!(v["verdict"], verdict, "{v}");
-        assert_eq!(v.as_object().unwrap().len(), 7, "exactly the documented fields: {v}");
+        assert_eq!(v["judged_by"], "exact", "{v}");
+        assert_eq!(v.as_object().unwrap().len(), 8, "exactly the documented fields: {v}");
     }
     for (m, want) in malformed.iter().zip(&bads) {
         let Want::Bad { line, needle } = want else { unreachable!() };
@@ -581,7 +642,8 @@ fn line_ends_and_encodings_give_the_same_verdicts() {
 #[test]
 fn claims_judged_each_on_its_own() {
     let dir = TempDir::new("own");
-    let text = "n,g,modulus,answer\n100,1152921504606846976,7,0\n100,0,7,4\n1000000,0,7,1\n10,0,1000,17\n";
+    // above 2^63 the modular engine cannot judge a claim whose exact count does not fit
+    let text = "n,g,modulus,answer\n100,1152921504606846976,7,0\n100,0,7,4\n1000000,0,2^100,1\n10,0,1000,17\n";
     let path = dir.file("claims.csv", text);
     let want_4 = (exact(100, 0) % 7u32).to_u128().unwrap();
     let wants = [
