@@ -151,7 +151,12 @@ pub(super) fn combine(args: CombineArgs) -> anyhow::Result<ExitCode> {
             Projection { modulus: m, residue, independent: found.expect("the default moduli are reported") }
         })
         .collect();
-    let report = Report { n, g, value, projections, double_check: None, memory_estimate_bytes: 0 };
+    // the modular check's own estimate, and the reconstruction's: the residues and their mixed-radix
+    // digits (two words a prime) and the value, with a product and a remainder beside it
+    let primes: usize = shards.iter().map(|s| s.primes.len()).sum();
+    let reconstruction = 16 * primes as u64 + 3 * value.bits().div_ceil(8);
+    let memory_estimate_bytes = independent.memory_estimate_bytes + reconstruction;
+    let report = Report { n, g, value, projections, double_check: None, memory_estimate_bytes };
     session.emit(&Counted::new(&report, session.threads(), session.seconds()), form)?;
     Ok(if all_agree(&report) { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }

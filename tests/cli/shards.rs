@@ -36,6 +36,10 @@ fn shards_combine_to_the_count_in_every_form() {
     for field in ["value", "digits", "last18", "mod_998244353", "ok"] {
         assert_eq!(combined[field], count[field], "{field}");
     }
+    // its memory: the modular check's estimate and the reconstruction's, not 0
+    let modular = success_json(&["count", "3000", "--g", "2", "--mod-only", "--json"]);
+    let estimate = combined["memory_estimate_bytes"].as_u64().unwrap();
+    assert!(estimate > modular["memory_estimate_bytes"].as_u64().unwrap(), "{combined}");
     // files listed one by one, a shard twice, and the quiet form
     let files: Vec<String> = (1..=3).map(|i| dir.join(&format!("{i}.json"))).collect();
     let mut args: Vec<&str> = vec!["combine", "-q"];
