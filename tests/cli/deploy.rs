@@ -59,23 +59,17 @@ fn the_slurm_scripts_shard_and_combine() {
     run("bash", &[deploy("slurm/combine.sbatch").to_str().unwrap()], &[("OUT", &out), ("RESULT", &result)], dir.path());
     let json: Value = serde_json::from_str(&std::fs::read_to_string(&result).unwrap()).unwrap();
     assert_eq!((json["ok"].clone(), json["value"].clone()), (Value::Bool(true), want()));
+    // one task of the array with `vars`, its output kept for the checks
+    let task = |vars: &[(&str, &str)]| {
+        let script = deploy("slurm/shard.sbatch");
+        Command::new("bash").arg(script).envs(vars.iter().copied()).env("PATH", path_with_binary()).output().unwrap()
+    };
     // without S, a task is refused before any work, saying so
-    let vars = [("N", "2000"), ("OUT", &out), ("SLURM_ARRAY_TASK_ID", "1"), ("SLURM_ARRAY_TASK_COUNT", "1")];
-    let refused = Command::new("bash")
-        .arg(deploy("slurm/shard.sbatch"))
-        .envs(vars)
-        .env("PATH", path_with_binary())
-        .output()
-        .unwrap();
+    let refused = task(&[("N", "2000"), ("OUT", &out), ("SLURM_ARRAY_TASK_ID", "1"), ("SLURM_ARRAY_TASK_COUNT", "1")]);
     assert!(!refused.status.success() && String::from_utf8_lossy(&refused.stderr).contains("set S"));
     // a task whose --mem (SLURM_MEM_PER_NODE, MiB) is less than its shard needs is refused, saying so
-    let vars = [("N", "2000"), ("S", "3"), ("OUT", &out), ("SLURM_ARRAY_TASK_ID", "1"), ("SLURM_MEM_PER_NODE", "1")];
-    let refused = Command::new("bash")
-        .arg(deploy("slurm/shard.sbatch"))
-        .envs(vars)
-        .env("PATH", path_with_binary())
-        .output()
-        .unwrap();
+    let refused =
+        task(&[("N", "2000"), ("S", "3"), ("OUT", &out), ("SLURM_ARRAY_TASK_ID", "1"), ("SLURM_MEM_PER_NODE", "1")]);
     assert_eq!(refused.status.code(), Some(2), "{}", String::from_utf8_lossy(&refused.stderr));
     assert!(String::from_utf8_lossy(&refused.stderr).contains("--max-memory: this run needs about"));
     // submit.sh: the array, then the combine job after it, through a stand-in sbatch that logs its calls
