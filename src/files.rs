@@ -36,13 +36,18 @@ pub(crate) fn descriptor_named(path: &Path) -> Option<i32> {
         if let Some(number) = folders.iter().find_map(|folder| text.strip_prefix(folder)) {
             return number.parse().ok();
         }
-        let target = std::fs::read_link(&path).ok()?;
-        path = match path.parent() {
-            Some(folder) if target.is_relative() => folder.join(target),
-            _ => target,
-        };
+        path = linked(&path, std::fs::read_link(&path).ok()?);
     }
     None
+}
+
+/// Where the link at `path`, whose target is `target`, leads: a relative target is taken from the
+/// link's own folder.
+fn linked(path: &Path, target: PathBuf) -> PathBuf {
+    match path.parent() {
+        Some(folder) if target.is_relative() => folder.join(target),
+        _ => target,
+    }
 }
 
 /// The longest file name most file systems take (`NAME_MAX`), in bytes.
@@ -70,11 +75,7 @@ pub(crate) fn resolve_links(path: &Path) -> std::io::Result<PathBuf> {
     for _ in 0..MAX_LINKS {
         match std::fs::symlink_metadata(&path) {
             Ok(m) if m.file_type().is_symlink() => {
-                let target = std::fs::read_link(&path)?;
-                path = match path.parent() {
-                    Some(folder) if target.is_relative() => folder.join(target),
-                    _ => target,
-                };
+                path = linked(&path, std::fs::read_link(&path)?);
             }
             _ => return Ok(path),
         }
