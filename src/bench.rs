@@ -5,10 +5,23 @@
 //! ([`Subject::limb_additions`]) and the residues of f(n) modulo 10^18 and 998244353 by the modular engine.
 //! [`Subject::measure`] then times the exact engine alone, in a rayon pool of exactly T threads, R
 //! times, and checks each run's value against those residues and against the first run's value.
-//! Each run records its task graph ([`crate::graph`]: two thread-clock reads and a lock per task,
+//! Each run records its task graph (the `graph` module: two thread-clock reads and a lock per task,
 //! a fixed cost against a task's work, which grows with the states and lanes of its layers), and
 //! the measurement keeps the figures of the median run's graph: its work, span, parallelism and the
 //! time a greedy scheduler would take on 1 to 128 workers.
+//!
+//! ```
+//! use fibtree::bench::Subject;
+//! let mut subject = Subject::new(300, fibtree::Cut::Auto, 1 << 30, fibtree::Hooks::default())?;
+//! let m = subject.measure(2, 3, fibtree::Hooks::default(), |run, seconds| println!("run {run}: {seconds} s"))?;
+//! assert_eq!((m.n, m.threads, m.seconds.len()), (300, 2, 3));
+//! assert_eq!(m.limb_additions, subject.limb_additions());
+//! // a residue off by one: every run now fails its check
+//! subject.perturb(fibtree::P998244353);
+//! let failed = subject.measure(1, 1, fibtree::Hooks::default(), |_, _| {});
+//! assert!(matches!(failed, Err(fibtree::Error::CrossCheck { .. })));
+//! # Ok::<(), fibtree::Error>(())
+//! ```
 
 use std::time::Instant;
 
@@ -16,12 +29,14 @@ use num_bigint::BigUint;
 use num_traits::ToPrimitive;
 
 use crate::budget::{Guard, Run};
+pub use crate::engines::blocked::CHUNK_LANES;
 use crate::engines::blocked::Tuning;
 use crate::engines::both_ends::{self, Split};
 use crate::engines::{Cut, modular};
 use crate::error::{Error, Param, Result};
 use crate::game::MAX_N;
-use crate::graph::{Recorder, Summary};
+use crate::graph::Recorder;
+pub use crate::graph::{PREDICTED_THREADS, Summary};
 use crate::hooks::Hooks;
 use crate::plan::Plan;
 use crate::report::{LAST18, P998244353};
@@ -106,7 +121,7 @@ pub struct Measurement {
     /// The plan's limb additions ([`Subject::limb_additions`]).
     pub limb_additions: u128,
     /// The task graph of the median run (for an even count of runs, the slower of the two middle
-    /// ones), as [`crate::graph`] sums it up: cut for this thread count, whatever the cores.
+    /// ones), as the `graph` module sums it up: cut for this thread count, whatever the cores.
     pub graph: Summary,
 }
 
@@ -194,7 +209,7 @@ impl Subject {
     }
 
     /// The route measured: where it is cut, and the work of each half.
-    pub(crate) fn split(&self) -> Split {
+    pub fn split(&self) -> Split {
         self.split
     }
 
@@ -217,9 +232,9 @@ impl Subject {
         [(MODULI[0], self.residues[0]), (MODULI[1], self.residues[1])]
     }
 
-    /// Testing only: adds 1 to the independent residue of `modulus`, to exercise the disagreement
-    /// path without a real bug.
-    #[doc(hidden)]
+    /// Adds 1 to the residue of `modulus` that the runs are checked against, so that every run
+    /// fails its check: how a test (or `bench --test-perturb`) sees the check bite without a real
+    /// bug. Cost O(1).
     pub fn perturb(&mut self, modulus: u64) {
         for (m, r) in MODULI.iter().zip(&mut self.residues) {
             if *m == modulus {

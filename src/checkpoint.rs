@@ -24,9 +24,9 @@ use std::time::{Duration, Instant};
 use crate::engines::blocked::{Chunk, NonZeroSet, State};
 use crate::engines::both_ends::{Point, Progress};
 use crate::error::{Error, Param, Result};
-use crate::files::{beside, descriptor_named, folder_of, resolve_links, write_atomically};
 use crate::hooks::Hooks;
 use crate::plan::LayerSet;
+use fibtree_util::{beside, descriptor_named, folder_of, resolve_links, write_atomically};
 
 /// Where and how often a run saves its checkpoint: the policy a counting run is handed in
 /// [`crate::Options::checkpoint`].
@@ -66,9 +66,9 @@ const VERSION: u64 = 3;
 /// The version before counts from both ends, which still reads: a bottom-up state alone.
 const BOTTOM_UP_VERSION: u64 = 2;
 
-/// 64-bit FNV-1a.
+/// The checksum of a checkpoint's content: 64-bit FNV-1a.
 fn checksum(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| (h ^ b as u64).wrapping_mul(0x0100_0000_01b3))
+    fibtree_util::fnv1a(bytes)
 }
 
 /// What a checkpoint says of the run that made it.
@@ -213,20 +213,14 @@ fn decode(bytes: &[u8]) -> std::result::Result<Saved, String> {
     Ok(Saved { n, g, moduli, residues, progress })
 }
 
-/// Removes the temporary files `.NAME.RANDOM.tmp` (16 hexadecimal digits, as the checkpoint's saves
-/// name them, NAME cut as [`beside`] cuts it) that a run killed in the middle of a save left beside
-/// the checkpoint `path`. Called with the checkpoint's lock held, so that no other run is saving to
+/// Removes the temporary files (`.NAME.RANDOM.tmp`, as the checkpoint's saves name them:
+/// [`fibtree_util::is_temporary_of`]) that a run killed in the middle of a save left beside the
+/// checkpoint `path`. Called with the checkpoint's lock held, so that no other run is saving to
 /// them. A file that cannot be removed is left. Cost: one listing of the folder.
 fn remove_stale_saves(path: &Path) {
-    let pattern = beside(path, ".0000000000000000.tmp");
-    let Some(pattern) = pattern.file_name().and_then(|n| n.to_str()) else { return };
-    let prefix = &pattern[..pattern.len() - "0000000000000000.tmp".len()];
     let Ok(entries) = std::fs::read_dir(folder_of(path)) else { return };
     for entry in entries.flatten() {
-        let file = entry.file_name();
-        let Some(file) = file.to_str() else { continue };
-        let random = file.strip_prefix(prefix).and_then(|rest| rest.strip_suffix(".tmp"));
-        if random.is_some_and(|r| r.len() == 16 && r.bytes().all(|b| b.is_ascii_hexdigit())) {
+        if entry.file_name().to_str().is_some_and(|name| fibtree_util::is_temporary_of(path, name)) {
             let _ = std::fs::remove_file(entry.path());
         }
     }

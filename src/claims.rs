@@ -20,8 +20,8 @@ use num_traits::ToPrimitive;
 
 use crate::engines::modular::MODULUS_LIMIT;
 use crate::error::{Error, Result};
-use crate::numbers::{NotWhole, parse_modulus, parse_whole};
 use crate::report::{Counting, Options, Report};
+use fibtree_util::{NotWhole, parse_modulus, parse_whole};
 
 mod text;
 
@@ -66,8 +66,8 @@ pub enum Judged {
     Modular {
         /// The estimated peak memory of the exact count, in bytes.
         exact_estimate: u64,
-        /// The memory the run may use, in bytes.
-        limit: u64,
+        /// The memory the run may use, and the limit that sets it.
+        limit: crate::Limit,
     },
 }
 
@@ -76,7 +76,7 @@ impl Judged {
     /// exact count needs about 13.9 MiB, more than the 10.0 MiB it may use)`.
     pub fn note(&self) -> Option<String> {
         let &Judged::Modular { exact_estimate, limit } = self else { return None };
-        let (needs, may) = (crate::error::human_bytes(exact_estimate), crate::budget::limit_in_words(limit));
+        let (needs, may) = (fibtree_util::human_bytes(exact_estimate), limit);
         Some(format!("judged by the modular engine (the exact count needs about {needs}, more than {may})"))
     }
 
@@ -448,7 +448,9 @@ mod tests {
         let (checked, refused) = check_claims(&claims, &options).unwrap();
         assert!(refused.is_empty());
         assert_eq!(checked.iter().map(Checked::ok).collect::<Vec<_>>(), [true, false, true]);
-        assert!(matches!(checked[0].judged, Judged::Modular { exact_estimate, limit } if exact_estimate > limit));
+        assert!(
+            matches!(checked[0].judged, Judged::Modular { exact_estimate, limit } if exact_estimate > limit.bytes())
+        );
         assert!(checked[0].judged.note().unwrap().contains("judged by the modular engine"));
         assert_eq!((checked[2].judged, checked[2].judged.note()), (Judged::Exact, None));
     }

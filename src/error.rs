@@ -2,6 +2,9 @@
 
 use std::sync::Arc;
 
+use crate::budget::Limit;
+use fibtree_util::human_bytes;
+
 /// A parameter of the library's functions, as an error names it. The command line turns it into
 /// the flag or argument the user wrote (for example [`Param::Modulus`] into `--mod`).
 ///
@@ -95,15 +98,15 @@ pub enum Error {
         /// What was expected, and what was given.
         expected: String,
     },
-    /// The run would need more memory than the limit allows; both in bytes.
-    #[error("{param}: this run needs about {} of memory (estimate), more than {}", human_bytes(*.estimate), crate::budget::limit_in_words(*.limit))]
+    /// The run would need more memory than the limit allows.
+    #[error("{param}: this run needs about {} of memory (estimate), more than {limit}", human_bytes(*.estimate))]
     OutOfMemory {
         /// The parameter that makes the run this large.
         param: Param,
         /// The estimated peak memory of the run, in bytes.
         estimate: u64,
-        /// The memory the run may use, in bytes.
-        limit: u64,
+        /// The memory the run may use, and the limit that sets it.
+        limit: Limit,
     },
     /// The exact value and the modular engine disagree: a bug, reported loudly.
     #[error("CROSS-CHECK FAILED for {what}: the exact value gives {exact}, the modular engine gives {modular}")]
@@ -140,7 +143,12 @@ impl Error {
 
     /// The [`Error::CrossCheck`] of c(n, g) modulo `modulus`: the exact value's residue `exact`
     /// against the modular engine's `modular`.
-    pub(crate) fn cross_check(
+    ///
+    /// ```
+    /// let e = fibtree::Error::cross_check(10, 0, 7, 3, 4);
+    /// assert_eq!(e.to_string(), "CROSS-CHECK FAILED for c(10, 0) mod 7: the exact value gives 3, the modular engine gives 4");
+    /// ```
+    pub fn cross_check(
         n: u64,
         g: u64,
         modulus: impl std::fmt::Display,
@@ -153,18 +161,6 @@ impl Error {
             modular: modular.to_string(),
         }
     }
-}
-
-/// A byte count in binary units with one decimal, e.g. `1.5 GiB`.
-pub(crate) fn human_bytes(bytes: u64) -> String {
-    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
-    let mut value = bytes as f64;
-    let mut unit = 0;
-    while value >= 1024.0 && unit + 1 < UNITS.len() {
-        value /= 1024.0;
-        unit += 1;
-    }
-    if unit == 0 { format!("{bytes} B") } else { format!("{value:.1} {}", UNITS[unit]) }
 }
 
 /// The library's result type.

@@ -84,7 +84,6 @@ impl<'a> Hooks<'a> {
     /// These hooks, with the blocked exact engine recording its task graph into `recorder` (see
     /// [`crate::graph`]): each task's thread CPU time and the serial work around the graph. Costs two
     /// clock reads and a lock per task; without it, a branch. For `fibtree bench` only.
-    #[cfg(feature = "cli")]
     pub(crate) fn record_to(self, recorder: &'a Recorder) -> Self {
         Hooks { record: Some(recorder), ..self }
     }
@@ -125,8 +124,16 @@ impl<'a> Hooks<'a> {
         self.progress.is_some()
     }
 
-    /// Tells the progress callback, if any.
-    pub(crate) fn progress(&self, name: &str, done: u64, total: u64) {
+    /// Tells the progress callback, if any: `done` of `total` units of the run `name`. Cost O(1)
+    /// and the callback's.
+    ///
+    /// ```
+    /// let seen = std::sync::Mutex::new(Vec::new());
+    /// let tell = |name: &str, done: u64, total: u64| seen.lock().unwrap().push(format!("{name} {done}/{total}"));
+    /// fibtree::Hooks::default().progress_to(&tell).progress("runs", 1, 4);
+    /// assert_eq!(*seen.lock().unwrap(), ["runs 1/4"]);
+    /// ```
+    pub fn progress(&self, name: &str, done: u64, total: u64) {
         if let Some(progress) = self.progress {
             progress(name, done, total);
         }

@@ -1,5 +1,5 @@
-//! The verification ladder: each engine checked against the simpler one before it. `fibtree
-//! self-test` runs every rung ([`run`]); the tests call the rungs too, with wider ranges.
+//! The verification ladder: each engine checked against the simpler one before it. [`run`] runs
+//! every rung, as `fibtree self-test` does; the tests call the rungs too, with wider ranges.
 //!
 //! A rung returns `Ok(verdict)` when it could run: the verdict is `Ok(what was compared)` or
 //! `Err(the first disagreement)`.
@@ -14,9 +14,9 @@ use crate::hooks::Hooks;
 use crate::oracles::{MAX_FIRST_PRINCIPLES_K, explicit_tree_counts, first_principles_counts};
 use crate::plan::{Plan, support};
 use crate::report::{Counting, Options};
-use crate::rng::SplitMix64;
 use crate::targets::Targets;
 use crate::{count, count_mod};
+use fibtree_util::SplitMix64;
 
 /// What a rung found: `Ok(what was compared)` or `Err(the first disagreement)`.
 pub(crate) type Verdict = std::result::Result<String, String>;
@@ -181,15 +181,15 @@ pub(crate) fn both_ends_agree(seed: u64, cases: usize, max_n: u64, hooks: Hooks)
 /// One rung of the ladder as [`run`] reports it: what was checked, whether it held, what was seen,
 /// and how long it took.
 #[derive(Clone, Debug)]
-pub(crate) struct Rung {
+pub struct Rung {
     /// What the rung checks.
-    pub(crate) name: &'static str,
+    pub name: &'static str,
     /// Whether it held.
-    pub(crate) ok: bool,
+    pub ok: bool,
     /// What was compared, or the first disagreement.
-    pub(crate) detail: String,
+    pub detail: String,
     /// Seconds taken.
-    pub(crate) seconds: f64,
+    pub seconds: f64,
 }
 
 /// Runs every rung in order, handing each to `report` as it finishes; returns whether all held.
@@ -206,7 +206,18 @@ pub(crate) struct Rung {
 ///
 /// # Errors
 /// Only what the engines return for their own reasons (memory, interruption through `hooks`).
-pub(crate) fn run(seed: u64, hooks: Hooks, mut report: impl FnMut(&Rung)) -> Result<bool> {
+///
+/// # Examples
+///
+/// ```no_run
+/// // about six seconds on one core: what `fibtree self-test` prints
+/// let all = fibtree::ladder::run(0x5eed, fibtree::Hooks::default(), |rung| {
+///     println!("{} {} {}", if rung.ok { "OK  " } else { "FAIL" }, rung.name, rung.detail);
+/// })?;
+/// assert!(all);
+/// # Ok::<(), fibtree::Error>(())
+/// ```
+pub fn run(seed: u64, hooks: Hooks, mut report: impl FnMut(&Rung)) -> Result<bool> {
     let mut all = true;
     let mut rung = |name: &'static str, check: &mut dyn FnMut() -> Result<Verdict>| {
         let start = Instant::now();

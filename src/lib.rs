@@ -29,51 +29,40 @@
 #![deny(unsafe_code)]
 
 mod arch;
-#[cfg(feature = "cli")]
-mod bench;
+pub mod bench;
 mod budget;
 mod checkpoint;
 pub mod claims;
-#[cfg(feature = "cli")]
-#[doc(hidden)]
-pub mod cli;
 pub mod crt;
 mod dist;
 pub mod draw;
-#[cfg_attr(not(feature = "cli"), allow(dead_code))] // some items serve only the command line
 mod engines;
 mod error;
 pub mod estimate;
-#[cfg_attr(not(feature = "cli"), allow(dead_code))] // some items serve only the command line
-mod files;
 mod game;
-#[cfg_attr(not(feature = "cli"), allow(dead_code))] // some items serve only the command line
 mod graph;
 mod hooks;
-#[doc(hidden)]
+#[cfg(feature = "bench")]
 pub mod kernels;
-#[cfg(feature = "cli")]
-mod ladder;
+pub mod ladder;
 pub mod moves;
-mod numbers;
 pub mod oracles;
-#[cfg_attr(not(feature = "cli"), allow(dead_code))] // some items serve only the command line
 mod plan;
-#[cfg_attr(not(feature = "cli"), allow(dead_code))] // some items serve only the command line
 mod report;
-#[cfg_attr(not(feature = "cli"), allow(dead_code))] // some items serve only the command line
-mod rng;
 mod targets;
 
 pub use arch::select::{KERNEL_VAR, Kernel, kernel};
 use budget::available_memory;
+pub use budget::{Bound, Limit};
 pub use checkpoint::Checkpoint;
+pub use engines::both_ends::Split;
 pub use engines::modular::MODULUS_LIMIT;
 pub use engines::{Cut, Engine};
 pub use error::{Error, Param, Result};
 pub use game::{MAX_N, grundy, tree_size};
 pub use hooks::{Hooks, NoticeFn, ProgressFn};
-pub use report::{Counting, LAST18, ModReport, Options, P998244353, Projection, Report};
+pub use plan::known_zero;
+pub use report::{Counting, LAST18, ModReport, Options, P998244353, Projection, Report, check_table_floor};
 
 use num_bigint::BigUint;
 

@@ -1,10 +1,9 @@
-//! The `fibtree` command. The work is in the library, and so is the command line (`fibtree::cli`,
-//! built with the feature `cli`); this file installs the panic hook and maps the outcome to an exit
-//! status.
+//! The `fibtree` command: the command line ([`cli`], built with the feature `cli`) over the
+//! library's public API. This file installs the panic hook and maps the outcome to an exit status.
+
+mod cli;
 
 use std::process::ExitCode;
-
-use fibtree::cli;
 
 /// Where a panic (always a bug) is to be reported.
 const REPORT: &str = "please report it with the command line that caused it";

@@ -94,10 +94,6 @@ pub struct Options<'a> {
     /// Save the run's state to a file every so often and when it is stopped, and resume from it
     /// (one target, the blocked engine).
     pub checkpoint: Option<Checkpoint>,
-    /// Testing only: adds 1 to the independent residue of this modulus, to exercise the
-    /// disagreement path without a real bug.
-    #[doc(hidden)]
-    pub perturb: Option<u64>,
 }
 
 impl Options<'_> {
@@ -143,7 +139,7 @@ impl Report {
 
     /// The number of decimal digits of the value (1 for 0). Cost O(digits^2 / 64).
     pub fn digits(&self) -> usize {
-        crate::numbers::decimal_digits(&self.value)
+        fibtree_util::decimal_digits(&self.value)
     }
 
     /// The projection onto `modulus`, if the report has it.
@@ -302,8 +298,18 @@ impl<'a> Counting<'a> {
     }
 
     /// The blocked engine's route for the one target: where it is cut and the work of each half
-    /// (`None` for several targets, another engine or a count known to be 0).
-    pub(crate) fn split(&self) -> Option<crate::engines::both_ends::Split> {
+    /// (`None` for several targets, another engine or a count known to be 0). Cost O(1).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let options = fibtree::Options::default();
+    /// let counting = fibtree::Counting::new(&[(2000, 0)], &options)?;
+    /// let split = counting.split().expect("one target, the blocked engine");
+    /// assert!(split.cut <= 2000 && split.work() <= split.bottom_up);
+    /// # Ok::<(), fibtree::Error>(())
+    /// ```
+    pub fn split(&self) -> Option<crate::engines::both_ends::Split> {
         self.split
     }
 
@@ -395,9 +401,8 @@ impl<'a> Counting<'a> {
             sink(*last, report)
         };
         let (moduli, hooks) = (&moduli, options.hooks);
-        let report = |t: usize, words: &[u64], independent: &[u64]| {
-            assemble(targets[t], words, moduli, independent, options, estimate)
-        };
+        let report =
+            |t: usize, words: &[u64], independent: &[u64]| assemble(targets[t], words, moduli, independent, estimate);
         let modular = |plan: &Plan| match &independent {
             Some(residues) => Ok(residues.clone()),
             None => modular::count_mod_with_plan(plan, targets, moduli, hooks),
@@ -681,6 +686,16 @@ fn kept_layers(targets: &Targets, options: &Options, saved: Option<u64>) -> usiz
 /// As [`Counting::new`]'s first check: [`Error::InvalidArgument`] naming [`Param::N`] for `to`
 /// above [`crate::MAX_N`] and for a modulus outside 2..2^63, [`Error::OutOfMemory`] naming
 /// [`Param::N`].
+///
+/// # Examples
+///
+/// ```
+/// use fibtree::{Options, check_table_floor};
+/// check_table_floor(1, 1000, &Options::default())?;
+/// let small = Options { memory_limit: Some(1 << 10), ..Options::default() };
+/// assert!(matches!(check_table_floor(1, 100_000, &small), Err(fibtree::Error::OutOfMemory { .. })));
+/// # Ok::<(), fibtree::Error>(())
+/// ```
 pub fn check_table_floor(from: u64, to: u64, options: &Options) -> Result<()> {
     let moduli = moduli_of(options)?;
     let rows = (to.saturating_sub(from) + 1).try_into().unwrap_or(usize::MAX);
@@ -688,14 +703,7 @@ pub fn check_table_floor(from: u64, to: u64, options: &Options) -> Result<()> {
 }
 
 /// The report of c(n, g) from its exact words and the modular engine's residues.
-fn assemble(
-    (n, g): (u64, u64),
-    words: &[u64],
-    moduli: &[u64],
-    independent: &[u64],
-    options: &Options,
-    estimate: u64,
-) -> Report {
+fn assemble((n, g): (u64, u64), words: &[u64], moduli: &[u64], independent: &[u64], estimate: u64) -> Report {
     let value = engines::to_biguint(words);
     let projections = moduli
         .iter()
@@ -703,7 +711,7 @@ fn assemble(
         .map(|(&modulus, &independent)| Projection {
             modulus,
             residue: (&value % modulus).to_u64().expect("a residue is below its modulus"),
-            independent: independent + (options.perturb == Some(modulus)) as u64,
+            independent,
         })
         .collect();
     Report { n, g, value, projections, double_check: None, memory_estimate_bytes: estimate }

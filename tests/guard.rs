@@ -46,6 +46,7 @@ fn refused_early<T: std::fmt::Debug>(what: &str, at_least: u64, entry: impl FnOn
     let peak = PEAK.load(Ordering::Relaxed) - base;
     match result {
         Err(Error::OutOfMemory { estimate, limit, .. }) => {
+            let limit = limit.bytes();
             assert!(estimate > limit && estimate >= at_least, "{what}: estimate {estimate}, limit {limit}");
         }
         other => panic!("{what}: expected a refusal for memory, got {other:?}"),

@@ -298,7 +298,7 @@ mod tests {
 
     #[test]
     fn every_instruction_set_sweeps_alike() {
-        let mut rng = crate::rng::SplitMix64(0xd1ce);
+        let mut rng = fibtree_util::SplitMix64(0xd1ce);
         let w = 256;
         for m in [7u64, 998_244_353, (1 << 63) - 25] {
             let old: Vec<u64> = (0..=w).map(|_| rng.below(m)).collect();

@@ -180,7 +180,7 @@ mod tests {
 
     #[test]
     fn every_instruction_set_sums_and_normalises_alike() {
-        let mut rng = crate::rng::SplitMix64(0x5eed);
+        let mut rng = fibtree_util::SplitMix64(0x5eed);
         let old: Vec<u64> = (0..64 * 16).map(|_| rng.next_u64() >> 2).collect();
         let older: Vec<u64> = (0..64 * 16).map(|_| rng.next_u64() >> 2).collect();
         let left: Vec<u32> = (0..50).map(|_| rng.below(64) as u32).collect();
@@ -226,9 +226,9 @@ mod tests {
             <T as TryFrom<u64>>::Error: std::fmt::Debug,
         {
             println!("SplitMix64 seed {seed:#x}, {C} lanes of {} bytes", std::mem::size_of::<T>());
-            let mut rng = crate::rng::SplitMix64(seed);
+            let mut rng = fibtree_util::SplitMix64(seed);
             let (states, sources) = (77usize, 40u64);
-            let lanes = |rng: &mut crate::rng::SplitMix64| -> Vec<T> {
+            let lanes = |rng: &mut fibtree_util::SplitMix64| -> Vec<T> {
                 (0..sources as usize * C)
                     .map(|x| {
                         let m = moduli[x % C];

@@ -17,8 +17,6 @@
 //!   [`Isa::detect`], which says only what the CPU has.
 //! - [`clock`]: the calling thread's CPU time;
 //! - [`cache`]: the level-2 cache the operating system reports;
-//! - `os` (with the command line): a duplicate of one of the process's descriptors, for writing
-//!   through `/dev/fd/N`, and the signal action that ends a process blocked on its output;
 //! - [`arenas`]: the allocator's arenas, kept to one under an address-space limit.
 
 #![allow(unsafe_code)]
@@ -30,8 +28,6 @@ mod carry;
 mod clock;
 mod dense;
 mod lanes;
-#[cfg(all(unix, feature = "cli"))]
-mod os;
 pub(crate) mod select;
 
 pub(crate) use aligned::AlignedLanes;
@@ -41,10 +37,6 @@ pub(crate) use carry::add_run;
 pub(crate) use clock::thread_cpu_seconds;
 pub(crate) use dense::{Residue, window};
 pub(crate) use lanes::{ModLane, normalise, sum_layer, sum_layer_mod};
-#[cfg(all(unix, feature = "cli"))]
-pub(crate) use os::{
-    DescriptorProblem, duplicate_for_writing, end_blocked_writes_on, forget_signals, kill_group, while_writing,
-};
 
 use std::sync::OnceLock;
 

@@ -133,7 +133,7 @@ mod tests {
         assert_eq!(estimate, run.bytes(1000, &plan.sizes()));
         for limit in [1, 44 << 10, estimate - 1] {
             match Guard::new(run, limit).plan(&targets, Hooks::default()) {
-                Err(Error::OutOfMemory { estimate: e, limit: l, .. }) => assert_eq!((e, l), (estimate, limit)),
+                Err(Error::OutOfMemory { estimate: e, limit: l, .. }) => assert_eq!((e, l.bytes()), (estimate, limit)),
                 other => panic!("{other:?}"),
             }
         }

@@ -16,7 +16,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use crate::error::human_bytes;
+use fibtree_util::human_bytes;
 
 /// The address space a thread of the pool adds: its stack (2 MiB, the default of Rust's threads),
 /// its guard page and its thread-local data, with room to spare.
@@ -24,7 +24,8 @@ const THREAD_BYTES: u64 = (2 << 20) + (256 << 10);
 
 /// Which limit bounds a run, with the figure it starts from (bytes).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Bound {
+#[non_exhaustive]
+pub enum Bound {
     /// The limit the caller gave (`--max-memory`).
     Given,
     /// The memory the system has available (`MemAvailable`).
@@ -54,13 +55,51 @@ pub(crate) enum Bound {
     },
 }
 
-/// The memory a run may use, in bytes, and the limit that sets it.
+/// The memory a run may use, in bytes, and the limit that sets it: what an
+/// [`Error::OutOfMemory`](crate::Error::OutOfMemory) names.
+///
+/// # Examples
+///
+/// ```
+/// use fibtree::{Bound, Limit};
+/// let limit = Limit::new(Some(1 << 30), 2);
+/// assert!(limit.bytes() <= 1 << 30); // never above the machine's own limits
+/// let given = Limit::given(1 << 30);
+/// assert_eq!((given.bytes(), given.bound()), (1 << 30, Bound::Given));
+/// assert_eq!(given.to_string(), "the 1.0 GiB it may use");
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Limit {
+pub struct Limit {
     /// The bytes the run may use.
     pub(crate) bytes: u64,
     /// Which limit it is.
     pub(crate) bound: Bound,
+}
+
+impl Limit {
+    /// The memory a run on `threads` threads may use: the least of `given` (where there is one) and
+    /// the machine's hard limits (cgroup, address space, data segment), or without `given` the least
+    /// of those and the memory available.
+    ///
+    /// Cost: the reads of a few small files of `/proc` and `/sys`.
+    pub fn new(given: Option<u64>, threads: usize) -> Limit {
+        run_limit(given, threads)
+    }
+
+    /// A limit of `bytes` the caller gives, as it is. Cost O(1).
+    pub fn given(bytes: u64) -> Limit {
+        Limit { bytes, bound: Bound::Given }
+    }
+
+    /// The bytes the run may use. Cost O(1).
+    pub fn bytes(&self) -> u64 {
+        self.bytes
+    }
+
+    /// Which limit it is. Cost O(1).
+    pub fn bound(&self) -> Bound {
+        self.bound
+    }
 }
 
 impl std::fmt::Display for Limit {

@@ -17,7 +17,8 @@ mod limits;
 mod runs;
 
 pub(crate) use guard::Guard;
-pub(crate) use limits::{Limit, run_limit};
+pub(crate) use limits::run_limit;
+pub use limits::{Bound, Limit};
 pub(crate) use runs::{Run, distribution_predicted, kept_values};
 
 use crate::error::{Error, Param, Result};
@@ -33,13 +34,6 @@ pub(crate) fn available_memory() -> u64 {
     run_limit(None, rayon::current_num_threads()).bytes
 }
 
-/// A limit of `bytes` in words: the one [`run_limit`] chose last where it is of these bytes (it
-/// then says which limit it is, e.g. `the 40.1 MiB it may use under the address-space limit
-/// (ulimit -v) of 58.6 MiB ...`), else `the 1.0 GiB it may use`. Cost O(1).
-pub(crate) fn limit_in_words(bytes: u64) -> String {
-    limits::named(bytes).map_or_else(|| Limit { bytes, bound: limits::Bound::Given }.to_string(), |l| l.to_string())
-}
-
 /// The bytes of the field `key` (e.g. `VmHWM:`) of a `/proc` file that gives it in kB, where it can
 /// be read. Cost: one read of a small file.
 fn kib_field(path: &str, key: &str) -> Option<u64> {
@@ -49,16 +43,10 @@ fn kib_field(path: &str, key: &str) -> Option<u64> {
     kb.checked_mul(1024)
 }
 
-/// The peak resident memory of this process so far (`VmHWM` from `/proc/self/status`), where it
-/// can be read: what `count --verbose` sets beside the estimate. Cost: one read of a small file.
-#[cfg(feature = "cli")]
-pub(crate) fn peak_memory() -> Option<u64> {
-    kib_field("/proc/self/status", "VmHWM:")
-}
-
 /// The refusal of a run whose `estimate` (bytes) exceeds `limit`: the one place it is made. It names
 /// [`Param::N`], the parameter that makes a run this large.
 pub(crate) fn refuse(estimate: u64, limit: u64) -> Error {
+    let limit = limits::named(limit).unwrap_or(Limit::given(limit));
     Error::OutOfMemory { param: Param::N, estimate, limit }
 }
 

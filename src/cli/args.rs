@@ -2,8 +2,8 @@
 
 use std::path::PathBuf;
 
-use crate::numbers::NotWhole;
 use clap::{Args, Parser, Subcommand};
+use fibtree_util::NotWhole;
 
 /// The environment variables fibtree reads, with what they do: listed by `--help` after its options
 /// and by the manual's ENVIRONMENT section.
@@ -168,13 +168,13 @@ pub(super) struct RunArgs {
 /// `max_memory`: see [`RunArgs::memory_limit`].
 pub(super) fn memory_limit(max_memory: Option<u64>, threads: Option<usize>) -> u64 {
     let threads = threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    crate::budget::run_limit(max_memory, threads).bytes
+    fibtree::Limit::new(max_memory, threads).bytes()
 }
 
 impl RunArgs {
     /// The memory limit of the run: `--max-memory`, or what the machine has available, and never
     /// more than the machine's cgroup, address-space and data-segment limits allow
-    /// ([`crate::budget::run_limit`]).
+    /// ([`fibtree::Limit::new`]).
     pub(super) fn memory_limit(&self) -> u64 {
         memory_limit(self.max_memory, self.threads)
     }
@@ -299,21 +299,21 @@ pub(super) struct EstimateArgs {
     pub(super) output: OutputArg,
 }
 
-/// `--shards S`: 1 <= S <= [`crate::crt::MAX_SHARDS`].
+/// `--shards S`: 1 <= S <= [`fibtree::crt::MAX_SHARDS`].
 fn parse_shards(s: &str) -> Result<usize, String> {
     match parse_whole(s)? {
-        s @ 1.. if s <= crate::crt::MAX_SHARDS as u64 => Ok(s as usize),
-        _ => Err(format!("expected a number of shards from 1 to {}", crate::crt::MAX_SHARDS)),
+        s @ 1.. if s <= fibtree::crt::MAX_SHARDS as u64 => Ok(s as usize),
+        _ => Err(format!("expected a number of shards from 1 to {}", fibtree::crt::MAX_SHARDS)),
     }
 }
 
-/// `--shard I/S` (and a shard file's `shard`): 1 <= I <= S <= [`crate::crt::MAX_SHARDS`], both in
+/// `--shard I/S` (and a shard file's `shard`): 1 <= I <= S <= [`fibtree::crt::MAX_SHARDS`], both in
 /// decimal digits as every other number (no sign, no spaces).
 pub(super) fn parse_shard(s: &str) -> Result<(usize, usize), String> {
-    let most = crate::crt::MAX_SHARDS;
+    let most = fibtree::crt::MAX_SHARDS;
     let expected = || format!("expected I/S with 1 <= I <= S <= {most}, e.g. 3/64, got {s:?}");
     let (i, n) = s.split_once('/').ok_or_else(expected)?;
-    let whole = |t: &str| crate::numbers::parse_whole::<u64>(t).ok().filter(|&v| v <= most as u64);
+    let whole = |t: &str| fibtree_util::parse_whole::<u64>(t).ok().filter(|&v| v <= most as u64);
     let (i, n) = (whole(i).ok_or_else(expected)? as usize, whole(n).ok_or_else(expected)? as usize);
     if i == 0 || i > n { Err(expected()) } else { Ok((i, n)) }
 }
@@ -329,12 +329,12 @@ pub(super) enum EngineArg {
     Crt,
 }
 
-impl From<EngineArg> for crate::Engine {
+impl From<EngineArg> for fibtree::Engine {
     fn from(e: EngineArg) -> Self {
         match e {
-            EngineArg::Blocked => crate::Engine::Blocked,
-            EngineArg::Reference => crate::Engine::Reference,
-            EngineArg::Crt => crate::Engine::Crt,
+            EngineArg::Blocked => fibtree::Engine::Blocked,
+            EngineArg::Reference => fibtree::Engine::Reference,
+            EngineArg::Crt => fibtree::Engine::Crt,
         }
     }
 }
@@ -431,7 +431,7 @@ pub(super) struct Ns(pub(super) Vec<u64>);
 pub(super) const MAX_RUNS: usize = 1_000_000;
 
 /// `--n`: comma-separated items, each a number N, a range A..B (A <= B) or A..B:STEP (STEP >= 1),
-/// every n at most [`crate::MAX_N`] and at most [`MAX_RUNS`] of them; sorted, repeats removed.
+/// every n at most [`fibtree::MAX_N`] and at most [`MAX_RUNS`] of them; sorted, repeats removed.
 fn parse_ns(s: &str) -> Result<Ns, String> {
     let expected = |why: &str| format!("{why}; expected a range A..B, A..B:STEP or a list such as 1,5,9, got {s:?}");
     let mut ns = Vec::new();
@@ -452,8 +452,8 @@ fn parse_ns(s: &str) -> Result<Ns, String> {
         if step == 0 {
             return Err(expected("STEP is 0"));
         }
-        if b > crate::MAX_N {
-            return Err(format!("expected every n at most {}, got {b}", crate::MAX_N));
+        if b > fibtree::MAX_N {
+            return Err(format!("expected every n at most {}, got {b}", fibtree::MAX_N));
         }
         if (b - a) / step >= MAX_RUNS as u64 || ns.len() + ((b - a) / step) as usize >= MAX_RUNS {
             return Err(format!("expected at most {MAX_RUNS} n"));
@@ -578,7 +578,7 @@ pub(super) struct BenchArgs {
     #[arg(long, value_name = "T", value_parser = parse_threads, allow_negative_numbers = true)]
     pub(super) threads: Vec<usize>,
     /// Timed runs of each N and T, 1 to 1000; the table shows their median.
-    #[arg(long, value_name = "R", default_value_t = crate::bench::DEFAULT_RUNS, value_parser = parse_runs,
+    #[arg(long, value_name = "R", default_value_t = fibtree::bench::DEFAULT_RUNS, value_parser = parse_runs,
           allow_negative_numbers = true)]
     pub(super) runs: usize,
     /// The memory a run may use, e.g. 512M or 4G (default: what the machine has available).
@@ -621,30 +621,30 @@ pub(super) struct TableArgs {
 
 /// A whole number in 0..2^64, in decimal digits only.
 fn parse_whole(s: &str) -> Result<u64, String> {
-    crate::numbers::parse_whole(s).map_err(|e| match e {
+    fibtree_util::parse_whole(s).map_err(|e| match e {
         NotWhole::NotDigits => "expected a whole number (decimal digits only)".into(),
         NotWhole::TooLarge => "expected a whole number below 2^64".into(),
     })
 }
 
-/// A modulus for the modular engine, 2 <= M < 2^63, written as [`crate::numbers::parse_number`]
+/// A modulus for the modular engine, 2 <= M < 2^63, written as [`fibtree_util::parse_number`]
 /// reads it (digits, `A^B` or `AeB`, with an optional `+C` or `-C`).
 fn parse_modulus(s: &str) -> Result<u64, String> {
-    crate::numbers::parse_number(s)
+    fibtree_util::parse_number(s)
         .ok()
         .and_then(|m| u64::try_from(m).ok())
-        .filter(|m| (2..crate::MODULUS_LIMIT).contains(m))
-        .ok_or_else(|| format!("expected a modulus with 2 <= M < 2^63 ({})", crate::numbers::NUMBER_FORMS))
+        .filter(|m| (2..fibtree::MODULUS_LIMIT).contains(m))
+        .ok_or_else(|| format!("expected a modulus with 2 <= M < 2^63 ({})", fibtree_util::NUMBER_FORMS))
 }
 
 /// A modulus from 2 to 2^128 - 1, written as [`parse_modulus`] reads one.
 fn parse_wide_modulus(s: &str) -> Result<u128, String> {
-    crate::numbers::parse_modulus(s)
+    fibtree_util::parse_modulus(s)
 }
 
 /// A claimed residue or whole count: decimal digits, of any size.
 fn parse_answer(s: &str) -> Result<num_bigint::BigUint, String> {
-    crate::numbers::parse_whole(s).map_err(|_| "expected a whole number (decimal digits only)".into())
+    fibtree_util::parse_whole(s).map_err(|_| "expected a whole number (decimal digits only)".into())
 }
 
 /// A number of last digits, 1 to 38 (10^38 < 2^128).
@@ -714,7 +714,7 @@ fn parse_count(s: &str, max: u64, what: &str) -> Result<usize, String> {
 /// Lanes per chunk for `bench --chunk-lanes`: one of the chunk sizes the engine has kernels for.
 fn parse_chunk_lanes(s: &str) -> Result<usize, String> {
     let lanes = parse_whole(s)?;
-    let sizes = crate::engines::blocked::CHUNK_LANES;
+    let sizes = fibtree::bench::CHUNK_LANES;
     match sizes.iter().find(|&&c| c as u64 == lanes) {
         Some(&c) => Ok(c),
         None => Err("expected 1, 2, 4, 8, 16, 32 or 64 lanes".to_string()),
@@ -724,14 +724,14 @@ fn parse_chunk_lanes(s: &str) -> Result<usize, String> {
 /// A tree for `bench --n`: 2 <= N <= MAX_N (T(0) and T(1) have no moves to time).
 fn parse_bench_n(s: &str) -> Result<u64, String> {
     match parse_whole(s)? {
-        n @ 2..=crate::MAX_N => Ok(n),
-        _ => Err(format!("expected N from 2 to {}", crate::MAX_N)),
+        n @ 2..=fibtree::MAX_N => Ok(n),
+        _ => Err(format!("expected N from 2 to {}", fibtree::MAX_N)),
     }
 }
 
-/// A number of timed runs, from 1 to [`crate::bench::MAX_RUNS`].
+/// A number of timed runs, from 1 to [`fibtree::bench::MAX_RUNS`].
 fn parse_runs(s: &str) -> Result<usize, String> {
-    let max = crate::bench::MAX_RUNS;
+    let max = fibtree::bench::MAX_RUNS;
     usize::try_from(parse_whole(s)?)
         .ok()
         .filter(|r| (1..=max).contains(r))
@@ -763,8 +763,8 @@ mod tests {
     #[test]
     fn moduli_in_every_form() {
         assert_eq!(parse_modulus("1000000007"), Ok(1_000_000_007));
-        assert_eq!(parse_modulus("10^18"), Ok(crate::LAST18));
-        assert_eq!(parse_modulus("1e18"), Ok(crate::LAST18));
+        assert_eq!(parse_modulus("10^18"), Ok(fibtree::LAST18));
+        assert_eq!(parse_modulus("1e18"), Ok(fibtree::LAST18));
         assert_eq!(parse_modulus("2^62"), Ok(1 << 62));
         assert_eq!(parse_modulus("10^9+7"), Ok(1_000_000_007));
         assert_eq!(parse_modulus("2^63-25"), Ok(9_223_372_036_854_775_783));

@@ -1,13 +1,13 @@
 //! `fibtree bench`: the exact engine's time and throughput for each n and thread count, every run
-//! checked (the work is in `crate::bench`).
+//! checked (the work is in `fibtree::bench`).
 
 use std::io::Write;
 use std::process::ExitCode;
 
-use crate::bench::{DEFAULT_N, Machine, Measurement, Subject, default_threads};
-use crate::engines::both_ends::Split;
-use crate::graph::PREDICTED_THREADS;
-use crate::{Cut, Kernel, Param};
+use fibtree::Split;
+use fibtree::bench::PREDICTED_THREADS;
+use fibtree::bench::{DEFAULT_N, Machine, Measurement, Subject, default_threads};
+use fibtree::{Cut, Kernel, Param};
 use serde::Serialize;
 
 use super::args::{BenchArgs, MAX_THREADS};
@@ -161,7 +161,7 @@ pub(super) fn bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
     });
     let limit = super::args::memory_limit(args.max_memory, threads.iter().copied().max());
     let cancel = session.cancel_flag();
-    let hooks = crate::Hooks::default().cancel_on(&cancel);
+    let hooks = fibtree::Hooks::default().cancel_on(&cancel);
     let say = |line: String| {
         if !args.quiet {
             super::say(&line);
@@ -226,7 +226,7 @@ pub(super) fn bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
     }
     let kernels = Kernel::available().into_iter().map(Kernel::name).collect();
     let machine = MachineOut { cores: machine.cores, cpu: machine.cpu, kernels };
-    let kernel = crate::kernel().map_err(|e| session.error(e))?.name();
+    let kernel = fibtree::kernel().map_err(|e| session.error(e))?.name();
     let bench = Bench { kernel, machine, results, plans };
     session.emit(&bench, Form::of(args.json, false))?;
     Ok(ExitCode::SUCCESS)

@@ -5,8 +5,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use crate::crt::{self, ShardResidues};
-use crate::{LAST18, Options, P998244353, Projection, Report};
+use fibtree::crt::{self, ShardResidues};
+use fibtree::{LAST18, Options, P998244353, Projection, Report};
 
 use super::args::{CombineArgs, parse_shard};
 use super::count::{Counted, all_agree};
@@ -135,14 +135,14 @@ pub(super) fn combine(args: CombineArgs) -> anyhow::Result<ExitCode> {
     let (_, n, g, count) = first.ok_or_else(|| usage("FILES", "no shard file given"))?;
     let shards: Vec<ShardResidues> = by_index.into_values().map(|(_, s)| s).collect();
     let value = crt::combine_shards(n, count, &shards).map_err(|e| match e {
-        crate::Error::InvalidArgument { expected, .. } => usage("FILES", expected),
+        fibtree::Error::InvalidArgument { expected, .. } => usage("FILES", expected),
         other => other.into(),
     })?;
     let mut session = Session::new(output, args.threads, false)?;
     crt::check_below_tree(n, g, &value, shards.iter().map(|s| s.primes.len()).sum())?;
     // the modular engine run directly, both moduli at once (a thread each)
     let independent =
-        session.compute(|hooks, _| Ok(crate::Counting::mod_only(n, g, &Options { hooks, ..Options::default() })?))?;
+        session.compute(|hooks, _| Ok(fibtree::Counting::mod_only(n, g, &Options { hooks, ..Options::default() })?))?;
     let projections = [LAST18, P998244353]
         .into_iter()
         .map(|m| {

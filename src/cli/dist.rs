@@ -4,7 +4,7 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use crate::Options;
+use fibtree::Options;
 use num_bigint::BigUint;
 use serde::Serialize;
 
@@ -50,14 +50,14 @@ pub(super) fn dist(args: DistArgs) -> anyhow::Result<ExitCode> {
     let entries: Vec<(u64, BigUint)> = session.compute(|hooks, _| {
         let options = Options { hooks, engine, memory_limit, ..Options::default() };
         Ok(match args.modulus {
-            None => crate::Counting::distribution(n, &options)?,
+            None => fibtree::Counting::distribution(n, &options)?,
             Some(m) => {
-                crate::Counting::distribution_mod(n, m, &options)?.into_iter().map(|(g, r)| (g, r.into())).collect()
+                fibtree::Counting::distribution_mod(n, m, &options)?.into_iter().map(|(g, r)| (g, r.into())).collect()
             }
         })
     })?;
     let sum: BigUint = entries.iter().map(|e| &e.1).sum();
-    let moves = crate::tree_size(n).max(BigUint::from(1u32)) - 1u32; // |T(0)| = 0 has no moves either
+    let moves = fibtree::tree_size(n).max(BigUint::from(1u32)) - 1u32; // |T(0)| = 0 has no moves either
     let (sum, moves) = match args.modulus {
         Some(m) => (sum % m, moves % m),
         None => (sum, moves),
@@ -80,7 +80,7 @@ pub(super) fn dist(args: DistArgs) -> anyhow::Result<ExitCode> {
     let what = match args.modulus {
         Some(m) => format!("sum over g of c({n}, g) mod {m} = {sum}; the moves of T({n}) mod {m} = {moves}"),
         None if sum_ok => {
-            let digits = crate::numbers::decimal_digits(&moves);
+            let digits = fibtree_util::decimal_digits(&moves);
             let digits = if digits == 1 { "1 digit".to_string() } else { format!("{digits} digits") };
             format!("sum over g of c({n}, g) = the number of moves of T({n}) ({digits})")
         }

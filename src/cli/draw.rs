@@ -3,8 +3,8 @@
 use std::ops::RangeInclusive;
 use std::process::ExitCode;
 
-use crate::draw::{MAX_DRAW_K, svg};
-use crate::numbers::NotWhole;
+use fibtree::draw::{MAX_DRAW_K, svg};
+use fibtree_util::NotWhole;
 use serde::Serialize;
 
 use super::args::DrawArgs;
@@ -40,7 +40,7 @@ pub(super) fn draw(args: DrawArgs) -> anyhow::Result<ExitCode> {
 /// [`MAX_DRAW_K`], `A..B` for A > B.
 fn parse_trees(s: &str) -> Result<RangeInclusive<u32>, (&'static str, String)> {
     // Digits only, so the only failure is overflow: a huge number, refused as above the limit.
-    let value = |t: &str| match crate::numbers::parse_whole::<u32>(t) {
+    let value = |t: &str| match fibtree_util::parse_whole::<u32>(t) {
         Ok(v) => Some(v),
         Err(NotWhole::TooLarge) => Some(u32::MAX),
         Err(NotWhole::NotDigits) => None,

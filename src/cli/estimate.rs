@@ -3,8 +3,8 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use crate::error::human_bytes;
-use crate::estimate::{self, Census, Estimate, Seconds, Spread};
+use fibtree::estimate::{self, Census, Estimate, Seconds, Spread};
+use fibtree_util::human_bytes;
 use serde::Serialize;
 
 use super::args::EstimateArgs;
@@ -161,7 +161,7 @@ impl EstimateOut {
                 cpu_seconds_high,
                 cpu_seconds_low,
                 cut: e.cut,
-                fits_here: e.exact_bytes <= crate::budget::available_memory(),
+                fits_here: e.exact_bytes <= fibtree::Limit::new(None, rayon::current_num_threads()).bytes(),
                 limb_additions: e.limb_additions.to_string(),
                 memory_bytes: e.exact_bytes,
                 seconds: exact_seconds,
@@ -322,7 +322,7 @@ pub(super) fn estimate(args: EstimateArgs) -> anyhow::Result<ExitCode> {
     let census = if args.census { Census::Always } else { Census::Auto };
     let shards = if args.shards.is_empty() { vec![1, 64, 1024] } else { args.shards.clone() };
     let e = session.compute(|hooks, _| Ok(estimate::estimate(args.n, args.g, &shards, census, hooks)?))?;
-    let out = EstimateOut::new(&e, crate::kernel()?.to_string());
+    let out = EstimateOut::new(&e, fibtree::kernel()?.to_string());
     session.emit(&out, Form::of(args.json, false))?;
     Ok(ExitCode::SUCCESS)
 }

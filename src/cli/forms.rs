@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use num_bigint::BigUint;
 use serde::Serialize;
 
-use crate::{Counting, Error, LAST18, Options, P998244353};
+use fibtree::{Counting, Error, LAST18, Options, P998244353};
 
 use super::runner::{Ending, Run};
 
@@ -227,7 +227,7 @@ impl Truth {
                 let targets: Vec<(u64, u64)> = ns.iter().map(|&n| (n, g)).collect();
                 let options = Options { moduli: vec![m], ..options.clone() };
                 let reports = Counting::mod_only_each(&targets, &options)?;
-                let residue = |r: &crate::ModReport| r.residues.iter().find(|p| p.0 == m).expect("asked for").1;
+                let residue = |r: &fibtree::ModReport| r.residues.iter().find(|p| p.0 == m).expect("asked for").1;
                 reports.iter().map(|r| residue(r).to_string()).collect()
             }
         };

@@ -40,7 +40,7 @@ pub(super) fn read_int<'de, D: Deserializer<'de>>(d: D) -> Result<u64, D::Error>
     }
     match Either::deserialize(d)? {
         Either::Number(v) => Ok(v),
-        Either::Digits(s) => crate::numbers::parse_whole(&s)
+        Either::Digits(s) => fibtree_util::parse_whole(&s)
             .map_err(|_| serde::de::Error::custom(format!("expected a whole number below 2^64, got '{s}'"))),
     }
 }

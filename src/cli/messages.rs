@@ -75,9 +75,9 @@ pub(super) fn chain(err: &anyhow::Error) -> String {
 /// Whether `err` is, or was caused by, a write to a closed pipe (also one made while writing JSON).
 pub(super) fn is_broken_pipe(err: &anyhow::Error) -> bool {
     err.chain().any(|cause| {
-        let kind = match (cause.downcast_ref::<std::io::Error>(), cause.downcast_ref::<crate::Error>()) {
+        let kind = match (cause.downcast_ref::<std::io::Error>(), cause.downcast_ref::<fibtree::Error>()) {
             (Some(e), _) => Some(e.kind()),
-            (_, Some(crate::Error::Io(e))) => Some(e.kind()),
+            (_, Some(fibtree::Error::Io(e))) => Some(e.kind()),
             _ => cause.downcast_ref::<serde_json::Error>().and_then(serde_json::Error::io_error_kind),
         };
         kind == Some(std::io::ErrorKind::BrokenPipe)
@@ -112,7 +112,7 @@ mod tests {
         assert!(is_broken_pipe(&err));
         let repeated = anyhow::anyhow!("Broken pipe (os error 32)").context("writing: Broken pipe (os error 32)");
         assert_eq!(chain(&repeated), "writing: Broken pipe (os error 32)");
-        let library = anyhow::Error::from(crate::Error::from(std::io::Error::from(std::io::ErrorKind::BrokenPipe)));
+        let library = anyhow::Error::from(fibtree::Error::from(std::io::Error::from(std::io::ErrorKind::BrokenPipe)));
         assert!(is_broken_pipe(&library));
         assert!(!is_broken_pipe(&anyhow::anyhow!("other")));
         let json = serde_json::Error::io(std::io::Error::from(std::io::ErrorKind::BrokenPipe));

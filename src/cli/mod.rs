@@ -2,10 +2,10 @@
 //! ([`session`], with [`output`] and [`progress`]), and a file per command or group of commands,
 //! each computing a typed result that the session writes for people, as numbers only or as JSON.
 //!
-//! Library errors name a parameter ([`crate::Param`]); here they become the flag or argument the
+//! Library errors name a parameter ([`fibtree::Param`]); here they become the flag or argument the
 //! user wrote ([`flag`]), and every refusal ends the process with status 2.
 
-// A hidden module, read with `--document-private-items`: its docs link to its private parts.
+// The binary's module, read with `--document-private-items`: its docs link to its private parts.
 #![allow(rustdoc::private_intra_doc_links)]
 
 mod args;
@@ -20,6 +20,7 @@ mod forms;
 mod json;
 mod messages;
 mod moves;
+mod os;
 mod output;
 mod plot;
 mod progress;
@@ -36,9 +37,9 @@ use std::ffi::OsString;
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
-use crate::error::human_bytes;
-use crate::{Error, Param};
 use clap::{CommandFactory, Parser};
+use fibtree::{Error, Param};
+use fibtree_util::human_bytes;
 
 use args::{Cli, Command};
 pub use messages::{say, say_error};
@@ -76,9 +77,10 @@ fn flag(param: Param) -> &'static str {
         Param::Checkpoint => "--checkpoint",
         Param::Cut => "--cut",
         Param::ChunkLanes => "--chunk-lanes",
-        Param::Isa => crate::KERNEL_VAR,
+        Param::Isa => fibtree::KERNEL_VAR,
         Param::Shard => "--shard",
         Param::Claims => "--claims",
+        _ => param.name(),
     }
 }
 
@@ -86,10 +88,10 @@ fn flag(param: Param) -> &'static str {
 /// say it: e.g. `avx2 (this CPU has: baseline, avx2)`. Cost O(1).
 ///
 /// # Errors
-/// The library's error for an invalid `FIBTREE_ISA` ([`crate::kernel`]).
-fn kernel_line() -> crate::Result<String> {
-    let names: Vec<&str> = crate::Kernel::available().into_iter().map(crate::Kernel::name).collect();
-    Ok(format!("{} (this CPU has: {})", crate::kernel()?, names.join(", ")))
+/// The library's error for an invalid `FIBTREE_ISA` ([`fibtree::kernel`]).
+fn kernel_line() -> fibtree::Result<String> {
+    let names: Vec<&str> = fibtree::Kernel::available().into_iter().map(fibtree::Kernel::name).collect();
+    Ok(format!("{} (this CPU has: {})", fibtree::kernel()?, names.join(", ")))
 }
 
 /// A library error in the command line's terms: a refusal (a bad argument, or a run too large for
@@ -104,7 +106,7 @@ fn in_terms(e: anyhow::Error, flags: fn(Param) -> &'static str) -> anyhow::Error
                 "this run needs about {} of memory (estimate, for its {}), more than {}",
                 human_bytes(estimate),
                 flags(param),
-                crate::budget::limit_in_words(limit)
+                limit
             ),
         ),
         Ok(other) => other.into(),
@@ -170,7 +172,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> anyhow::Result<ExitCode>
     };
     // the kernel set FIBTREE_ISA forces, checked before any command that computes starts
     let computes = !matches!(cli.command, Command::Completions { .. } | Command::Man { .. } | Command::Help { .. });
-    if computes && let Err(e) = crate::kernel() {
+    if computes && let Err(e) = fibtree::kernel() {
         return Err(in_terms(e.into(), flag));
     }
     let result = match cli.command {

@@ -3,8 +3,8 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use crate::moves::{Counts, check_floor, list, nth, rank as rank_of, value_after, value_after_with};
-use crate::rng::SplitMix64;
+use fibtree::moves::{Counts, check_floor, list, nth, rank as rank_of, value_after, value_after_with};
+use fibtree_util::SplitMix64;
 use num_bigint::BigUint;
 use serde::Serialize;
 
@@ -44,7 +44,7 @@ impl Outcome for Moves {
 /// An index written in decimal digits, of any length.
 fn parse_index(s: &str) -> anyhow::Result<BigUint> {
     // digits of any length fit a big integer: not being digits is the only refusal
-    crate::numbers::parse_whole(s)
+    fibtree_util::parse_whole(s)
         .map_err(|_| usage("--nth", format!("expected a whole number (decimal digits only), got '{s}'")))
 }
 
@@ -62,11 +62,11 @@ pub(super) fn moves(args: MovesArgs) -> anyhow::Result<ExitCode> {
     let (n, g) = (args.n, args.g);
     let mut session = Session::new(args.run.output.output.as_deref(), args.run.threads, !args.json)?;
     let memory_limit = args.run.memory_limit();
-    let seed = args.seed.unwrap_or_else(crate::rng::clock_seed);
+    let seed = args.seed.unwrap_or_else(fibtree_util::clock_seed);
     let limit = args.limit;
     let moves = session.compute(|hooks, _| {
         // no move leaves a g known to count 0: no plan, no walk
-        let mut counts = match crate::plan::known_zero(n, g, hooks)? {
+        let mut counts = match fibtree::known_zero(n, g, hooks)? {
             true => None,
             false => Some(Counts::new(n, g, hooks, memory_limit)?),
         };

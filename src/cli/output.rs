@@ -13,9 +13,9 @@ use std::io::Write;
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::{Path, PathBuf};
 
-use crate::arch::{DescriptorProblem, duplicate_for_writing, while_writing};
-use crate::files::AtomicFile;
-use crate::files::{descriptor_named, folder_of, probe_folder, resolve_links};
+use super::os::{DescriptorProblem, duplicate_for_writing, while_writing};
+use fibtree_util::AtomicFile;
+use fibtree_util::{descriptor_named, folder_of, probe_folder, resolve_links};
 
 use super::usage;
 

@@ -113,7 +113,7 @@ impl Program {
             let err = scope.spawn(|| keep_head(stderr));
             let ending = self.wait(&mut child, start, stop);
             // whatever it started and left behind holds its pipes open: ended with it
-            let _ = crate::arch::kill_group(child.id());
+            let _ = super::os::kill_group(child.id());
             (ending, out.join().unwrap_or_default(), err.join().unwrap_or_default())
         });
         run(ending, out, err, cut)
@@ -143,7 +143,7 @@ impl Program {
                 pause = (pause * 2).min(Duration::from_millis(20));
                 continue;
             };
-            let _ = crate::arch::kill_group(child.id());
+            let _ = super::os::kill_group(child.id());
             let _ = child.wait();
             return ending;
         }

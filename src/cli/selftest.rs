@@ -4,18 +4,18 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use crate::Hooks;
+use fibtree::Hooks;
 
 use super::session::Session;
 
 pub(super) fn self_test(seed: Option<u64>) -> anyhow::Result<ExitCode> {
-    let seed = seed.unwrap_or_else(crate::rng::clock_seed);
+    let seed = seed.unwrap_or_else(fibtree_util::clock_seed);
     let mut session = Session::new(None, None, false)?;
     writeln!(session.out(), "seed {seed:#x}")?;
     writeln!(session.out(), "kernel {}", super::kernel_line()?)?;
     let cancel = session.cancel_flag();
     let mut unwritten = None;
-    let all = crate::ladder::run(seed, Hooks::default().cancel_on(&cancel), |rung| {
+    let all = fibtree::ladder::run(seed, Hooks::default().cancel_on(&cancel), |rung| {
         let word = if rung.ok { "OK  " } else { "FAIL" };
         let out = session.out();
         let written = writeln!(out, "{word} {:<40} {:>6.2} s  {}", rung.name, rung.seconds, rung.detail);

@@ -8,8 +8,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-use crate::{Error, Hooks, Param};
 use anyhow::Context;
+use fibtree::{Error, Hooks, Param};
 use serde::Serialize;
 
 use super::output::Output;
@@ -223,7 +223,7 @@ impl Signals {
         for (signal, status) in [(SIGINT, 130), (SIGTERM, 143), (SIGHUP, 129)] {
             // the second signal ends the process: registered before the flag the first one sets
             signal_hook::flag::register_conditional_shutdown(signal, status, cancel.clone())?;
-            crate::arch::end_blocked_writes_on(signal)?;
+            super::os::end_blocked_writes_on(signal)?;
         }
         signal_hook::flag::register(SIGINT, cancel.clone())?;
         signal_hook::flag::register(SIGTERM, cancel.clone())?;

@@ -4,7 +4,7 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use crate::crt;
+use fibtree::crt;
 use serde::{Deserialize, Serialize};
 
 use super::args::ShardArgs;
@@ -38,9 +38,7 @@ impl ShardFile {
     pub(super) fn content_checksum(&self) -> String {
         let blank = ShardFile { checksum: String::new(), ..self.clone() };
         let text = serde_json::to_string(&blank).expect("a shard file serialises");
-        let hash =
-            text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3));
-        format!("{hash:016x}")
+        format!("{:016x}", fibtree_util::fnv1a(text.as_bytes()))
     }
 }
 

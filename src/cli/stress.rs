@@ -11,8 +11,8 @@ use std::process::ExitCode;
 use std::sync::Mutex;
 use std::sync::atomic::AtomicBool;
 
-use crate::files::{probe_folder, write_atomically};
-use crate::{Hooks, Options, Param};
+use fibtree::{Hooks, Options, Param};
+use fibtree_util::{probe_folder, write_atomically};
 use serde::Serialize;
 
 use super::args::StressArgs;
@@ -425,7 +425,7 @@ pub(super) fn stress(args: StressArgs) -> anyhow::Result<ExitCode> {
     let report = Report::new(&args, taken, judged, interrupted);
     if interrupted {
         // what was done is written all the same; a second signal still ends the process
-        crate::arch::forget_signals();
+        super::os::forget_signals();
     }
     session.emit(&report, Shown::of(args.json, false))?;
     if interrupted {

@@ -4,7 +4,7 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use crate::{Counting, Options, P998244353, Param};
+use fibtree::{Counting, Options, P998244353, Param};
 use serde::Serialize;
 
 use super::args::TableArgs;
@@ -27,8 +27,8 @@ pub(super) fn table(args: TableArgs) -> anyhow::Result<ExitCode> {
     if args.from > args.to {
         return Err(usage("FROM", format!("expected FROM <= TO, got {} > {}", args.from, args.to)));
     }
-    if args.to > crate::MAX_N {
-        return Err(usage("TO", format!("at most {}, got {}", crate::MAX_N, args.to)));
+    if args.to > fibtree::MAX_N {
+        return Err(usage("TO", format!("at most {}, got {}", fibtree::MAX_N, args.to)));
     }
     let limit = args.run.memory_limit();
     // table's own arguments: a run too large is too large because of TO
@@ -37,7 +37,7 @@ pub(super) fn table(args: TableArgs) -> anyhow::Result<ExitCode> {
         Session::new(args.run.output.output.as_deref(), args.run.threads, !args.json)?.naming(table_flags);
     // Before the target list: the floor of the whole run, rows included.
     let floor_options = Options { memory_limit: Some(limit), ..Options::default() };
-    crate::report::check_table_floor(args.from, args.to, &floor_options).map_err(|e| session.error(e))?;
+    fibtree::check_table_floor(args.from, args.to, &floor_options).map_err(|e| session.error(e))?;
     let targets: Vec<(u64, u64)> = (args.from..=args.to).map(|k| (k, 0)).collect();
     let (json, engine) = (args.json, args.run.engine.into());
     let all_ok = session.compute(|hooks, out| {

@@ -4,11 +4,11 @@ use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
 
-use crate::files::AtomicFile;
-use crate::oracles::{MAX_EXPLICIT_K, MAX_FIRST_PRINCIPLES_K, explicit_tree_counts, first_principles_counts};
 use anyhow::Context;
 use clap::{CommandFactory, Parser};
 use clap_mangen::Man;
+use fibtree::oracles::{MAX_EXPLICIT_K, MAX_FIRST_PRINCIPLES_K, explicit_tree_counts, first_principles_counts};
+use fibtree_util::AtomicFile;
 use serde::Serialize;
 
 use super::args::{Cli, OutputArg};
@@ -32,7 +32,7 @@ impl Outcome for Grundy {
 
 /// `fibtree grundy K`: G(K), -1 for the empty tree T(0), for any K below 2^64 (the closed form).
 pub(super) fn grundy(k: u64, json: bool, output: OutputArg) -> anyhow::Result<ExitCode> {
-    let grundy = crate::grundy(k).map_or(-1, i128::from);
+    let grundy = fibtree::grundy(k).map_or(-1, i128::from);
     let mut session = Session::new(output.output.as_deref(), None, false)?;
     session.emit(&Grundy { grundy, k }, Form::of(json, false))?;
     Ok(ExitCode::SUCCESS)

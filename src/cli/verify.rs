@@ -4,8 +4,8 @@ use std::io::{BufRead, Read, Write};
 use std::path::Path;
 use std::process::ExitCode;
 
-use crate::claims::{CLAIMS_HEADER, Checked, Claim, Judged, MAX_LINE, Malformed, check_claims, parse_claims};
-use crate::{Counting, Error, Options, Param};
+use fibtree::claims::{CLAIMS_HEADER, Checked, Claim, Judged, MAX_LINE, Malformed, check_claims, parse_claims};
+use fibtree::{Counting, Error, Options, Param};
 use num_bigint::BigUint;
 use serde::Serialize;
 

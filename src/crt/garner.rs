@@ -70,7 +70,7 @@ mod tests {
 
     #[test]
     fn random_values_come_back_from_their_residues() {
-        let mut rng = crate::rng::SplitMix64(0x6a2e_5eed);
+        let mut rng = fibtree_util::SplitMix64(0x6a2e_5eed);
         println!("SplitMix64 seed 0x6a2e5eed");
         let p = primes(40);
         for k in [1usize, 2, 5, 40] {

@@ -94,7 +94,7 @@ mod tests {
         checked.extend(((1u64 << 62) - 20_000..(1u64 << 62) + 100).step_by(1));
         checked.extend((u64::MAX - 5_000..=u64::MAX).step_by(1));
         checked.extend([2_047, 1_373_653, 25_326_001, 3_215_031_751, 2_152_302_898_747, 3_825_123_056_546_413_051]);
-        let mut rng = crate::rng::SplitMix64(0x0c27_5eed);
+        let mut rng = fibtree_util::SplitMix64(0x0c27_5eed);
         println!("random odd numbers from SplitMix64 seed 0x0c275eed");
         checked.extend((0..20_000).map(|_| rng.next_u64() | 1));
         for n in checked {

@@ -130,24 +130,25 @@ pub enum Cut {
 
 /// The route of an exact count of one target: its cut and the limb additions of each half.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Split {
+pub struct Split {
     /// The cut m: bottom-up over layers 2 to m, top-down over m + 1 to n (m = n: bottom-up alone).
-    pub(crate) cut: u64,
-    /// The limb additions below and above the cut ([`limb_additions`]).
-    pub(crate) below: u128,
-    pub(crate) above: u128,
+    pub cut: u64,
+    /// The limb additions below the cut (64-bit word additions, carries included).
+    pub below: u128,
+    /// The limb additions above the cut.
+    pub above: u128,
     /// The limb additions of the bottom-up run alone.
-    pub(crate) bottom_up: u128,
+    pub bottom_up: u128,
 }
 
 impl Split {
     /// The limb additions of both halves.
-    pub(crate) fn work(&self) -> u128 {
+    pub fn work(&self) -> u128 {
         self.below + self.above
     }
 
     /// Whether both ends are counted (the cut is below the top layer).
-    pub(crate) fn both_ends(&self) -> bool {
+    pub fn both_ends(&self) -> bool {
         self.above > 0
     }
 }
@@ -508,7 +509,7 @@ mod tests {
     fn every_cut_gives_the_bottom_up_count() {
         let seed = 0xb07e_4e4d;
         println!("SplitMix64 seed {seed:#x}");
-        let mut rng = crate::rng::SplitMix64(seed);
+        let mut rng = fibtree_util::SplitMix64(seed);
         let mut cases: Vec<(u64, u64)> = (0..=12).flat_map(|n| (0..12).map(move |g| (n, g))).collect();
         cases.extend((0..12).map(|_| (2 + rng.below(400), rng.below(48))));
         cases.extend([(300, 1 << 40), (500, 0), (64, 5)]);
@@ -536,7 +537,7 @@ mod tests {
     fn the_blocked_halves_agree_at_every_cut() {
         let seed = 0x5eed_b0e5;
         println!("SplitMix64 seed {seed:#x}");
-        let mut rng = crate::rng::SplitMix64(seed);
+        let mut rng = fibtree_util::SplitMix64(seed);
         let mut cases: Vec<(u64, u64)> = vec![(3, 0), (4, 1), (5, 0), (40, 0), (64, 5), (300, 1 << 40), (700, 0)];
         cases.extend((0..8).map(|_| (3 + rng.below(500), rng.below(40))));
         for (n, g) in cases {

@@ -50,7 +50,7 @@ pub(crate) struct TaskGraph {
 }
 
 /// The worker counts a prediction is made for: 1, 2, 4, ..., 128.
-pub(crate) const PREDICTED_THREADS: [usize; 8] = [1, 2, 4, 8, 16, 32, 64, 128];
+pub const PREDICTED_THREADS: [usize; 8] = [1, 2, 4, 8, 16, 32, 64, 128];
 
 impl TaskGraph {
     /// The graph of `tasks` and the `serial_seconds` outside it. A dependency that is not below its
@@ -96,32 +96,32 @@ impl TaskGraph {
     }
 }
 
-/// What a recorded graph says about parallelism ([`TaskGraph::summary`]), in seconds.
+/// What a recorded task graph says about parallelism, in seconds.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub(crate) struct Summary {
+pub struct Summary {
     /// The graph's tasks.
-    pub(crate) tasks: usize,
+    pub tasks: usize,
     /// The sum of the tasks' times.
-    pub(crate) work: f64,
+    pub work: f64,
     /// The longest chain.
-    pub(crate) span: f64,
+    pub span: f64,
     /// Work / span.
-    pub(crate) parallelism: f64,
+    pub parallelism: f64,
     /// The time outside the graph, on one thread.
-    pub(crate) serial: f64,
+    pub serial: f64,
     /// `(P, seconds)`: the greedy scheduler's time on P workers plus the serial part, for each of
     /// [`PREDICTED_THREADS`].
-    pub(crate) predicted: Vec<(usize, f64)>,
+    pub predicted: Vec<(usize, f64)>,
 }
 
 impl Summary {
     /// The predicted seconds on `workers` workers, if predicted.
-    pub(crate) fn predicted_seconds(&self, workers: usize) -> Option<f64> {
+    pub fn predicted_seconds(&self, workers: usize) -> Option<f64> {
         self.predicted.iter().find(|&&(p, _)| p == workers).map(|&(_, s)| s)
     }
 
     /// The predicted speedup on `workers` workers: predicted seconds on 1 / on `workers`.
-    pub(crate) fn predicted_speedup(&self, workers: usize) -> Option<f64> {
+    pub fn predicted_speedup(&self, workers: usize) -> Option<f64> {
         let (one, p) = (self.predicted_seconds(1)?, self.predicted_seconds(workers)?);
         (p > 0.0).then(|| one / p)
     }

@@ -281,7 +281,7 @@ mod tests {
     #[test]
     fn images_match_the_definition() {
         let seed = 0x1ace_5e7du64;
-        let mut rng = crate::rng::SplitMix64(seed);
+        let mut rng = fibtree_util::SplitMix64(seed);
         for case in 0..300 {
             let base = [0u64, 64, 1 << 20, 1 << 40][case % 4];
             let width = 1 + rng.next_u64() % 700;

@@ -24,7 +24,8 @@ mod support;
 pub(crate) use census::census;
 pub use layer_set::LayerSet;
 pub(crate) use layer_set::Step;
-pub(crate) use support::{known_zero, known_zeros, support};
+pub use support::known_zero;
+pub(crate) use support::{known_zeros, support};
 
 use crate::budget;
 use crate::error::Result;

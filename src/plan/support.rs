@@ -5,18 +5,27 @@ use super::layer_set::{LayerSet, Step};
 use crate::error::Result;
 use crate::hooks::Hooks;
 
-/// Whether c(n, g) = 0 is known without counting: g above [`crate::game::value_bound`], or g at or
+/// Whether c(n, g) = 0 is known without counting: g above the largest value a move of T(n) can leave, or g at or
 /// above W (the smallest power of two, at least 64, above every edge value up to n, where a plan
 /// would be spent on states of no move) and outside the support of c(n, .). Below W the count
 /// itself is the cheaper way to the answer.
 ///
 /// Cost: nothing for g < 64; else O(n) for the bound, and where g lies between W and the bound the
-/// support's forward pass ([`support`]).
+/// support's forward pass (as [`crate::support`] makes it).
 ///
 /// # Errors
 /// [`crate::Error::InvalidArgument`] for an n above [`crate::game::MAX_N`];
 /// [`crate::Error::Interrupted`] once cancelled.
-pub(crate) fn known_zero(n: u64, g: u64, hooks: Hooks) -> Result<bool> {
+///
+/// # Examples
+///
+/// ```
+/// use fibtree::{Hooks, known_zero};
+/// assert!(known_zero(300, 1 << 40, Hooks::default())?); // far above every value of T(300)
+/// assert!(!known_zero(300, 0, Hooks::default())?); // below 64: not known without counting
+/// # Ok::<(), fibtree::Error>(())
+/// ```
+pub fn known_zero(n: u64, g: u64, hooks: Hooks) -> Result<bool> {
     Ok(known_zeros(&[(n, g)], hooks)?[0])
 }
 

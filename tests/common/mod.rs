@@ -294,12 +294,9 @@ pub fn oracle_at(oracle: &[u64], g: u64) -> BigUint {
     BigUint::from(usize::try_from(g).ok().and_then(|i| oracle.get(i).copied()).unwrap_or(0))
 }
 
-/// The library's seeded generator (not part of its API) serves the randomised tests too: its source
-/// is compiled in here, so that a seed draws the same cases in the tests as in the library.
-#[path = "../../src/rng.rs"]
-#[allow(dead_code)]
-mod rng;
-pub(crate) use rng::SplitMix64;
+/// The library's seeded generator serves the randomised tests too, so that a seed draws the same
+/// cases in the tests as in the library.
+pub(crate) use fibtree_util::SplitMix64;
 
 /// Numbers in a range from a [`SplitMix64`].
 pub trait Range {

@@ -192,7 +192,7 @@ impl Tuning {
 }
 
 /// The chunk sizes the engine has kernels for, in lanes.
-pub(crate) const CHUNK_LANES: [usize; 7] = [1, 2, 4, 8, 16, 32, 64];
+pub const CHUNK_LANES: [usize; 7] = [1, 2, 4, 8, 16, 32, 64];
 
 /// The chunks per thread [`Tuning::for_run`] aims at in the top layer: passes of a block wait for
 /// three of the block before, and the early blocks are narrower, so the graph needs several chunks

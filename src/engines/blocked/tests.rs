@@ -149,7 +149,7 @@ fn residues_equal_the_modular_engine() {
     use crate::engines::modular;
     let seed = 0x7e51_d0e5;
     println!("SplitMix64 seed {seed:#x}");
-    let mut rng = crate::rng::SplitMix64(seed);
+    let mut rng = fibtree_util::SplitMix64(seed);
     let mut cases: Vec<Vec<(u64, u64)>> =
         vec![vec![(2000, 0)], vec![(2, 0), (3, 1), (4, 3), (5, 7), (0, 0), (1, 0), (1200, 5)], vec![(333, 1 << 40)]];
     for _ in 0..3 {

@@ -8,7 +8,7 @@ use num_traits::ToPrimitive;
 
 /// Why [`parse_whole`] refused a text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum NotWhole {
+pub enum NotWhole {
     /// Empty, or a character other than the digits 0-9 (no sign, no spaces, no separators).
     NotDigits,
     /// Digits only, but too large for the type.
@@ -21,7 +21,7 @@ pub(crate) enum NotWhole {
 /// # Errors
 /// [`NotWhole::NotDigits`] for an empty text or any other character; [`NotWhole::TooLarge`] for
 /// digits that do not fit.
-pub(crate) fn parse_whole<T: FromStr>(s: &str) -> Result<T, NotWhole> {
+pub fn parse_whole<T: FromStr>(s: &str) -> Result<T, NotWhole> {
     if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
         return Err(NotWhole::NotDigits);
     }
@@ -29,7 +29,7 @@ pub(crate) fn parse_whole<T: FromStr>(s: &str) -> Result<T, NotWhole> {
 }
 
 /// The forms [`parse_number`] reads, as its errors name them.
-pub(crate) const NUMBER_FORMS: &str = "digits, A^B or AeB, each with an optional +C or -C";
+pub const NUMBER_FORMS: &str = "digits, A^B or AeB, each with an optional +C or -C";
 
 /// Parses a whole number written as decimal digits, `A^B` (A to the power B) or `AeB` (A times ten to
 /// the B), either of the last two followed by `+C` or `-C` (as in `10^9+7` or `2^61-1`), if it fits
@@ -38,7 +38,7 @@ pub(crate) const NUMBER_FORMS: &str = "digits, A^B or AeB, each with an optional
 ///
 /// # Errors
 /// A message saying what was expected.
-pub(crate) fn parse_number(s: &str) -> Result<u128, String> {
+pub fn parse_number(s: &str) -> Result<u128, String> {
     let too_big = || format!("'{s}' does not fit in 128 bits");
     let digits = |t: &str| -> Result<u128, String> {
         parse_whole(t).map_err(|e| match e {
@@ -73,7 +73,7 @@ pub(crate) fn parse_number(s: &str) -> Result<u128, String> {
 ///
 /// # Errors
 /// A message saying what was expected.
-pub(crate) fn parse_modulus(s: &str) -> Result<u128, String> {
+pub fn parse_modulus(s: &str) -> Result<u128, String> {
     match parse_number(s) {
         Ok(m) if m >= 2 => Ok(m),
         Ok(m) => Err(format!("expected a modulus of at least 2, got {m}")),
@@ -82,7 +82,7 @@ pub(crate) fn parse_modulus(s: &str) -> Result<u128, String> {
 }
 
 /// The number of decimal digits of `v` (1 for 0). Cost O(digits^2 / 64).
-pub(crate) fn decimal_digits(v: &num_bigint::BigUint) -> usize {
+pub fn decimal_digits(v: &num_bigint::BigUint) -> usize {
     v.to_str_radix(10).len()
 }
 

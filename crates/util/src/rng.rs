@@ -5,11 +5,11 @@ use num_bigint::BigUint;
 
 /// splitmix64 (Steele, Lea and Flood): 64 well-mixed bits a step from a 64-bit state.
 #[derive(Clone, Debug)]
-pub(crate) struct SplitMix64(pub(crate) u64);
+pub struct SplitMix64(pub u64);
 
 impl SplitMix64 {
     /// The next 64 bits. Cost O(1).
-    pub(crate) fn next_u64(&mut self) -> u64 {
+    pub fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -18,13 +18,13 @@ impl SplitMix64 {
     }
 
     /// A number below `n` (> 0), nearly uniform (the bias is below n / 2^64). Cost O(1).
-    pub(crate) fn below(&mut self, n: u64) -> u64 {
+    pub fn below(&mut self, n: u64) -> u64 {
         self.next_u64() % n
     }
 
     /// A uniform number below `bound` (> 0), by rejection of numbers of its bit length.
     /// Cost O(bits of bound) a try, fewer than two tries on average.
-    pub(crate) fn below_big(&mut self, bound: &BigUint) -> BigUint {
+    pub fn below_big(&mut self, bound: &BigUint) -> BigUint {
         let bits = bound.bits();
         loop {
             let digits: Vec<u32> = (0..bits.div_ceil(32)).map(|_| self.next_u64() as u32).collect();
@@ -37,7 +37,7 @@ impl SplitMix64 {
 }
 
 /// A seed from the clock, for runs not given one (the seed used is always printed).
-pub(crate) fn clock_seed() -> u64 {
+pub fn clock_seed() -> u64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(1, |d| d.as_nanos() as u64)
 }
 

@@ -8,12 +8,12 @@
 //! `/proc/self/fd/N`) is not a file to replace: [`descriptor_named`] finds them, so that callers
 //! write through the descriptor instead (or refuse it).
 
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
-use crate::rng::{SplitMix64, clock_seed};
+use tempfile::NamedTempFile;
 
 /// The most symbolic links followed from one path (as the kernel's own limit, `ELOOP`).
 const MAX_LINKS: usize = 40;
@@ -23,7 +23,7 @@ const MAX_LINKS: usize = 40;
 /// `/proc/PID/fd/N` for this process's id. Following such a path to what the descriptor is open on
 /// would replace the file behind standard output (`-o /dev/stdout >> log` would lose the log), or
 /// fail on a pipe.
-pub(crate) fn descriptor_named(path: &Path) -> Option<i32> {
+pub fn descriptor_named(path: &Path) -> Option<i32> {
     let own = format!("/proc/{}/fd/", std::process::id());
     let mut path = path.to_path_buf();
     for _ in 0..MAX_LINKS {
@@ -54,9 +54,9 @@ fn linked(path: &Path, target: PathBuf) -> PathBuf {
 const NAME_MAX: usize = 255;
 
 /// The path beside `path` named `.NAME` + `suffix`, NAME being `path`'s file name cut (on a
-/// character boundary) so that the whole name fits in [`NAME_MAX`] bytes: a file whose own name is
+/// character boundary) so that the whole name fits in `NAME_MAX` (255) bytes: a file whose own name is
 /// long still has a temporary file and a lock file.
-pub(crate) fn beside(path: &Path, suffix: &str) -> PathBuf {
+pub fn beside(path: &Path, suffix: &str) -> PathBuf {
     let name = path.file_name().map_or_else(|| "output".into(), |n| n.to_string_lossy().into_owned());
     let mut end = name.len().min(NAME_MAX.saturating_sub(1 + suffix.len()));
     while !name.is_char_boundary(end) {
@@ -70,7 +70,7 @@ pub(crate) fn beside(path: &Path, suffix: &str) -> PathBuf {
 ///
 /// # Errors
 /// A link that cannot be read, or a loop of links.
-pub(crate) fn resolve_links(path: &Path) -> std::io::Result<PathBuf> {
+pub fn resolve_links(path: &Path) -> std::io::Result<PathBuf> {
     let mut path = path.to_path_buf();
     for _ in 0..MAX_LINKS {
         match std::fs::symlink_metadata(&path) {
@@ -84,24 +84,46 @@ pub(crate) fn resolve_links(path: &Path) -> std::io::Result<PathBuf> {
 }
 
 /// The folder a file at `path` lives in (`.` for a bare name).
-pub(crate) fn folder_of(path: &Path) -> &Path {
+pub fn folder_of(path: &Path) -> &Path {
     match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
     }
 }
 
-/// Creates a new file with a random name `.NAME.RANDOM.tmp` beside `path`, never an existing one.
-fn create_temporary(path: &Path) -> std::io::Result<(PathBuf, File)> {
-    let mut rng = SplitMix64(clock_seed() ^ (u64::from(std::process::id()) << 32));
-    loop {
-        let temp = beside(path, &format!(".{:016x}.tmp", rng.next_u64()));
-        match OpenOptions::new().write(true).create_new(true).open(&temp) {
-            Ok(file) => return Ok((temp, file)),
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(e),
-        }
-    }
+/// The length of the random part of a temporary name.
+const RANDOM_CHARS: usize = 16;
+
+/// Creates a new file with a random name `.NAME.RANDOM.tmp` beside `path` (RANDOM of
+/// [`RANDOM_CHARS`] letters and digits), never an existing one; it is removed when dropped unless
+/// persisted. The mode is the one a plain new file gets (0666 less the umask), not tempfile's 0600.
+fn create_temporary(path: &Path) -> std::io::Result<NamedTempFile> {
+    let prefix = beside(path, &format!(".{}.tmp", "0".repeat(RANDOM_CHARS)));
+    let prefix = prefix.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let prefix = &prefix[..prefix.len() - RANDOM_CHARS - ".tmp".len()];
+    tempfile::Builder::new()
+        .prefix(prefix)
+        .suffix(".tmp")
+        .rand_bytes(RANDOM_CHARS)
+        .permissions(std::fs::Permissions::from_mode(0o666))
+        .tempfile_in(folder_of(path))
+}
+
+/// Whether the file name `name` is one of the temporary names [`AtomicFile`] gives a file for
+/// `path` (`.NAME.RANDOM.tmp`, NAME cut as [`beside`] cuts it): what a run killed in the middle of a
+/// write leaves behind. Cost O(name).
+///
+/// ```
+/// use std::path::Path;
+/// assert!(fibtree_util::is_temporary_of(Path::new("run.ckpt"), ".run.ckpt.Ab3dEf9hIjK1mN0p.tmp"));
+/// assert!(!fibtree_util::is_temporary_of(Path::new("run.ckpt"), "run.ckpt"));
+/// ```
+pub fn is_temporary_of(path: &Path, name: &str) -> bool {
+    let pattern = beside(path, &format!(".{}.tmp", "0".repeat(RANDOM_CHARS)));
+    let Some(pattern) = pattern.file_name().and_then(|n| n.to_str()) else { return false };
+    let prefix = &pattern[..pattern.len() - RANDOM_CHARS - ".tmp".len()];
+    let random = name.strip_prefix(prefix).and_then(|rest| rest.strip_suffix(".tmp"));
+    random.is_some_and(|r| r.len() == RANDOM_CHARS && r.bytes().all(|b| b.is_ascii_alphanumeric()))
 }
 
 /// Checks that a file could be created in `path`'s folder, by creating and removing a temporary
@@ -109,20 +131,17 @@ fn create_temporary(path: &Path) -> std::io::Result<(PathBuf, File)> {
 ///
 /// # Errors
 /// Whatever creating the file gives (a missing or read-only folder, for example).
-pub(crate) fn probe_folder(path: &Path) -> std::io::Result<()> {
-    let (temp, file) = create_temporary(&resolve_links(path)?)?;
-    drop(file);
-    std::fs::remove_file(temp)
+pub fn probe_folder(path: &Path) -> std::io::Result<()> {
+    create_temporary(&resolve_links(path)?)?.close()
 }
 
 /// A file written under a temporary name (`.NAME.RANDOM.tmp` in the folder of the file a path's
 /// links lead to) and renamed into place by [`AtomicFile::commit`]; dropped uncommitted, it removes
-/// its temporary file. Checkpoints and the command line's output files are both written through it.
+/// its temporary file. fibtree's checkpoints and the command line's output files are both written through it.
 #[derive(Debug)]
-pub(crate) struct AtomicFile {
-    temp: PathBuf,
+pub struct AtomicFile {
     path: PathBuf,
-    file: Option<BufWriter<File>>,
+    file: Option<BufWriter<NamedTempFile>>,
 }
 
 impl AtomicFile {
@@ -132,19 +151,21 @@ impl AtomicFile {
     ///
     /// # Errors
     /// Whatever creating the temporary file gives (a missing or read-only folder, for example).
-    pub(crate) fn create(path: &Path) -> std::io::Result<AtomicFile> {
+    pub fn create(path: &Path) -> std::io::Result<AtomicFile> {
         let path = resolve_links(path)?;
-        let (temp, file) = create_temporary(&path)?;
+        let temp = create_temporary(&path)?;
         if let Some(old) = std::fs::metadata(&path).ok().filter(|m| m.is_file()) {
             // the same owner first (only possible for a privileged process), then the mode, which
-            // a change of owner may clear
-            let _ = std::os::unix::fs::fchown(&file, Some(old.uid()), Some(old.gid()));
-            if let Err(e) = file.set_permissions(std::fs::Permissions::from_mode(old.mode() & 0o7777)) {
-                let _ = std::fs::remove_file(&temp);
-                return Err(e);
-            }
+            // a change of owner may clear; on an error the temporary file goes with `temp`
+            let _ = std::os::unix::fs::fchown(temp.as_file(), Some(old.uid()), Some(old.gid()));
+            temp.as_file().set_permissions(std::fs::Permissions::from_mode(old.mode() & 0o7777))?;
         }
-        Ok(AtomicFile { temp, path, file: Some(BufWriter::new(file)) })
+        Ok(AtomicFile { path, file: Some(BufWriter::new(temp)) })
+    }
+
+    /// The temporary file's path. Cost O(1).
+    pub fn temporary_path(&self) -> &Path {
+        self.file.as_ref().expect("not used after commit").get_ref().path()
     }
 
     /// Flushes and syncs the file, renames it over the final path, and syncs the folder, so that the
@@ -152,18 +173,14 @@ impl AtomicFile {
     ///
     /// # Errors
     /// Any I/O error on the way; the temporary file is then removed.
-    pub(crate) fn commit(mut self) -> std::io::Result<()> {
+    pub fn commit(mut self) -> std::io::Result<()> {
         let file = self.file.take().expect("committed once");
-        let result = (|| {
-            let file = file.into_inner().map_err(|e| e.into_error())?;
-            file.sync_all()?;
-            std::fs::rename(&self.temp, &self.path)?;
-            File::open(folder_of(&self.path))?.sync_all()
-        })();
-        if result.is_err() {
-            let _ = std::fs::remove_file(&self.temp);
-        }
-        result
+        // a failed flush gives the writer back, whose temporary file goes when it is dropped
+        let temp = file.into_inner().map_err(|e| e.into_error())?;
+        temp.as_file().sync_all()?;
+        // a failed rename gives the temporary file back, removed when dropped
+        temp.persist(&self.path).map_err(|e| e.error)?;
+        File::open(folder_of(&self.path))?.sync_all()
     }
 }
 
@@ -177,19 +194,11 @@ impl Write for AtomicFile {
     }
 }
 
-impl Drop for AtomicFile {
-    fn drop(&mut self) {
-        if self.file.is_some() {
-            let _ = std::fs::remove_file(&self.temp);
-        }
-    }
-}
-
 /// Writes `bytes` to `path` through an [`AtomicFile`].
 ///
 /// # Errors
 /// As [`AtomicFile::create`] and [`AtomicFile::commit`].
-pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let mut file = AtomicFile::create(path)?;
     file.write_all(bytes)?;
     file.commit()
@@ -199,17 +208,15 @@ pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()>
 mod tests {
     use super::*;
 
-    /// A fresh folder for one test.
-    fn folder(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("fibtree-files-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        dir
+    /// A fresh folder for one test, removed when dropped.
+    fn folder() -> tempfile::TempDir {
+        tempfile::tempdir().unwrap()
     }
 
     #[test]
     fn a_file_appears_whole_or_not_at_all() {
-        let dir = folder("whole");
+        let temp = folder();
+        let dir = temp.path();
         let path = dir.join("out.txt");
         std::fs::write(&path, "old").unwrap();
         {
@@ -217,16 +224,16 @@ mod tests {
             file.write_all(b"new but unfinished").unwrap();
             assert_eq!(std::fs::read_to_string(&path).unwrap(), "old", "not yet committed");
         } // dropped: the temporary file goes, the old file stays
-        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
+        assert_eq!(std::fs::read_dir(dir).unwrap().count(), 1);
         write_atomically(&path, b"new").unwrap();
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "new");
-        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1, "no temporary file left");
-        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(std::fs::read_dir(dir).unwrap().count(), 1, "no temporary file left");
     }
 
     #[test]
     fn a_link_is_followed_and_a_mode_kept() {
-        let dir = folder("link");
+        let temp = folder();
+        let dir = temp.path();
         let target = dir.join("sub").join("target.txt");
         std::fs::create_dir(dir.join("sub")).unwrap();
         std::fs::write(&target, "old").unwrap();
@@ -246,7 +253,6 @@ mod tests {
         std::os::unix::fs::symlink("loop2", dir.join("loop1")).unwrap();
         std::os::unix::fs::symlink("loop1", dir.join("loop2")).unwrap();
         assert!(write_atomically(&dir.join("loop1"), b"x").is_err());
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
@@ -257,29 +263,32 @@ mod tests {
         let own = format!("/proc/{}/fd/3", std::process::id());
         assert_eq!(descriptor_named(Path::new(&own)), Some(3));
         assert_eq!(descriptor_named(Path::new("/tmp/out.txt")), None);
-        let dir = folder("descriptor");
+        let temp = folder();
+        let dir = temp.path();
         let link = dir.join("to-stdout");
         std::os::unix::fs::symlink("/dev/stdout", &link).unwrap();
         assert_eq!(descriptor_named(&link), Some(1), "a link to /dev/stdout names descriptor 1");
         // a 250-byte name still has a temporary file, and its name is at most 255 bytes
         let long = dir.join("é".repeat(125));
         let temp = beside(&long, ".0123456789abcdef.tmp");
+        assert!(is_temporary_of(&long, temp.file_name().unwrap().to_str().unwrap()));
         assert!(temp.file_name().unwrap().len() <= NAME_MAX, "{}", temp.display());
         write_atomically(&long, b"long").unwrap();
         assert_eq!(std::fs::read(&long).unwrap(), b"long");
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
     fn temporary_names_differ_and_a_probe_leaves_nothing() {
-        let dir = folder("probe");
+        let temp = folder();
+        let dir = temp.path();
         let path = dir.join("out.txt");
         let (a, b) = (AtomicFile::create(&path).unwrap(), AtomicFile::create(&path).unwrap());
-        assert_ne!(a.temp, b.temp);
+        assert_ne!(a.temporary_path(), b.temporary_path());
+        let name = a.temporary_path().file_name().unwrap().to_str().unwrap();
+        assert!(is_temporary_of(&path, name), "{name}");
         drop((a, b));
         probe_folder(&path).unwrap();
-        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
+        assert_eq!(std::fs::read_dir(dir).unwrap().count(), 0);
         assert!(probe_folder(&dir.join("missing").join("out.txt")).is_err());
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -1,13 +1,19 @@
 //! The operating system's calls that Rust's standard library does not wrap: a duplicate of one of the
 //! process's own descriptors, for writing through `/dev/fd/N`; the signal action that ends a
 //! process blocked writing its output; and the end of a process group (a program `stress` runs,
-//! with whatever it started). Only the command line uses them, and only on unix.
+//! with whatever it started). Only on unix; the calls go through `rustix`, and the two that it
+//! cannot make safe (borrowing a descriptor by its number, a signal action) say why they hold.
+
+#![allow(unsafe_code)]
 
 use std::fs::File;
+use std::os::fd::AsFd;
+
+use rustix::fs::OFlags;
 
 /// Why a descriptor cannot be written through.
 #[derive(Debug)]
-pub(crate) enum DescriptorProblem {
+pub(super) enum DescriptorProblem {
     /// The number is not an open descriptor of this process.
     NotOpen,
     /// The descriptor is open for reading only.
@@ -24,19 +30,18 @@ pub(crate) enum DescriptorProblem {
 ///
 /// # Errors
 /// A [`DescriptorProblem`] saying why not.
-pub(crate) fn duplicate_for_writing(fd: i32) -> Result<File, DescriptorProblem> {
-    // SAFETY: F_GETFL reads the flags of a descriptor number and touches no memory; a number that
-    // is not an open descriptor gives -1 (EBADF).
-    let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
-    if flags < 0 {
+pub(super) fn duplicate_for_writing(fd: i32) -> Result<File, DescriptorProblem> {
+    if fd < 0 {
         return Err(DescriptorProblem::NotOpen);
     }
-    if flags & libc::O_ACCMODE == libc::O_RDONLY {
+    // SAFETY: the number is borrowed only for the two calls below, which take any number and give
+    // EBADF for one that is not open; the process's descriptors are not closed behind its back by
+    // other threads of fibtree.
+    let borrowed = unsafe { std::os::fd::BorrowedFd::borrow_raw(fd) };
+    let flags = rustix::fs::fcntl_getfl(borrowed).map_err(|_| DescriptorProblem::NotOpen)?;
+    if flags & OFlags::ACCMODE == OFlags::RDONLY {
         return Err(DescriptorProblem::ReadOnly);
     }
-    // SAFETY: `fd` was just seen open, and it is borrowed only for the duplication on the next
-    // line; the process's descriptors are not closed behind its back by other threads of fibtree.
-    let borrowed = unsafe { std::os::fd::BorrowedFd::borrow_raw(fd) };
     borrowed.try_clone_to_owned().map(File::from).map_err(DescriptorProblem::Duplicate)
 }
 
@@ -47,17 +52,18 @@ static WRITING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::n
 static SIGNALLED: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(0);
 
 /// Ends the process at once for `signal`: the one line `error: interrupted by SIGNAL` on standard
-/// error and the exit status 128 + `signal`. Only async-signal-safe calls (`write`, `_exit`).
+/// error and the exit status 128 + `signal`. Only async-signal-safe calls (`write`, `_exit`; the
+/// standard error handle is a static, borrowed without its lock).
 fn end_for(signal: i32) -> ! {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
     let line: &[u8] = match signal {
-        libc::SIGHUP => b"error: interrupted by SIGHUP\n",
-        libc::SIGINT => b"error: interrupted by SIGINT\n",
-        libc::SIGTERM => b"error: interrupted by SIGTERM\n",
+        SIGHUP => b"error: interrupted by SIGHUP\n",
+        SIGINT => b"error: interrupted by SIGINT\n",
+        SIGTERM => b"error: interrupted by SIGTERM\n",
         _ => b"error: interrupted by a signal\n",
     };
-    // SAFETY: `line` is a valid buffer of `line.len()` bytes for the call; a failed write is
-    // ignored, as nothing else can be done at this point.
-    let _ = unsafe { libc::write(libc::STDERR_FILENO, line.as_ptr().cast(), line.len()) };
+    // a failed write is ignored, as nothing else can be done at this point
+    let _ = rustix::io::write(std::io::stderr().as_fd(), line);
     signal_hook::low_level::exit(128 + signal)
 }
 
@@ -68,7 +74,7 @@ fn end_for(signal: i32) -> ! {
 ///
 /// # Errors
 /// If the action cannot be registered.
-pub(crate) fn end_blocked_writes_on(signal: i32) -> std::io::Result<()> {
+pub(super) fn end_blocked_writes_on(signal: i32) -> std::io::Result<()> {
     use std::sync::atomic::Ordering::SeqCst;
     let action = move || {
         let _ = SIGNALLED.compare_exchange(0, signal, SeqCst, SeqCst);
@@ -84,7 +90,7 @@ pub(crate) fn end_blocked_writes_on(signal: i32) -> std::io::Result<()> {
 /// Runs `write` (a write or an open that may block on a reader) marked as such, so that a signal
 /// watched by [`end_blocked_writes_on`] ends the process instead of waiting for the reader; if
 /// such a signal came before, the process ends at once without writing. Cost: two atomic stores.
-pub(crate) fn while_writing<T>(write: impl FnOnce() -> T) -> T {
+pub(super) fn while_writing<T>(write: impl FnOnce() -> T) -> T {
     use std::sync::atomic::Ordering::SeqCst;
     WRITING.store(true, SeqCst);
     // a signal between the engines' last look at their flag and the store above would otherwise
@@ -101,7 +107,7 @@ pub(crate) fn while_writing<T>(write: impl FnOnce() -> T) -> T {
 /// Forgets the signals [`end_blocked_writes_on`] noted, for a command that still writes what it did
 /// after a signal stopped it (`stress` reports the runs it has): its writes go on, and a signal that
 /// comes while one of them waits still ends the process at once. Cost: one atomic store.
-pub(crate) fn forget_signals() {
+pub(super) fn forget_signals() {
     SIGNALLED.store(0, std::sync::atomic::Ordering::SeqCst);
 }
 
@@ -112,20 +118,13 @@ pub(crate) fn forget_signals() {
 ///
 /// # Errors
 /// What `killpg` says, but for a group with no process left (ESRCH).
-pub(crate) fn kill_group(group: u32) -> std::io::Result<()> {
-    let group = libc::pid_t::try_from(group).map_err(|_| std::io::Error::from(std::io::ErrorKind::InvalidInput))?;
-    if group <= 1 {
-        // 0 is this process's own group and 1 is init: never a child's group
-        return Err(std::io::Error::from(std::io::ErrorKind::InvalidInput));
-    }
-    // SAFETY: killpg takes two numbers and touches no memory; a group with no process gives ESRCH.
-    let done = unsafe { libc::killpg(group, libc::SIGKILL) };
-    match done {
-        0 => Ok(()),
-        _ => match std::io::Error::last_os_error() {
-            e if e.raw_os_error() == Some(libc::ESRCH) => Ok(()),
-            e => Err(e),
-        },
+pub(super) fn kill_group(group: u32) -> std::io::Result<()> {
+    // 0 would be this process's own group and 1 is init: never a child's group
+    let group = i32::try_from(group).ok().filter(|&g| g > 1).and_then(rustix::process::Pid::from_raw);
+    let group = group.ok_or_else(|| std::io::Error::from(std::io::ErrorKind::InvalidInput))?;
+    match rustix::process::kill_process_group(group, rustix::process::Signal::KILL) {
+        Ok(()) | Err(rustix::io::Errno::SRCH) => Ok(()),
+        Err(e) => Err(e.into()),
     }
 }
 
@@ -136,7 +135,8 @@ mod tests {
 
     #[test]
     fn a_descriptor_is_duplicated_or_refused() {
-        let path = std::env::temp_dir().join(format!("fibtree-descriptor-{}", std::process::id()));
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("descriptor");
         let file = File::create(&path).unwrap();
         let fd = std::os::fd::AsRawFd::as_raw_fd(&file);
         let mut copy = duplicate_for_writing(fd).unwrap();
@@ -148,7 +148,6 @@ mod tests {
         assert!(matches!(duplicate_for_writing(fd), Err(DescriptorProblem::ReadOnly)));
         drop(reading);
         assert!(matches!(duplicate_for_writing(1 << 20), Err(DescriptorProblem::NotOpen)));
-        std::fs::remove_file(&path).unwrap();
     }
 
     #[test]
@@ -156,7 +155,7 @@ mod tests {
         use std::os::unix::process::{CommandExt, ExitStatusExt};
         let mut child = std::process::Command::new("sleep").arg("30").process_group(0).spawn().unwrap();
         kill_group(child.id()).unwrap();
-        assert_eq!(child.wait().unwrap().signal(), Some(libc::SIGKILL));
+        assert_eq!(child.wait().unwrap().signal(), Some(signal_hook::consts::SIGKILL));
         // the group is gone: not an error
         kill_group(child.id()).unwrap();
         assert!(kill_group(0).is_err() && kill_group(1).is_err());

@@ -1,0 +1,26 @@
+//! General helpers that fibtree's library and its command line both use, none of them about the
+//! game: numbers as people write them ([`parse_whole`], [`parse_number`]), sizes in words
+//! ([`human_bytes`]), files that are whole or absent ([`AtomicFile`]), a small seeded generator
+//! ([`SplitMix64`]) and a checksum ([`fnv1a`]).
+//!
+//! ```
+//! assert_eq!(fibtree_util::parse_number("10^9+7"), Ok(1_000_000_007));
+//! assert_eq!(fibtree_util::human_bytes(3 << 20), "3.0 MiB");
+//! ```
+
+#![warn(missing_docs)]
+#![forbid(unsafe_code)]
+
+mod bytes;
+mod checksum;
+mod files;
+mod numbers;
+mod rng;
+
+pub use bytes::human_bytes;
+pub use checksum::fnv1a;
+pub use files::{
+    AtomicFile, beside, descriptor_named, folder_of, is_temporary_of, probe_folder, resolve_links, write_atomically,
+};
+pub use numbers::{NUMBER_FORMS, NotWhole, decimal_digits, parse_modulus, parse_number, parse_whole};
+pub use rng::{SplitMix64, clock_seed};
