@@ -27,7 +27,7 @@
 //!   evenly (the exact engine), that each thread takes whole primes (the residue route), or that
 //!   the two direct checks of `combine` run at once.
 //!
-//! How the predictions compare with real runs is recorded in the README ("Planning a run").
+//! How the predictions compare with real runs is recorded in docs/performance.md.
 //!
 //! ```
 //! use fibtree::estimate::{Census, estimate};

@@ -134,9 +134,8 @@ pub(crate) struct Tuning {
 /// state reads its pair of source indices once a chunk, for C lanes), and up to this size that gain
 /// outweighs the working set leaving the L2 cache: [`L2_MULTIPLE`] times the level-2 cache the
 /// operating system reports ([`arch::l2_bytes`]), or [`FALLBACK_WORKING_SET`] where it reports none.
-/// On the README's AMD EPYC (512 KiB of L2 a core) that is 2 MiB: 8 lanes (1.5 MiB) at layers of
-/// 8192 states, 16 lanes (768 KiB) at 2048. The README's performance section gives the runs that
-/// chose it. Cost O(1) after the first call.
+/// On the AMD EPYC of docs/performance.md (512 KiB of L2 a core) that is 2 MiB: 8 lanes (1.5 MiB)
+/// at layers of 8192 states, 16 lanes (768 KiB) at 2048. That guide gives the runs that chose it. Cost O(1) after the first call.
 pub(crate) fn chunk_working_set() -> usize {
     arch::l2_bytes().map_or(FALLBACK_WORKING_SET, |l2| (l2 as usize).saturating_mul(L2_MULTIPLE))
 }
