@@ -190,7 +190,7 @@ impl Mounted {
             .status()
             .is_ok_and(|s| s.success());
         if !mounted {
-            eprintln!("skipped: a tmpfs cannot be mounted here (root and CAP_SYS_ADMIN are needed)");
+            crate::common::skip("a tmpfs cannot be mounted here (root and CAP_SYS_ADMIN are needed)");
             return None;
         }
         Some(Mounted(point))

@@ -35,7 +35,7 @@ fn refused(output: &Output, limit: &str) -> String {
 #[test]
 fn the_address_space_limit_refuses_what_does_not_fit() {
     let Some(output) = under("ulimit -v 60000", "count 30000") else {
-        eprintln!("skipped: no bash to set ulimit -v");
+        crate::common::skip("no bash to set ulimit -v");
         return;
     };
     refused(&output, "the address-space limit (ulimit -v) of 58.6 MiB");
@@ -53,7 +53,7 @@ fn the_address_space_limit_refuses_what_does_not_fit() {
 #[test]
 fn the_data_segment_limit_refuses_what_does_not_fit() {
     let Some(output) = under("ulimit -d 60000", "count 30000") else {
-        eprintln!("skipped: no bash to set ulimit -d");
+        crate::common::skip("no bash to set ulimit -d");
         return;
     };
     refused(&output, "the data-segment limit (ulimit -d) of 58.6 MiB");
@@ -73,12 +73,12 @@ fn own_cgroup() -> Option<PathBuf> {
 #[test]
 fn the_cgroup_limit_refuses_what_does_not_fit() {
     let Some(parent) = own_cgroup() else {
-        eprintln!("skipped: no cgroup v2 hierarchy at /sys/fs/cgroup");
+        crate::common::skip("no cgroup v2 hierarchy at /sys/fs/cgroup");
         return;
     };
     let child = parent.join(format!("fibtree-test-{}", std::process::id()));
     if std::fs::create_dir(&child).is_err() {
-        eprintln!("skipped: cannot make a cgroup under {}", parent.display());
+        crate::common::skip(format!("cannot make a cgroup under {}", parent.display()));
         return;
     }
     let limited = std::fs::write(child.join("memory.max"), "41943040");
@@ -89,7 +89,7 @@ fn the_cgroup_limit_refuses_what_does_not_fit() {
         Some(Some(output)) if output.status.code() == Some(2) || output.status.code() == Some(0) => {
             refused(&output, "under its cgroup's limit (memory.max) of 40.0 MiB");
         }
-        Some(Some(output)) => eprintln!("skipped: could not run in the cgroup: {}", stderr(&output)),
-        _ => eprintln!("skipped: cannot set memory.max in {} (no memory controller)", child.display()),
+        Some(Some(output)) => crate::common::skip(format!("could not run in the cgroup: {}", stderr(&output))),
+        _ => crate::common::skip(format!("cannot set memory.max in {} (no memory controller)", child.display())),
     }
 }

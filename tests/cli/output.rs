@@ -219,7 +219,7 @@ fn devices_are_written_through_not_replaced() {
     assert!(std::fs::metadata("/dev/null").unwrap().file_type().is_char_device(), "/dev/null is still a device");
     // a device made in a test folder (root only)
     if !is_root() {
-        eprintln!("skipped: a character device made with mknod (needs root)");
+        crate::common::skip("a character device made with mknod (needs root)");
         return;
     }
     let dir = TempDir::new("mknod");

@@ -66,14 +66,14 @@ fn references() -> &'static References {
     static BUILT: OnceLock<References> = OnceLock::new();
     BUILT.get_or_init(|| {
         if !installed("g++") {
-            println!("skipped: g++ is not installed (`apt-get install g++`; .ci/run installs it)");
+            crate::common::skip("g++ is not installed (`apt-get install g++`; .ci/run installs it)");
             return References { residue_dp: None, exact_dp: None };
         }
         let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("reference");
         std::fs::create_dir_all(&dir).unwrap();
         let exact_dp = gmp_installed(&dir).then(|| compile(&dir, "exact_dp", &["-lgmp"]));
         if exact_dp.is_none() {
-            println!("skipped: GMP is not installed (`apt-get install libgmp-dev`; .ci/run installs it)");
+            crate::common::skip("GMP is not installed (`apt-get install libgmp-dev`; .ci/run installs it)");
         }
         References { residue_dp: Some(compile(&dir, "residue_dp", &[])), exact_dp }
     })
@@ -172,7 +172,7 @@ fn script() -> PathBuf {
 /// Runs `python3 bench/compare.py args`, or `None` (said so) where python3 is missing.
 fn compare(args: &[&str]) -> Option<Output> {
     if !installed("python3") {
-        println!("skipped: python3 is not installed");
+        crate::common::skip("python3 is not installed");
         return None;
     }
     Some(Command::new("python3").arg(script()).args(args).output().expect("running python3"))
@@ -228,7 +228,7 @@ fn compare_script_exits_1_when_an_answer_disagrees() {
 #[test]
 fn compare_script_exits_0_when_its_reader_closes_the_pipe_early() {
     if !installed("python3") {
-        println!("skipped: python3 is not installed");
+        crate::common::skip("python3 is not installed");
         return;
     }
     let mut child = Command::new("python3")

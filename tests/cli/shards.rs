@@ -128,7 +128,7 @@ fn bad_sets_of_shards_are_refused() {
 #[test]
 fn eight_shards_of_f20000_through_gnu_parallel_with_a_failed_one_rerun() {
     if std::process::Command::new("parallel").arg("--version").output().is_err() {
-        println!("skipped: GNU parallel is not installed (`apt-get install parallel`; .ci/run installs it)");
+        crate::common::skip("GNU parallel is not installed (`apt-get install parallel`; .ci/run installs it)");
         return;
     }
     let dir = TempDir::new("parallel");

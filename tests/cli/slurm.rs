@@ -31,7 +31,7 @@ impl Cluster {
         match out.status.code() {
             Some(0) => Some(Cluster { dir }),
             Some(3) => {
-                println!("skipped: {}", String::from_utf8_lossy(&out.stderr).trim());
+                crate::common::skip(String::from_utf8_lossy(&out.stderr).trim());
                 None
             }
             _ => panic!("local-cluster.sh start: {}", String::from_utf8_lossy(&out.stderr)),

@@ -319,7 +319,7 @@ fn the_faulty_solver_of_the_examples() {
     match std::process::Command::new("cc").args(["-O2", "-o", &exe, source]).status() {
         Ok(status) if status.success() => {}
         other => {
-            println!("skipped: no C compiler to build {source} ({other:?})");
+            crate::common::skip(format!("no C compiler to build {source} ({other:?})"));
             return;
         }
     }

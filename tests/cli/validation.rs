@@ -349,7 +349,9 @@ fn the_memory_guard_refuses_before_any_work_with_the_whole_estimate() {
             (&["table", "2147483647", "2147483647", "--json"], "--max-memory: this run needs about"),
             (&["table", "1", "2147483647"], "--max-memory: this run needs about"),
         ]),
-        other => println!("skipped the runs of N = 2^31 - 1: {other} bytes available is too much for this check"),
+        other => {
+            crate::common::skip(format!("the runs of N = 2^31 - 1: {other} bytes available is too much for this check"))
+        }
     }
 }
 
@@ -359,7 +361,7 @@ fn the_memory_guard_refuses_before_any_work_with_the_whole_estimate() {
 #[test]
 fn the_memory_guard_refuses_before_any_large_allocation() {
     if std::process::Command::new("prlimit").arg("--version").output().is_err() {
-        println!("skipped: prlimit is not installed, so the address space cannot be limited");
+        crate::common::skip("prlimit is not installed, so the address space cannot be limited");
         return;
     }
     let rows: &[Refusal] = &[

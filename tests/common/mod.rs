@@ -310,3 +310,14 @@ impl Range for SplitMix64 {
         lo + self.below(hi - lo)
     }
 }
+
+/// Says that the running test could not check what it is for, and why, where the harness shows it
+/// in a normal run: straight to the process's standard error (which libtest does not capture, unlike
+/// `println!`), as `SKIPPED module::test: reason`. The test then returns early and counts as passed,
+/// so every skip of a run is listed by `cargo test 2>&1 | grep SKIPPED`.
+pub fn skip(reason: impl std::fmt::Display) {
+    use std::io::Write;
+    let thread = std::thread::current();
+    let name = thread.name().unwrap_or("a test");
+    let _ = writeln!(std::io::stderr().lock(), "SKIPPED {name}: {reason}");
+}
