@@ -156,7 +156,8 @@ def main():
     parser = Parser(description="fibtree and the reference programs side by side on the same n.")
     parser.add_argument("n", help=f"the tree T(N), from 0 to {MAX_N}")
     parser.add_argument("--runs", default="3", help="runs of each program, in turn (default 3)")
-    parser.add_argument("--fibtree", default=os.path.join(ROOT, "target", "release", "fibtree"))
+    parser.add_argument("--fibtree", default=os.path.join(ROOT, "target", "release", "fibtree"), metavar="PATH",
+                        help="the fibtree binary to run (default target/release/fibtree of this checkout)")
     parser.add_argument("--skip", default="", help="reference programs to leave out, comma-separated")
     args = parser.parse_args()
     if not args.n.isdigit() or int(args.n) > MAX_N:
