@@ -9,6 +9,14 @@ use std::process::ExitCode;
 const REPORT: &str = "please report it with the command line that caused it";
 
 fn main() -> ExitCode {
+    // Past a file-size limit (`ulimit -f`) a write is to fail with EFBIG, which names the file and
+    // leaves no temporary file, rather than end the process by SIGXFSZ with nothing said: a handler
+    // that only notes the signal keeps its default action from running.
+    #[cfg(unix)]
+    let _ = signal_hook::flag::register(
+        signal_hook::consts::SIGXFSZ,
+        std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false)),
+    );
     // A panic anywhere is a bug: one line saying so, and exit status 101.
     std::panic::set_hook(Box::new(|info| {
         let message = info

@@ -93,3 +93,31 @@ fn the_cgroup_limit_refuses_what_does_not_fit() {
         _ => crate::common::skip(format!("cannot set memory.max in {} (no memory controller)", child.display())),
     }
 }
+
+/// Under a file-size limit (`ulimit -f`) a write past it is an error naming the file, not the end
+/// of the process by SIGXFSZ: an output file is refused whole (exit 1, one line, no temporary file
+/// left); a checkpoint that cannot be saved is a warning and the count goes on to its value.
+#[test]
+fn a_file_size_limit_is_an_error_naming_the_file() {
+    let dir = TempDir::new("file-size");
+    let out = dir.join("out.txt");
+    // 20 blocks of 512 bytes: dist 1500 writes far more
+    let Some(output) = under("ulimit -f 20", &format!("dist 1500 -o '{out}'")) else {
+        crate::common::skip("no bash to set ulimit -f");
+        return;
+    };
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(1), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("out.txt") && err.contains("File too large"), "{err}");
+    assert!(dir.names().is_empty(), "nothing left: {:?}", dir.names());
+    let ckpt = dir.join("c.ckpt");
+    let Some(output) = under("ulimit -f 20", &format!("count 6000 --checkpoint '{ckpt}' --checkpoint-every 0 -q"))
+    else {
+        return;
+    };
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(0), "{err}");
+    assert!(err.contains("cannot save the checkpoint") && err.contains("File too large"), "{err}");
+    assert_eq!(stdout(&output).trim(), fibtree::count(6000, 0).unwrap().to_string());
+}

@@ -13,7 +13,7 @@ use std::io::{BufWriter, Write};
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
-use tempfile::NamedTempFile;
+use tempfile::{NamedTempFile, TempPath};
 
 /// The most symbolic links followed from one path (as the kernel's own limit, `ELOOP`).
 const MAX_LINKS: usize = 40;
@@ -95,18 +95,20 @@ pub fn folder_of(path: &Path) -> &Path {
 const RANDOM_CHARS: usize = 16;
 
 /// Creates a new file with a random name `.NAME.RANDOM.tmp` beside `path` (RANDOM of
-/// [`RANDOM_CHARS`] letters and digits), never an existing one; it is removed when dropped unless
-/// persisted. The mode is the one a plain new file gets (0666 less the umask), not tempfile's 0600.
+/// [`RANDOM_CHARS`] hexadecimal digits), never an existing one, with the mode a plain new file gets
+/// (0666 less the umask); it is removed when dropped unless persisted. Made here rather than by
+/// tempfile's builder, whose errors name the random temporary path instead of giving the system's
+/// error alone; tempfile removes and persists it.
 fn create_temporary(path: &Path) -> std::io::Result<NamedTempFile> {
-    let prefix = beside(path, &format!(".{}.tmp", "0".repeat(RANDOM_CHARS)));
-    let prefix = prefix.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let prefix = &prefix[..prefix.len() - RANDOM_CHARS - ".tmp".len()];
-    tempfile::Builder::new()
-        .prefix(prefix)
-        .suffix(".tmp")
-        .rand_bytes(RANDOM_CHARS)
-        .permissions(std::fs::Permissions::from_mode(0o666))
-        .tempfile_in(folder_of(path))
+    let mut rng = crate::SplitMix64(crate::clock_seed() ^ (u64::from(std::process::id()) << 32));
+    loop {
+        let temp = beside(path, &format!(".{:016x}.tmp", rng.next_u64()));
+        match std::fs::OpenOptions::new().write(true).create_new(true).open(&temp) {
+            Ok(file) => return Ok(NamedTempFile::from_parts(file, TempPath::try_from_path(temp)?)),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+        }
+    }
 }
 
 /// Whether the file name `name` is one of the temporary names [`AtomicFile`] gives a file for
@@ -141,7 +143,11 @@ pub fn probe_folder(path: &Path) -> std::io::Result<()> {
 #[derive(Debug)]
 pub struct AtomicFile {
     path: PathBuf,
-    file: Option<BufWriter<NamedTempFile>>,
+    /// The temporary file, written as a plain file (whose errors are the system's own, without the
+    /// temporary path that tempfile's writer adds).
+    file: Option<BufWriter<File>>,
+    /// Its name, removed when dropped unless persisted.
+    temp: Option<TempPath>,
 }
 
 impl AtomicFile {
@@ -160,12 +166,13 @@ impl AtomicFile {
             let _ = std::os::unix::fs::fchown(temp.as_file(), Some(old.uid()), Some(old.gid()));
             temp.as_file().set_permissions(std::fs::Permissions::from_mode(old.mode() & 0o7777))?;
         }
-        Ok(AtomicFile { path, file: Some(BufWriter::new(temp)) })
+        let (file, temp) = temp.into_parts();
+        Ok(AtomicFile { path, file: Some(BufWriter::new(file)), temp: Some(temp) })
     }
 
     /// The temporary file's path. Cost O(1).
     pub fn temporary_path(&self) -> &Path {
-        self.file.as_ref().expect("not used after commit").get_ref().path()
+        self.temp.as_ref().expect("not used after commit")
     }
 
     /// Flushes and syncs the file, renames it over the final path, and syncs the folder, so that the
@@ -174,11 +181,11 @@ impl AtomicFile {
     /// # Errors
     /// Any I/O error on the way; the temporary file is then removed.
     pub fn commit(mut self) -> std::io::Result<()> {
-        let file = self.file.take().expect("committed once");
-        // a failed flush gives the writer back, whose temporary file goes when it is dropped
-        let temp = file.into_inner().map_err(|e| e.into_error())?;
-        temp.as_file().sync_all()?;
-        // a failed rename gives the temporary file back, removed when dropped
+        let (file, temp) = (self.file.take().expect("committed once"), self.temp.take().expect("committed once"));
+        // on an error, `temp` is dropped and removes the temporary file
+        let file = file.into_inner().map_err(|e| e.into_error())?;
+        file.sync_all()?;
+        drop(file);
         temp.persist(&self.path).map_err(|e| e.error)?;
         File::open(folder_of(&self.path))?.sync_all()
     }
