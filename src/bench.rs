@@ -23,8 +23,8 @@ use crate::error::{Error, Param, Result};
 use crate::game::MAX_N;
 use crate::graph::{Recorder, Summary};
 use crate::hooks::Hooks;
+use crate::options::{LAST18, P998244353};
 use crate::plan::Plan;
-use crate::report::{LAST18, P998244353};
 use crate::targets::Targets;
 
 /// The values of n measured when none is given.

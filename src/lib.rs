@@ -38,7 +38,7 @@ pub mod claims;
 #[doc(hidden)]
 pub mod cli;
 pub mod crt;
-mod dist;
+pub mod dist;
 pub mod draw;
 #[cfg_attr(not(feature = "cli"), allow(dead_code))] // some items serve only the command line
 mod engines;
@@ -56,13 +56,15 @@ pub mod kernels;
 mod ladder;
 pub mod moves;
 mod numbers;
+mod options;
 pub mod oracles;
 #[cfg_attr(not(feature = "cli"), allow(dead_code))] // some items serve only the command line
 mod plan;
-#[cfg_attr(not(feature = "cli"), allow(dead_code))] // some items serve only the command line
 mod report;
 #[cfg_attr(not(feature = "cli"), allow(dead_code))] // some items serve only the command line
 mod rng;
+#[cfg_attr(not(feature = "cli"), allow(dead_code))] // some items serve only the command line
+mod run;
 mod targets;
 
 pub use arch::select::{KERNEL_VAR, Kernel, kernel};
@@ -73,7 +75,9 @@ pub use engines::{Cut, Engine};
 pub use error::{Error, Param, Result};
 pub use game::{MAX_N, grundy, tree_size};
 pub use hooks::{Hooks, NoticeFn, ProgressFn};
-pub use report::{Counting, LAST18, ModReport, Options, P998244353, Projection, Report};
+pub use options::{LAST18, Options, P998244353};
+pub use report::{ModReport, Projection, Report};
+pub use run::{Counting, mod_only, mod_only_each};
 
 use num_bigint::BigUint;
 
@@ -146,7 +150,7 @@ pub fn count_mod(n: u64, g: u64, m: u64) -> Result<u64> {
 /// # Ok::<(), fibtree::Error>(())
 /// ```
 pub fn distribution(n: u64) -> Result<Vec<(u64, BigUint)>> {
-    Counting::distribution(n, &Options::default())
+    dist::distribution(n, &Options::default())
 }
 
 /// The support of c(n, .): every g with c(n, g) > 0, ascending (about 6.5 n of them, below about

@@ -141,13 +141,13 @@ fn a_checkpoint_resumes_in_the_chunks_it_was_cut_into() {
     // 4-lane chunks, where this version cuts the run into wider ones
     assert_ne!(Tuning::for_width(plan.widest_layer()).chunk_lanes, 4);
     let state = states(&[target], tuning()).into_iter().find(|s| s.k0 > 300).unwrap();
-    let moduli = [crate::report::LAST18, crate::report::P998244353];
+    let moduli = [crate::options::LAST18, crate::options::P998244353];
     let residues: Vec<u64> = moduli.iter().map(|&m| crate::count_mod(target.0, target.1, m).unwrap()).collect();
     let path = dir.join("run.ckpt");
     // a bottom-up run's point (as a version-2 file held, or --cut 900)
     std::fs::write(&path, encode(target, &moduli, &residues, &Point::Up { cut: 900, state: &state })).unwrap();
     let spec = Checkpoint { path, every: Duration::from_secs(3600), fresh: false, keep: false };
-    let options = crate::report::Options { checkpoint: Some(spec), ..Default::default() };
+    let options = crate::options::Options { checkpoint: Some(spec), ..Default::default() };
     let report = crate::Counting::new(&[target], &options).unwrap().reports().unwrap().remove(0);
     assert_eq!(report.value, crate::count(target.0, target.1).unwrap());
     assert!(report.ok());

@@ -50,10 +50,8 @@ pub(super) fn dist(args: DistArgs) -> anyhow::Result<ExitCode> {
     let entries: Vec<(u64, BigUint)> = session.compute(|hooks, _| {
         let options = Options { hooks, engine, memory_limit, ..Options::default() };
         Ok(match args.modulus {
-            None => crate::Counting::distribution(n, &options)?,
-            Some(m) => {
-                crate::Counting::distribution_mod(n, m, &options)?.into_iter().map(|(g, r)| (g, r.into())).collect()
-            }
+            None => crate::dist::distribution(n, &options)?,
+            Some(m) => crate::dist::distribution_mod(n, m, &options)?.into_iter().map(|(g, r)| (g, r.into())).collect(),
         })
     })?;
     let sum: BigUint = entries.iter().map(|e| &e.1).sum();
