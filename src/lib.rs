@@ -128,7 +128,7 @@ pub fn count(n: u64, g: u64) -> Result<BigUint> {
 /// # Ok::<(), fibtree::Error>(())
 /// ```
 pub fn count_mod(n: u64, g: u64, m: u64) -> Result<u64> {
-    Ok(crt::residues(n, g, &[m], available_memory(), Hooks::default())?[0])
+    Ok(crt::residues(n, g, &[m], &Options::default())?[0])
 }
 
 /// The whole distribution: `(g, c(n, g))` for every g with a non-zero count, ascending g.

@@ -6,7 +6,7 @@ use rayon::prelude::*;
 use crate::budget::{Guard, Run};
 use crate::engines::modular;
 use crate::error::{Error, Result};
-use crate::hooks::Hooks;
+use crate::options::Options;
 use crate::plan;
 use crate::targets::Targets;
 
@@ -21,13 +21,23 @@ use crate::targets::Targets;
 /// # Errors
 /// [`Error::InvalidArgument`] for a modulus outside 2..2^63, n above [`crate::MAX_N`] or an invalid
 /// `FIBTREE_ISA`; [`Error::OutOfMemory`] when the moduli running at once (one a thread) and the
-/// plan, where one is needed, would not fit in `memory_limit` bytes; [`Error::Interrupted`] once
-/// the hooks cancel the run.
-pub fn residues(n: u64, g: u64, primes: &[u64], memory_limit: u64, hooks: Hooks) -> Result<Vec<u64>> {
+/// plan, where one is needed, would not fit in the options' limit ([`Options::limit`]);
+/// [`Error::Interrupted`] once the options' hooks cancel the run. The options' moduli, engine, cut,
+/// double check and checkpoint are not used.
+///
+/// # Examples
+///
+/// ```
+/// let residues = fibtree::crt::residues(10, 0, &[7, 11], &fibtree::Options::default())?;
+/// assert_eq!(residues, [17 % 7, 17 % 11]);
+/// # Ok::<(), fibtree::Error>(())
+/// ```
+pub fn residues(n: u64, g: u64, primes: &[u64], options: &Options) -> Result<Vec<u64>> {
+    let hooks = options.hooks;
     primes.iter().try_for_each(|&m| modular::check_modulus(m))?;
     crate::kernel()?;
     let at_once = primes.len().min(rayon::current_num_threads()).max(1);
-    let guard = Guard::new(Run::Residues { moduli: 1, at_once }, memory_limit);
+    let guard = Guard::new(Run::Residues { moduli: 1, at_once }, options.limit());
     guard.floor(n, g)?;
     if plan::known_zero(n, g, hooks)? {
         return Ok(vec![0; primes.len()]);
@@ -76,6 +86,12 @@ pub fn check_below_tree(n: u64, g: u64, value: &BigUint, primes: usize) -> Resul
 mod tests {
     use super::*;
     use crate::crt::{garner, primes, primes_needed};
+    use crate::hooks::Hooks;
+
+    /// The options of a run within `memory_limit` bytes told by `hooks`.
+    fn options(memory_limit: u64, hooks: Hooks) -> Options {
+        Options { hooks, memory_limit: Some(memory_limit), ..Options::default() }
+    }
 
     /// The exact c(n, g) from its residues modulo the first [`primes_needed`]`(n)` primes of
     /// [`primes`] ([`residues`], then [`garner`]): a route to the exact value with no big-integer
@@ -91,7 +107,7 @@ mod tests {
     /// residue).
     fn count(n: u64, g: u64, memory_limit: u64, hooks: Hooks) -> Result<BigUint> {
         let primes = primes(primes_needed(n));
-        let residues = residues(n, g, &primes, memory_limit, hooks)?;
+        let residues = residues(n, g, &primes, &options(memory_limit, hooks))?;
         let value = garner(&primes, &residues)?;
         check_below_tree(n, g, &value, primes.len())?;
         Ok(value)
@@ -145,7 +161,7 @@ mod tests {
     fn one_wrong_residue_is_caught() {
         let (n, g) = (1500u64, 0u64);
         let p = primes(primes_needed(n));
-        let good = residues(n, g, &p, u64::MAX, Hooks::default()).unwrap();
+        let good = residues(n, g, &p, &options(u64::MAX, Hooks::default())).unwrap();
         for i in [0, p.len() / 2, p.len() - 1] {
             let mut bad = good.clone();
             bad[i] = (bad[i] + 1) % p[i];

@@ -106,11 +106,12 @@ pub fn combine_shards(n: u64, count: usize, shards: &[ShardResidues]) -> Result<
 mod tests {
     use super::*;
     use crate::crt::residues;
-    use crate::hooks::Hooks;
+    use crate::options::Options;
 
     fn shard(n: u64, g: u64, index: usize, count: usize) -> ShardResidues {
         let primes = shard_primes(n, index, count).unwrap();
-        let residues = residues(n, g, &primes, u64::MAX, Hooks::default()).unwrap();
+        let residues =
+            residues(n, g, &primes, &Options { memory_limit: Some(u64::MAX), ..Options::default() }).unwrap();
         ShardResidues { index, primes, residues }
     }
 
