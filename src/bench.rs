@@ -18,7 +18,7 @@ use num_traits::ToPrimitive;
 use crate::budget::{Guard, Run};
 use crate::engines::blocked::Tuning;
 use crate::engines::both_ends::{self, Split};
-use crate::engines::{Cut, modular};
+use crate::engines::{Cut, Engine, modular};
 use crate::error::{Error, Param, Result};
 use crate::game::MAX_N;
 use crate::graph::{Recorder, Summary};
@@ -175,7 +175,7 @@ impl Subject {
         let (plan, _) = guard.plan(&target, hooks)?;
         let found = modular::count_mod_with_plan(&plan, &target, &MODULI, hooks)?.remove(0);
         let residues = [found[0], found[1]];
-        let split = crate::engines::both_ends::split(plan.lens(), cut)?;
+        let split = crate::engines::both_ends::split(plan.lens(), cut.resolve(&[(n, 0)], Engine::Blocked)?);
         Ok(Subject { n, plan, split, chunk_lanes: None, residues, memory_limit, first: None })
     }
 

@@ -105,8 +105,8 @@ pub fn count(n: u64, g: u64) -> Result<BigUint> {
     }
     let target = targets::Targets::one(n, g);
     // the top-down half makes its own layers: the plan keeps the lower half
-    let (plan, _) = guard.plan_below(&target, plan::keep_for_both_ends(n as usize), Hooks::default())?;
-    let cut = engines::route(&plan, &target, Cut::Auto)?.map_or(n, |split| split.cut);
+    let (plan, _) = guard.plan_below(&target, engines::both_ends::keep_for_both_ends(n as usize), Hooks::default())?;
+    let cut = engines::route(&plan, &target, Cut::Auto).map_or(n, |split| split.cut);
     engines::both_ends::count_taking(plan, (n, g), cut, Hooks::default())
 }
 

@@ -51,7 +51,7 @@ pub struct Options<'a> {
     /// where the work is least). A run resumed from a checkpoint goes on at the checkpoint's cut.
     pub cut: Cut,
     /// Compute every exact value a second time with the other exact engine, over a plan made afresh
-    /// (see [`Report::double_check`]).
+    /// (see [`crate::Report::double_check`]).
     pub double_check: bool,
     /// Save the run's state to a file every so often and when it is stopped, and resume from it
     /// (one target, the blocked engine).

@@ -54,7 +54,7 @@ pub struct Report {
     pub value: BigUint,
     /// mod 10^18, mod 998244353, then each further modulus in the order asked (repeats removed).
     pub projections: Vec<Projection>,
-    /// With [`Options::double_check`]: whether the other exact engine gave the same value.
+    /// With [`crate::Options::double_check`]: whether the other exact engine gave the same value.
     pub double_check: Option<bool>,
     /// The peak memory estimated before the run, in bytes.
     pub memory_estimate_bytes: u64,

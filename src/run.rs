@@ -93,7 +93,8 @@ impl<'a> Counting<'a> {
                 return Err(Error::invalid(Param::Checkpoint, "checkpoints work with the blocked engine only"));
             }
         }
-        check_cut(targets, options)?;
+        // the cut checked before any work
+        options.cut.resolve(targets, options.engine)?;
         // the checkpoint's path checked and held before any work
         let hold = options.checkpoint.as_ref().map(checkpoint::hold).transpose()?;
         // Before anything of size O(n): the floor of the whole run.
@@ -141,16 +142,12 @@ impl<'a> Counting<'a> {
             (Some(plan), estimate, independent?, None)
         };
         // a resumed run goes on at its checkpoint's cut
-        let cut = match (&resume, options.cut) {
-            (Some(saved), Cut::At(m)) if m != saved.cut() => {
-                let why = format!("the checkpoint counts with the cut at layer {}, not {m}", saved.cut());
-                return Err(Error::invalid(Param::Cut, why));
-            }
-            (Some(saved), _) => Cut::At(saved.cut()),
-            (None, cut) => cut,
+        let cut = match &resume {
+            Some(saved) => options.cut.resumed(saved.cut())?,
+            None => options.cut,
         };
         let split = match (&plan, options.engine) {
-            (Some(plan), Engine::Blocked) => engines::route(plan, &live, cut)?,
+            (Some(plan), Engine::Blocked) => engines::route(plan, &live, cut),
             _ => None,
         };
         Ok(Counting {
@@ -327,27 +324,6 @@ fn progress_line(progress: &Progress, n: u64) -> String {
     checkpoint::where_it_stands(&point, n)
 }
 
-/// Refuses a cut that cannot apply before any work: one outside 2..=n, for several targets, for an
-/// engine but the blocked one.
-///
-/// # Errors
-/// [`Error::InvalidArgument`] naming [`Param::Cut`].
-fn check_cut(targets: &[(u64, u64)], options: &Options) -> Result<()> {
-    let Cut::At(m) = options.cut else { return Ok(()) };
-    let refuse = |why: String| Err(Error::invalid(Param::Cut, why));
-    match targets {
-        [_] if options.engine != Engine::Blocked => refuse("a cut is for the blocked engine".into()),
-        &[(n, _)] if n < 3 && m != n => {
-            refuse(format!("T({n}) has no layer to cut: it is counted bottom-up alone (give {n} or no cut, not {m})"))
-        }
-        &[(n, _)] if n >= 3 && !(2..=n).contains(&m) => {
-            refuse(format!("expected a layer from 2 to {n} (the top layer counts bottom-up alone), got {m}"))
-        }
-        [_] => Ok(()),
-        _ => refuse("a cut is for a count of one target".into()),
-    }
-}
-
 /// The reports with their double check where the options ask for one: every value computed again by
 /// the other exact engine over a plan made afresh.
 ///
@@ -496,7 +472,7 @@ fn route(targets: &Targets, options: &Options, moduli: usize) -> Result<(bool, u
 
 /// The highest layer whose set the plan of `targets` must keep where the modular engine needs no
 /// plan: for one target counted from both ends, the highest its cut can be (a checkpoint's `saved`
-/// cut, the one asked for, or the bound on the best one, [`plan::keep_for_both_ends`]), since the
+/// cut, the one asked for, or the bound on the best one, [`engines::both_ends::keep_for_both_ends`]), since the
 /// top-down half makes its own layers; every layer otherwise. Cost O(log n).
 fn kept_layers(targets: &Targets, options: &Options, saved: Option<u64>) -> usize {
     let top = targets.top();
@@ -504,7 +480,7 @@ fn kept_layers(targets: &Targets, options: &Options, saved: Option<u64>) -> usiz
     match (saved, options.cut) {
         _ if !one => usize::MAX,
         (Some(cut), _) | (None, Cut::At(cut)) => cut.min(top) as usize,
-        (None, Cut::Auto) => plan::keep_for_both_ends(top as usize),
+        (None, Cut::Auto) => engines::both_ends::keep_for_both_ends(top as usize),
     }
 }
 

@@ -70,18 +70,16 @@ impl Engine {
     }
 }
 
-/// The route of the blocked engine for `targets` over `plan` with the cut asked for: for one target
-/// at the plan's top, its cut and the work of each half ([`both_ends::split`]); `None` (bottom-up
-/// alone) for several targets. Cost O(n).
-///
-/// # Errors
-/// [`crate::Error::InvalidArgument`] naming [`crate::Param::Cut`] for a cut outside 2..=n, or any
-/// cut but [`Cut::Auto`] for several targets.
-pub(crate) fn route(plan: &Plan, targets: &Targets, cut: Cut) -> Result<Option<both_ends::Split>> {
+/// The route of the blocked engine for `targets` over `plan` with the cut asked for (checked by
+/// [`Cut::resolve`]): for one target at the plan's top, its cut and the work of each half
+/// ([`both_ends::split`]); `None` (bottom-up alone) for several targets. Cost O(n).
+pub(crate) fn route(plan: &Plan, targets: &Targets, cut: Cut) -> Option<both_ends::Split> {
     match targets.len() {
-        1 if targets[0].0 as usize == plan.top() => both_ends::split(plan.lens(), cut).map(Some),
-        _ if cut == Cut::Auto => Ok(None),
-        _ => Err(crate::Error::invalid(crate::Param::Cut, "a cut is for a count of one target")),
+        1 if targets[0].0 as usize == plan.top() => Some(both_ends::split(plan.lens(), cut)),
+        _ => {
+            debug_assert_eq!(cut, Cut::Auto, "a cut resolved for one target");
+            None
+        }
     }
 }
 
@@ -93,7 +91,7 @@ pub(crate) fn route(plan: &Plan, targets: &Targets, cut: Cut) -> Result<Option<b
 /// engine (three layers for the reference, see [`blocked`] for the other).
 ///
 /// # Errors
-/// [`crate::Error::Interrupted`] when cancelled; as [`route`].
+/// [`crate::Error::Interrupted`] when cancelled.
 pub(crate) fn stream_words(
     engine: Engine,
     plan: &Plan,
@@ -103,7 +101,7 @@ pub(crate) fn stream_words(
     mut sink: impl FnMut(usize, &[u64]) + Send,
 ) -> Result<()> {
     let split = match engine {
-        Engine::Blocked => route(plan, targets, cut)?,
+        Engine::Blocked => route(plan, targets, cut),
         _ => None,
     };
     match engine {

@@ -92,7 +92,8 @@ impl Plan {
 
     /// [`Plan::new`], keeping the sets of the layers up to `keep` only (each layer above is freed
     /// once the two below it are made), with every layer's size and the edge values: the plan of a
-    /// count from both ends, whose top-down half makes its own layers ([`keep_for_both_ends`]).
+    /// count from both ends, whose top-down half makes its own layers
+    /// ([`crate::engines::both_ends::keep_for_both_ends`]).
     /// Cost: [`Plan::new`]'s time; memory the kept layers' and two more.
     ///
     /// # Errors
@@ -178,23 +179,6 @@ impl Plan {
     }
 }
 
-/// The highest layer the best cut of a count of one target at layer `n` from both ends can be
-/// ([`crate::engines::both_ends::best_cut`]): the last m with limbs(m) <= limbs(n - m + 1). A layer k
-/// above it costs more bottom-up (limbs(k)) than top-down (limbs(n - k + 1)), and the difference
-/// grows with k, so the least work never puts it below the cut, whatever the layers' sizes: the
-/// plan of such a count needs its sets up to here only ([`Plan::below`]). Cost O(log n).
-pub(crate) fn keep_for_both_ends(n: usize) -> usize {
-    let limbs = crate::engines::limbs;
-    let fits = |m: usize| limbs(m) <= limbs(n - m + 1).max(1);
-    // fits is true then false as m grows (limbs grows with m, limbs(n - m + 1) falls)
-    let (mut lo, mut hi) = (1usize, n.max(1));
-    while lo < hi {
-        let mid = (lo + hi).div_ceil(2);
-        if fits(mid) { lo = mid } else { hi = mid - 1 }
-    }
-    lo
-}
-
 /// The keeper of [`Plan::new`]: every layer (or those up to `keep`), and the memory guard's watch
 /// over their bytes.
 struct Kept {
@@ -277,15 +261,16 @@ mod tests {
         }
     }
 
-    /// The best cut of a count from both ends is never above [`keep_for_both_ends`], and a plan that
+    /// The best cut of a count from both ends is never above
+    /// [`crate::engines::both_ends::keep_for_both_ends`], and a plan that
     /// keeps its sets up to there has the full plan's sizes and the same sets below.
     #[test]
     fn a_plan_below_the_cut_keeps_what_both_ends_read() {
         for (n, g) in [(3u64, 0u64), (40, 1), (300, 0), (1000, 7), (10_000, 0)] {
             let targets = crate::targets::Targets::one(n, g);
             let full = Plan::new(&targets, u64::MAX, Hooks::default()).unwrap();
-            let keep = keep_for_both_ends(n as usize);
-            let (best, _) = crate::engines::both_ends::best_cut(full.lens());
+            let keep = crate::engines::both_ends::keep_for_both_ends(n as usize);
+            let (best, _) = crate::engines::both_ends::cut::best_cut(full.lens());
             assert!(best <= keep, "n = {n}: best cut {best}, kept to {keep}");
             let below = Plan::below(&targets, keep, u64::MAX, Hooks::default()).unwrap();
             assert_eq!(below.lens(), full.lens(), "n = {n}");

@@ -81,6 +81,20 @@ pub(crate) use lanes::{MAX_BLOCK_LAYERS, lanes};
 pub(crate) use pass::Chunk;
 pub(crate) use sweep::Sweep;
 
+/// The part of the blocked engine that a count from both ends ([`crate::engines::both_ends`]) drives,
+/// and all it reaches of it: a run of one sweep in either direction ([`Sweep`], [`SweepRun`],
+/// [`run_sweep`]) or of the bottom-up count alone ([`run_exact`]); how each is cut ([`Tuning`],
+/// [`CHUNK_LANES`], the [`lanes`] of a count of layer k); the work of a sweep, for the one progress
+/// tally of both halves ([`sweep_work`], [`Tally`]); the plan's layers handed over to a bottom-up
+/// sweep ([`Handed`]); and where a sweep ends or resumes ([`State`]: the values of its last two
+/// layers, which the join multiplies and a checkpoint holds).
+pub(crate) mod sweeps {
+    pub(crate) use super::describe::Handed;
+    pub(crate) use super::lanes::lanes;
+    pub(crate) use super::sweep::Sweep;
+    pub(crate) use super::{CHUNK_LANES, State, SweepRun, Tally, Tuning, run_exact, run_sweep, sweep_work};
+}
+
 use crate::arch::{self, Isa};
 use crate::error::{Error, Param, Result};
 use crate::hooks::Hooks;
