@@ -76,10 +76,10 @@ pub fn default_threads(cores: usize) -> Vec<usize> {
 }
 
 /// The 64-bit limb additions of the bottom-up engine over `plan` at full width
-/// ([`engines::limb_additions`]). Cost O(n) time, no memory.
+/// ([`crate::cost::limb_additions`]). Cost O(n) time, no memory.
 #[cfg(test)]
 fn limb_additions(plan: &Plan) -> u128 {
-    crate::engines::limb_additions(plan.lens())
+    crate::cost::limb_additions(plan.lens())
 }
 
 /// The median of `values` (the mean of the two middle ones for an even count; 0 for none).
@@ -332,7 +332,6 @@ fn with_threads(threads: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engines;
 
     #[test]
     fn a_measurement_of_300() {
@@ -353,7 +352,7 @@ mod tests {
         let plan = Plan::new(&crate::targets::Targets::new(&[(6, 0)]), u64::MAX, Hooks::default()).unwrap();
         let layers: Vec<Vec<u64>> = (2..=6).map(|k| plan.layer(k).iter().collect()).collect();
         assert_eq!(layers, [vec![0, 2, 4, 6], vec![0, 2], vec![1, 3], vec![6], vec![0]]);
-        assert!((2..=6).all(|k| engines::limbs(k) == 1), "every count of T(6) fits one limb");
+        assert!((2..=6).all(|k| crate::cost::limbs(k) == 1), "every count of T(6) fits one limb");
         assert_eq!(limb_additions(&plan), 4 + 2 + 2 + 1 + 1);
         // T(0) and T(1) have no layers to compute
         assert_eq!(
@@ -366,7 +365,7 @@ mod tests {
     fn limb_additions_weighs_wide_layers_by_their_limbs() {
         let plan = Plan::new(&crate::targets::Targets::new(&[(300, 0)]), u64::MAX, Hooks::default()).unwrap();
         // |T(300)| - 1 < 2^211: 4 limbs at the top, 1 at the bottom
-        assert_eq!((engines::limbs(2), engines::limbs(300)), (1, 4));
+        assert_eq!((crate::cost::limbs(2), crate::cost::limbs(300)), (1, 4));
         let states = plan.states() as u128;
         let w = limb_additions(&plan);
         assert!(w > states && w < 4 * states, "{w} against {states} states");

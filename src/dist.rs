@@ -45,7 +45,7 @@ fn planned(n: u64, options: &Options, words: impl Fn(usize) -> u64) -> Result<(T
 /// # Ok::<(), fibtree::Error>(())
 /// ```
 pub fn distribution(n: u64, options: &Options) -> Result<Vec<(u64, BigUint)>> {
-    let (targets, plan) = planned(n, options, |k| 1 + engines::limbs(k) as u64)?;
+    let (targets, plan) = planned(n, options, |k| 1 + crate::cost::limbs(k) as u64)?;
     let values = engines::count_exact(options.engine, &plan, &targets, options.hooks)?;
     Ok(targets.iter().map(|t| t.1).zip(values).collect())
 }

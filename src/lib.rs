@@ -37,6 +37,7 @@ pub mod claims;
 #[cfg(feature = "cli")]
 #[doc(hidden)]
 pub mod cli;
+mod cost;
 pub mod crt;
 pub mod dist;
 pub mod draw;

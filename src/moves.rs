@@ -23,6 +23,7 @@
 use num_bigint::BigUint;
 
 use crate::budget::{Guard, Run};
+use crate::cost::{CACHED_BLOCKS, block_of};
 use crate::engines::recurrence::{self, Layer};
 use crate::engines::reference::Limbs;
 use crate::engines::to_biguint;
@@ -31,15 +32,6 @@ use crate::hooks::Hooks;
 use crate::options::Options;
 use crate::plan::Plan;
 use crate::targets::Targets;
-
-/// Blocks kept recomputed at once: a walk downwards needs one, a preorder listing that climbs back
-/// up a little needs a few.
-pub(crate) const CACHED_BLOCKS: usize = 3;
-
-/// The layers of a block of [`Counts`]: about sqrt(n).
-pub(crate) fn block_of(n: u64) -> usize {
-    ((n as f64).sqrt().ceil() as usize).max(2)
-}
 
 /// Refuses at once, before anything of size O(n), a walk over T(n) whose smallest possible size
 /// (see [`Counts::new`]) exceeds `memory_limit`; `fibtree rank` checks it before it computes the

@@ -3,8 +3,8 @@
 //! Every entry that allocates memory by n goes through here before it allocates: [`Guard::floor`]
 //! first (O(1), before anything of size O(n)), then [`Guard::plan`] (a prediction, then the plan
 //! itself and the whole run's estimate from its real sizes) or [`Guard::unplanned`] (the dense
-//! modular route, which needs no plan). A refusal is always [`refuse`]: the estimate of the whole
-//! run, not of the part that first failed, and the limit.
+//! modular route, which needs no plan). A refusal is always [`refuse`] (a cost formula,
+//! [`crate::cost`]): the estimate of the whole run, not of the part that first failed, and the limit.
 //!
 //! - [`limits`]: what the machine lets a run use (the memory available, the cgroup, `ulimit -v`)
 //!   and which limit it is;
@@ -19,8 +19,6 @@ mod runs;
 pub(crate) use guard::Guard;
 pub(crate) use limits::{Limit, run_limit};
 pub(crate) use runs::{Run, distribution_predicted, kept_values};
-
-use crate::error::{Error, Param, Result};
 
 /// What the process needs before any run: code, thread stacks, the allocator's arenas (measured
 /// peak of `count 10` on Linux x86-64).
@@ -56,16 +54,5 @@ pub(crate) fn peak_memory() -> Option<u64> {
     kib_field("/proc/self/status", "VmHWM:")
 }
 
-/// The refusal of a run whose `estimate` (bytes) exceeds `limit`: the one place it is made. It names
-/// [`Param::N`], the parameter that makes a run this large.
-pub(crate) fn refuse(estimate: u64, limit: u64) -> Error {
-    Error::OutOfMemory { param: Param::N, estimate, limit }
-}
-
-/// The guard's one rule: refuses a run whose `estimate` (bytes) exceeds `limit`. Cost O(1).
-///
-/// # Errors
-/// [`Error::OutOfMemory`] ([`refuse`]) when `estimate > limit`.
-pub(crate) fn check(estimate: u64, limit: u64) -> Result<()> {
-    if estimate > limit { Err(refuse(estimate, limit)) } else { Ok(()) }
-}
+/// The guard's one rule and its one refusal, with the other cost formulas ([`crate::cost`]).
+pub(crate) use crate::cost::{check, refuse};

@@ -8,8 +8,8 @@
 //!   vectorised one; the independent computation every exact value is checked against.
 //!
 //! This file dispatches [`Engine`] and holds what the engines share: the words format of an exact
-//! value (a length word, then little-endian 64-bit limbs), the limb additions of a plan and the
-//! memory of the layers. The targets come sorted, each once, in the order of their layers
+//! value (a length word, then little-endian 64-bit limbs) and the memory of the layers (the limb
+//! additions of a plan are a cost formula, [`crate::cost`]). The targets come sorted, each once, in the order of their layers
 //! ([`Targets`]).
 
 pub(crate) mod blocked;
@@ -20,13 +20,14 @@ pub(crate) mod reference;
 
 use num_bigint::BigUint;
 
+use crate::cost::limbs;
 use crate::error::Result;
 use crate::hooks::Hooks;
 use crate::plan::Plan;
 use crate::targets::Targets;
 
 pub use both_ends::Cut;
-pub(crate) use reference::{limbs, to_biguint, to_words};
+pub(crate) use reference::{to_biguint, to_words};
 
 /// Which exact engine runs the recurrence.
 ///
@@ -187,13 +188,6 @@ pub(crate) fn count_exact(engine: Engine, plan: &Plan, targets: &Targets, hooks:
         recorder.serial(crate::arch::thread_cpu_seconds() - start); // outside the task graph
     }
     Ok(values)
-}
-
-/// The 64-bit limb additions of the exact engine over layers of `lens[k]` states (k from 0 to the top
-/// layer): the sum over the layers k from 2 up of the states times the limbs of a count of layer k.
-/// 763,862,076 for the plan of (10000, 0), over its 16.7 million states. Cost O(n).
-pub(crate) fn limb_additions(lens: &[u32]) -> u128 {
-    lens.iter().enumerate().skip(2).map(|(k, &len)| len as u128 * limbs(k) as u128).sum()
 }
 
 /// Bytes the exact engines' layers need for a plan whose widest layer has `widest` states and a top

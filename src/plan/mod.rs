@@ -26,15 +26,16 @@ pub use layer_set::LayerSet;
 pub(crate) use layer_set::Step;
 pub(crate) use support::{known_zero, known_zeros, support};
 
-use crate::budget;
+use crate::cost::check;
 use crate::error::Result;
 use crate::hooks::Hooks;
 use crate::targets::Targets;
 use backward::{Keep, backward};
 use layer_set::EMPTY;
 
-/// What a run's memory estimate depends on in its plan: what the memory guard's estimate of a run takes ([`crate::budget::Run::bytes`]), from a
-/// prediction before the plan exists and from the plan itself afterwards.
+/// What a run's memory estimate depends on in its plan: what the memory guard's estimate of a run
+/// takes ([`crate::budget::Run::bytes`]), from a prediction before the plan exists and from the plan
+/// itself afterwards.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Sizes {
     /// The plan's bytes.
@@ -103,10 +104,10 @@ impl Plan {
         crate::game::check_n(top)?;
         // Before allocating anything: the Grundy values, one set per layer and at least one word in
         // each are a floor under the plan's size; windows W wide, the size of a plan of one target.
-        budget::check(bytes_at(top, 64), memory_limit)?;
+        check(bytes_at(top, 64), memory_limit)?;
         let edge = crate::game::edge_values(top)?;
         let w = crate::game::window_of_edge(edge.iter().copied().max().unwrap_or(0));
-        budget::check(kept_share(bytes_at(top, w), top, keep), memory_limit)?;
+        check(kept_share(bytes_at(top, w), top, keep), memory_limit)?;
         let layers = vec![LayerSet::default(); top as usize + 1];
         let lens = vec![0; top as usize + 1];
         let mut kept = Kept { layers, lens, used: bytes_at(top, 0), limit: memory_limit, keep };
@@ -205,7 +206,7 @@ impl Keep for Kept {
     fn before(&mut self, i: usize, window_bytes: u64) -> Result<()> {
         if self.used.saturating_add(window_bytes) > self.limit {
             let estimate = self.used.saturating_add(window_bytes.saturating_mul(i as u64 - 1));
-            budget::check(estimate, self.limit)?;
+            check(estimate, self.limit)?;
         }
         Ok(())
     }
@@ -214,7 +215,7 @@ impl Keep for Kept {
     fn keep(&mut self, i: usize, set: LayerSet) -> Result<()> {
         self.used += set.bytes();
         let below = (i.min(self.keep.saturating_add(1)) as u64).saturating_sub(2);
-        budget::check(self.used + set.bytes() * below, self.limit)?;
+        check(self.used + set.bytes() * below, self.limit)?;
         self.lens[i] = set.len() as u32;
         self.layers[i] = set;
         // layer i + 2 is read by no layer below i: freed unless kept

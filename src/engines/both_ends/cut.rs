@@ -1,9 +1,9 @@
 //! Where a count from both ends is cut: the cut asked for ([`Cut`], checked once by
 //! [`Cut::resolve`]), the route it gives ([`Split`], [`split`]), and the cost model that chooses it
-//! ([`limb_additions`], [`best_cut`], [`keep_for_both_ends`]).
+//! ([`best_cut`], [`keep_for_both_ends`], over the limb additions of [`crate::cost`]).
 
+use crate::cost::{both_ends_limb_additions, limb_additions, limbs};
 use crate::engines::Engine;
-use crate::engines::reference::limbs;
 use crate::error::{Error, Param, Result};
 
 /// Where the exact count of one target is cut between its bottom-up and top-down halves
@@ -79,7 +79,7 @@ fn refuse(why: String) -> Error {
 pub(crate) struct Split {
     /// The cut m: bottom-up over layers 2 to m, top-down over m + 1 to n (m = n: bottom-up alone).
     pub(crate) cut: u64,
-    /// The limb additions below and above the cut ([`limb_additions`]).
+    /// The limb additions below and above the cut ([`both_ends_limb_additions`]).
     pub(crate) below: u128,
     pub(crate) above: u128,
     /// The limb additions of the bottom-up run alone.
@@ -112,22 +112,12 @@ pub(crate) fn split(lens: &[u32], cut: Cut) -> Split {
             (m as usize).clamp(2, n)
         }
     };
-    let below = limb_additions(&lens[..=cut.min(n)], cut);
-    let bottom_up = crate::engines::limb_additions(lens);
-    Split { cut: cut as u64, below, above: limb_additions(lens, cut) - below, bottom_up }
+    let below = both_ends_limb_additions(&lens[..=cut.min(n)], cut);
+    let bottom_up = limb_additions(lens);
+    Split { cut: cut as u64, below, above: both_ends_limb_additions(lens, cut) - below, bottom_up }
 }
 
-/// The limb additions of a count from both ends over layers of `lens[k]` states (k from 0 to the top
-/// layer n), cut at `cut`: the states of each layer k <= cut times limbs(k), as the bottom-up engine
-/// runs them, and of each layer k > cut times limbs(n - k + 1), the widest N can be there. `cut` = n
-/// gives the bottom-up run's ([`crate::engines::limb_additions`]). Cost O(n).
-pub(crate) fn limb_additions(lens: &[u32], cut: usize) -> u128 {
-    let n = lens.len().saturating_sub(1);
-    let width = |k: usize| if k <= cut { limbs(k) } else { limbs(n - k + 1).max(1) };
-    lens.iter().enumerate().skip(2).map(|(k, &len)| len as u128 * width(k) as u128).sum()
-}
-
-/// The cut with the least [`limb_additions`] over layers of `lens[k]` states, and those additions.
+/// The cut with the least [`both_ends_limb_additions`] over layers of `lens[k]` states, and those additions.
 /// Cost O(n): the sums from both ends, each once.
 pub(crate) fn best_cut(lens: &[u32]) -> (usize, u128) {
     let n = lens.len().saturating_sub(1);

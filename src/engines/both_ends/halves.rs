@@ -20,7 +20,7 @@ use crate::error::{Error, Param};
 /// the target ([`Sweep::Down`]) at the same time, each cut into chunks for its own lanes, then
 /// joined at the cut in parallel; `cut` >= n (or n < 3) is the bottom-up run alone.
 ///
-/// Cost: the limb additions of [`limb_additions`](super::limb_additions) at the cut, in cache, then two products of big
+/// Cost: the limb additions of [`crate::cost::both_ends_limb_additions`] at the cut, in cache, then two products of big
 /// integers a state of layers `cut` and `cut` - 1 reached from both ends; memory the two halves'
 /// edge layers at once (the blocked engine's, each with its own lanes).
 ///

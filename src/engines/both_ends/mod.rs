@@ -24,8 +24,8 @@
 //!   checkpoint ([`Progress`]).
 //!
 //! [`cut`] holds the cut asked for ([`Cut`], checked once by [`Cut::resolve`]) and the cost model
-//! ([`limb_additions`], [`best_cut`], [`split`]) that says where it pays: the least limb additions,
-//! near n / 2 ([`keep_for_both_ends`] bounds it).
+//! ([`best_cut`], [`split`], over [`crate::cost::both_ends_limb_additions`]) that says where it
+//! pays: the least limb additions, near n / 2 ([`keep_for_both_ends`] bounds it).
 //!
 //! The blocked engine is reached only through [`blocked::sweeps`], the part of it a count from both
 //! ends drives: a sweep in either direction, its tuning and work, and the state where it ends.
@@ -52,4 +52,4 @@ pub(crate) use resumable::{Point, Progress, count_resumable};
 #[cfg(doc)]
 use super::blocked::{self, sweeps::Sweep};
 #[cfg(doc)]
-use cut::{best_cut, limb_additions};
+use cut::best_cut;

@@ -2,8 +2,9 @@
 
 use num_bigint::BigUint;
 
-use super::cut::{best_cut, limb_additions};
+use super::cut::best_cut;
 use super::*;
+use crate::cost::{both_ends_limb_additions, limb_additions};
 use crate::engines::Engine;
 use crate::engines::blocked::sweeps::Tuning;
 use crate::error::{Error, Param};
@@ -115,11 +116,11 @@ fn a_cut_outside_the_layers_is_refused() {
 fn the_best_cut_halves_the_work_where_the_layers_are_wide() {
     let plan = plan_of(10_000, 0);
     let lens = plan.lens();
-    assert_eq!(limb_additions(lens, 10_000), crate::engines::limb_additions(lens));
-    assert_eq!(crate::engines::limb_additions(lens), 763_862_076);
+    assert_eq!(both_ends_limb_additions(lens, 10_000), limb_additions(lens));
+    assert_eq!(limb_additions(lens), 763_862_076);
     let (cut, work) = best_cut(lens);
-    assert_eq!(work, limb_additions(lens, cut));
-    assert!((1..=10_000).all(|m| limb_additions(lens, m) >= work));
+    assert_eq!(work, both_ends_limb_additions(lens, cut));
+    assert!((1..=10_000).all(|m| both_ends_limb_additions(lens, m) >= work));
     assert!((4000..6000).contains(&cut), "cut {cut}");
     let ratio = work as f64 / 763_862_076.0;
     assert!(ratio <= 0.70, "{work} limb additions from both ends, {ratio:.3} of bottom-up");
