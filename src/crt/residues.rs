@@ -1,11 +1,13 @@
-//! The residues of c(n, g) modulo many primes, and the exact value they determine.
+//! The residues of c(n, g) modulo many primes, by the modular engine under the memory guard: the
+//! run of [`crate::crt`] (the value they determine is [`super::garner`]'s).
 
-use num_bigint::BigUint;
 use rayon::prelude::*;
 
 use crate::budget::{Guard, Run};
 use crate::engines::modular;
-use crate::error::{Error, Result};
+#[cfg(doc)]
+use crate::error::Error;
+use crate::error::Result;
 use crate::options::Options;
 use crate::plan;
 use crate::targets::Targets;
@@ -35,7 +37,7 @@ use crate::targets::Targets;
 pub fn residues(n: u64, g: u64, primes: &[u64], options: &Options) -> Result<Vec<u64>> {
     let hooks = options.hooks;
     primes.iter().try_for_each(|&m| modular::check_modulus(m))?;
-    crate::kernel()?;
+    crate::arch::select::kernel()?;
     let at_once = primes.len().min(rayon::current_num_threads()).max(1);
     let guard = Guard::new(Run::Residues { moduli: 1, at_once }, options.limit());
     guard.floor(n, g)?;
@@ -57,35 +59,12 @@ pub fn residues(n: u64, g: u64, primes: &[u64], options: &Options) -> Result<Vec
     primes.par_iter().map(|&m| Ok(modular::count_mod_with_plan(&plan, &target, &[m], hooks)?[0][0])).collect()
 }
 
-/// Checks that `value`, reconstructed from residues modulo `primes` primes, can be c(n, g): every
-/// count is at most the number of non-root nodes, |T(n)| - 1 (0 for the empty T(0)).
-///
-/// Cost: O(1) where `value` is at least 5 bits shorter than the bound on the bits of |T(n)|
-/// (a bound at most 3 above them, from the golden ratio), as every count that is not nearly
-/// |T(n)| is; else O(n^2 / 64) for |T(n)|.
-///
-/// # Errors
-/// [`Error::CrossCheck`] when it is not: a wrong residue.
-pub fn check_below_tree(n: u64, g: u64, value: &BigUint, primes: usize) -> Result<()> {
-    // value < 2^(bound - 5) <= 2^(bits(|T(n)|) - 2) < |T(n)|
-    if value.bits() + 5 <= crate::game::count_bits_bound(n) {
-        return Ok(());
-    }
-    let size = crate::game::tree_size(n).max(BigUint::from(1u32));
-    if *value >= size {
-        return Err(Error::CrossCheck {
-            what: format!("c({n}, {g}) from its residues modulo {primes} primes"),
-            exact: format!("a value of {} bits", value.bits()),
-            modular: format!("a count below |T({n})|, of at most {} bits", size.bits()),
-        });
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::crt::{garner, primes, primes_needed};
+    use num_bigint::BigUint;
+
+    use crate::crt::{check_below_tree, garner, primes, primes_needed};
     use crate::hooks::Hooks;
 
     /// The options of a run within `memory_limit` bytes told by `hooks`.

@@ -5,7 +5,8 @@ use std::collections::BTreeMap;
 
 use num_bigint::BigUint;
 
-use super::{garner, primes, primes_needed};
+use super::garner::garner;
+use super::primes::{primes, primes_needed};
 use crate::error::{Error, Param, Result};
 
 /// The most shards a count may be cut into: a million (f(1,000,000) has 11,384 primes, so more

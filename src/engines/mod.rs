@@ -21,6 +21,8 @@ pub(crate) mod reference;
 use num_bigint::BigUint;
 
 use crate::cost::limbs;
+use crate::crt::garner::{check_below_tree, garner};
+use crate::crt::primes::{primes, primes_needed};
 use crate::error::Result;
 use crate::hooks::Hooks;
 use crate::plan::Plan;
@@ -137,7 +139,7 @@ pub(crate) fn stream_words(
 fn run_crt(plan: &Plan, targets: &Targets, hooks: Hooks, mut sink: impl FnMut(usize, &[u64])) -> Result<()> {
     use rayon::prelude::*;
     let top = targets.top();
-    let primes = crate::crt::primes(crate::crt::primes_needed(top));
+    let primes = primes(primes_needed(top));
     let tuning = blocked::Tuning::for_residues(plan.widest_layer(), primes.len(), rayon::current_num_threads());
     // per target, its residue modulo every prime
     let mut by_target: Vec<Vec<u64>> = vec![Vec::new(); targets.len()];
@@ -147,9 +149,9 @@ fn run_crt(plan: &Plan, targets: &Targets, hooks: Hooks, mut sink: impl FnMut(us
         .into_par_iter()
         .map(|t| {
             let (n, g) = targets[t];
-            let k = crate::crt::primes_needed(n).min(primes.len());
-            let value = crate::crt::garner(&primes[..k], &by_target[t][..k])?;
-            crate::crt::check_below_tree(n, g, &value, k)?;
+            let k = primes_needed(n).min(primes.len());
+            let value = garner(&primes[..k], &by_target[t][..k])?;
+            check_below_tree(n, g, &value, k)?;
             Ok(to_words(&value))
         })
         .collect::<Result<_>>()?;
@@ -199,6 +201,6 @@ pub(crate) fn layer_bytes_for(widest: u64, n: usize) -> u64 {
     let widest = widest.min(1 << 40) as usize;
     let reference = 3u64.saturating_mul(widest as u64).saturating_mul((1 + limbs(n)) as u64 * 8);
     let threads = rayon::current_num_threads();
-    let residues = blocked::residue_memory_bytes(widest, crate::crt::primes_needed(n as u64), threads);
+    let residues = blocked::residue_memory_bytes(widest, primes_needed(n as u64), threads);
     reference.max(blocked::memory_bytes(widest, n, threads)).max(residues)
 }

@@ -335,7 +335,7 @@ pub(crate) fn run_residues(
         crate::engines::modular::check_modulus(m)?;
     }
     if moduli.is_empty() {
-        crate::kernel()?;
+        crate::arch::select::kernel()?;
         for t in 0..targets.len() {
             sink(t, &[]);
         }
@@ -453,7 +453,7 @@ fn run_kind(
     mut at_boundary: Option<&mut AtBoundary>,
     mut sink: impl FnMut(usize, &[u64]) + Send,
 ) -> Result<State> {
-    crate::kernel()?;
+    crate::arch::select::kernel()?;
     // the time outside the segments' task graphs, on this thread, when the graph is recorded
     let recorder = hooks.recorder();
     let mut outside = recorder.map(|_| arch::thread_cpu_seconds());
