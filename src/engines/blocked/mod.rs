@@ -95,7 +95,7 @@ pub(crate) mod sweeps {
     pub(crate) use super::{CHUNK_LANES, State, SweepRun, Tally, Tuning, run_exact, run_sweep, sweep_work};
 }
 
-use crate::arch::{self, Isa};
+use crate::arch::{self, Kernel};
 use crate::error::{Error, Param, Result};
 use crate::hooks::Hooks;
 use crate::plan::Plan;
@@ -140,7 +140,7 @@ pub(crate) struct Tuning {
     /// [`Tuning::for_run`] down to 1 for many threads).
     pub(crate) chunk_lanes: usize,
     /// The instruction set of the kernels.
-    pub(crate) isa: Isa,
+    pub(crate) isa: Kernel,
 }
 
 /// The bytes that three layers of one chunk (what a pass keeps live) may take: 3 x 8 x C bytes a
@@ -165,7 +165,7 @@ const FALLBACK_WORKING_SET: usize = 2 << 20;
 impl Tuning {
     /// A tuning for layers of at most `widest` states: the largest chunk (4 to 16 lanes) whose three
     /// layers fit in [`chunk_working_set`], blocks as long as the lanes allow, the kernels in use
-    /// ([`Isa::in_use`]: the CPU's widest unless `FIBTREE_ISA` forces others).
+    /// ([`Kernel::in_use`]: the CPU's widest unless `FIBTREE_ISA` forces others).
     pub(crate) fn for_width(widest: usize) -> Tuning {
         let widest = widest.max(1);
         let chunk_lanes = match chunk_working_set() / (3 * 8 * widest) {
@@ -173,7 +173,7 @@ impl Tuning {
             8..16 => 8,
             _ => 16,
         };
-        Tuning { block_layers: MAX_BLOCK_LAYERS, chunk_lanes, isa: Isa::in_use() }
+        Tuning { block_layers: MAX_BLOCK_LAYERS, chunk_lanes, isa: Kernel::in_use() }
     }
 
     /// A tuning for a run up to layer `n` whose layers have at most `widest` states, on `threads`

@@ -53,7 +53,7 @@ fn the_blocked_halves_agree_at_every_cut() {
         let want = count(&plan, (n, g), n, Hooks::default()).unwrap();
         let cuts: Vec<u64> = if n <= 64 { (2..=n).collect() } else { vec![2, 3, 4, n / 3, n / 2, n - 2, n - 1, n] };
         for cut in cuts {
-            for isa in crate::arch::Isa::available() {
+            for isa in crate::arch::Kernel::available() {
                 for chunk_lanes in [1, 4, 16] {
                     let tune = |t| Tuning { isa, chunk_lanes, ..t };
                     let got = count_blocked(&plan, (n, g), cut, Hooks::default(), tune).unwrap();

@@ -31,7 +31,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use rayon::prelude::*;
 
 use super::NAME;
-use crate::arch::{AlignedLanes, Isa, Residue, window};
+use crate::arch::{AlignedLanes, Kernel, Residue, window};
 use crate::error::Result;
 use crate::hooks::Hooks;
 use crate::plan::Plan;
@@ -141,7 +141,7 @@ pub(super) fn run(
     moduli: &[u64],
     hooks: Hooks,
     w: u64,
-    isa: Isa,
+    isa: Kernel,
     narrow: bool,
 ) -> Result<Vec<Vec<u64>>> {
     // the targets in order of layer; those of layers 0 and 1 (count 0) first
@@ -211,7 +211,7 @@ struct Sweep<'a> {
 impl Sweep<'_> {
     /// One modulus: every layer in turn over three rolling layers of class arrays of V + 1 lanes.
     /// Returns the residue of each of its targets, in their order.
-    fn run<T: Residue>(&self, m: u64, isa: Isa) -> Result<Vec<u64>> {
+    fn run<T: Residue>(&self, m: u64, isa: Kernel) -> Result<Vec<u64>> {
         let v = self.v;
         let layer = || -> [AlignedLanes<T>; CLASSES] { std::array::from_fn(|_| AlignedLanes::zeroed(v + 1)) };
         let mut live = [layer(), layer(), layer()];
