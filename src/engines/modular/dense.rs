@@ -149,7 +149,7 @@ pub(super) fn run(
     let v = class_width(w);
     let windows = lane_windows(shape, v);
     let total = layer_lanes(shape, w).iter().sum::<u64>() * moduli.len() as u64;
-    let sweep = Sweep { shape, windows, targets: &targets[first..], v, hooks, total, done: AtomicU64::new(0) };
+    let sweep = SharedSweep { shape, windows, targets: &targets[first..], v, hooks, total, done: AtomicU64::new(0) };
     let per_modulus: Vec<Vec<u64>> = moduli
         .par_iter()
         .map(|&m| if narrow && m < NARROW_LIMIT { sweep.run::<u32>(m, isa) } else { sweep.run::<u64>(m, isa) })
@@ -191,10 +191,10 @@ pub(super) fn arrays_bytes(w: u64) -> u64 {
     (3 * CLASSES as u64).saturating_mul(v + 1 + 8).saturating_mul(8)
 }
 
-/// What every modulus's sweep shares: the shape, its windows in lanes of a class array, the targets
+/// What the sweeps of every modulus share (not the blocked engine's `Sweep`, a direction): the shape, its windows in lanes of a class array, the targets
 /// (those above layer 1 in order of layer), the class width and the hooks, and the work done by all
 /// of them for the progress callback.
-struct Sweep<'a> {
+struct SharedSweep<'a> {
     shape: &'a Shape<'a>,
     windows: Vec<(usize, usize)>,
     /// The targets above layer 1, in order of layer.
@@ -208,7 +208,7 @@ struct Sweep<'a> {
     done: AtomicU64,
 }
 
-impl Sweep<'_> {
+impl SharedSweep<'_> {
     /// One modulus: every layer in turn over three rolling layers of class arrays of V + 1 lanes.
     /// Returns the residue of each of its targets, in their order.
     fn run<T: Residue>(&self, m: u64, isa: Kernel) -> Result<Vec<u64>> {
