@@ -11,7 +11,7 @@ use num_traits::ToPrimitive;
 
 use crate::budget::{Guard, PROCESS_BYTES, Run, kept_values};
 use crate::checkpoint::{self, Saver};
-use crate::engines::both_ends::{Point, Progress};
+use crate::engines::both_ends::{Point, Position};
 use crate::engines::{self, Cut, Engine, modular};
 use crate::error::{Error, Param, Result};
 use crate::hooks::Hooks;
@@ -62,7 +62,7 @@ pub struct Counting<'a> {
     /// the checkpoint.
     independent: Option<Vec<Vec<u64>>>,
     /// Where the blocked engine stood, read from the checkpoint.
-    resume: Option<Progress>,
+    resume: Option<Position>,
     /// The run's hold on its checkpoint, for the run's life.
     _hold: Option<checkpoint::Hold>,
 }
@@ -124,9 +124,9 @@ impl<'a> Counting<'a> {
             && let Some(saved) = checkpoint::load(spec, live[0], &moduli, options.hooks)?
         {
             // the residues are the checkpoint's: the modular engine needs no plan
-            let keep = kept_layers(&live, options, Some(saved.progress.cut()));
+            let keep = kept_layers(&live, options, Some(saved.position.cut()));
             let (plan, estimate) = planned(&live, options, moduli.len(), keep)?;
-            (Some(plan), estimate, Some(vec![saved.residues]), Some(saved.progress))
+            (Some(plan), estimate, Some(vec![saved.residues]), Some(saved.position))
         } else {
             let (early, keep) = route(&live, options, moduli.len())?;
             // the plan stops the modular engine when it fails
@@ -270,9 +270,9 @@ impl<'a> Counting<'a> {
         if let Some(spec) = &options.checkpoint {
             let independent = modular(&plan)?;
             let n = targets[0].0;
-            if let Some(progress) = &resume {
+            if let Some(position) = &resume {
                 let shown = spec.path.display();
-                hooks.notice(&format!("resuming from the checkpoint {shown} {}", progress_line(progress, n)));
+                hooks.notice(&format!("resuming from the checkpoint {shown} {}", position_line(position, n)));
             }
             let mut saver = Saver::new(spec, targets[0], moduli, &independent[0], hooks);
             let mut save = |point: Point, stopping| saver.at_boundary(point, stopping);
@@ -316,10 +316,10 @@ impl<'a> Counting<'a> {
 }
 
 /// Where a checkpoint's run stands, as the notice of its resumption says it.
-fn progress_line(progress: &Progress, n: u64) -> String {
-    let point = match progress {
-        Progress::Up { cut, state } => Point::Up { cut: *cut, state },
-        Progress::Down { cut, below, state, .. } => Point::Down { cut: *cut, below, direct: &BigUint::ZERO, state },
+fn position_line(position: &Position, n: u64) -> String {
+    let point = match position {
+        Position::Up { cut, state } => Point::Up { cut: *cut, state },
+        Position::Down { cut, below, state, .. } => Point::Down { cut: *cut, below, direct: &BigUint::ZERO, state },
     };
     checkpoint::where_it_stands(&point, n)
 }

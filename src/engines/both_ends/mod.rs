@@ -21,7 +21,7 @@
 //!   engine's lanes (its sweeps [`Sweep::Up`] and [`Sweep::Down`]), then the join in parallel; the
 //!   taking form frees the plan as the bottom-up half reads it;
 //! - [`resumable`], [`count_resumable`]: the halves one after the other, each in segments, for a
-//!   checkpoint ([`Progress`]).
+//!   checkpoint ([`Position`]).
 //!
 //! [`cut`] holds the cut asked for ([`Cut`], checked once by [`Cut::resolve`]) and the cost model
 //! ([`best_cut`], [`split`], over [`crate::cost::both_ends_limb_additions`]) that says where it
@@ -47,7 +47,7 @@ pub use cut::Cut;
 pub(crate) use cut::{Split, keep_for_both_ends, split};
 pub(crate) use halves::{count_blocked, count_taking};
 pub(crate) use reference::count;
-pub(crate) use resumable::{Point, Progress, count_resumable};
+pub(crate) use resumable::{Point, Position, count_resumable};
 
 #[cfg(doc)]
 use super::blocked::{self, sweeps::Sweep};

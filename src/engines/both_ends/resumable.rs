@@ -1,5 +1,5 @@
 //! A count from both ends that a checkpoint can stop and resume: the halves one after the other,
-//! each in segments, and where it stands between two of them ([`Progress`], [`Point`]).
+//! each in segments, and where it stands between two of them ([`Position`], [`Point`]).
 
 use std::sync::atomic::AtomicU64;
 
@@ -19,7 +19,7 @@ use super::count_blocked;
 /// Where a resumable count from both ends stands between two segments of one of its halves: what a
 /// checkpoint holds. The halves run one after the other.
 #[derive(Debug, PartialEq)]
-pub(crate) enum Progress {
+pub(crate) enum Position {
     /// The bottom-up half (to the top layer where `cut` is n) at `state`.
     Up { cut: u64, state: State },
     /// The bottom-up half done (`below`, its last two layers), the top-down one at `state`, and
@@ -27,11 +27,11 @@ pub(crate) enum Progress {
     Down { cut: u64, below: Box<State>, direct: Vec<u64>, state: State },
 }
 
-impl Progress {
+impl Position {
     /// The cut of the run.
     pub(crate) fn cut(&self) -> u64 {
         match self {
-            Progress::Up { cut, .. } | Progress::Down { cut, .. } => *cut,
+            Position::Up { cut, .. } | Position::Down { cut, .. } => *cut,
         }
     }
 }
@@ -66,7 +66,7 @@ pub(crate) fn count_resumable(
     (n, g): (u64, u64),
     cut: u64,
     hooks: Hooks,
-    resume: Option<Progress>,
+    resume: Option<Position>,
     save: &mut Save,
 ) -> Result<BigUint> {
     let does_not_fit = || Error::invalid(Param::Checkpoint, "the saved state does not fit this run");
@@ -77,8 +77,8 @@ pub(crate) fn count_resumable(
     let w = crate::game::window(n, hooks)?;
     let (lo, hi) = (g & !(w - 1), g | (w - 1));
     let fits = match &resume {
-        Some(Progress::Up { state, .. }) => state.fits(lo, hi),
-        Some(Progress::Down { below, state, direct, .. }) => {
+        Some(Position::Up { state, .. }) => state.fits(lo, hi),
+        Some(Position::Down { below, state, direct, .. }) => {
             below.fits(lo, hi) && state.fits(lo, hi) && direct.first().is_some_and(|&l| l as usize + 1 == direct.len())
         }
         None => true,
@@ -94,8 +94,8 @@ pub(crate) fn count_resumable(
     };
     if n < 3 || cut >= n {
         let start = match resume {
-            Some(Progress::Up { state, .. }) => Some(state),
-            Some(Progress::Down { .. }) => return Err(does_not_fit()),
+            Some(Position::Up { state, .. }) => Some(state),
+            Some(Position::Down { .. }) => return Err(does_not_fit()),
             None => None,
         };
         let tuning = in_chunks(bottom_up_tuning(&plan, n), start.as_ref());
@@ -114,13 +114,13 @@ pub(crate) fn count_resumable(
     let tally = Some(Tally { done: &done, total: halves.total });
     let none = Targets::default();
     let (below, direct, start) = match resume {
-        Some(Progress::Down { below, direct, state, .. }) => {
+        Some(Position::Down { below, direct, state, .. }) => {
             drop(plan.hand_over(0)); // the top-down half makes its own layers
             (*below, to_biguint(&direct), Some(state))
         }
         up => {
             let start = match up {
-                Some(Progress::Up { state, .. }) => Some(state),
+                Some(Position::Up { state, .. }) => Some(state),
                 _ => None,
             };
             let handed = plan.hand_over(cut as usize);
