@@ -263,12 +263,13 @@ impl<'a> Counting<'a> {
         let report = |t: usize, words: &[u64], independent: &[u64]| {
             assemble(targets[t], words, moduli, independent, options, estimate)
         };
-        let modular = |plan: &Plan| match &independent {
+        // the independent check values: the modular engine's residues
+        let independent_of = |plan: &Plan| match &independent {
             Some(residues) => Ok(residues.clone()),
             None => modular::count_mod_with_plan(plan, targets, moduli, hooks),
         };
         if let Some(spec) = &options.checkpoint {
-            let independent = modular(&plan)?;
+            let independent = independent_of(&plan)?;
             let n = targets[0].0;
             if let Some(position) = &resume {
                 let shown = spec.path.display();
@@ -285,7 +286,7 @@ impl<'a> Counting<'a> {
         // From both ends: the residues first (found while the plan was made, for a small g), then
         // the plan given up to the count, which frees it as it goes.
         if let Some(split) = split.filter(|s| s.both_ends()) {
-            let independent = modular(&plan)?;
+            let independent = independent_of(&plan)?;
             let value = engines::both_ends::count_taking(plan, targets[0], split.cut, hooks)?;
             let reports = vec![report(0, &engines::to_words(&value), &independent[0])];
             return self_checked(reports, targets, options)?.into_iter().try_for_each(|r| sink(0, r));
@@ -294,7 +295,7 @@ impl<'a> Counting<'a> {
             // Small results: both engines at once, the values kept until the residues are known.
             let plan = &plan;
             let exact = || engines::count_words(options.engine, plan, targets, options.cut, hooks);
-            let (independent, words) = rayon::join(|| modular(plan), exact);
+            let (independent, words) = rayon::join(|| independent_of(plan), exact);
             let (independent, words) = (independent?, words?);
             let reports = (0..targets.len()).map(|t| report(t, &words[t], &independent[t])).collect();
             let mut reports: Vec<Option<Report>> =
@@ -302,7 +303,7 @@ impl<'a> Counting<'a> {
             return (0..targets.len()).try_for_each(|t| sink(t, reports[t].take().expect("each target once")));
         }
         // Large results: the residues first, then the exact values streamed.
-        let independent = modular(&plan)?;
+        let independent = independent_of(&plan)?;
         let mut failed = None;
         engines::stream_words(options.engine, &plan, targets, options.cut, hooks, |t, words| {
             if failed.is_none()
