@@ -83,7 +83,7 @@ impl Report {
 ///
 /// ```
 /// use fibtree::{LAST18, P998244353};
-/// let report = fibtree::Counting::mod_only(300, 0, &fibtree::Options::default())?;
+/// let report = fibtree::mod_only(300, 0, &fibtree::Options::default())?;
 /// assert_eq!(report.residues, [(LAST18, 799_101_863_880_973_663), (P998244353, 110_881_951)]);
 /// # Ok::<(), fibtree::Error>(())
 /// ```

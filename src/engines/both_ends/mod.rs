@@ -46,6 +46,7 @@ mod tests;
 pub use cut::Cut;
 pub(crate) use cut::{Split, keep_for_both_ends, split};
 pub(crate) use halves::{count_blocked, count_taking};
+#[cfg(any(test, feature = "cli"))] // the reference form checks the others: tests and `self-test`
 pub(crate) use reference::count;
 pub(crate) use resumable::{Point, Position, count_resumable};
 
