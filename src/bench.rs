@@ -32,14 +32,14 @@ use crate::budget::{Guard, Run};
 pub use crate::engines::blocked::CHUNK_LANES;
 use crate::engines::blocked::Tuning;
 use crate::engines::both_ends::{self, Split};
-use crate::engines::{Cut, modular};
+use crate::engines::{Cut, Engine, modular};
 use crate::error::{Error, Param, Result};
 use crate::game::MAX_N;
 use crate::graph::Recorder;
 pub use crate::graph::{PREDICTED_THREADS, Summary};
 use crate::hooks::Hooks;
+use crate::options::{LAST18, P998244353};
 use crate::plan::Plan;
-use crate::report::{LAST18, P998244353};
 use crate::targets::Targets;
 
 /// The values of n measured when none is given.
@@ -91,10 +91,10 @@ pub fn default_threads(cores: usize) -> Vec<usize> {
 }
 
 /// The 64-bit limb additions of the bottom-up engine over `plan` at full width
-/// ([`engines::limb_additions`]). Cost O(n) time, no memory.
+/// ([`crate::cost::limb_additions`]). Cost O(n) time, no memory.
 #[cfg(test)]
 fn limb_additions(plan: &Plan) -> u128 {
-    crate::engines::limb_additions(plan.lens())
+    crate::cost::limb_additions(plan.lens())
 }
 
 /// The median of `values` (the mean of the two middle ones for an even count; 0 for none).
@@ -190,7 +190,7 @@ impl Subject {
         let (plan, _) = guard.plan(&target, hooks)?;
         let found = modular::count_mod_with_plan(&plan, &target, &MODULI, hooks)?.remove(0);
         let residues = [found[0], found[1]];
-        let split = crate::engines::both_ends::split(plan.lens(), cut)?;
+        let split = crate::engines::both_ends::split(plan.lens(), cut.resolve(&[(n, 0)], Engine::Blocked)?);
         Ok(Subject { n, plan, split, chunk_lanes: None, residues, memory_limit, first: None })
     }
 
@@ -347,7 +347,6 @@ fn with_threads(threads: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engines;
 
     #[test]
     fn a_measurement_of_300() {
@@ -368,7 +367,7 @@ mod tests {
         let plan = Plan::new(&crate::targets::Targets::new(&[(6, 0)]), u64::MAX, Hooks::default()).unwrap();
         let layers: Vec<Vec<u64>> = (2..=6).map(|k| plan.layer(k).iter().collect()).collect();
         assert_eq!(layers, [vec![0, 2, 4, 6], vec![0, 2], vec![1, 3], vec![6], vec![0]]);
-        assert!((2..=6).all(|k| engines::limbs(k) == 1), "every count of T(6) fits one limb");
+        assert!((2..=6).all(|k| crate::cost::limbs(k) == 1), "every count of T(6) fits one limb");
         assert_eq!(limb_additions(&plan), 4 + 2 + 2 + 1 + 1);
         // T(0) and T(1) have no layers to compute
         assert_eq!(
@@ -381,7 +380,7 @@ mod tests {
     fn limb_additions_weighs_wide_layers_by_their_limbs() {
         let plan = Plan::new(&crate::targets::Targets::new(&[(300, 0)]), u64::MAX, Hooks::default()).unwrap();
         // |T(300)| - 1 < 2^211: 4 limbs at the top, 1 at the bottom
-        assert_eq!((engines::limbs(2), engines::limbs(300)), (1, 4));
+        assert_eq!((crate::cost::limbs(2), crate::cost::limbs(300)), (1, 4));
         let states = plan.states() as u128;
         let w = limb_additions(&plan);
         assert!(w > states && w < 4 * states, "{w} against {states} states");

@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use crate::engines::blocked::{Chunk, NonZeroSet, State};
-use crate::engines::both_ends::{Point, Progress};
+use crate::engines::both_ends::{Point, Position};
 use crate::error::{Error, Param, Result};
 use crate::hooks::Hooks;
 use crate::plan::LayerSet;
@@ -78,7 +78,7 @@ pub(crate) struct Saved {
     pub(crate) g: u64,
     pub(crate) moduli: Vec<u64>,
     pub(crate) residues: Vec<u64>,
-    pub(crate) progress: Progress,
+    pub(crate) position: Position,
 }
 
 fn put(out: &mut Vec<u8>, w: u64) {
@@ -194,8 +194,8 @@ fn decode(bytes: &[u8]) -> std::result::Result<Saved, String> {
         _ => (next()?, next()?),
     };
     let state = |rest: &mut &[u8]| read_state(rest).ok_or_else(|| damaged("truncated state"));
-    let progress = match half {
-        0 => Progress::Up { cut, state: state(&mut rest)? },
+    let position = match half {
+        0 => Position::Up { cut, state: state(&mut rest)? },
         1 => {
             let below = Box::new(state(&mut rest)?);
             let len = get(&mut rest).filter(|&l| l <= rest.len() as u64 / 8).ok_or_else(|| damaged("truncated"))?;
@@ -203,14 +203,14 @@ fn decode(bytes: &[u8]) -> std::result::Result<Saved, String> {
             for _ in 0..len {
                 direct.push(get(&mut rest).ok_or_else(|| damaged("truncated"))?);
             }
-            Progress::Down { cut, below, direct, state: state(&mut rest)? }
+            Position::Down { cut, below, direct, state: state(&mut rest)? }
         }
         _ => return Err(damaged("unknown half")),
     };
     if !rest.is_empty() {
         return Err(damaged("trailing bytes"));
     }
-    Ok(Saved { n, g, moduli, residues, progress })
+    Ok(Saved { n, g, moduli, residues, position })
 }
 
 /// Removes the temporary files (`.NAME.RANDOM.tmp`, as the checkpoint's saves name them:

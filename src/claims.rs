@@ -20,7 +20,9 @@ use num_traits::ToPrimitive;
 
 use crate::engines::modular::MODULUS_LIMIT;
 use crate::error::{Error, Result};
-use crate::report::{Counting, Options, Report};
+use crate::options::Options;
+use crate::report::Report;
+use crate::run::{Counting, mod_only};
 use fibtree_util::{NotWhole, parse_modulus, parse_whole};
 
 mod text;
@@ -302,7 +304,7 @@ pub fn check_claims(claims: &[Claim], options: &Options) -> Result<(Vec<Checked>
         else {
             continue;
         };
-        let report = match Counting::mod_only(t.0, t.1, &Options { moduli, ..options.clone() }) {
+        let report = match mod_only(t.0, t.1, &Options { moduli, ..options.clone() }) {
             Ok(report) => report,
             Err(e @ Error::OutOfMemory { .. }) => {
                 *error = e;

@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use crate::budget::Limit;
+use crate::limits::Limit;
 use fibtree_util::human_bytes;
 
 /// A parameter of the library's functions, as an error names it. The command line turns it into

@@ -237,13 +237,13 @@ fn estimate_with(n: u64, g: u64, shards: &[usize], census_limit: u64, hooks: Hoo
         }
     };
     let states = lens.iter().map(|&l| l as u64).sum();
-    let split = engines::both_ends::split(&lens, engines::Cut::Auto)?;
+    let split = engines::both_ends::split(&lens, engines::Cut::Auto);
     let limb_additions = split.work();
     let exact_bytes = if known_zero {
         PROCESS_BYTES
     } else {
         // from both ends the plan keeps its layers up to the bound on the cut
-        let kept = plan::kept_share(sizes.plan, n, plan::keep_for_both_ends(n as usize));
+        let kept = plan::kept_share(sizes.plan, n, engines::both_ends::keep_for_both_ends(n as usize));
         let sizes = Sizes { plan: kept, ..sizes };
         Run::Count { moduli: 2, targets: 1, double_check: false, both_ends: true }.bytes(n, &sizes)
     };
@@ -355,7 +355,7 @@ fn calibrate(n: u64, hooks: Hooks) -> Result<Calibration> {
         // above 1,000,000 the arrays of n's width would take more than the dense engine allows, and
         // the rate at 1,000,000's (2^20, well beyond the caches) stands for them
         let sweep = modular::Sweep::new(n.clamp(1000, CALIBRATION_TOP), CALIBRATION_LANES)?;
-        let mut exact = spread::Runs::new(engines::both_ends::split(plan.lens(), engines::Cut::Auto)?.work() as f64);
+        let mut exact = spread::Runs::new(engines::both_ends::split(plan.lens(), engines::Cut::Auto).work() as f64);
         let mut garner = spread::Runs::new((CALIBRATION_PRIMES as f64).powi(2));
         let [mut wide, mut narrow] = [(); 2].map(|_| spread::Runs::new(sweep.lanes() as f64));
         for round in 1..=MAX_ROUNDS {

@@ -57,7 +57,7 @@ pub fn sum_layer(
     right: &[u32],
 ) {
     let out = chunks(out, left, right, chunk_lanes);
-    by_chunk!(chunk_lanes; sum_layer; kernel.isa(), out, old, older, left, right)
+    by_chunk!(chunk_lanes; sum_layer; kernel, out, old, older, left, right)
 }
 
 /// The blocked engine's residue kernel in `u64` lanes (see the module).
@@ -71,7 +71,7 @@ pub fn sum_layer_mod(
     moduli: &[u64],
 ) {
     let out = chunks(out, left, right, moduli.len());
-    by_chunk!(moduli.len(); sum_layer_mod, u64; kernel.isa(), out, old, older, left, right, moduli)
+    by_chunk!(moduli.len(); sum_layer_mod, u64; kernel, out, old, older, left, right, moduli)
 }
 
 /// The blocked engine's residue kernel in `u32` lanes (see the module).
@@ -85,17 +85,17 @@ pub fn sum_layer_mod_narrow(
     moduli: &[u32],
 ) {
     let out = chunks(out, left, right, moduli.len());
-    by_chunk!(moduli.len(); sum_layer_mod, u32; kernel.isa(), out, old, older, left, right, moduli)
+    by_chunk!(moduli.len(); sum_layer_mod, u32; kernel, out, old, older, left, right, moduli)
 }
 
 /// The dense modular engine's sweep in `u64` residues (see the module).
 pub fn sweep(kernel: Kernel, cur: &mut [u64], old: &[u64], older: &[u64], r: usize, l: usize, m: u64) {
     let w = cur.len().saturating_sub(1);
-    arch::window(kernel.isa(), cur, old, older, 0, w, r, l, m)
+    arch::window(kernel, cur, old, older, 0, w, r, l, m)
 }
 
 /// The dense modular engine's sweep in `u32` residues (see the module).
 pub fn sweep_narrow(kernel: Kernel, cur: &mut [u32], old: &[u32], older: &[u32], r: usize, l: usize, m: u32) {
     let w = cur.len().saturating_sub(1);
-    arch::window(kernel.isa(), cur, old, older, 0, w, r, l, m)
+    arch::window(kernel, cur, old, older, 0, w, r, l, m)
 }

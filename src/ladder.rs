@@ -11,9 +11,9 @@ use num_bigint::BigUint;
 use crate::engines::{Engine, count_exact};
 use crate::error::Result;
 use crate::hooks::Hooks;
+use crate::options::Options;
 use crate::oracles::{MAX_FIRST_PRINCIPLES_K, explicit_tree_counts, first_principles_counts};
 use crate::plan::{Plan, support};
-use crate::report::{Counting, Options};
 use crate::targets::Targets;
 use crate::{count, count_mod};
 use fibtree_util::SplitMix64;
@@ -52,7 +52,7 @@ pub(crate) fn explicit_tree_agrees_with_engine(max_k: u32, hooks: Hooks) -> Resu
         let oracle = explicit_tree_counts(k)?;
         let want: Vec<(u64, BigUint)> =
             oracle.iter().enumerate().filter(|e| *e.1 > 0).map(|(g, &c)| (g as u64, BigUint::from(c))).collect();
-        if Counting::distribution(k as u64, &Options { hooks, memory_limit: Some(u64::MAX), ..Options::default() })?
+        if crate::dist::distribution(k as u64, &Options { hooks, memory_limit: Some(u64::MAX), ..Options::default() })?
             != want
         {
             return Ok(Err(format!("they differ at k = {k}")));

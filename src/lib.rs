@@ -33,8 +33,9 @@ pub mod bench;
 mod budget;
 mod checkpoint;
 pub mod claims;
+mod cost;
 pub mod crt;
-mod dist;
+pub mod dist;
 pub mod draw;
 mod engines;
 mod error;
@@ -45,15 +46,17 @@ mod hooks;
 #[cfg(feature = "bench")]
 pub mod kernels;
 pub mod ladder;
+mod limits;
 pub mod moves;
+mod options;
 pub mod oracles;
 mod plan;
 mod report;
+mod run;
 mod targets;
 
 pub use arch::select::{KERNEL_VAR, Kernel, kernel};
 use budget::available_memory;
-pub use budget::{Bound, Limit};
 pub use checkpoint::Checkpoint;
 pub use engines::both_ends::Split;
 pub use engines::modular::MODULUS_LIMIT;
@@ -61,8 +64,11 @@ pub use engines::{Cut, Engine};
 pub use error::{Error, Param, Result};
 pub use game::{MAX_N, grundy, tree_size};
 pub use hooks::{Hooks, NoticeFn, ProgressFn};
+pub use limits::{Bound, Limit};
+pub use options::{LAST18, Options, P998244353};
 pub use plan::known_zero;
-pub use report::{Counting, LAST18, ModReport, Options, P998244353, Projection, Report, check_table_floor};
+pub use report::{ModReport, Projection, Report};
+pub use run::{Counting, check_table_floor, mod_only, mod_only_each};
 
 use num_bigint::BigUint;
 
@@ -90,8 +96,8 @@ pub fn count(n: u64, g: u64) -> Result<BigUint> {
     }
     let target = targets::Targets::one(n, g);
     // the top-down half makes its own layers: the plan keeps the lower half
-    let (plan, _) = guard.plan_below(&target, plan::keep_for_both_ends(n as usize), Hooks::default())?;
-    let cut = engines::route(&plan, &target, Cut::Auto)?.map_or(n, |split| split.cut);
+    let (plan, _) = guard.plan_below(&target, engines::both_ends::keep_for_both_ends(n as usize), Hooks::default())?;
+    let cut = engines::route(&plan, &target, Cut::Auto).map_or(n, |split| split.cut);
     engines::both_ends::count_taking(plan, (n, g), cut, Hooks::default())
 }
 
@@ -113,7 +119,7 @@ pub fn count(n: u64, g: u64) -> Result<BigUint> {
 /// # Ok::<(), fibtree::Error>(())
 /// ```
 pub fn count_mod(n: u64, g: u64, m: u64) -> Result<u64> {
-    Ok(crt::residues(n, g, &[m], available_memory(), Hooks::default())?[0])
+    Ok(crt::residues(n, g, &[m], &Options::default())?[0])
 }
 
 /// The whole distribution: `(g, c(n, g))` for every g with a non-zero count, ascending g.
@@ -135,7 +141,7 @@ pub fn count_mod(n: u64, g: u64, m: u64) -> Result<u64> {
 /// # Ok::<(), fibtree::Error>(())
 /// ```
 pub fn distribution(n: u64) -> Result<Vec<(u64, BigUint)>> {
-    Counting::distribution(n, &Options::default())
+    dist::distribution(n, &Options::default())
 }
 
 /// The support of c(n, .): every g with c(n, g) > 0, ascending (about 6.5 n of them, below about

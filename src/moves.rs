@@ -13,7 +13,7 @@
 //! ```
 //! use fibtree::moves::{Counts, nth, rank, value_after};
 //! let (n, g) = (10, 0);
-//! let mut counts = Counts::new(n, g, fibtree::Hooks::default(), u64::MAX)?;
+//! let mut counts = Counts::new(n, g, &fibtree::Options::default())?;
 //! let first = nth(&mut counts, n, g, &0u32.into())?; // the first winning move, in preorder
 //! assert_eq!((first.as_str(), value_after(n, &first)?), ("LLLLLLLL", g));
 //! assert_eq!(rank(&mut counts, n, g, &first)?, 0u32.into());
@@ -23,22 +23,15 @@
 use num_bigint::BigUint;
 
 use crate::budget::{Guard, Run};
+use crate::cost::{CACHED_BLOCKS, block_of};
 use crate::engines::recurrence::{self, Layer};
 use crate::engines::reference::Limbs;
 use crate::engines::to_biguint;
 use crate::error::{Error, Param, Result};
 use crate::hooks::Hooks;
+use crate::options::Options;
 use crate::plan::Plan;
 use crate::targets::Targets;
-
-/// Blocks kept recomputed at once: a walk downwards needs one, a preorder listing that climbs back
-/// up a little needs a few.
-pub(crate) const CACHED_BLOCKS: usize = 3;
-
-/// The layers of a block of [`Counts`]: about sqrt(n).
-pub(crate) fn block_of(n: u64) -> usize {
-    ((n as f64).sqrt().ceil() as usize).max(2)
-}
 
 /// Refuses at once, before anything of size O(n), a walk over T(n) whose smallest possible size
 /// (see [`Counts::new`]) exceeds `memory_limit`; `fibtree rank` checks it before it computes the
@@ -64,14 +57,17 @@ impl<'a> Counts<'a> {
     /// Plans (n, g) and runs the layers once, keeping the checkpoints.
     ///
     /// Cost: one run of the reference engine up to n; memory the plan, 2 sqrt(n) checkpoint layers
-    /// and up to three blocks of sqrt(n) layers (about 0.5 GB at n = 10000), checked against
-    /// `memory_limit` by the memory guard before the plan (a refusal gives the whole estimate).
+    /// and up to three blocks of sqrt(n) layers (about 0.5 GB at n = 10000), checked against the
+    /// options' limit ([`Options::limit`]) by the memory guard before the plan (a refusal gives the
+    /// whole estimate). The walk obeys the options' hooks; their moduli, engine, cut, double check
+    /// and checkpoint are not used.
     ///
     /// # Errors
     /// [`Error::InvalidArgument`] for n too large; [`Error::OutOfMemory`] naming [`Param::N`] past
     /// the limit; [`Error::Interrupted`] when cancelled.
-    pub fn new(n: u64, g: u64, hooks: Hooks<'a>, memory_limit: u64) -> Result<Counts<'a>> {
-        let (plan, _) = Guard::new(Run::Moves, memory_limit).plan(&Targets::one(n, g), hooks)?;
+    pub fn new(n: u64, g: u64, options: &Options<'a>) -> Result<Counts<'a>> {
+        let hooks = options.hooks;
+        let (plan, _) = Guard::new(Run::Moves, options.limit()).plan(&Targets::one(n, g), hooks)?;
         let block = block_of(n);
         let mut checkpoints: Vec<[Layer; 2]> = vec![Default::default()];
         let mut pending: Option<Layer> = None;
@@ -384,7 +380,7 @@ mod tests {
             let moves = explicit_moves(k);
             for g in 0..8u64 {
                 let want: Vec<&String> = moves.iter().filter(|m| m.1 == g).map(|m| &m.0).collect();
-                let mut counts = Counts::new(k, g, Hooks::default(), u64::MAX).unwrap();
+                let mut counts = Counts::new(k, g, &Options::default()).unwrap();
                 let mut got = Vec::new();
                 list(&mut counts, k, g, u64::MAX, |p| {
                     got.push(p.to_string());

@@ -6,7 +6,7 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use fibtree::{Error, Hooks, Options};
+use fibtree::{Error, Options};
 
 /// The system allocator, keeping the bytes allocated now and the peak since the last reset.
 struct Watched;
@@ -65,13 +65,11 @@ fn every_entry_is_refused_before_any_large_allocation() {
     refused_early("Counting, double check", 1 << 24, || {
         fibtree::Counting::new(&[(100_000, 0)], &tight(true)).map(|_| ())
     });
-    refused_early("Counting::mod_only", 1 << 20, || fibtree::Counting::mod_only(100_000, 0, &tight(false)));
-    refused_early("crt::residues", 1 << 20, || fibtree::crt::residues(100_000, 0, &[7, 11], 1 << 20, Hooks::default()));
+    refused_early("Counting::mod_only", 1 << 20, || fibtree::mod_only(100_000, 0, &tight(false)));
+    refused_early("crt::residues", 1 << 20, || fibtree::crt::residues(100_000, 0, &[7, 11], &tight(false)));
     // the highest g a move of T(20000) leaves, far above W
     let g = *fibtree::support(20_000).unwrap().last().unwrap();
-    refused_early("crt::residues, g above W", 1 << 24, || {
-        fibtree::crt::residues(20_000, g, &[7], 1 << 20, Hooks::default())
-    });
-    refused_early("distribution", 1 << 24, || fibtree::Counting::distribution(100_000, &tight(false)));
-    refused_early("moves", 1 << 24, || fibtree::moves::Counts::new(100_000, 0, Hooks::default(), 1 << 20).map(|_| ()));
+    refused_early("crt::residues, g above W", 1 << 24, || fibtree::crt::residues(20_000, g, &[7], &tight(false)));
+    refused_early("distribution", 1 << 24, || fibtree::dist::distribution(100_000, &tight(false)));
+    refused_early("moves", 1 << 24, || fibtree::moves::Counts::new(100_000, 0, &tight(false)).map(|_| ()));
 }

@@ -3,7 +3,7 @@
 //! at a block's end; for residues (lane i modulo its own modulus m_i) the lane-wise sum modulo each
 //! lane's modulus. Portable Rust, vectorised by the compiler for each instruction set.
 
-use super::{Isa, Vectorised, compiled};
+use super::{Kernel, Vectorised, compiled};
 
 /// `out[s] = old[left[s]] + older[right[s]]` lane by lane, for chunks of C lanes, `out` holding
 /// `left.len()` chunks.
@@ -14,7 +14,7 @@ use super::{Isa, Vectorised, compiled};
 /// If `out` is shorter than `left.len()` chunks, `right` shorter than `left`, or an index reads
 /// past `old` or `older`.
 pub(crate) fn sum_layer<const C: usize>(
-    isa: Isa,
+    isa: Kernel,
     out: &mut [u64],
     old: &[u64],
     older: &[u64],
@@ -91,7 +91,7 @@ impl ModLane for u32 {
 /// # Panics
 /// As [`sum_layer`], and unless `moduli` has C moduli.
 pub(crate) fn sum_layer_mod<T: ModLane, const C: usize>(
-    isa: Isa,
+    isa: Kernel,
     out: &mut [T],
     old: &[T],
     older: &[T],
@@ -138,7 +138,7 @@ impl<T: ModLane, const C: usize> Vectorised for SumMod<'_, T, C> {
 /// lane 0 of the next chunk must add) to `carries`.
 ///
 /// Cost: O(lanes of `layer`).
-pub(crate) fn normalise<const C: usize, const P: u32>(isa: Isa, layer: &mut [u64], carries: &mut Vec<u64>) {
+pub(crate) fn normalise<const C: usize, const P: u32>(isa: Kernel, layer: &mut [u64], carries: &mut Vec<u64>) {
     compiled(isa, Normalise::<C, P> { layer, carries })
 }
 
@@ -193,7 +193,7 @@ mod tests {
         }
         let mut normalised = want.clone();
         let mut carries = Vec::new();
-        normalise::<16, 48>(Isa::Baseline, &mut normalised, &mut carries);
+        normalise::<16, 48>(Kernel::Baseline, &mut normalised, &mut carries);
         assert_eq!(carries.len(), 50);
         let value = |lanes: &[u64], top: u64| -> num_bigint::BigUint {
             let mut v = num_bigint::BigUint::from(top) << (48 * lanes.len());
@@ -206,7 +206,7 @@ mod tests {
             assert_eq!(value(chunk, carries[s]), value(&want[s * 16..][..16], 0), "state {s}: the value is kept");
             assert!(chunk.iter().all(|&l| l < (1 << 48) + (1 << 16)), "state {s}: lanes normalised");
         }
-        for isa in Isa::available() {
+        for isa in Kernel::available() {
             let mut got = vec![0; 51 * 16];
             sum_layer::<16>(isa, &mut got, &old, &older, &left, &right);
             assert_eq!(got, want, "{isa:?}");
@@ -254,7 +254,7 @@ mod tests {
                 }
             }
             let m: [T; C] = moduli.map(|m| T::try_from(m).unwrap());
-            for isa in Isa::available() {
+            for isa in Kernel::available() {
                 let mut got = vec![T::default(); states * C];
                 sum_layer_mod::<T, C>(isa, &mut got, &old, &older, &left, &right, &m);
                 assert_eq!(got, want, "{isa:?}, {C} lanes, moduli {moduli:?}");

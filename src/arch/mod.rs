@@ -13,8 +13,8 @@
 //! - [`carry`]: the add-with-carry chain of the reference exact engine;
 //! - [`aligned`]: zeroed arrays aligned to a cache line, for the vector loads;
 //! - [`select`]: which kernel set runs ([`select::kernel`]: the CPU's widest, or the one the
-//!   environment variable `FIBTREE_ISA` forces). The engines take [`Isa::in_use`], never
-//!   [`Isa::detect`], which says only what the CPU has.
+//!   environment variable `FIBTREE_ISA` forces). The engines take [`Kernel::in_use`], never
+//!   [`Kernel::detect`], which says only what the CPU has.
 //! - [`clock`]: the calling thread's CPU time;
 //! - [`cache`]: the level-2 cache the operating system reports;
 //! - [`arenas`]: the allocator's arenas, kept to one under an address-space limit.
@@ -37,43 +37,7 @@ pub(crate) use carry::add_run;
 pub(crate) use clock::thread_cpu_seconds;
 pub(crate) use dense::{Residue, window};
 pub(crate) use lanes::{ModLane, normalise, sum_layer, sum_layer_mod};
-
-use std::sync::OnceLock;
-
-/// An instruction set fibtree has kernels for, from the narrowest: each includes the ones before it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub(crate) enum Isa {
-    /// The baseline: portable Rust as compiled for the build's target (SSE2 on x86-64, NEON on
-    /// aarch64), every CPU.
-    Baseline,
-    /// x86-64 with AVX2, BMI1 and POPCNT (as x86-64-v3 has them).
-    Avx2,
-    /// x86-64 with AVX-512F as well.
-    Avx512,
-}
-
-impl Isa {
-    /// The widest instruction set this CPU has, detected once per process. Cost: one load after
-    /// the first call.
-    pub(crate) fn detect() -> Isa {
-        static DETECTED: OnceLock<Isa> = OnceLock::new();
-        *DETECTED.get_or_init(|| {
-            #[cfg(target_arch = "x86_64")]
-            {
-                use std::arch::is_x86_feature_detected as has;
-                if has!("avx2") && has!("bmi1") && has!("popcnt") {
-                    return if has!("avx512f") { Isa::Avx512 } else { Isa::Avx2 };
-                }
-            }
-            Isa::Baseline
-        })
-    }
-
-    /// Every instruction set this CPU runs, the baseline first. Cost: one small allocation.
-    pub(crate) fn available() -> Vec<Isa> {
-        [Isa::Baseline, Isa::Avx2, Isa::Avx512].into_iter().filter(|&isa| isa <= Isa::detect()).collect()
-    }
-}
+pub(crate) use select::Kernel;
 
 /// A kernel: portable code for [`compiled`] to run as compiled for an instruction set (vectorised
 /// by the compiler for each). Its `run` must be `#[inline(always)]`, so that it is compiled into
@@ -89,14 +53,14 @@ pub(crate) trait Vectorised {
 /// Runs `kernel` compiled for `isa`, or for the widest instruction set below it that the CPU has.
 /// Cost: the kernel's, plus one load and a branch.
 #[inline]
-pub(crate) fn compiled<V: Vectorised>(isa: Isa, kernel: V) -> V::Output {
-    match isa.min(Isa::detect()) {
-        // SAFETY: `Isa::detect` found AVX-512F, AVX2, BMI1 and POPCNT on this CPU.
+pub(crate) fn compiled<V: Vectorised>(isa: Kernel, kernel: V) -> V::Output {
+    match isa.min(Kernel::detect()) {
+        // SAFETY: `Kernel::detect` found AVX-512F, AVX2, BMI1 and POPCNT on this CPU.
         #[cfg(target_arch = "x86_64")]
-        Isa::Avx512 => unsafe { x86::avx512(kernel) },
-        // SAFETY: `Isa::detect` found AVX2, BMI1 and POPCNT on this CPU.
+        Kernel::Avx512 => unsafe { x86::avx512(kernel) },
+        // SAFETY: `Kernel::detect` found AVX2, BMI1 and POPCNT on this CPU.
         #[cfg(target_arch = "x86_64")]
-        Isa::Avx2 => unsafe { x86::avx2(kernel) },
+        Kernel::Avx2 => unsafe { x86::avx2(kernel) },
         _ => kernel.run(),
     }
 }
@@ -123,9 +87,9 @@ mod tests {
 
     #[test]
     fn the_baseline_set_is_always_there() {
-        let all = Isa::available();
-        assert_eq!(all[0], Isa::Baseline);
-        assert_eq!(all.last(), Some(&Isa::detect()));
+        let all = Kernel::available();
+        assert_eq!(all[0], Kernel::Baseline);
+        assert_eq!(all.last(), Some(&Kernel::detect()));
         assert!(all.windows(2).all(|w| w[0] < w[1]));
     }
 }

@@ -9,7 +9,6 @@
 use std::ffi::OsStr;
 use std::sync::OnceLock;
 
-use super::Isa;
 use crate::error::{Error, Param, Result};
 
 /// The environment variable that forces a kernel set.
@@ -69,41 +68,37 @@ impl Kernel {
     /// Every kernel set this CPU runs, the narrowest (always [`Kernel::Baseline`]) first. Cost: one
     /// load after the first call of the process.
     pub fn available() -> Vec<Kernel> {
-        Isa::available().into_iter().map(Isa::kernel).collect()
+        Kernel::ALL.into_iter().filter(|&set| set <= Kernel::detect()).collect()
     }
 
-    /// The instruction set the engines compile this set's kernels for.
-    pub(crate) fn isa(self) -> Isa {
-        match self {
-            Kernel::Baseline => Isa::Baseline,
-            Kernel::Avx2 => Isa::Avx2,
-            Kernel::Avx512 => Isa::Avx512,
-        }
+    /// The widest kernel set this CPU has, detected once per process: what [`kernel`] chooses
+    /// where `FIBTREE_ISA` does not say. Cost: one load after the first call.
+    pub(crate) fn detect() -> Kernel {
+        static DETECTED: OnceLock<Kernel> = OnceLock::new();
+        *DETECTED.get_or_init(|| {
+            #[cfg(target_arch = "x86_64")]
+            {
+                use std::arch::is_x86_feature_detected as has;
+                if has!("avx2") && has!("bmi1") && has!("popcnt") {
+                    return if has!("avx512f") { Kernel::Avx512 } else { Kernel::Avx2 };
+                }
+            }
+            Kernel::Baseline
+        })
+    }
+
+    /// The kernel set the engines run: [`kernel`]'s, or where `FIBTREE_ISA` is invalid the widest
+    /// the CPU has (the engines' entry points have returned that error before they get here; only
+    /// the kernels on their own of [`crate::kernels`], whose use is the caller's, reach it then).
+    /// Cost: one load after the first call of the process.
+    pub(crate) fn in_use() -> Kernel {
+        kernel().unwrap_or_else(|_| Kernel::detect())
     }
 }
 
 impl std::fmt::Display for Kernel {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name())
-    }
-}
-
-impl Isa {
-    /// The kernel set of this instruction set.
-    pub(crate) fn kernel(self) -> Kernel {
-        match self {
-            Isa::Baseline => Kernel::Baseline,
-            Isa::Avx2 => Kernel::Avx2,
-            Isa::Avx512 => Kernel::Avx512,
-        }
-    }
-
-    /// The instruction set the engines run: [`kernel`]'s, or where `FIBTREE_ISA` is invalid the
-    /// widest the CPU has (the engines' entry points have returned that error before they get
-    /// here; only the kernels on their own of [`crate::kernels`], whose use is the caller's, reach it
-    /// then). Cost: one load after the first call of the process.
-    pub(crate) fn in_use() -> Isa {
-        kernel().map_or_else(|_| Isa::detect(), Kernel::isa)
     }
 }
 
@@ -193,13 +188,10 @@ mod tests {
     fn the_sets_match_the_instruction_sets() {
         let available = Kernel::available();
         assert_eq!(available[0], Kernel::Baseline);
-        assert_eq!(available.last().map(|k| k.isa()), Some(Isa::detect()));
-        for kernel in Kernel::ALL {
-            assert_eq!(kernel.isa().kernel(), kernel);
-        }
+        assert_eq!(available.last().copied(), Some(Kernel::detect()));
         // the tests run with FIBTREE_ISA unset or valid
         let chosen = kernel().expect("a valid FIBTREE_ISA");
         assert!(available.contains(&chosen));
-        assert_eq!(Isa::in_use(), chosen.isa());
+        assert_eq!(Kernel::in_use(), chosen);
     }
 }

@@ -3,25 +3,22 @@
 //! Every entry that allocates memory by n goes through here before it allocates: [`Guard::floor`]
 //! first (O(1), before anything of size O(n)), then [`Guard::plan`] (a prediction, then the plan
 //! itself and the whole run's estimate from its real sizes) or [`Guard::unplanned`] (the dense
-//! modular route, which needs no plan). A refusal is always [`refuse`]: the estimate of the whole
-//! run, not of the part that first failed, and the limit.
+//! modular route, which needs no plan). A refusal is always [`refuse`] (a cost formula,
+//! [`crate::cost`]): the estimate of the whole run, not of the part that first failed, and the limit.
 //!
-//! - [`limits`]: what the machine lets a run use (the memory available, the cgroup, `ulimit -v`)
-//!   and which limit it is;
+//! - [`machine`]: what the machine lets a run use (the memory available, the cgroup, `ulimit -v`)
+//!   and which limit it is ([`crate::limits`] holds the type);
 //! - [`guard`]: the steps of a run over a plan, in the order that lets nothing large be allocated;
 //! - [`runs`]: the estimate of each kind of run ([`Run`]) from its plan's sizes
 //!   ([`crate::plan::Sizes`]).
 
 mod guard;
-mod limits;
+mod machine;
 mod runs;
 
 pub(crate) use guard::Guard;
-pub(crate) use limits::run_limit;
-pub use limits::{Bound, Limit};
+pub(crate) use machine::run_limit;
 pub(crate) use runs::{Run, distribution_predicted, kept_values};
-
-use crate::error::{Error, Param, Result};
 
 /// What the process needs before any run: code, thread stacks, the allocator's arenas (measured
 /// peak of `count 10` on Linux x86-64).
@@ -34,26 +31,5 @@ pub(crate) fn available_memory() -> u64 {
     run_limit(None, rayon::current_num_threads()).bytes
 }
 
-/// The bytes of the field `key` (e.g. `VmHWM:`) of a `/proc` file that gives it in kB, where it can
-/// be read. Cost: one read of a small file.
-fn kib_field(path: &str, key: &str) -> Option<u64> {
-    let text = std::fs::read_to_string(path).ok()?;
-    let line = text.lines().find(|l| l.starts_with(key))?;
-    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    kb.checked_mul(1024)
-}
-
-/// The refusal of a run whose `estimate` (bytes) exceeds `limit`: the one place it is made. It names
-/// [`Param::N`], the parameter that makes a run this large.
-pub(crate) fn refuse(estimate: u64, limit: u64) -> Error {
-    let limit = limits::named(limit).unwrap_or(Limit::given(limit));
-    Error::OutOfMemory { param: Param::N, estimate, limit }
-}
-
-/// The guard's one rule: refuses a run whose `estimate` (bytes) exceeds `limit`. Cost O(1).
-///
-/// # Errors
-/// [`Error::OutOfMemory`] ([`refuse`]) when `estimate > limit`.
-pub(crate) fn check(estimate: u64, limit: u64) -> Result<()> {
-    if estimate > limit { Err(refuse(estimate, limit)) } else { Ok(()) }
-}
+/// The guard's one rule and its one refusal, with the other cost formulas ([`crate::cost`]).
+pub(crate) use crate::cost::{check, refuse};

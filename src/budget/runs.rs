@@ -2,8 +2,8 @@
 //! from the plan's [`Sizes`] (real or predicted) and the top layer n.
 
 use super::PROCESS_BYTES;
+use crate::cost::{CACHED_BLOCKS, block_of, limbs};
 use crate::engines::{self, modular};
-use crate::moves::{CACHED_BLOCKS, block_of};
 use crate::plan::{Sizes, bytes_at};
 
 /// Results up to this size are kept whole, so that the two engines of a count can run at the same
@@ -14,7 +14,7 @@ const KEEP_VALUES_BYTES: u64 = 64 << 20;
 /// whole (always for a double check, else up to [`KEEP_VALUES_BYTES`]), or `None` where it streams
 /// them: the one rule that [`crate::Counting::for_each`] follows and [`Run::bytes`] counts. Cost O(1).
 pub(crate) fn kept_values(targets: usize, n: u64, double_check: bool) -> Option<u64> {
-    let values = (targets as u64).saturating_mul(8 * engines::limbs(n as usize) as u64);
+    let values = (targets as u64).saturating_mul(8 * limbs(n as usize) as u64);
     (double_check || values <= KEEP_VALUES_BYTES).then_some(values)
 }
 
@@ -66,7 +66,7 @@ impl Run {
     /// The estimated peak memory of the run up to layer `n` over a plan of these sizes, in bytes.
     /// Cost O(1).
     pub(crate) fn bytes(&self, n: u64, sizes: &Sizes) -> u64 {
-        let limbs = engines::limbs(n as usize) as u64;
+        let limbs = limbs(n as usize) as u64;
         let run = match *self {
             Run::Count { moduli, targets, double_check, both_ends } => {
                 // the engines' layers (from both ends, in place of the plan as it is freed), the

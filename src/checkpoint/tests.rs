@@ -35,16 +35,16 @@ fn encoding_round_trips_and_detects_damage() {
     let state = states(&[(300, 0)], tuning()).into_iter().find(|s| s.k0 > 150).unwrap();
     let point = Point::Up { cut: 300, state: &state };
     let bytes = encode((300, 0), &[7, 11], &[3, 5], &point);
-    let progress = Progress::Up { cut: 300, state: clone(&state) };
-    let saved = Saved { n: 300, g: 0, moduli: vec![7, 11], residues: vec![3, 5], progress };
+    let progress = Position::Up { cut: 300, state: clone(&state) };
+    let saved = Saved { n: 300, g: 0, moduli: vec![7, 11], residues: vec![3, 5], position: progress };
     assert_eq!(decode(&bytes).unwrap(), saved);
     // the top-down half's point, with the bottom-up half's end and the paths found so far
     let direct = num_bigint::BigUint::from(12345u64) << 100;
     let point = Point::Down { cut: 150, below: &state, direct: &direct, state: &state };
     let down = encode((300, 0), &[7], &[3], &point);
     let words = crate::engines::to_words(&direct);
-    let progress = Progress::Down { cut: 150, below: Box::new(clone(&state)), direct: words, state: clone(&state) };
-    assert_eq!(decode(&down).unwrap(), Saved { n: 300, g: 0, moduli: vec![7], residues: vec![3], progress });
+    let progress = Position::Down { cut: 150, below: Box::new(clone(&state)), direct: words, state: clone(&state) };
+    assert_eq!(decode(&down).unwrap(), Saved { n: 300, g: 0, moduli: vec![7], residues: vec![3], position: progress });
     // a file of version 2 (a bottom-up state, no cut) reads as a bottom-up count
     let mut old = MAGIC.to_vec();
     for w in [2, 300, 0, 1, 2, 7, 11, 3, 5] {
@@ -53,8 +53,11 @@ fn encoding_round_trips_and_detects_damage() {
     write_state(&state, &mut old);
     let sum = checksum(&old);
     put(&mut old, sum);
-    let progress = Progress::Up { cut: 300, state: clone(&state) };
-    assert_eq!(decode(&old).unwrap(), Saved { n: 300, g: 0, moduli: vec![7, 11], residues: vec![3, 5], progress });
+    let progress = Position::Up { cut: 300, state: clone(&state) };
+    assert_eq!(
+        decode(&old).unwrap(),
+        Saved { n: 300, g: 0, moduli: vec![7, 11], residues: vec![3, 5], position: progress }
+    );
     for at in [0, 9, bytes.len() / 2, bytes.len() - 1] {
         let mut bad = bytes.clone();
         bad[at] ^= 0x40;
@@ -141,13 +144,13 @@ fn a_checkpoint_resumes_in_the_chunks_it_was_cut_into() {
     // 4-lane chunks, where this version cuts the run into wider ones
     assert_ne!(Tuning::for_width(plan.widest_layer()).chunk_lanes, 4);
     let state = states(&[target], tuning()).into_iter().find(|s| s.k0 > 300).unwrap();
-    let moduli = [crate::report::LAST18, crate::report::P998244353];
+    let moduli = [crate::options::LAST18, crate::options::P998244353];
     let residues: Vec<u64> = moduli.iter().map(|&m| crate::count_mod(target.0, target.1, m).unwrap()).collect();
     let path = dir.join("run.ckpt");
     // a bottom-up run's point (as a version-2 file held, or --cut 900)
     std::fs::write(&path, encode(target, &moduli, &residues, &Point::Up { cut: 900, state: &state })).unwrap();
     let spec = Checkpoint { path, every: Duration::from_secs(3600), fresh: false, keep: false };
-    let options = crate::report::Options { checkpoint: Some(spec), ..Default::default() };
+    let options = crate::options::Options { checkpoint: Some(spec), ..Default::default() };
     let report = crate::Counting::new(&[target], &options).unwrap().reports().unwrap().remove(0);
     assert_eq!(report.value, crate::count(target.0, target.1).unwrap());
     assert!(report.ok());
@@ -168,15 +171,15 @@ fn a_count_from_both_ends_resumes_from_either_half() {
         Ok(())
     };
     assert_eq!(count_resumable(plan(), (n, g), cut, Hooks::default(), None, &mut keep).unwrap(), whole);
-    let halves = points.iter().map(|p| matches!(decode(p).unwrap().progress, Progress::Down { .. }));
+    let halves = points.iter().map(|p| matches!(decode(p).unwrap().position, Position::Down { .. }));
     assert!(halves.clone().any(|down| down) && halves.clone().any(|down| !down), "points in both halves");
     for bytes in points.iter().step_by(2) {
-        let progress = decode(bytes).unwrap().progress;
+        let progress = decode(bytes).unwrap().position;
         let mut ignore = |_: Point, _| Ok(());
         let resumed = count_resumable(plan(), (n, g), cut, Hooks::default(), Some(progress), &mut ignore);
         assert_eq!(resumed.unwrap(), whole);
     }
-    let progress = decode(&points[1]).unwrap().progress;
+    let progress = decode(&points[1]).unwrap().position;
     let mut ignore = |_: Point, _| Ok(());
     let other = count_resumable(plan(), (n, g), cut + 1, Hooks::default(), Some(progress), &mut ignore);
     assert!(matches!(other, Err(Error::InvalidArgument { param: Param::Checkpoint, .. })), "{other:?}");
@@ -198,7 +201,7 @@ fn a_state_inconsistent_with_itself_is_refused() {
         Ok(())
     };
     count_resumable(plan(), (n, g), cut, Hooks::default(), None, &mut keep).unwrap();
-    let Progress::Up { state, .. } = decode(&first.unwrap()).unwrap().progress else { panic!("a bottom-up point") };
+    let Position::Up { state, .. } = decode(&first.unwrap()).unwrap().position else { panic!("a bottom-up point") };
     let forged: Vec<(&str, State)> = vec![
         ("a chunk cut short", {
             let mut s = clone(&state);
@@ -223,7 +226,7 @@ fn a_state_inconsistent_with_itself_is_refused() {
     ];
     for (what, state) in forged {
         let mut ignore = |_: Point, _| Ok(());
-        let progress = Some(Progress::Up { cut, state });
+        let progress = Some(Position::Up { cut, state });
         let got = count_resumable(plan(), (n, g), cut, Hooks::default(), progress, &mut ignore);
         assert!(matches!(got, Err(Error::InvalidArgument { param: Param::Checkpoint, .. })), "{what}: {got:?}");
     }

@@ -142,7 +142,7 @@ pub(super) fn combine(args: CombineArgs) -> anyhow::Result<ExitCode> {
     crt::check_below_tree(n, g, &value, shards.iter().map(|s| s.primes.len()).sum())?;
     // the modular engine run directly, both moduli at once (a thread each)
     let independent =
-        session.compute(|hooks, _| Ok(fibtree::Counting::mod_only(n, g, &Options { hooks, ..Options::default() })?))?;
+        session.compute(|hooks, _| Ok(fibtree::mod_only(n, g, &Options { hooks, ..Options::default() })?))?;
     let projections = [LAST18, P998244353]
         .into_iter()
         .map(|m| {

@@ -50,9 +50,9 @@ pub(super) fn dist(args: DistArgs) -> anyhow::Result<ExitCode> {
     let entries: Vec<(u64, BigUint)> = session.compute(|hooks, _| {
         let options = Options { hooks, engine, memory_limit, ..Options::default() };
         Ok(match args.modulus {
-            None => fibtree::Counting::distribution(n, &options)?,
+            None => fibtree::dist::distribution(n, &options)?,
             Some(m) => {
-                fibtree::Counting::distribution_mod(n, m, &options)?.into_iter().map(|(g, r)| (g, r.into())).collect()
+                fibtree::dist::distribution_mod(n, m, &options)?.into_iter().map(|(g, r)| (g, r.into())).collect()
             }
         })
     })?;

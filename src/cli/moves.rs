@@ -3,6 +3,7 @@
 use std::io::Write;
 use std::process::ExitCode;
 
+use fibtree::Options;
 use fibtree::moves::{Counts, check_floor, list, nth, rank as rank_of, value_after, value_after_with};
 use fibtree_util::SplitMix64;
 use num_bigint::BigUint;
@@ -68,7 +69,9 @@ pub(super) fn moves(args: MovesArgs) -> anyhow::Result<ExitCode> {
         // no move leaves a g known to count 0: no plan, no walk
         let mut counts = match fibtree::known_zero(n, g, hooks)? {
             true => None,
-            false => Some(Counts::new(n, g, hooks, memory_limit)?),
+            false => {
+                Some(Counts::new(n, g, &Options { hooks, memory_limit: Some(memory_limit), ..Options::default() })?)
+            }
         };
         let total = match &mut counts {
             Some(counts) => counts.count(n as usize, g)?,
@@ -142,7 +145,7 @@ pub(super) fn rank(args: RankArgs) -> anyhow::Result<ExitCode> {
         // the memory guard first, then the value the path leaves (O(n) time), then the walk
         check_floor(n, memory_limit)?;
         let g = value_after_with(n, &path, hooks)?;
-        let mut counts = Counts::new(n, g, hooks, memory_limit)?;
+        let mut counts = Counts::new(n, g, &Options { hooks, memory_limit: Some(memory_limit), ..Options::default() })?;
         let index = rank_of(&mut counts, n, g, &path)?;
         // the walk back down from the index must find the same node
         let back = nth(&mut counts, n, g, &index)?;

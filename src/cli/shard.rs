@@ -4,7 +4,7 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use fibtree::crt;
+use fibtree::{Options, crt};
 use serde::{Deserialize, Serialize};
 
 use super::args::ShardArgs;
@@ -59,7 +59,12 @@ pub(super) fn shard(args: ShardArgs) -> anyhow::Result<ExitCode> {
     let limit = super::args::memory_limit(args.max_memory, args.threads);
     let (primes, residues) = session.compute(|hooks, _| {
         let primes = crt::shard_primes(args.n, index, count)?;
-        let residues = crt::residues(args.n, args.g, &primes, limit, hooks)?;
+        let residues = crt::residues(
+            args.n,
+            args.g,
+            &primes,
+            &Options { hooks, memory_limit: Some(limit), ..Options::default() },
+        )?;
         Ok((primes, residues))
     })?;
     let mut file = ShardFile {

@@ -55,6 +55,31 @@ pub fn garner(primes: &[u64], residues: &[u64]) -> Result<BigUint> {
     Ok(x)
 }
 
+/// Checks that `value`, reconstructed from residues modulo `primes` primes, can be c(n, g): every
+/// count is at most the number of non-root nodes, |T(n)| - 1 (0 for the empty T(0)).
+///
+/// Cost: O(1) where `value` is at least 5 bits shorter than the bound on the bits of |T(n)|
+/// (a bound at most 3 above them, from the golden ratio), as every count that is not nearly
+/// |T(n)| is; else O(n^2 / 64) for |T(n)|.
+///
+/// # Errors
+/// [`Error::CrossCheck`] when it is not: a wrong residue.
+pub fn check_below_tree(n: u64, g: u64, value: &BigUint, primes: usize) -> Result<()> {
+    // value < 2^(bound - 5) <= 2^(bits(|T(n)|) - 2) < |T(n)|
+    if value.bits() + 5 <= crate::game::count_bits_bound(n) {
+        return Ok(());
+    }
+    let size = crate::game::tree_size(n).max(BigUint::from(1u32));
+    if *value >= size {
+        return Err(Error::CrossCheck {
+            what: format!("c({n}, {g}) from its residues modulo {primes} primes"),
+            exact: format!("a value of {} bits", value.bits()),
+            modular: format!("a count below |T({n})|, of at most {} bits", size.bits()),
+        });
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

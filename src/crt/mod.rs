@@ -18,12 +18,12 @@
 //! # Ok::<(), fibtree::Error>(())
 //! ```
 
-mod garner;
-mod primes;
+pub(crate) mod garner;
+pub(crate) mod primes;
 mod residues;
-mod shards;
+pub(crate) mod shards;
 
-pub use garner::garner;
+pub use garner::{check_below_tree, garner};
 pub use primes::{PRIME_BITS, REDUNDANCY_BITS, is_prime, primes, primes_needed};
-pub use residues::{check_below_tree, residues};
+pub use residues::residues;
 pub use shards::{MAX_SHARDS, ShardResidues, combine_shards, shard_primes};

@@ -1,12 +1,14 @@
-//! The residues of c(n, g) modulo many primes, and the exact value they determine.
+//! The residues of c(n, g) modulo many primes, by the modular engine under the memory guard: the
+//! run of [`crate::crt`] (the value they determine is [`super::garner`]'s).
 
-use num_bigint::BigUint;
 use rayon::prelude::*;
 
 use crate::budget::{Guard, Run};
 use crate::engines::modular;
-use crate::error::{Error, Result};
-use crate::hooks::Hooks;
+#[cfg(doc)]
+use crate::error::Error;
+use crate::error::Result;
+use crate::options::Options;
 use crate::plan;
 use crate::targets::Targets;
 
@@ -21,13 +23,23 @@ use crate::targets::Targets;
 /// # Errors
 /// [`Error::InvalidArgument`] for a modulus outside 2..2^63, n above [`crate::MAX_N`] or an invalid
 /// `FIBTREE_ISA`; [`Error::OutOfMemory`] when the moduli running at once (one a thread) and the
-/// plan, where one is needed, would not fit in `memory_limit` bytes; [`Error::Interrupted`] once
-/// the hooks cancel the run.
-pub fn residues(n: u64, g: u64, primes: &[u64], memory_limit: u64, hooks: Hooks) -> Result<Vec<u64>> {
+/// plan, where one is needed, would not fit in the options' limit ([`Options::limit`]);
+/// [`Error::Interrupted`] once the options' hooks cancel the run. The options' moduli, engine, cut,
+/// double check and checkpoint are not used.
+///
+/// # Examples
+///
+/// ```
+/// let residues = fibtree::crt::residues(10, 0, &[7, 11], &fibtree::Options::default())?;
+/// assert_eq!(residues, [17 % 7, 17 % 11]);
+/// # Ok::<(), fibtree::Error>(())
+/// ```
+pub fn residues(n: u64, g: u64, primes: &[u64], options: &Options) -> Result<Vec<u64>> {
+    let hooks = options.hooks;
     primes.iter().try_for_each(|&m| modular::check_modulus(m))?;
-    crate::kernel()?;
+    crate::arch::select::kernel()?;
     let at_once = primes.len().min(rayon::current_num_threads()).max(1);
-    let guard = Guard::new(Run::Residues { moduli: 1, at_once }, memory_limit);
+    let guard = Guard::new(Run::Residues { moduli: 1, at_once }, options.limit());
     guard.floor(n, g)?;
     if plan::known_zero(n, g, hooks)? {
         return Ok(vec![0; primes.len()]);
@@ -47,35 +59,18 @@ pub fn residues(n: u64, g: u64, primes: &[u64], memory_limit: u64, hooks: Hooks)
     primes.par_iter().map(|&m| Ok(modular::count_mod_with_plan(&plan, &target, &[m], hooks)?[0][0])).collect()
 }
 
-/// Checks that `value`, reconstructed from residues modulo `primes` primes, can be c(n, g): every
-/// count is at most the number of non-root nodes, |T(n)| - 1 (0 for the empty T(0)).
-///
-/// Cost: O(1) where `value` is at least 5 bits shorter than the bound on the bits of |T(n)|
-/// (a bound at most 3 above them, from the golden ratio), as every count that is not nearly
-/// |T(n)| is; else O(n^2 / 64) for |T(n)|.
-///
-/// # Errors
-/// [`Error::CrossCheck`] when it is not: a wrong residue.
-pub fn check_below_tree(n: u64, g: u64, value: &BigUint, primes: usize) -> Result<()> {
-    // value < 2^(bound - 5) <= 2^(bits(|T(n)|) - 2) < |T(n)|
-    if value.bits() + 5 <= crate::game::count_bits_bound(n) {
-        return Ok(());
-    }
-    let size = crate::game::tree_size(n).max(BigUint::from(1u32));
-    if *value >= size {
-        return Err(Error::CrossCheck {
-            what: format!("c({n}, {g}) from its residues modulo {primes} primes"),
-            exact: format!("a value of {} bits", value.bits()),
-            modular: format!("a count below |T({n})|, of at most {} bits", size.bits()),
-        });
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::crt::{garner, primes, primes_needed};
+    use num_bigint::BigUint;
+
+    use crate::crt::{check_below_tree, garner, primes, primes_needed};
+    use crate::hooks::Hooks;
+
+    /// The options of a run within `memory_limit` bytes told by `hooks`.
+    fn options(memory_limit: u64, hooks: Hooks) -> Options {
+        Options { hooks, memory_limit: Some(memory_limit), ..Options::default() }
+    }
 
     /// The exact c(n, g) from its residues modulo the first [`primes_needed`]`(n)` primes of
     /// [`primes`] ([`residues`], then [`garner`]): a route to the exact value with no big-integer
@@ -91,7 +86,7 @@ mod tests {
     /// residue).
     fn count(n: u64, g: u64, memory_limit: u64, hooks: Hooks) -> Result<BigUint> {
         let primes = primes(primes_needed(n));
-        let residues = residues(n, g, &primes, memory_limit, hooks)?;
+        let residues = residues(n, g, &primes, &options(memory_limit, hooks))?;
         let value = garner(&primes, &residues)?;
         check_below_tree(n, g, &value, primes.len())?;
         Ok(value)
@@ -145,7 +140,7 @@ mod tests {
     fn one_wrong_residue_is_caught() {
         let (n, g) = (1500u64, 0u64);
         let p = primes(primes_needed(n));
-        let good = residues(n, g, &p, u64::MAX, Hooks::default()).unwrap();
+        let good = residues(n, g, &p, &options(u64::MAX, Hooks::default())).unwrap();
         for i in [0, p.len() / 2, p.len() - 1] {
             let mut bad = good.clone();
             bad[i] = (bad[i] + 1) % p[i];

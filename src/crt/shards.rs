@@ -5,7 +5,8 @@ use std::collections::BTreeMap;
 
 use num_bigint::BigUint;
 
-use super::{garner, primes, primes_needed};
+use super::garner::garner;
+use super::primes::{primes, primes_needed};
 use crate::error::{Error, Param, Result};
 
 /// The most shards a count may be cut into: a million (f(1,000,000) has 11,384 primes, so more
@@ -106,11 +107,12 @@ pub fn combine_shards(n: u64, count: usize, shards: &[ShardResidues]) -> Result<
 mod tests {
     use super::*;
     use crate::crt::residues;
-    use crate::hooks::Hooks;
+    use crate::options::Options;
 
     fn shard(n: u64, g: u64, index: usize, count: usize) -> ShardResidues {
         let primes = shard_primes(n, index, count).unwrap();
-        let residues = residues(n, g, &primes, u64::MAX, Hooks::default()).unwrap();
+        let residues =
+            residues(n, g, &primes, &Options { memory_limit: Some(u64::MAX), ..Options::default() }).unwrap();
         ShardResidues { index, primes, residues }
     }
 

@@ -8,8 +8,8 @@
 //!   vectorised one; the independent computation every exact value is checked against.
 //!
 //! This file dispatches [`Engine`] and holds what the engines share: the words format of an exact
-//! value (a length word, then little-endian 64-bit limbs), the limb additions of a plan and the
-//! memory of the layers. The targets come sorted, each once, in the order of their layers
+//! value (a length word, then little-endian 64-bit limbs) and the memory of the layers (the limb
+//! additions of a plan are a cost formula, [`crate::cost`]). The targets come sorted, each once, in the order of their layers
 //! ([`Targets`]).
 
 pub(crate) mod blocked;
@@ -20,13 +20,16 @@ pub(crate) mod reference;
 
 use num_bigint::BigUint;
 
+use crate::cost::limbs;
+use crate::crt::garner::{check_below_tree, garner};
+use crate::crt::primes::{primes, primes_needed};
 use crate::error::Result;
 use crate::hooks::Hooks;
 use crate::plan::Plan;
 use crate::targets::Targets;
 
 pub use both_ends::Cut;
-pub(crate) use reference::{limbs, to_biguint, to_words};
+pub(crate) use reference::{to_biguint, to_words};
 
 /// Which exact engine runs the recurrence.
 ///
@@ -70,18 +73,16 @@ impl Engine {
     }
 }
 
-/// The route of the blocked engine for `targets` over `plan` with the cut asked for: for one target
-/// at the plan's top, its cut and the work of each half ([`both_ends::split`]); `None` (bottom-up
-/// alone) for several targets. Cost O(n).
-///
-/// # Errors
-/// [`crate::Error::InvalidArgument`] naming [`crate::Param::Cut`] for a cut outside 2..=n, or any
-/// cut but [`Cut::Auto`] for several targets.
-pub(crate) fn route(plan: &Plan, targets: &Targets, cut: Cut) -> Result<Option<both_ends::Split>> {
+/// The route of the blocked engine for `targets` over `plan` with the cut asked for (checked by
+/// [`Cut::resolve`]): for one target at the plan's top, its cut and the work of each half
+/// ([`both_ends::split`]); `None` (bottom-up alone) for several targets. Cost O(n).
+pub(crate) fn route(plan: &Plan, targets: &Targets, cut: Cut) -> Option<both_ends::Split> {
     match targets.len() {
-        1 if targets[0].0 as usize == plan.top() => both_ends::split(plan.lens(), cut).map(Some),
-        _ if cut == Cut::Auto => Ok(None),
-        _ => Err(crate::Error::invalid(crate::Param::Cut, "a cut is for a count of one target")),
+        1 if targets[0].0 as usize == plan.top() => Some(both_ends::split(plan.lens(), cut)),
+        _ => {
+            debug_assert_eq!(cut, Cut::Auto, "a cut resolved for one target");
+            None
+        }
     }
 }
 
@@ -93,7 +94,7 @@ pub(crate) fn route(plan: &Plan, targets: &Targets, cut: Cut) -> Result<Option<b
 /// engine (three layers for the reference, see [`blocked`] for the other).
 ///
 /// # Errors
-/// [`crate::Error::Interrupted`] when cancelled; as [`route`].
+/// [`crate::Error::Interrupted`] when cancelled.
 pub(crate) fn stream_words(
     engine: Engine,
     plan: &Plan,
@@ -103,7 +104,7 @@ pub(crate) fn stream_words(
     mut sink: impl FnMut(usize, &[u64]) + Send,
 ) -> Result<()> {
     let split = match engine {
-        Engine::Blocked => route(plan, targets, cut)?,
+        Engine::Blocked => route(plan, targets, cut),
         _ => None,
     };
     match engine {
@@ -138,7 +139,7 @@ pub(crate) fn stream_words(
 fn run_crt(plan: &Plan, targets: &Targets, hooks: Hooks, mut sink: impl FnMut(usize, &[u64])) -> Result<()> {
     use rayon::prelude::*;
     let top = targets.top();
-    let primes = crate::crt::primes(crate::crt::primes_needed(top));
+    let primes = primes(primes_needed(top));
     let tuning = blocked::Tuning::for_residues(plan.widest_layer(), primes.len(), rayon::current_num_threads());
     // per target, its residue modulo every prime
     let mut by_target: Vec<Vec<u64>> = vec![Vec::new(); targets.len()];
@@ -148,9 +149,9 @@ fn run_crt(plan: &Plan, targets: &Targets, hooks: Hooks, mut sink: impl FnMut(us
         .into_par_iter()
         .map(|t| {
             let (n, g) = targets[t];
-            let k = crate::crt::primes_needed(n).min(primes.len());
-            let value = crate::crt::garner(&primes[..k], &by_target[t][..k])?;
-            crate::crt::check_below_tree(n, g, &value, k)?;
+            let k = primes_needed(n).min(primes.len());
+            let value = garner(&primes[..k], &by_target[t][..k])?;
+            check_below_tree(n, g, &value, k)?;
             Ok(to_words(&value))
         })
         .collect::<Result<_>>()?;
@@ -191,13 +192,6 @@ pub(crate) fn count_exact(engine: Engine, plan: &Plan, targets: &Targets, hooks:
     Ok(values)
 }
 
-/// The 64-bit limb additions of the exact engine over layers of `lens[k]` states (k from 0 to the top
-/// layer): the sum over the layers k from 2 up of the states times the limbs of a count of layer k.
-/// 763,862,076 for the plan of (10000, 0), over its 16.7 million states. Cost O(n).
-pub(crate) fn limb_additions(lens: &[u32]) -> u128 {
-    lens.iter().enumerate().skip(2).map(|(k, &len)| len as u128 * limbs(k) as u128).sum()
-}
-
 /// Bytes the exact engines' layers need for a plan whose widest layer has `widest` states and a top
 /// layer `n`, in the current rayon pool: the largest of the reference engine's three layers and the
 /// blocked engine's, with exact lanes ([`blocked::memory_bytes`]) or residues for [`Engine::Crt`]
@@ -207,6 +201,6 @@ pub(crate) fn layer_bytes_for(widest: u64, n: usize) -> u64 {
     let widest = widest.min(1 << 40) as usize;
     let reference = 3u64.saturating_mul(widest as u64).saturating_mul((1 + limbs(n)) as u64 * 8);
     let threads = rayon::current_num_threads();
-    let residues = blocked::residue_memory_bytes(widest, crate::crt::primes_needed(n as u64), threads);
+    let residues = blocked::residue_memory_bytes(widest, primes_needed(n as u64), threads);
     reference.max(blocked::memory_bytes(widest, n, threads)).max(residues)
 }

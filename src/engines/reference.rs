@@ -7,16 +7,11 @@ use num_bigint::BigUint;
 
 use super::recurrence::Numbers;
 use crate::arch::add_run;
-use crate::game::count_bits_bound;
+use crate::cost::limbs;
 
 /// Exact values: word 0 holds the number of significant limbs `len`, words `1..=len` the limbs,
 /// little-endian; words past `len` are stale and never read. `1 + limbs(k)` words per value of layer k.
 pub(crate) struct Limbs;
-
-/// Limbs per value of layer `k`: enough for every count c(k, g) <= |T(k)| - 1.
-pub(crate) fn limbs(k: usize) -> usize {
-    count_bits_bound(k as u64).div_ceil(64) as usize
-}
 
 /// `out[..] = a + b + increment` over the limbs, where `a.len() >= b.len()`, `out` is long enough
 /// for the sum, and `increment <= 2`; returns the number of significant limbs written.

@@ -44,11 +44,11 @@ impl Census {
 /// [`crate::Error::InvalidArgument`] for an n above [`crate::game::MAX_N`];
 /// [`crate::Error::Interrupted`] once cancelled (checked every layer).
 pub(crate) fn census(targets: &Targets, hooks: Hooks) -> Result<Census> {
-    census_in(targets, crate::kernel()?.isa(), hooks)
+    census_in(targets, crate::arch::select::kernel()?, hooks)
 }
 
 /// [`census`] with its kernel compiled for `isa`.
-fn census_in(targets: &Targets, isa: crate::arch::Isa, hooks: Hooks) -> Result<Census> {
+fn census_in(targets: &Targets, isa: crate::arch::Kernel, hooks: Hooks) -> Result<Census> {
     let top = targets.top();
     crate::game::check_n(top)?;
     let edge = crate::game::edge_values(top)?;
@@ -209,7 +209,7 @@ mod tests {
         ];
         for targets in &cases {
             let plan = crate::plan::Plan::new(&Targets::new(targets), u64::MAX, Hooks::default()).unwrap();
-            for isa in crate::arch::Isa::available() {
+            for isa in crate::arch::Kernel::available() {
                 let census = census_in(&Targets::new(targets), isa, Hooks::default()).unwrap();
                 assert_eq!(census.lens, plan.lens(), "{targets:?} with {isa:?}");
                 assert_eq!(census.lens.iter().map(|&l| l as u64).sum::<u64>(), plan.states());

@@ -27,15 +27,16 @@ pub(crate) use layer_set::Step;
 pub use support::known_zero;
 pub(crate) use support::{known_zeros, support};
 
-use crate::budget;
+use crate::cost::check;
 use crate::error::Result;
 use crate::hooks::Hooks;
 use crate::targets::Targets;
 use backward::{Keep, backward};
 use layer_set::EMPTY;
 
-/// What a run's memory estimate depends on in its plan: what the memory guard's estimate of a run takes ([`crate::budget::Run::bytes`]), from a
-/// prediction before the plan exists and from the plan itself afterwards.
+/// What a run's memory estimate depends on in its plan: what the memory guard's estimate of a run
+/// takes ([`crate::budget::Run::bytes`]), from a prediction before the plan exists and from the plan
+/// itself afterwards.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Sizes {
     /// The plan's bytes.
@@ -93,7 +94,8 @@ impl Plan {
 
     /// [`Plan::new`], keeping the sets of the layers up to `keep` only (each layer above is freed
     /// once the two below it are made), with every layer's size and the edge values: the plan of a
-    /// count from both ends, whose top-down half makes its own layers ([`keep_for_both_ends`]).
+    /// count from both ends, whose top-down half makes its own layers
+    /// ([`crate::engines::both_ends::keep_for_both_ends`]).
     /// Cost: [`Plan::new`]'s time; memory the kept layers' and two more.
     ///
     /// # Errors
@@ -103,10 +105,10 @@ impl Plan {
         crate::game::check_n(top)?;
         // Before allocating anything: the Grundy values, one set per layer and at least one word in
         // each are a floor under the plan's size; windows W wide, the size of a plan of one target.
-        budget::check(bytes_at(top, 64), memory_limit)?;
+        check(bytes_at(top, 64), memory_limit)?;
         let edge = crate::game::edge_values(top)?;
         let w = crate::game::window_of_edge(edge.iter().copied().max().unwrap_or(0));
-        budget::check(kept_share(bytes_at(top, w), top, keep), memory_limit)?;
+        check(kept_share(bytes_at(top, w), top, keep), memory_limit)?;
         let layers = vec![LayerSet::default(); top as usize + 1];
         let lens = vec![0; top as usize + 1];
         let mut kept = Kept { layers, lens, used: bytes_at(top, 0), limit: memory_limit, keep };
@@ -179,23 +181,6 @@ impl Plan {
     }
 }
 
-/// The highest layer the best cut of a count of one target at layer `n` from both ends can be
-/// ([`crate::engines::both_ends::best_cut`]): the last m with limbs(m) <= limbs(n - m + 1). A layer k
-/// above it costs more bottom-up (limbs(k)) than top-down (limbs(n - k + 1)), and the difference
-/// grows with k, so the least work never puts it below the cut, whatever the layers' sizes: the
-/// plan of such a count needs its sets up to here only ([`Plan::below`]). Cost O(log n).
-pub(crate) fn keep_for_both_ends(n: usize) -> usize {
-    let limbs = crate::engines::limbs;
-    let fits = |m: usize| limbs(m) <= limbs(n - m + 1).max(1);
-    // fits is true then false as m grows (limbs grows with m, limbs(n - m + 1) falls)
-    let (mut lo, mut hi) = (1usize, n.max(1));
-    while lo < hi {
-        let mid = (lo + hi).div_ceil(2);
-        if fits(mid) { lo = mid } else { hi = mid - 1 }
-    }
-    lo
-}
-
 /// The keeper of [`Plan::new`]: every layer (or those up to `keep`), and the memory guard's watch
 /// over their bytes.
 struct Kept {
@@ -222,7 +207,7 @@ impl Keep for Kept {
     fn before(&mut self, i: usize, window_bytes: u64) -> Result<()> {
         if self.used.saturating_add(window_bytes) > self.limit {
             let estimate = self.used.saturating_add(window_bytes.saturating_mul(i as u64 - 1));
-            budget::check(estimate, self.limit)?;
+            check(estimate, self.limit)?;
         }
         Ok(())
     }
@@ -231,7 +216,7 @@ impl Keep for Kept {
     fn keep(&mut self, i: usize, set: LayerSet) -> Result<()> {
         self.used += set.bytes();
         let below = (i.min(self.keep.saturating_add(1)) as u64).saturating_sub(2);
-        budget::check(self.used + set.bytes() * below, self.limit)?;
+        check(self.used + set.bytes() * below, self.limit)?;
         self.lens[i] = set.len() as u32;
         self.layers[i] = set;
         // layer i + 2 is read by no layer below i: freed unless kept
@@ -278,15 +263,16 @@ mod tests {
         }
     }
 
-    /// The best cut of a count from both ends is never above [`keep_for_both_ends`], and a plan that
+    /// The best cut of a count from both ends is never above
+    /// [`crate::engines::both_ends::keep_for_both_ends`], and a plan that
     /// keeps its sets up to there has the full plan's sizes and the same sets below.
     #[test]
     fn a_plan_below_the_cut_keeps_what_both_ends_read() {
         for (n, g) in [(3u64, 0u64), (40, 1), (300, 0), (1000, 7), (10_000, 0)] {
             let targets = crate::targets::Targets::one(n, g);
             let full = Plan::new(&targets, u64::MAX, Hooks::default()).unwrap();
-            let keep = keep_for_both_ends(n as usize);
-            let (best, _) = crate::engines::both_ends::best_cut(full.lens());
+            let keep = crate::engines::both_ends::keep_for_both_ends(n as usize);
+            let (best, _) = crate::engines::both_ends::cut::best_cut(full.lens());
             assert!(best <= keep, "n = {n}: best cut {best}, kept to {keep}");
             let below = Plan::below(&targets, keep, u64::MAX, Hooks::default()).unwrap();
             assert_eq!(below.lens(), full.lens(), "n = {n}");

@@ -116,7 +116,7 @@ fn dist_modular_is_the_exact_reduced() {
         }
     }
     // the library's modular distribution too
-    let modular = fibtree::Counting::distribution_mod(200, 1_000_003, &fibtree::Options::default()).unwrap();
+    let modular = fibtree::dist::distribution_mod(200, 1_000_003, &fibtree::Options::default()).unwrap();
     let exact = library_dist(200);
     assert_eq!(modular.len(), exact.len());
     for ((g, r), (h, c)) in modular.iter().zip(&exact) {

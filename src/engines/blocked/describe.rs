@@ -6,7 +6,7 @@
 //! their own ([`layer_sources`]).
 
 use super::sweep::Sweep;
-use crate::arch::{self, Isa, Vectorised};
+use crate::arch::{self, Kernel, Vectorised};
 use crate::plan::{LayerSet, Plan};
 
 /// A layer as the layers after it read it: its non-zero states (a subset of the plan's), with the
@@ -129,7 +129,7 @@ pub(crate) fn layer_sources(
     k: usize,
     new_edges: &[NonZeroSet],
     edges: &[NonZeroSet; 2],
-    isa: Isa,
+    isa: Kernel,
 ) -> Sources {
     let (r, l) = sweep.edges(plan, k);
     let before = |back| layer_before(new_edges, edges, k0, k - back);

@@ -81,7 +81,21 @@ pub(crate) use lanes::{MAX_BLOCK_LAYERS, lanes};
 pub(crate) use pass::Chunk;
 pub(crate) use sweep::Sweep;
 
-use crate::arch::{self, Isa};
+/// The part of the blocked engine that a count from both ends ([`crate::engines::both_ends`]) drives,
+/// and all it reaches of it: a run of one sweep in either direction ([`Sweep`], [`SweepRun`],
+/// [`run_sweep`]) or of the bottom-up count alone ([`run_exact`]); how each is cut ([`Tuning`],
+/// [`CHUNK_LANES`], the [`lanes`] of a count of layer k); the work of a sweep, for the one progress
+/// tally of both halves ([`sweep_work`], [`Tally`]); the plan's layers handed over to a bottom-up
+/// sweep ([`Handed`]); and where a sweep ends or resumes ([`State`]: the values of its last two
+/// layers, which the join multiplies and a checkpoint holds).
+pub(crate) mod sweeps {
+    pub(crate) use super::describe::Handed;
+    pub(crate) use super::lanes::lanes;
+    pub(crate) use super::sweep::Sweep;
+    pub(crate) use super::{CHUNK_LANES, State, SweepRun, Tally, Tuning, run_exact, run_sweep, sweep_work};
+}
+
+use crate::arch::{self, Kernel};
 use crate::error::{Error, Param, Result};
 use crate::hooks::Hooks;
 use crate::plan::Plan;
@@ -126,7 +140,7 @@ pub(crate) struct Tuning {
     /// [`Tuning::for_run`] down to 1 for many threads).
     pub(crate) chunk_lanes: usize,
     /// The instruction set of the kernels.
-    pub(crate) isa: Isa,
+    pub(crate) isa: Kernel,
 }
 
 /// The bytes that three layers of one chunk (what a pass keeps live) may take: 3 x 8 x C bytes a
@@ -150,7 +164,7 @@ const FALLBACK_WORKING_SET: usize = 2 << 20;
 impl Tuning {
     /// A tuning for layers of at most `widest` states: the largest chunk (4 to 16 lanes) whose three
     /// layers fit in [`chunk_working_set`], blocks as long as the lanes allow, the kernels in use
-    /// ([`Isa::in_use`]: the CPU's widest unless `FIBTREE_ISA` forces others).
+    /// ([`Kernel::in_use`]: the CPU's widest unless `FIBTREE_ISA` forces others).
     pub(crate) fn for_width(widest: usize) -> Tuning {
         let widest = widest.max(1);
         let chunk_lanes = match chunk_working_set() / (3 * 8 * widest) {
@@ -158,7 +172,7 @@ impl Tuning {
             8..16 => 8,
             _ => 16,
         };
-        Tuning { block_layers: MAX_BLOCK_LAYERS, chunk_lanes, isa: Isa::in_use() }
+        Tuning { block_layers: MAX_BLOCK_LAYERS, chunk_lanes, isa: Kernel::in_use() }
     }
 
     /// A tuning for a run up to layer `n` whose layers have at most `widest` states, on `threads`
@@ -320,7 +334,7 @@ pub(crate) fn run_residues(
         crate::engines::modular::check_modulus(m)?;
     }
     if moduli.is_empty() {
-        crate::kernel()?;
+        crate::arch::select::kernel()?;
         for t in 0..targets.len() {
             sink(t, &[]);
         }
@@ -438,7 +452,7 @@ fn run_kind(
     mut at_boundary: Option<&mut AtBoundary>,
     mut sink: impl FnMut(usize, &[u64]) + Send,
 ) -> Result<State> {
-    crate::kernel()?;
+    crate::arch::select::kernel()?;
     // the time outside the segments' task graphs, on this thread, when the graph is recorded
     let recorder = hooks.recorder();
     let mut outside = recorder.map(|_| arch::thread_cpu_seconds());

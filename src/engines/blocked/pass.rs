@@ -6,7 +6,7 @@ use std::sync::Mutex;
 
 use super::describe::Sources;
 use super::lanes::PAYLOAD;
-use crate::arch::{self, Isa};
+use crate::arch::{self, Kernel};
 use crate::hooks::Hooks;
 
 /// Chunk j of two consecutive layers (the older first), `(states + 1) x C` lanes each (the last chunk
@@ -36,7 +36,7 @@ pub(super) struct PassContext<'a> {
     pub(super) layers: &'a [Sources],
     pub(super) hooks: Hooks<'a>,
     pub(super) spares: &'a Spares,
-    pub(super) isa: Isa,
+    pub(super) isa: Kernel,
     /// For a run of residues: the moduli of this pass's chunk, one a lane (`None` for exact lanes).
     pub(super) moduli: Option<&'a [u64]>,
 }

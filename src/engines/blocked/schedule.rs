@@ -20,7 +20,7 @@ use super::describe::{Handed, NonZeroSet, Sources, layer_sources, nonzero_sets};
 use super::lanes::limbs_of;
 use super::pass::{Chunk, PassContext, PassInput, Spares};
 use super::{LaneKind, State, Sweep, Tally};
-use crate::arch::{Isa, thread_cpu_seconds};
+use crate::arch::{Kernel, thread_cpu_seconds};
 use crate::graph::{Recorder, TaskKind};
 use crate::hooks::Hooks;
 use crate::plan::Plan;
@@ -43,7 +43,7 @@ pub(super) struct Shared<'a, 's> {
     pub(super) targets: &'a [(u64, u64)],
     /// Lanes per chunk.
     pub(super) c: usize,
-    pub(super) isa: Isa,
+    pub(super) isa: Kernel,
     /// What the lanes hold.
     pub(super) kind: LaneKind<'a>,
     /// The run's hooks, for progress; and the hooks that stop a segment midway (without cancel flags

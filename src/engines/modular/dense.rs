@@ -31,7 +31,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use rayon::prelude::*;
 
 use super::NAME;
-use crate::arch::{AlignedLanes, Isa, Residue, window};
+use crate::arch::{AlignedLanes, Kernel, Residue, window};
 use crate::error::Result;
 use crate::hooks::Hooks;
 use crate::plan::Plan;
@@ -141,7 +141,7 @@ pub(super) fn run(
     moduli: &[u64],
     hooks: Hooks,
     w: u64,
-    isa: Isa,
+    isa: Kernel,
     narrow: bool,
 ) -> Result<Vec<Vec<u64>>> {
     // the targets in order of layer; those of layers 0 and 1 (count 0) first
@@ -149,7 +149,7 @@ pub(super) fn run(
     let v = class_width(w);
     let windows = lane_windows(shape, v);
     let total = layer_lanes(shape, w).iter().sum::<u64>() * moduli.len() as u64;
-    let sweep = Sweep { shape, windows, targets: &targets[first..], v, hooks, total, done: AtomicU64::new(0) };
+    let sweep = SharedSweep { shape, windows, targets: &targets[first..], v, hooks, total, done: AtomicU64::new(0) };
     let per_modulus: Vec<Vec<u64>> = moduli
         .par_iter()
         .map(|&m| if narrow && m < NARROW_LIMIT { sweep.run::<u32>(m, isa) } else { sweep.run::<u64>(m, isa) })
@@ -191,10 +191,10 @@ pub(super) fn arrays_bytes(w: u64) -> u64 {
     (3 * CLASSES as u64).saturating_mul(v + 1 + 8).saturating_mul(8)
 }
 
-/// What every modulus's sweep shares: the shape, its windows in lanes of a class array, the targets
+/// What the sweeps of every modulus share (not the blocked engine's `Sweep`, a direction): the shape, its windows in lanes of a class array, the targets
 /// (those above layer 1 in order of layer), the class width and the hooks, and the work done by all
 /// of them for the progress callback.
-struct Sweep<'a> {
+struct SharedSweep<'a> {
     shape: &'a Shape<'a>,
     windows: Vec<(usize, usize)>,
     /// The targets above layer 1, in order of layer.
@@ -208,10 +208,10 @@ struct Sweep<'a> {
     done: AtomicU64,
 }
 
-impl Sweep<'_> {
+impl SharedSweep<'_> {
     /// One modulus: every layer in turn over three rolling layers of class arrays of V + 1 lanes.
     /// Returns the residue of each of its targets, in their order.
-    fn run<T: Residue>(&self, m: u64, isa: Isa) -> Result<Vec<u64>> {
+    fn run<T: Residue>(&self, m: u64, isa: Kernel) -> Result<Vec<u64>> {
         let v = self.v;
         let layer = || -> [AlignedLanes<T>; CLASSES] { std::array::from_fn(|_| AlignedLanes::zeroed(v + 1)) };
         let mut live = [layer(), layer(), layer()];

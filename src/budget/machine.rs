@@ -14,67 +14,12 @@
 //!   and the stacks still to start.
 
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 
-use fibtree_util::human_bytes;
+use crate::limits::{Bound, Limit};
 
 /// The address space a thread of the pool adds: its stack (2 MiB, the default of Rust's threads),
 /// its guard page and its thread-local data, with room to spare.
 const THREAD_BYTES: u64 = (2 << 20) + (256 << 10);
-
-/// Which limit bounds a run, with the figure it starts from (bytes).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum Bound {
-    /// The limit the caller gave (`--max-memory`).
-    Given,
-    /// The memory the system has available (`MemAvailable`).
-    Available,
-    /// The limit of a cgroup of the process (v2 `memory.max`, or v1 `memory.limit_in_bytes`).
-    Cgroup {
-        /// The cgroup's limit.
-        max: u64,
-        /// Whether it is a cgroup v2 limit.
-        v2: bool,
-    },
-    /// The address-space limit (RLIMIT_AS, `ulimit -v`), less what the process maps and what its
-    /// threads will add.
-    AddressSpace {
-        /// The soft limit.
-        max: u64,
-        /// What the process mapped when it was read, and what its threads will add.
-        used: u64,
-    },
-    /// The data-segment limit (RLIMIT_DATA, `ulimit -d`), less the process's data and what its
-    /// threads will add.
-    Data {
-        /// The soft limit.
-        max: u64,
-        /// The process's data when it was read, and what its threads will add.
-        used: u64,
-    },
-}
-
-/// The memory a run may use, in bytes, and the limit that sets it: what an
-/// [`Error::OutOfMemory`](crate::Error::OutOfMemory) names.
-///
-/// # Examples
-///
-/// ```
-/// use fibtree::{Bound, Limit};
-/// let limit = Limit::new(Some(1 << 30), 2);
-/// assert!(limit.bytes() <= 1 << 30); // never above the machine's own limits
-/// let given = Limit::given(1 << 30);
-/// assert_eq!((given.bytes(), given.bound()), (1 << 30, Bound::Given));
-/// assert_eq!(given.to_string(), "the 1.0 GiB it may use");
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Limit {
-    /// The bytes the run may use.
-    pub(crate) bytes: u64,
-    /// Which limit it is.
-    pub(crate) bound: Bound,
-}
 
 impl Limit {
     /// The memory a run on `threads` threads may use: the least of `given` (where there is one) and
@@ -85,57 +30,11 @@ impl Limit {
     pub fn new(given: Option<u64>, threads: usize) -> Limit {
         run_limit(given, threads)
     }
-
-    /// A limit of `bytes` the caller gives, as it is. Cost O(1).
-    pub fn given(bytes: u64) -> Limit {
-        Limit { bytes, bound: Bound::Given }
-    }
-
-    /// The bytes the run may use. Cost O(1).
-    pub fn bytes(&self) -> u64 {
-        self.bytes
-    }
-
-    /// Which limit it is. Cost O(1).
-    pub fn bound(&self) -> Bound {
-        self.bound
-    }
 }
-
-impl std::fmt::Display for Limit {
-    /// E.g. `the 40.1 MiB it may use under the address-space limit (ulimit -v) of 58.6 MiB (less
-    /// 18.5 MiB mapped or for its threads)`.
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "the {} it may use", human_bytes(self.bytes))?;
-        match self.bound {
-            Bound::Given => Ok(()),
-            Bound::Available => write!(f, " (the memory available)"),
-            Bound::Cgroup { max, v2 } => {
-                let file = if v2 { "memory.max" } else { "memory.limit_in_bytes" };
-                write!(f, " under its cgroup's limit ({file}) of {}, less what the cgroup uses", human_bytes(max))
-            }
-            Bound::AddressSpace { max, used } => write!(
-                f,
-                " under the address-space limit (ulimit -v) of {} (less {} mapped or for its threads)",
-                human_bytes(max),
-                human_bytes(used)
-            ),
-            Bound::Data { max, used } => write!(
-                f,
-                " under the data-segment limit (ulimit -d) of {} (less {} of data or for its threads)",
-                human_bytes(max),
-                human_bytes(used)
-            ),
-        }
-    }
-}
-
-/// The last limit [`run_limit`] chose, so that a refusal with its bytes can name it.
-static CHOSEN: Mutex<Option<Limit>> = Mutex::new(None);
 
 /// The memory a run on `threads` threads may use: the least of `given` (where there is one) and the
 /// machine's hard limits (cgroup, address space, data segment), or without `given` the least of
-/// those and the memory available. Recorded, so that [`named`] can say which limit a refusal met.
+/// those and the memory available. Recorded, so that `limits::named` can say which limit a refusal met.
 ///
 /// Cost: the reads of a few small files of `/proc` and `/sys`.
 pub(crate) fn run_limit(given: Option<u64>, threads: usize) -> Limit {
@@ -144,18 +43,15 @@ pub(crate) fn run_limit(given: Option<u64>, threads: usize) -> Limit {
         None => available(),
     };
     let limit = hard_limits(threads).into_iter().fold(soft, |least, l| if l.bytes < least.bytes { l } else { least });
-    *CHOSEN.lock().unwrap_or_else(|e| e.into_inner()) = Some(limit);
+    crate::limits::record(limit);
     limit
-}
-
-/// The limit last chosen by [`run_limit`], where it is of `bytes` bytes. Cost O(1).
-pub(crate) fn named(bytes: u64) -> Option<Limit> {
-    CHOSEN.lock().unwrap_or_else(|e| e.into_inner()).filter(|l| l.bytes == bytes)
 }
 
 /// `MemAvailable`, or no limit where it cannot be read.
 fn available() -> Limit {
-    Limit { bytes: super::kib_field("/proc/meminfo", "MemAvailable:").unwrap_or(u64::MAX), bound: Bound::Available }
+    let meminfo = std::fs::read_to_string("/proc/meminfo").unwrap_or_default();
+    let bytes = field(&meminfo, "MemAvailable:").and_then(|kb| kb.checked_mul(1024));
+    Limit { bytes: bytes.unwrap_or(u64::MAX), bound: Bound::Available }
 }
 
 /// The limits no run can pass: the cgroups', the address space's, the data segment's, those that

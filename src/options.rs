@@ -1,0 +1,66 @@
+//! What steers a counting run ([`Options`]) and the two moduli every run projects onto ([`LAST18`],
+//! [`P998244353`]).
+
+use crate::budget::available_memory;
+use crate::checkpoint::Checkpoint;
+use crate::engines::{Cut, Engine};
+use crate::hooks::Hooks;
+
+/// 10^18: the modulus of the "last 18 digits" projection.
+///
+/// # Examples
+///
+/// ```
+/// let report = fibtree::Counting::new(&[(300, 0)], &fibtree::Options::default())?.reports()?.remove(0);
+/// assert_eq!(report.projection(fibtree::LAST18).unwrap().residue, 799_101_863_880_973_663);
+/// # Ok::<(), fibtree::Error>(())
+/// ```
+pub const LAST18: u64 = 1_000_000_000_000_000_000;
+/// The prime modulus the contest problem asks for.
+///
+/// # Examples
+///
+/// ```
+/// assert_eq!(fibtree::count_mod(300, 0, fibtree::P998244353)?, 110_881_951);
+/// # Ok::<(), fibtree::Error>(())
+/// ```
+pub const P998244353: u64 = 998_244_353;
+
+/// How a counting run goes beyond the two default projections.
+///
+/// # Examples
+///
+/// ```
+/// let options = fibtree::Options { moduli: vec![7], memory_limit: Some(1 << 30), ..Default::default() };
+/// assert_eq!(options.limit(), 1 << 30);
+/// let report = fibtree::Counting::new(&[(10, 0)], &options)?.reports()?.remove(0);
+/// assert_eq!(report.projection(7).unwrap().residue, 17 % 7);
+/// # Ok::<(), fibtree::Error>(())
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct Options<'a> {
+    /// Further moduli to project onto and check (each 2 <= m < 2^63).
+    pub moduli: Vec<u64>,
+    /// The memory the run may use, in bytes; `None` for what the machine has available.
+    pub memory_limit: Option<u64>,
+    /// The cancel flag and the callbacks the engines obey and tell.
+    pub hooks: Hooks<'a>,
+    /// The exact engine.
+    pub engine: Engine,
+    /// Where the blocked engine cuts the count of one target between its halves ([`Cut::Auto`]:
+    /// where the work is least). A run resumed from a checkpoint goes on at the checkpoint's cut.
+    pub cut: Cut,
+    /// Compute every exact value a second time with the other exact engine, over a plan made afresh
+    /// (see [`crate::Report::double_check`]).
+    pub double_check: bool,
+    /// Save the run's state to a file every so often and when it is stopped, and resume from it
+    /// (one target, the blocked engine).
+    pub checkpoint: Option<Checkpoint>,
+}
+
+impl Options<'_> {
+    /// The memory the run may use: [`Options::memory_limit`], or what the machine has available.
+    pub fn limit(&self) -> u64 {
+        self.memory_limit.unwrap_or_else(available_memory)
+    }
+}

@@ -1,0 +1,534 @@
+//! A counting run: the plan, the exact engine and the modular engine, and the report of each target
+//! with its projections and the verdict of every cross-check ([`Counting`]); the route a count takes
+//! (the plan kept below the cut, the modular engine with or without a plan) and the memory guard it
+//! runs under; and the runs of the modular engine alone ([`mod_only`], [`mod_only_each`]).
+//! Checkpoints and the double check are policies of the run ([`Options`]).
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use num_bigint::BigUint;
+use num_traits::ToPrimitive;
+
+use crate::budget::{Guard, PROCESS_BYTES, Run, kept_values};
+use crate::checkpoint::{self, Saver};
+use crate::engines::both_ends::{Point, Position};
+use crate::engines::{self, Cut, Engine, modular};
+use crate::error::{Error, Param, Result};
+use crate::hooks::Hooks;
+use crate::options::{LAST18, Options, P998244353};
+use crate::plan::{self, Plan};
+use crate::report::{ModReport, Projection, Report};
+use crate::targets::Targets;
+
+/// A counting run: the exact c(n, g) of every target, each checked modulo 10^18, 998244353 and every
+/// modulus of the [`Options`] against the modular engine, in the current rayon pool. It is planned
+/// and checked against the memory limit first ([`Counting::new`]), so that a caller can refuse a
+/// run (or print its estimate) before it writes anything, then run ([`Counting::for_each`] or
+/// [`Counting::reports`]). [`mod_only`], [`crate::dist::distribution`] and
+/// [`crate::dist::distribution_mod`] are the runs of one engine alone.
+///
+/// Cost: the exact engine's O(states x limbs(n)) limb additions plus the modular engine's
+/// O(states x moduli); memory the plan (one bit per g of each layer's window) plus three layers of
+/// each engine, estimated and checked against the limit before any layer is allocated.
+///
+/// # Examples
+///
+/// ```
+/// let (targets, options) = ([(300, 0)], fibtree::Options::default());
+/// let counting = fibtree::Counting::new(&targets, &options)?;
+/// assert!(counting.memory_estimate_bytes() > 0); // known before the engines run
+/// counting.for_each(|_, report| {
+///     assert_eq!(report.projection(fibtree::P998244353).unwrap().residue, 110_881_951);
+///     Ok(())
+/// })?;
+/// # Ok::<(), fibtree::Error>(())
+/// ```
+pub struct Counting<'a> {
+    targets: &'a [(u64, u64)],
+    /// The indices of the targets known to count 0 ([`crate::plan::known_zero`]): no plan for them.
+    zero: Vec<usize>,
+    /// The other targets, what the engines run over (sorted, each once), and for each of them the
+    /// indices in `targets` that name it.
+    live: Targets,
+    named: Vec<Vec<usize>>,
+    options: &'a Options<'a>,
+    moduli: Vec<u64>,
+    /// The plan of the live targets (`None` where there are none).
+    plan: Option<Plan>,
+    /// The blocked engine's route for one target ([`Counting::split`]).
+    split: Option<crate::engines::both_ends::Split>,
+    estimate: u64,
+    /// The modular engine's residues where they were found while the plan was built, or read from
+    /// the checkpoint.
+    independent: Option<Vec<Vec<u64>>>,
+    /// Where the blocked engine stood, read from the checkpoint.
+    resume: Option<Position>,
+    /// The run's hold on its checkpoint, for the run's life.
+    _hold: Option<checkpoint::Hold>,
+}
+
+impl<'a> Counting<'a> {
+    /// Plans the run and checks its estimated peak memory against the limit. A target whose count is
+    /// known to be 0 without counting (g above every value a move of T(n) can leave, or outside the
+    /// support, docs/math.md "Where the counts are zero") is answered 0 and left out of the plan. Where the
+    /// targets' g are small, the modular engine runs meanwhile, with no plan, so that its residues
+    /// are ready when the exact engine starts. With a checkpoint, reads it first (or discards it,
+    /// with [`crate::Checkpoint::fresh`]).
+    ///
+    /// Cost: O(1) for the floor of the memory guard, which comes first; O(top n) for the bounds;
+    /// the support's forward pass for a target g between the edge values' power of two and the
+    /// bound; the plan's backward pass, and the modular engine's work.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] for n too large, a modulus outside 2..2^63 or a checkpoint that
+    /// cannot be used; [`Error::OutOfMemory`] when the estimate exceeds the memory limit (with the
+    /// estimate of the whole run); [`Error::Interrupted`] when cancelled.
+    pub fn new(targets: &'a [(u64, u64)], options: &'a Options<'a>) -> Result<Counting<'a>> {
+        let moduli = moduli_of(options)?;
+        if options.checkpoint.is_some() {
+            if targets.len() != 1 {
+                return Err(Error::invalid(Param::Checkpoint, "a checkpoint holds the run of one count"));
+            }
+            if options.engine != Engine::Blocked {
+                return Err(Error::invalid(Param::Checkpoint, "checkpoints work with the blocked engine only"));
+            }
+        }
+        // the cut checked before any work
+        options.cut.resolve(targets, options.engine)?;
+        // the checkpoint's path checked and held before any work
+        let hold = options.checkpoint.as_ref().map(checkpoint::hold).transpose()?;
+        // Before anything of size O(n): the floor of the whole run.
+        let all = Targets::new(targets);
+        // past the limit, refused with the whole run's prediction (O(n) time, no memory): the figure
+        // a larger limit would give too
+        let guard = count_guard(targets.len(), all.top(), moduli.len(), options);
+        if let Err(e) = guard.floor(all.top(), all.g_range().1) {
+            let (_, keep) = route(&all, options, moduli.len())?;
+            return Err(guard.plan_below(&all, keep, options.hooks).err().unwrap_or(e));
+        }
+        // each distinct target once: known to count 0 without counting, or counted
+        let distinct: Vec<(u64, u64)> = all.iter().copied().collect();
+        let zero = plan::known_zeros(&distinct, options.hooks)?;
+        let live: Vec<(u64, u64)> = distinct.iter().zip(zero).filter(|(_, z)| !z).map(|(&t, _)| t).collect();
+        let live = Targets::new(&live);
+        let (mut zero, mut named) = (Vec::new(), vec![Vec::new(); live.len()]);
+        for (i, &t) in targets.iter().enumerate() {
+            match live.index_of(t) {
+                Some(at) => named[at].push(i),
+                None => zero.push(i),
+            }
+        }
+        let (plan, estimate, independent, resume) = if live.is_empty() {
+            (None, PROCESS_BYTES, None, None)
+        } else if let Some(spec) = &options.checkpoint
+            && let Some(saved) = checkpoint::load(spec, live[0], &moduli, options.hooks)?
+        {
+            // the residues are the checkpoint's: the modular engine needs no plan
+            let keep = kept_layers(&live, options, Some(saved.position.cut()));
+            let (plan, estimate) = planned(&live, options, moduli.len(), keep)?;
+            (Some(plan), estimate, Some(vec![saved.residues]), Some(saved.position))
+        } else {
+            let (early, keep) = route(&live, options, moduli.len())?;
+            // the plan stops the modular engine when it fails
+            let failed = AtomicBool::new(false);
+            let (planned, independent) = rayon::join(
+                || planned(&live, options, moduli.len(), keep).inspect_err(|_| failed.store(true, Ordering::Relaxed)),
+                || match early {
+                    true => modular::count_mod_unplanned(&live, &moduli, options.hooks.also_stopped_by(&failed)),
+                    false => Ok(None),
+                },
+            );
+            let (plan, estimate) = planned?;
+            (Some(plan), estimate, independent?, None)
+        };
+        // a resumed run goes on at its checkpoint's cut
+        let cut = match &resume {
+            Some(saved) => options.cut.resumed(saved.cut())?,
+            None => options.cut,
+        };
+        let split = match (&plan, options.engine) {
+            (Some(plan), Engine::Blocked) => engines::route(plan, &live, cut),
+            _ => None,
+        };
+        Ok(Counting {
+            targets,
+            zero,
+            live,
+            named,
+            options,
+            moduli,
+            plan,
+            split,
+            estimate,
+            independent,
+            resume,
+            _hold: hold,
+        })
+    }
+
+    /// The blocked engine's route for the one target: where it is cut and the work of each half
+    /// (`None` for several targets, another engine or a count known to be 0). Cost O(1).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let options = fibtree::Options::default();
+    /// let counting = fibtree::Counting::new(&[(2000, 0)], &options)?;
+    /// let split = counting.split().expect("one target, the blocked engine");
+    /// assert!(split.cut <= 2000 && split.work() <= split.bottom_up);
+    /// # Ok::<(), fibtree::Error>(())
+    /// ```
+    pub fn split(&self) -> Option<crate::engines::both_ends::Split> {
+        self.split
+    }
+
+    /// The estimated peak memory of the run, in bytes.
+    pub fn memory_estimate_bytes(&self) -> u64 {
+        self.estimate
+    }
+
+    /// Runs the engines and gives every report, in the order of the targets given.
+    ///
+    /// Cost: as [`Counting::for_each`], and the values kept.
+    ///
+    /// # Errors
+    /// As [`Counting::for_each`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let options = fibtree::Options { moduli: vec![1_000_000_007], double_check: true, ..Default::default() };
+    /// let reports = fibtree::Counting::new(&[(10, 0), (10, 26)], &options)?.reports()?;
+    /// let values: Vec<String> = reports.iter().map(|r| r.value.to_string()).collect();
+    /// assert_eq!(values, ["17", "4"]);
+    /// assert!(reports.iter().all(|r| r.ok() && r.double_check == Some(true) && r.projections.len() == 3));
+    /// # Ok::<(), fibtree::Error>(())
+    /// ```
+    pub fn reports(self) -> Result<Vec<Report>> {
+        let mut reports: Vec<Option<Report>> = vec![None; self.targets.len()];
+        self.for_each(|t, report| {
+            reports[t] = Some(report);
+            Ok(())
+        })?;
+        Ok(reports.into_iter().map(|r| r.expect("every target is reported")).collect())
+    }
+
+    /// Runs the engines and hands each report to `sink(index, report)`, `index` that of its target
+    /// in the targets given (each of a repeated target gets its copy): first the targets known to
+    /// count 0 without counting, in the order given, then the others in order of n, then g. Where
+    /// all the values together are small (up to 64 MiB) the two engines run at the same time and
+    /// the values are kept until both are done; otherwise the modular engine runs first and the
+    /// exact engine streams, so that nothing is kept per target but its residues.
+    ///
+    /// Cost: the two engines' work; memory the estimate.
+    ///
+    /// # Errors
+    /// [`Error::Interrupted`] when cancelled, [`Error::Io`] when a checkpoint cannot be saved, and
+    /// whatever `sink` returns.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let (targets, options) = ([(300, 0), (10, 0)], fibtree::Options::default());
+    /// let mut seen = Vec::new();
+    /// fibtree::Counting::new(&targets, &options)?.for_each(|index, report| {
+    ///     seen.push((index, report.n));
+    ///     Ok(())
+    /// })?;
+    /// assert_eq!(seen, [(1, 10), (0, 300)]); // in order of n
+    /// # Ok::<(), fibtree::Error>(())
+    /// ```
+    pub fn for_each(self, mut sink: impl FnMut(usize, Report) -> Result<()> + Send) -> Result<()> {
+        let Counting {
+            targets: all,
+            zero,
+            live,
+            named,
+            options,
+            moduli,
+            plan,
+            split,
+            estimate,
+            independent,
+            resume,
+            _hold,
+        } = self;
+        for &t in &zero {
+            let (n, g) = all[t];
+            let projections =
+                moduli.iter().map(|&modulus| Projection { modulus, residue: 0, independent: 0 }).collect();
+            let double_check = options.double_check.then_some(true);
+            let value = BigUint::ZERO;
+            sink(t, Report { n, g, value, projections, double_check, memory_estimate_bytes: estimate })?;
+        }
+        let Some(plan) = plan else { return Ok(()) };
+        let targets = &live;
+        // each report to every index that names its target (a copy for each repeat)
+        let mut sink = |t: usize, report: Report| {
+            let (last, others) = named[t].split_last().expect("each target is named");
+            others.iter().try_for_each(|&i| sink(i, report.clone()))?;
+            sink(*last, report)
+        };
+        let (moduli, hooks) = (&moduli, options.hooks);
+        let report =
+            |t: usize, words: &[u64], independent: &[u64]| assemble(targets[t], words, moduli, independent, estimate);
+        // the independent check values: the modular engine's residues
+        let independent_of = |plan: &Plan| match &independent {
+            Some(residues) => Ok(residues.clone()),
+            None => modular::count_mod_with_plan(plan, targets, moduli, hooks),
+        };
+        if let Some(spec) = &options.checkpoint {
+            let independent = independent_of(&plan)?;
+            let n = targets[0].0;
+            if let Some(position) = &resume {
+                let shown = spec.path.display();
+                hooks.notice(&format!("resuming from the checkpoint {shown} {}", position_line(position, n)));
+            }
+            let mut saver = Saver::new(spec, targets[0], moduli, &independent[0], hooks);
+            let mut save = |point: Point, stopping| saver.at_boundary(point, stopping);
+            let cut = split.map_or(n, |s| s.cut);
+            let value = engines::both_ends::count_resumable(plan, targets[0], cut, hooks, resume, &mut save)?;
+            checkpoint::finish(spec, hooks);
+            let reports = vec![report(0, &engines::to_words(&value), &independent[0])];
+            return self_checked(reports, targets, options)?.into_iter().try_for_each(|r| sink(0, r));
+        }
+        // From both ends: the residues first (found while the plan was made, for a small g), then
+        // the plan given up to the count, which frees it as it goes.
+        if let Some(split) = split.filter(|s| s.both_ends()) {
+            let independent = independent_of(&plan)?;
+            let value = engines::both_ends::count_taking(plan, targets[0], split.cut, hooks)?;
+            let reports = vec![report(0, &engines::to_words(&value), &independent[0])];
+            return self_checked(reports, targets, options)?.into_iter().try_for_each(|r| sink(0, r));
+        }
+        if kept_values(targets.len(), targets.top(), options.double_check).is_some() {
+            // Small results: both engines at once, the values kept until the residues are known.
+            let plan = &plan;
+            let exact = || engines::count_words(options.engine, plan, targets, options.cut, hooks);
+            let (independent, words) = rayon::join(|| independent_of(plan), exact);
+            let (independent, words) = (independent?, words?);
+            let reports = (0..targets.len()).map(|t| report(t, &words[t], &independent[t])).collect();
+            let mut reports: Vec<Option<Report>> =
+                self_checked(reports, targets, options)?.into_iter().map(Some).collect();
+            return (0..targets.len()).try_for_each(|t| sink(t, reports[t].take().expect("each target once")));
+        }
+        // Large results: the residues first, then the exact values streamed.
+        let independent = independent_of(&plan)?;
+        let mut failed = None;
+        engines::stream_words(options.engine, &plan, targets, options.cut, hooks, |t, words| {
+            if failed.is_none()
+                && let Err(e) = sink(t, report(t, words, &independent[t]))
+            {
+                failed = Some(e);
+            }
+        })?;
+        failed.map_or(Ok(()), Err)
+    }
+}
+
+/// Where a checkpoint's run stands, as the notice of its resumption says it.
+fn position_line(position: &Position, n: u64) -> String {
+    let point = match position {
+        Position::Up { cut, state } => Point::Up { cut: *cut, state },
+        Position::Down { cut, below, state, .. } => Point::Down { cut: *cut, below, direct: &BigUint::ZERO, state },
+    };
+    checkpoint::where_it_stands(&point, n)
+}
+
+/// The reports with their double check where the options ask for one: every value computed again by
+/// the other exact engine over a plan made afresh.
+///
+/// # Errors
+/// As [`Counting::new`].
+fn self_checked(mut reports: Vec<Report>, targets: &Targets, options: &Options) -> Result<Vec<Report>> {
+    if options.double_check {
+        // within the run's estimate, which holds this second plan beside the first
+        let plan = Plan::new(targets, options.limit(), options.hooks)?;
+        let again = engines::count_exact(options.engine.other(), &plan, targets, options.hooks)?;
+        for (report, value) in reports.iter_mut().zip(again) {
+            report.double_check = Some(value == report.value);
+        }
+    }
+    Ok(reports)
+}
+
+/// c(n, g) modulo 10^18, 998244353 and every modulus in `options`, by the modular engine alone: no
+/// big integers, no exact engine, so nothing to cross-check (the options' engine, double check,
+/// checkpoint are not used).
+///
+/// Cost: where g is small (the dense arrays within 256 MiB), the modular engine over every g below W
+/// (in the classes modulo 4 the target needs) in every layer, with no plan; otherwise the plan's
+/// backward pass and the engine over it. Memory the process, the engine's arrays and the plan
+/// if any, estimated and checked against the limit before anything large is allocated.
+///
+/// # Errors
+/// As [`Counting::new`].
+///
+/// # Examples
+///
+/// ```
+/// let options = fibtree::Options { moduli: vec![7], ..Default::default() };
+/// let report = fibtree::mod_only(10, 0, &options)?;
+/// assert_eq!(report.residues.last(), Some(&(7, 17 % 7)));
+/// # Ok::<(), fibtree::Error>(())
+/// ```
+pub fn mod_only(n: u64, g: u64, options: &Options) -> Result<ModReport> {
+    Ok(mod_only_each(&[(n, g)], options)?.remove(0))
+}
+
+/// [`mod_only`] for every target at once, in one run of the modular engine over them
+/// all (a table of residues: every c(k, 0) of a range of k from the one sweep that reaches the
+/// top k); the reports in the order of `targets`, a repeated target reported each time.
+///
+/// Cost: one modular run up to the highest n, as [`mod_only`] for it (its window
+/// holding every target's g), and the targets' residues; a target known to count 0 without
+/// counting costs nothing.
+///
+/// # Errors
+/// As [`Counting::new`].
+///
+/// # Examples
+///
+/// ```
+/// let options = fibtree::Options { moduli: vec![7], ..Default::default() };
+/// let reports = fibtree::mod_only_each(&[(10, 0), (6, 0), (300, 0)], &options)?;
+/// let mod7: Vec<u64> = reports.iter().map(|r| r.residues[2].1).collect();
+/// assert_eq!(mod7, [17 % 7, 3, fibtree::count_mod(300, 0, 7)?]); // as the runs of each alone
+/// assert_eq!(reports[2].residues[1], (fibtree::P998244353, 110_881_951));
+/// # Ok::<(), fibtree::Error>(())
+/// ```
+pub fn mod_only_each(targets: &[(u64, u64)], options: &Options) -> Result<Vec<ModReport>> {
+    let moduli = moduli_of(options)?;
+    let all = Targets::new(targets);
+    // Before anything of size O(n): the Grundy values either way take 4 bytes a layer.
+    let guard = Guard::new(Run::Residues { moduli: moduli.len(), at_once: 1 }, options.limit());
+    guard.floor(all.top(), all.g_range().1)?;
+    let mut live = Vec::new();
+    for &(n, g) in all.iter() {
+        if !plan::known_zero(n, g, options.hooks)? {
+            live.push((n, g));
+        }
+    }
+    let live = Targets::new(&live);
+    let (residues, estimate) =
+        if live.is_empty() { (Vec::new(), PROCESS_BYTES) } else { residues_of(&live, &moduli, &guard, options.hooks)? };
+    let report = |&(n, g): &(u64, u64)| {
+        let residues = live.index_of((n, g)).map_or_else(|| vec![0; moduli.len()], |at| residues[at].clone());
+        ModReport { n, g, residues: moduli.iter().copied().zip(residues).collect(), memory_estimate_bytes: estimate }
+    };
+    Ok(targets.iter().map(report).collect())
+}
+
+/// The residues of every one of `targets` (none known to count 0) modulo each of `moduli`, in one run
+/// of the modular engine, and the run's memory estimate, checked by `guard`: without a plan where
+/// the dense arrays are small (g below about 2^20), else over the plan.
+///
+/// # Errors
+/// As [`Counting::new`].
+fn residues_of(targets: &Targets, moduli: &[u64], guard: &Guard, hooks: Hooks) -> Result<(Vec<Vec<u64>>, u64)> {
+    if let Some(bytes) = modular::unplanned_bytes(targets, moduli.len(), hooks)? {
+        let estimate = guard.unplanned(bytes)?;
+        if let Some(residues) = modular::count_mod_unplanned(targets, moduli, hooks)? {
+            return Ok((residues, estimate));
+        }
+    }
+    let (plan, estimate) = guard.plan(targets, hooks)?;
+    Ok((modular::count_mod_with_plan(&plan, targets, moduli, hooks)?, estimate))
+}
+
+/// The moduli a run projects onto: 10^18, 998244353, then those of `options` (repeats removed).
+///
+/// # Errors
+/// [`Error::InvalidArgument`] for a modulus outside 2..2^63.
+fn moduli_of(options: &Options) -> Result<Vec<u64>> {
+    let mut moduli = vec![LAST18, P998244353];
+    for &m in &options.moduli {
+        modular::check_modulus(m)?;
+        if !moduli.contains(&m) {
+            moduli.push(m);
+        }
+    }
+    Ok(moduli)
+}
+
+/// The memory guard of a counting run of `targets` targets (for a table, its rows) up to layer
+/// `top` with `moduli` projections, within the options' limit.
+fn count_guard(targets: usize, top: u64, moduli: usize, options: &Options) -> Guard {
+    let bottom_up = matches!(options.cut, Cut::At(m) if m >= top);
+    let both_ends = targets == 1 && options.engine == Engine::Blocked && !bottom_up;
+    Guard::new(Run::Count { moduli, targets, double_check: options.double_check, both_ends }, options.limit())
+}
+
+/// The plan of a counting run and its memory estimate, checked against the limit by the memory
+/// guard ([`Guard::plan`]) before anything large is allocated.
+///
+/// # Errors
+/// As [`Counting::new`].
+fn planned(targets: &Targets, options: &Options, moduli: usize, keep: usize) -> Result<(Plan, u64)> {
+    count_guard(targets.len(), targets.top(), moduli, options).plan_below(targets, keep, options.hooks)
+}
+
+/// The route of a count of `targets` with `moduli` moduli: whether the modular engine runs without
+/// a plan (its dense arrays fit the limit), and the highest layer the plan keeps: where the modular
+/// engine needs no plan a count from both ends keeps only its lower half ([`kept_layers`]), else
+/// every layer. One rule for the run and for its refusal. Cost O(n) time, no memory.
+///
+/// # Errors
+/// As [`modular::unplanned_bytes`].
+fn route(targets: &Targets, options: &Options, moduli: usize) -> Result<(bool, usize)> {
+    let residues = Guard::new(Run::Residues { moduli, at_once: 1 }, options.limit());
+    let early = modular::unplanned_bytes(targets, moduli, options.hooks)?.is_some_and(|b| residues.fits_unplanned(b));
+    Ok((early, if early { kept_layers(targets, options, None) } else { usize::MAX }))
+}
+
+/// The highest layer whose set the plan of `targets` must keep where the modular engine needs no
+/// plan: for one target counted from both ends, the highest its cut can be (a checkpoint's `saved`
+/// cut, the one asked for, or the bound on the best one, [`engines::both_ends::keep_for_both_ends`]), since the
+/// top-down half makes its own layers; every layer otherwise. Cost O(log n).
+fn kept_layers(targets: &Targets, options: &Options, saved: Option<u64>) -> usize {
+    let top = targets.top();
+    let one = targets.len() == 1 && targets[0].0 == top && options.engine == Engine::Blocked;
+    match (saved, options.cut) {
+        _ if !one => usize::MAX,
+        (Some(cut), _) | (None, Cut::At(cut)) => cut.min(top) as usize,
+        (None, Cut::Auto) => engines::both_ends::keep_for_both_ends(top as usize),
+    }
+}
+
+/// Refuses at once a table (f(k) for every k from `from` to `to`, `from <= to`) whose smallest
+/// possible size, rows included, exceeds the limit, without listing the targets; a floor small
+/// enough to be refined passes, so that [`Counting::new`] refuses with the full estimate. Cost O(1).
+///
+/// # Errors
+/// As [`Counting::new`]'s first check: [`Error::InvalidArgument`] naming [`Param::N`] for `to`
+/// above [`crate::MAX_N`] and for a modulus outside 2..2^63, [`Error::OutOfMemory`] naming
+/// [`Param::N`].
+///
+/// # Examples
+///
+/// ```
+/// use fibtree::{Options, check_table_floor};
+/// check_table_floor(1, 1000, &Options::default())?;
+/// let small = Options { memory_limit: Some(1 << 10), ..Options::default() };
+/// assert!(matches!(check_table_floor(1, 100_000, &small), Err(fibtree::Error::OutOfMemory { .. })));
+/// # Ok::<(), fibtree::Error>(())
+/// ```
+pub fn check_table_floor(from: u64, to: u64, options: &Options) -> Result<()> {
+    let moduli = moduli_of(options)?;
+    let rows = (to.saturating_sub(from) + 1).try_into().unwrap_or(usize::MAX);
+    count_guard(rows, to, moduli.len(), options).floor(to, 0)
+}
+
+/// The report of c(n, g) from its exact words and the modular engine's residues.
+fn assemble((n, g): (u64, u64), words: &[u64], moduli: &[u64], independent: &[u64], estimate: u64) -> Report {
+    let value = engines::to_biguint(words);
+    let projections = moduli
+        .iter()
+        .zip(independent)
+        .map(|(&modulus, &independent)| Projection {
+            modulus,
+            residue: (&value % modulus).to_u64().expect("a residue is below its modulus"),
+            independent,
+        })
+        .collect();
+    Report { n, g, value, projections, double_check: None, memory_estimate_bytes: estimate }
+}
