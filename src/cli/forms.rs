@@ -1,6 +1,7 @@
-//! What another program's answers are (`stress`): the exact c(n, G), its last D digits, or its
-//! residue modulo M; given, or found from its first answers at the n where those forms differ; and
-//! the true values in that form for every n, from one run of the library over them all.
+//! What another program's answers are (`stress`): the last integer it prints, read as the exact
+//! c(n, G), its last D digits, or its residue modulo M; given, or found from its first answers at
+//! the n where those forms differ; and the true values in that form for every n, from one run of
+//! the library over them all.
 
 use std::collections::HashMap;
 
@@ -119,7 +120,7 @@ pub(super) fn detect(
         let answers: Vec<(u64, String)> = runs
             .iter()
             .filter(|r| r.ending == Ending::Exited(0))
-            .filter_map(|r| super::stress::last_integer(&r.stdout).map(|a| (r.n, a)))
+            .filter_map(|r| last_integer(&r.stdout).map(|a| (r.n, a)))
             .collect();
         // the forms each answer matches, where it matches one
         let matching: Vec<(u64, Vec<Form>)> = answers
@@ -147,6 +148,18 @@ pub(super) fn detect(
     };
     super::say(&format!("auto: {}", taken.how));
     Ok(taken)
+}
+
+/// The last integer in `bytes` (a run of decimal digits, with a `-` right before it if there is
+/// one), without leading zeros.
+pub(super) fn last_integer(bytes: &[u8]) -> Option<String> {
+    let end = bytes.iter().rposition(u8::is_ascii_digit)? + 1;
+    let start = bytes[..end].iter().rposition(|b| !b.is_ascii_digit()).map_or(0, |i| i + 1);
+    let digits = std::str::from_utf8(&bytes[start..end]).expect("ASCII digits");
+    let digits = digits.trim_start_matches('0');
+    let digits = if digits.is_empty() { "0" } else { digits };
+    let negative = start > 0 && bytes[start - 1] == b'-' && digits != "0";
+    Some(if negative { format!("-{digits}") } else { digits.to_string() })
 }
 
 /// The smallest form whose values hold every one of `answers` (decimal, no leading zeros): mod
@@ -252,6 +265,18 @@ mod tests {
         assert_eq!(forms, ["29580893155023212545", "580893155023212545", "783211951", &mod_p1]);
         assert_eq!(Form::LastDigits(3).of(&BigUint::from(17u32)), "17");
         assert_eq!(Form::LastDigits(1).name(), "the last digit");
+    }
+
+    #[test]
+    fn the_last_integer_printed() {
+        assert_eq!(last_integer(b"f(100) = 0029580893155023212545\n"), Some("29580893155023212545".into()));
+        assert_eq!(last_integer(b"answer: -12 (mod 7)\nok"), Some("7".into()));
+        assert_eq!(last_integer(b"-12\n"), Some("-12".into()));
+        assert_eq!(last_integer(b"-000\n"), Some("0".into()));
+        assert_eq!(last_integer(b"12 34"), Some("34".into()));
+        assert_eq!(last_integer(b"no number\n"), None);
+        assert_eq!(last_integer(b""), None);
+        assert_eq!(last_integer(b"\xff\xfe7\xff"), Some("7".into()));
     }
 
     #[test]

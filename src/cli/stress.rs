@@ -16,7 +16,7 @@ use crate::{Hooks, Options, Param};
 use serde::Serialize;
 
 use super::args::StressArgs;
-use super::forms::{self, Form, Truth};
+use super::forms::{self, Form, Truth, last_integer};
 use super::runner::{Ending, Program, Run, run_all, split_words};
 use super::session::{Form as Shown, Outcome, Session};
 use super::{flag, usage};
@@ -121,18 +121,6 @@ fn signal_name(signal: i32) -> &'static str {
         libc::SIGPIPE => " (SIGPIPE)",
         _ => "",
     }
-}
-
-/// The last integer in `bytes` (a run of decimal digits, with a `-` right before it if there is
-/// one), without leading zeros.
-pub(super) fn last_integer(bytes: &[u8]) -> Option<String> {
-    let end = bytes.iter().rposition(u8::is_ascii_digit)? + 1;
-    let start = bytes[..end].iter().rposition(|b| !b.is_ascii_digit()).map_or(0, |i| i + 1);
-    let digits = std::str::from_utf8(&bytes[start..end]).expect("ASCII digits");
-    let digits = digits.trim_start_matches('0');
-    let digits = if digits.is_empty() { "0" } else { digits };
-    let negative = start > 0 && bytes[start - 1] == b'-' && digits != "0";
-    Some(if negative { format!("-{digits}") } else { digits.to_string() })
 }
 
 /// A stretch of n in a row (in the order of the n run) with one verdict.
@@ -476,18 +464,6 @@ fn bisect(ns: &[u64], known: &[u64], judge: impl Fn(u64) -> Option<Judged>) -> O
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_last_integer_printed() {
-        assert_eq!(last_integer(b"f(100) = 0029580893155023212545\n"), Some("29580893155023212545".into()));
-        assert_eq!(last_integer(b"answer: -12 (mod 7)\nok"), Some("7".into()));
-        assert_eq!(last_integer(b"-12\n"), Some("-12".into()));
-        assert_eq!(last_integer(b"-000\n"), Some("0".into()));
-        assert_eq!(last_integer(b"12 34"), Some("34".into()));
-        assert_eq!(last_integer(b"no number\n"), None);
-        assert_eq!(last_integer(b""), None);
-        assert_eq!(last_integer(b"\xff\xfe7\xff"), Some("7".into()));
-    }
 
     /// A run of n judged `verdict`, with nothing else to say.
     fn judged(n: u64, verdict: Verdict) -> Judged {
