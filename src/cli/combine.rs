@@ -11,7 +11,7 @@ use crate::{LAST18, Options, P998244353, Projection, Report};
 use super::args::{CombineArgs, parse_shard};
 use super::count::{Counted, all_agree};
 use super::output::distinct;
-use super::session::{Form, Session};
+use super::session::{OutputForm, Session};
 use super::shard::{FORMAT, ShardFile};
 use super::{say, usage};
 
@@ -96,7 +96,7 @@ fn read(path: &Path) -> anyhow::Result<Read> {
 }
 
 pub(super) fn combine(args: CombineArgs) -> anyhow::Result<ExitCode> {
-    let form = Form::of(args.json, args.quiet);
+    let form = OutputForm::of(args.json, args.quiet);
     let files = shard_files(&args.paths)?;
     let output = args.output.output.as_deref();
     for file in &files {

@@ -13,7 +13,7 @@ use serde::Serialize;
 use super::args::CountArgs;
 use super::output::distinct;
 use super::say;
-use super::session::{Form, Outcome, Session};
+use super::session::{Outcome, OutputForm, Session};
 
 /// `count`'s result (fields in alphabetical order, as the JSON lists them).
 #[derive(Serialize)]
@@ -185,10 +185,10 @@ pub(super) fn count(args: CountArgs) -> anyhow::Result<ExitCode> {
     if args.mod_only {
         return count_mod_only(args);
     }
-    let form = Form::of(args.json, args.quiet);
+    let form = OutputForm::of(args.json, args.quiet);
     let output = args.run.output.output.as_deref();
     distinct(&[("--checkpoint", args.checkpoint.as_deref()), ("--output", output)])?;
-    let mut session = Session::new(output, args.run.threads, form == Form::Human)?;
+    let mut session = Session::new(output, args.run.threads, form == OutputForm::Human)?;
     let limit = args.run.memory_limit();
     let checkpoint = args.checkpoint.as_ref().map(|path| Checkpoint {
         path: path.clone(),
@@ -299,8 +299,8 @@ impl Outcome for Residues {
 
 /// `count --mod-only`: the residues by the modular engine alone, in the same three forms as `count`.
 fn count_mod_only(args: CountArgs) -> anyhow::Result<ExitCode> {
-    let form = Form::of(args.json, args.quiet);
-    let mut session = Session::new(args.run.output.output.as_deref(), args.run.threads, form == Form::Human)?;
+    let form = OutputForm::of(args.json, args.quiet);
+    let mut session = Session::new(args.run.output.output.as_deref(), args.run.threads, form == OutputForm::Human)?;
     let limit = args.run.memory_limit();
     let report = session.compute(|hooks, _| {
         let options = Options { moduli: args.moduli.clone(), memory_limit: Some(limit), hooks, ..Options::default() };

@@ -12,7 +12,7 @@ use super::args::DistArgs;
 use super::output::{Output, distinct};
 use super::plot::dist_svg;
 use super::say;
-use super::session::{Form, Outcome, Session};
+use super::session::{Outcome, OutputForm, Session};
 
 /// The distribution (fields in alphabetical order, as the JSON lists them).
 #[derive(Serialize)]
@@ -72,7 +72,7 @@ pub(super) fn dist(args: DistArgs) -> anyhow::Result<ExitCode> {
         sum_ok,
         support: entries.len(),
     };
-    session.emit(&distribution, Form::of(args.json, false))?;
+    session.emit(&distribution, OutputForm::of(args.json, false))?;
     if let Some(mut svg) = svg {
         svg.write_all(dist_svg(n, &entries, args.modulus)?.as_bytes())?;
         svg.finish()?;

@@ -10,13 +10,14 @@ use serde::Serialize;
 
 use crate::{Counting, Error, LAST18, Options, P998244353};
 
-use super::runner::{Ending, Run};
+use super::runner::{Ending, ProgramRun};
 
 /// The other prime modulus contest problems ask for.
 const P1000000007: u64 = 1_000_000_007;
 
 /// The forms the answers are matched against when none is given, in the order they are tried.
-const CANDIDATES: [Form; 4] = [Form::Exact, Form::LastDigits(18), Form::Modulo(P998244353), Form::Modulo(P1000000007)];
+const CANDIDATES: [AnswerForm; 4] =
+    [AnswerForm::Exact, AnswerForm::LastDigits(18), AnswerForm::Modulo(P998244353), AnswerForm::Modulo(P1000000007)];
 
 /// The n at which the program's answers decide its form: the smallest of those where the forms all
 /// differ, at most this many.
@@ -27,7 +28,7 @@ const SEARCHED: usize = 256;
 
 /// What a program prints for c(n, G).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Form {
+pub(super) enum AnswerForm {
     /// The exact value.
     Exact,
     /// Its residue modulo M.
@@ -36,13 +37,13 @@ pub(super) enum Form {
     LastDigits(u32),
 }
 
-impl Form {
+impl AnswerForm {
     /// The modulus of a residue (`None` for the exact value).
     fn modulus(self) -> Option<u64> {
         match self {
-            Form::Exact => None,
-            Form::Modulo(m) => Some(m),
-            Form::LastDigits(d) => Some(10u64.pow(d)),
+            AnswerForm::Exact => None,
+            AnswerForm::Modulo(m) => Some(m),
+            AnswerForm::LastDigits(d) => Some(10u64.pow(d)),
         }
     }
 
@@ -57,10 +58,10 @@ impl Form {
     /// The form in words: `the exact value`, `mod 998244353`, `the last 18 digits`.
     fn name(self) -> String {
         match self {
-            Form::Exact => "the exact value".into(),
-            Form::Modulo(m) => format!("mod {m}"),
-            Form::LastDigits(1) => "the last digit".into(),
-            Form::LastDigits(d) => format!("the last {d} digits"),
+            AnswerForm::Exact => "the exact value".into(),
+            AnswerForm::Modulo(m) => format!("mod {m}"),
+            AnswerForm::LastDigits(1) => "the last digit".into(),
+            AnswerForm::LastDigits(d) => format!("the last {d} digits"),
         }
     }
 }
@@ -78,16 +79,16 @@ pub(super) struct Taken {
     /// The form in words.
     pub(super) name: String,
     #[serde(skip)]
-    pub(super) form: Form,
+    pub(super) form: AnswerForm,
 }
 
 impl Taken {
     /// `form`, as the arguments gave it.
-    pub(super) fn given(form: Form) -> Taken {
+    pub(super) fn given(form: AnswerForm) -> Taken {
         Taken::new(form, false, "given".into())
     }
 
-    fn new(form: Form, detected: bool, how: String) -> Taken {
+    fn new(form: AnswerForm, detected: bool, how: String) -> Taken {
         Taken { detected, how, modulus: form.modulus().map(|m| m.to_string()), name: form.name(), form }
     }
 }
@@ -108,12 +109,12 @@ pub(super) fn detect(
     ns: &[u64],
     g: u64,
     options: &Options,
-    run: impl FnOnce(&[u64]) -> Vec<Run>,
+    run: impl FnOnce(&[u64]) -> Vec<ProgramRun>,
 ) -> anyhow::Result<Taken> {
     let probes = telling_apart(ns, g, options)?;
     let taken = if probes.is_empty() {
         let how = "no n run tells the forms apart (each gives one value in every form): taken as the exact value";
-        Taken::new(Form::Exact, true, how.into())
+        Taken::new(AnswerForm::Exact, true, how.into())
     } else {
         let runs = run(&probes.iter().map(|p| p.0).collect::<Vec<_>>());
         let values: HashMap<u64, &BigUint> = probes.iter().map(|(n, v)| (*n, v)).collect();
@@ -123,7 +124,7 @@ pub(super) fn detect(
             .filter_map(|r| last_integer(&r.stdout).map(|a| (r.n, a)))
             .collect();
         // the forms each answer matches, where it matches one
-        let matching: Vec<(u64, Vec<Form>)> = answers
+        let matching: Vec<(u64, Vec<AnswerForm>)> = answers
             .iter()
             .map(|(n, answer)| (*n, CANDIDATES.into_iter().filter(|f| f.of(values[n]) == *answer).collect::<Vec<_>>()))
             .filter(|(_, forms)| !forms.is_empty())
@@ -164,14 +165,14 @@ pub(super) fn last_integer(bytes: &[u8]) -> Option<String> {
 
 /// The smallest form whose values hold every one of `answers` (decimal, no leading zeros): mod
 /// 998244353, mod 10^9 + 7, the last 18 digits, else (or with no answer) the exact value.
-fn by_size<'a>(answers: impl Iterator<Item = &'a str>) -> Form {
+fn by_size<'a>(answers: impl Iterator<Item = &'a str>) -> AnswerForm {
     let largest =
         answers.filter(|a| !a.starts_with('-')).filter_map(|a| a.parse::<u64>().ok().or(Some(u64::MAX))).max();
     match largest {
-        Some(a) if a < P998244353 => Form::Modulo(P998244353),
-        Some(a) if a < P1000000007 => Form::Modulo(P1000000007),
-        Some(a) if a < LAST18 => Form::LastDigits(18),
-        _ => Form::Exact,
+        Some(a) if a < P998244353 => AnswerForm::Modulo(P998244353),
+        Some(a) if a < P1000000007 => AnswerForm::Modulo(P1000000007),
+        Some(a) if a < LAST18 => AnswerForm::LastDigits(18),
+        _ => AnswerForm::Exact,
     }
 }
 
@@ -233,7 +234,7 @@ impl Truth {
     ///
     /// # Errors
     /// As [`Counting::new`].
-    pub(super) fn of(form: Form, ns: &[u64], g: u64, options: &Options) -> anyhow::Result<Truth> {
+    pub(super) fn of(form: AnswerForm, ns: &[u64], g: u64, options: &Options) -> anyhow::Result<Truth> {
         let values: Vec<String> = match form.modulus() {
             None => exact(ns, g, options)?.iter().map(BigUint::to_string).collect(),
             Some(m) => {
@@ -263,8 +264,8 @@ mod tests {
         let forms: Vec<String> = CANDIDATES.iter().map(|f| f.of(&f100)).collect();
         let mod_p1 = (&f100 % P1000000007).to_string();
         assert_eq!(forms, ["29580893155023212545", "580893155023212545", "783211951", &mod_p1]);
-        assert_eq!(Form::LastDigits(3).of(&BigUint::from(17u32)), "17");
-        assert_eq!(Form::LastDigits(1).name(), "the last digit");
+        assert_eq!(AnswerForm::LastDigits(3).of(&BigUint::from(17u32)), "17");
+        assert_eq!(AnswerForm::LastDigits(1).name(), "the last digit");
     }
 
     #[test]
@@ -281,11 +282,11 @@ mod tests {
 
     #[test]
     fn the_smallest_form_that_holds_the_answers() {
-        assert_eq!(by_size(["5", "998244352"].into_iter()), Form::Modulo(P998244353));
-        assert_eq!(by_size(["998244353"].into_iter()), Form::Modulo(P1000000007));
-        assert_eq!(by_size(["1000000007"].into_iter()), Form::LastDigits(18));
-        assert_eq!(by_size(["1000000000000000000"].into_iter()), Form::Exact);
-        assert_eq!(by_size(["123456789012345678901234567890"].into_iter()), Form::Exact);
-        assert_eq!(by_size(std::iter::empty()), Form::Exact);
+        assert_eq!(by_size(["5", "998244352"].into_iter()), AnswerForm::Modulo(P998244353));
+        assert_eq!(by_size(["998244353"].into_iter()), AnswerForm::Modulo(P1000000007));
+        assert_eq!(by_size(["1000000007"].into_iter()), AnswerForm::LastDigits(18));
+        assert_eq!(by_size(["1000000000000000000"].into_iter()), AnswerForm::Exact);
+        assert_eq!(by_size(["123456789012345678901234567890"].into_iter()), AnswerForm::Exact);
+        assert_eq!(by_size(std::iter::empty()), AnswerForm::Exact);
     }
 }

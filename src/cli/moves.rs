@@ -9,7 +9,7 @@ use num_bigint::BigUint;
 use serde::Serialize;
 
 use super::args::{MovesArgs, RankArgs};
-use super::session::{Form, Outcome, Session};
+use super::session::{Outcome, OutputForm, Session};
 use super::usage;
 
 /// The most lines `--list` prints without `--limit`.
@@ -111,7 +111,7 @@ pub(super) fn moves(args: MovesArgs) -> anyhow::Result<ExitCode> {
         let seed = args.random.then(|| seed.to_string());
         Ok(Moves { count: total.to_string(), g, moves: found, n, seed })
     })?;
-    session.emit(&moves, Form::of(args.json, false))?;
+    session.emit(&moves, OutputForm::of(args.json, false))?;
     if args.random {
         // in every form, so that a random pick can always be repeated with --seed
         super::say(&format!("index {} (seed {seed})", moves.moves[0].index));
@@ -151,6 +151,6 @@ pub(super) fn rank(args: RankArgs) -> anyhow::Result<ExitCode> {
         }
         Ok(Ranked { index: index.to_string(), n, path: path.clone(), value: g })
     })?;
-    session.emit(&ranked, Form::of(args.json, false))?;
+    session.emit(&ranked, OutputForm::of(args.json, false))?;
     Ok(ExitCode::SUCCESS)
 }

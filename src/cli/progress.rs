@@ -14,22 +14,22 @@ use std::time::{Duration, Instant};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 /// A progress bar: the weighted work done out of the total, with an ETA.
-pub(super) struct Progress {
+pub(super) struct WeightedBar {
     bar: Option<ProgressBar>,
     start: Instant,
     tally: Mutex<Tally>,
 }
 
-impl Progress {
+impl WeightedBar {
     /// A bar, drawn if `wanted` and standard error is a terminal.
-    pub(super) fn new(wanted: bool) -> Progress {
+    pub(super) fn new(wanted: bool) -> WeightedBar {
         let bar = (wanted && std::io::stderr().is_terminal()).then(|| {
             let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::hidden());
             bar.set_style(ProgressStyle::with_template("{msg}").expect("a valid template"));
             bar
         });
         let start = Instant::now();
-        Progress { bar, start, tally: Mutex::new(Tally::new(start)) }
+        WeightedBar { bar, start, tally: Mutex::new(Tally::new(start)) }
     }
 
     /// Names the runs the command will report, in order (a name once for each run): the bar waits
@@ -64,7 +64,7 @@ const MEASURED_AFTER: Duration = Duration::from_millis(250);
 
 /// One engine run, as its reports tell it.
 #[derive(Clone, Debug)]
-struct Run {
+struct EngineRun {
     name: String,
     done: u64,
     total: u64,
@@ -74,7 +74,7 @@ struct Run {
     last: Instant,
 }
 
-impl Run {
+impl EngineRun {
     /// The seconds a unit of this run has taken between its first report and its last, once
     /// measured.
     fn seconds_per_unit(&self) -> Option<f64> {
@@ -89,7 +89,7 @@ impl Run {
 #[derive(Debug)]
 pub(super) struct Tally {
     start: Instant,
-    runs: Vec<Run>,
+    runs: Vec<EngineRun>,
     /// The runs named as coming that have not reported yet, in order.
     expected: Vec<String>,
     /// The fraction last shown: the bar never goes back.
@@ -128,14 +128,14 @@ impl Tally {
                 if let Some(at) = self.expected.iter().position(|e| e == name) {
                     self.expected.drain(..=at);
                 }
-                self.runs.push(Run { name: name.to_string(), done, total, first: (now, done), last: now });
+                self.runs.push(EngineRun { name: name.to_string(), done, total, first: (now, done), last: now });
             }
         }
     }
 
     /// The fraction done and the seconds left, as of the last report.
     pub(super) fn estimate(&self) -> Estimate {
-        let measured: Vec<Option<f64>> = self.runs.iter().map(Run::seconds_per_unit).collect();
+        let measured: Vec<Option<f64>> = self.runs.iter().map(EngineRun::seconds_per_unit).collect();
         let known: Vec<f64> = measured.iter().flatten().copied().collect();
         // a run not measured yet is weighed as the average of those measured (all alike at first)
         let prior = if known.is_empty() { 1.0 } else { known.iter().sum::<f64>() / known.len() as f64 };

@@ -8,7 +8,7 @@ use crate::crt;
 use serde::{Deserialize, Serialize};
 
 use super::args::ShardArgs;
-use super::session::{Form, Outcome, Session};
+use super::session::{Outcome, OutputForm, Session};
 
 /// The version of the shard file's format.
 pub(super) const FORMAT: u32 = 1;
@@ -77,6 +77,6 @@ pub(super) fn shard(args: ShardArgs) -> anyhow::Result<ExitCode> {
         shard: format!("{index}/{count}"),
     };
     file.checksum = file.content_checksum();
-    session.emit(&file, Form::Json)?;
+    session.emit(&file, OutputForm::Json)?;
     Ok(ExitCode::SUCCESS)
 }

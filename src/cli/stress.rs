@@ -16,9 +16,9 @@ use crate::{Hooks, Options, Param};
 use serde::Serialize;
 
 use super::args::StressArgs;
-use super::forms::{self, Form, Truth, last_integer};
-use super::runner::{Ending, Program, Run, run_all, split_words};
-use super::session::{Form as Shown, Outcome, Session};
+use super::forms::{self, AnswerForm, Truth, last_integer};
+use super::runner::{Ending, Program, ProgramRun, run_all, split_words};
+use super::session::{Outcome, OutputForm, Session};
 use super::{flag, usage};
 
 /// The lines of a failing run's standard error that the report shows.
@@ -72,7 +72,7 @@ struct Judged {
 
 /// `run` judged against `expected`; `shell`: it ran through `sh -c`, whose exit status 128 + S
 /// says that the program ended by signal S.
-fn judge(run: &Run, expected: &str, shell: bool) -> Judged {
+fn judge(run: &ProgramRun, expected: &str, shell: bool) -> Judged {
     let answer = last_integer(&run.stdout);
     let verdict = match (&run.ending, &answer) {
         (Ending::TimedOut, _) => Verdict::Timeout,
@@ -314,7 +314,7 @@ struct Runs<'a> {
     keep: Option<&'a Path>,
     stop: &'a AtomicBool,
     hooks: Hooks<'a>,
-    done: Mutex<BTreeMap<u64, Run>>,
+    done: Mutex<BTreeMap<u64, ProgramRun>>,
     /// The first error keeping a run's output.
     failed: Mutex<Option<anyhow::Error>>,
     total: u64,
@@ -322,12 +322,12 @@ struct Runs<'a> {
 
 impl Runs<'_> {
     /// Runs the program for each of `ns` not run yet; the runs of `ns` afterwards.
-    fn run(&self, ns: &[u64]) -> Vec<Run> {
+    fn run(&self, ns: &[u64]) -> Vec<ProgramRun> {
         let todo: Vec<u64> = {
             let done = self.done.lock().expect("never poisoned");
             ns.iter().copied().filter(|n| !done.contains_key(n)).collect()
         };
-        let record = |run: Run| {
+        let record = |run: ProgramRun| {
             if let Some(dir) = self.keep
                 && let Err(e) = keep(dir, &run)
             {
@@ -343,7 +343,7 @@ impl Runs<'_> {
     }
 
     /// Every run done.
-    fn all(&self) -> Vec<Run> {
+    fn all(&self) -> Vec<ProgramRun> {
         self.done.lock().expect("never poisoned").values().cloned().collect()
     }
 }
@@ -352,7 +352,7 @@ impl Runs<'_> {
 ///
 /// # Errors
 /// A write that failed, naming the file and `--keep-output`.
-fn keep(dir: &Path, run: &Run) -> anyhow::Result<()> {
+fn keep(dir: &Path, run: &ProgramRun) -> anyhow::Result<()> {
     for (suffix, bytes) in [("stdout", &run.stdout), ("stderr", &run.stderr)] {
         let path = dir.join(format!("{}.{suffix}", run.n));
         write_atomically(&path, bytes)
@@ -365,9 +365,9 @@ pub(super) fn stress(args: StressArgs) -> anyhow::Result<ExitCode> {
     let program = checked_program(&args)?;
     let ns = args.ns.0.clone();
     let given = match (args.modulus, args.last_digits, args.exact) {
-        (Some(m), ..) => Some(Form::Modulo(m)),
-        (_, Some(d), _) => Some(Form::LastDigits(d)),
-        (.., true) => Some(Form::Exact),
+        (Some(m), ..) => Some(AnswerForm::Modulo(m)),
+        (_, Some(d), _) => Some(AnswerForm::LastDigits(d)),
+        (.., true) => Some(AnswerForm::Exact),
         _ => None,
     };
     // the library's N is one of the n asked for
@@ -397,7 +397,7 @@ pub(super) fn stress(args: StressArgs) -> anyhow::Result<ExitCode> {
             None => forms::detect(&ns, args.g, &options, |probes| runs.run(probes))?,
         };
         let truth = Truth::of(taken.form, &ns, args.g, &options)?;
-        let judge_one = |run: &Run| judge(run, truth.of_n(run.n), !args.no_shell);
+        let judge_one = |run: &ProgramRun| judge(run, truth.of_n(run.n), !args.no_shell);
         if args.bisect {
             let known: Vec<u64> = runs.all().iter().map(|r| r.n).collect();
             bisect(&ns, &known, |n| runs.run(&[n]).first().map(judge_one));
@@ -415,7 +415,7 @@ pub(super) fn stress(args: StressArgs) -> anyhow::Result<ExitCode> {
         // what was done is written all the same; a second signal still ends the process
         crate::arch::forget_signals();
     }
-    session.emit(&report, Shown::of(args.json, false))?;
+    session.emit(&report, OutputForm::of(args.json, false))?;
     if interrupted {
         return Err(session.stopped());
     }

@@ -12,7 +12,7 @@ use clap_mangen::Man;
 use serde::Serialize;
 
 use super::args::{Cli, OutputArg};
-use super::session::{Form, Outcome, Session};
+use super::session::{Outcome, OutputForm, Session};
 use super::usage;
 
 /// G(K) (fields in alphabetical order, as the JSON lists them).
@@ -34,7 +34,7 @@ impl Outcome for Grundy {
 pub(super) fn grundy(k: u64, json: bool, output: OutputArg) -> anyhow::Result<ExitCode> {
     let grundy = crate::grundy(k).map_or(-1, i128::from);
     let mut session = Session::new(output.output.as_deref(), None, false)?;
-    session.emit(&Grundy { grundy, k }, Form::of(json, false))?;
+    session.emit(&Grundy { grundy, k }, OutputForm::of(json, false))?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -82,7 +82,7 @@ pub(super) fn brute(k: u64, g: Option<u64>, json: bool, output: OutputArg) -> an
         .into_iter()
         .map(|g| BruteRow { explicit_tree: at(&explicit, g), first_principles: first.as_ref().map(|f| at(f, g)), g })
         .collect();
-    session.emit(&Brute { k, rows }, Form::of(json, false))?;
+    session.emit(&Brute { k, rows }, OutputForm::of(json, false))?;
     Ok(ExitCode::SUCCESS)
 }
 

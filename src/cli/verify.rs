@@ -12,7 +12,7 @@ use serde::Serialize;
 use super::args::VerifyArgs;
 use super::messages::{escaped, one_line};
 use super::output::distinct;
-use super::session::{Form, Outcome, Session};
+use super::session::{Outcome, OutputForm, Session};
 use super::{flag, say, usage};
 
 pub(super) fn verify(args: VerifyArgs) -> anyhow::Result<ExitCode> {
@@ -108,7 +108,7 @@ fn verify_one(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
         verdict: word(&checked),
     };
     let status = if checked.ok() { ExitCode::SUCCESS } else { ExitCode::from(1) };
-    session.emit_verdict(&verdict, Form::of(args.json, false), status)
+    session.emit_verdict(&verdict, OutputForm::of(args.json, false), status)
 }
 
 /// A claim of the whole count c(n, g) (no modulus): compared with the exact count, which is
@@ -139,7 +139,7 @@ fn verify_whole(args: &VerifyArgs, n: u64, answer: &BigUint) -> anyhow::Result<E
         verdict: if right { "OK" } else { "MISMATCH" },
     };
     let status = if right { ExitCode::SUCCESS } else { ExitCode::from(1) };
-    session.emit_verdict(&verdict, Form::of(args.json, false), status)
+    session.emit_verdict(&verdict, OutputForm::of(args.json, false), status)
 }
 
 fn cross_check_failed(c: &Checked) -> Error {
@@ -307,5 +307,5 @@ fn verify_claims(path: &Path, args: &VerifyArgs) -> anyhow::Result<ExitCode> {
     let verdicts = Verdicts::new(&checked, &malformed);
     let Counts { mismatch, malformed, .. } = verdicts.counts;
     let status = ExitCode::from(if malformed > 0 { 2 } else { u8::from(mismatch > 0) });
-    session.emit_verdict(&verdicts, Form::of(args.json, false), status)
+    session.emit_verdict(&verdicts, OutputForm::of(args.json, false), status)
 }
