@@ -204,51 +204,15 @@ pub(super) fn run_all(
     });
 }
 
-/// The words of `command` as a shell would split it, for running without a shell: blanks separate
-/// words; single quotes keep everything up to the next one; double quotes keep everything up to the
-/// next one but for `\"` and `\\`; a backslash outside quotes keeps the next character.
+/// The words of `command` as a shell would split it ([`shell_words::split`]), for running without a
+/// shell: blanks separate words; single quotes keep everything up to the next one; double quotes
+/// keep everything up to the next one but for `\"`, `\\`, `\$` and `` \` ``; a backslash outside
+/// quotes keeps the next character; a `#` starting a word starts a comment.
 ///
 /// # Errors
 /// A quote left open, or a command with no word.
 pub(super) fn split_words(command: &str) -> Result<Vec<String>, String> {
-    let (mut words, mut word, mut in_word) = (Vec::new(), String::new(), false);
-    let mut chars = command.chars();
-    while let Some(c) = chars.next() {
-        match c {
-            c if c.is_whitespace() => {
-                if in_word {
-                    words.push(std::mem::take(&mut word));
-                    in_word = false;
-                }
-                continue;
-            }
-            '\'' => loop {
-                match chars.next() {
-                    Some('\'') => break,
-                    Some(c) => word.push(c),
-                    None => return Err("a single quote is not closed".into()),
-                }
-            },
-            '"' => loop {
-                match chars.next() {
-                    Some('"') => break,
-                    Some('\\') => match chars.next() {
-                        Some(c @ ('"' | '\\')) => word.push(c),
-                        Some(c) => word.extend(['\\', c]),
-                        None => return Err("a double quote is not closed".into()),
-                    },
-                    Some(c) => word.push(c),
-                    None => return Err("a double quote is not closed".into()),
-                }
-            },
-            '\\' => word.extend(chars.next()),
-            c => word.push(c),
-        }
-        in_word = true;
-    }
-    if in_word {
-        words.push(word);
-    }
+    let words = shell_words::split(command).map_err(|_| "a quote is not closed".to_string())?;
     if words.is_empty() { Err("expected a command, got no word".into()) } else { Ok(words) }
 }
 
