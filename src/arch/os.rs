@@ -136,7 +136,8 @@ mod tests {
 
     #[test]
     fn a_descriptor_is_duplicated_or_refused() {
-        let path = std::env::temp_dir().join(format!("fibtree-descriptor-{}", std::process::id()));
+        let folder = tempfile::tempdir().unwrap();
+        let path = folder.path().join("descriptor");
         let file = File::create(&path).unwrap();
         let fd = std::os::fd::AsRawFd::as_raw_fd(&file);
         let mut copy = duplicate_for_writing(fd).unwrap();
@@ -148,7 +149,6 @@ mod tests {
         assert!(matches!(duplicate_for_writing(fd), Err(DescriptorProblem::ReadOnly)));
         drop(reading);
         assert!(matches!(duplicate_for_writing(1 << 20), Err(DescriptorProblem::NotOpen)));
-        std::fs::remove_file(&path).unwrap();
     }
 
     #[test]
