@@ -159,7 +159,7 @@ pub(super) fn bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
     } else {
         args.threads.clone()
     });
-    let limit = super::args::memory_limit(args.max_memory, threads.iter().copied().max());
+    let limit = args.memory.limit(threads.iter().copied().max());
     let cancel = session.cancel_flag();
     let hooks = crate::Hooks::default().cancel_on(&cancel);
     let say = |line: String| {

@@ -138,7 +138,7 @@ pub(super) fn combine(args: CombineArgs) -> anyhow::Result<ExitCode> {
         crate::Error::InvalidArgument { expected, .. } => usage("FILES", expected),
         other => other.into(),
     })?;
-    let mut session = Session::new(output, args.threads, false)?;
+    let mut session = Session::new(output, args.threads.threads, false)?;
     crt::check_below_tree(n, g, &value, shards.iter().map(|s| s.primes.len()).sum())?;
     // the modular engine run directly, both moduli at once (a thread each)
     let independent =

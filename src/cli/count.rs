@@ -188,7 +188,7 @@ pub(super) fn count(args: CountArgs) -> anyhow::Result<ExitCode> {
     let form = OutputForm::of(args.json, args.quiet);
     let output = args.run.output.output.as_deref();
     distinct(&[("--checkpoint", args.checkpoint.as_deref()), ("--output", output)])?;
-    let mut session = Session::new(output, args.run.threads, form == OutputForm::Human)?;
+    let mut session = Session::new(output, args.run.threads.threads, form == OutputForm::Human)?;
     let limit = args.run.memory_limit();
     let checkpoint = args.checkpoint.as_ref().map(|path| Checkpoint {
         path: path.clone(),
@@ -199,7 +199,7 @@ pub(super) fn count(args: CountArgs) -> anyhow::Result<ExitCode> {
     let options = Options {
         moduli: args.moduli.clone(),
         memory_limit: Some(limit),
-        engine: args.run.engine.into(),
+        engine: args.run.engine,
         double_check: args.double_check,
         checkpoint,
         perturb: args.test_perturb,
@@ -209,7 +209,7 @@ pub(super) fn count(args: CountArgs) -> anyhow::Result<ExitCode> {
     // the runs the library reports, by their names: the residues, the exact value, and with
     // --double-check the exact value again; one progress bar covers them all
     session.expect_runs(if args.double_check { &["modular", "exact", "exact"] } else { &["modular", "exact"] });
-    let targets = [(args.n, args.g)];
+    let targets = [(args.target.n, args.target.g)];
     let report = session.compute(|hooks, _| {
         let options = Options { hooks, ..options };
         let counting = Counting::new(&targets, &options)?;
@@ -233,7 +233,10 @@ pub(super) fn count(args: CountArgs) -> anyhow::Result<ExitCode> {
         say(&format!("memory peak {} (estimate {estimate})", human_bytes(peak)));
     }
     if report.double_check == Some(false) {
-        say(&format!("error: DOUBLE CHECK FAILED for c({}, {}): the two exact engines disagree", args.n, args.g));
+        say(&format!(
+            "error: DOUBLE CHECK FAILED for c({}, {}): the two exact engines disagree",
+            args.target.n, args.target.g
+        ));
         return Ok(ExitCode::from(1));
     }
     Ok(if all_agree(&report) { ExitCode::SUCCESS } else { ExitCode::from(1) })
@@ -300,11 +303,12 @@ impl Outcome for Residues {
 /// `count --mod-only`: the residues by the modular engine alone, in the same three forms as `count`.
 fn count_mod_only(args: CountArgs) -> anyhow::Result<ExitCode> {
     let form = OutputForm::of(args.json, args.quiet);
-    let mut session = Session::new(args.run.output.output.as_deref(), args.run.threads, form == OutputForm::Human)?;
+    let mut session =
+        Session::new(args.run.output.output.as_deref(), args.run.threads.threads, form == OutputForm::Human)?;
     let limit = args.run.memory_limit();
     let report = session.compute(|hooks, _| {
         let options = Options { moduli: args.moduli.clone(), memory_limit: Some(limit), hooks, ..Options::default() };
-        let report = Counting::mod_only(args.n, args.g, &options)?;
+        let report = Counting::mod_only(args.target.n, args.target.g, &options)?;
         say_estimate(args.verbose, report.memory_estimate_bytes, limit)?;
         Ok(report)
     })?;

@@ -60,7 +60,7 @@ fn checked(n: u64, g: u64, path: &str) -> anyhow::Result<()> {
 pub(super) fn moves(args: MovesArgs) -> anyhow::Result<ExitCode> {
     let index = args.nth.as_deref().map(parse_index).transpose()?;
     let (n, g) = (args.n, args.g);
-    let mut session = Session::new(args.run.output.output.as_deref(), args.run.threads, !args.json)?;
+    let mut session = Session::new(args.run.output.output.as_deref(), args.run.threads.threads, !args.json)?;
     let memory_limit = args.run.memory_limit();
     let seed = args.seed.unwrap_or_else(crate::rng::clock_seed);
     let limit = args.limit;
@@ -136,7 +136,7 @@ impl Outcome for Ranked {
 
 pub(super) fn rank(args: RankArgs) -> anyhow::Result<ExitCode> {
     let (n, path) = (args.n, args.path.clone());
-    let mut session = Session::new(args.run.output.output.as_deref(), args.run.threads, !args.json)?;
+    let mut session = Session::new(args.run.output.output.as_deref(), args.run.threads.threads, !args.json)?;
     let memory_limit = args.run.memory_limit();
     let ranked = session.compute(|hooks, _| {
         // the memory guard first, then the value the path leaves (O(n) time), then the walk

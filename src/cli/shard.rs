@@ -57,18 +57,18 @@ impl Outcome for ShardFile {
 
 pub(super) fn shard(args: ShardArgs) -> anyhow::Result<ExitCode> {
     let (index, count) = args.shard;
-    let mut session = Session::new(args.output.output.as_deref(), args.threads, false)?;
-    let limit = super::args::memory_limit(args.max_memory, args.threads);
+    let mut session = Session::new(args.output.output.as_deref(), args.threads.threads, false)?;
+    let limit = args.memory.limit(args.threads.threads);
     let (primes, residues) = session.compute(|hooks, _| {
-        let primes = crt::shard_primes(args.n, index, count)?;
-        let residues = crt::residues(args.n, args.g, &primes, limit, hooks)?;
+        let primes = crt::shard_primes(args.target.n, index, count)?;
+        let residues = crt::residues(args.target.n, args.target.g, &primes, limit, hooks)?;
         Ok((primes, residues))
     })?;
     let mut file = ShardFile {
         checksum: String::new(),
         format: FORMAT,
-        g: args.g,
-        n: args.n,
+        g: args.target.g,
+        n: args.target.n,
         primes: primes.iter().map(u64::to_string).collect(),
         program: format!("fibtree {}", env!("CARGO_PKG_VERSION")),
         residues: residues.iter().map(u64::to_string).collect(),

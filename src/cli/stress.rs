@@ -373,12 +373,12 @@ pub(super) fn stress(args: StressArgs) -> anyhow::Result<ExitCode> {
     // the library's N is one of the n asked for
     let stress_flags = |param| if param == Param::N { "--n" } else { flag(param) };
     let mut session =
-        Session::new(args.run.output.output.as_deref(), args.run.threads, !args.json)?.naming(stress_flags);
+        Session::new(args.run.output.output.as_deref(), args.run.threads.threads, !args.json)?.naming(stress_flags);
     let stop = session.cancel_flag();
     // the bar is of the runs: it waits for them (the true values are counted first)
     session.expect_runs(&["runs"]);
     let jobs = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let (engine, memory_limit) = (args.run.engine.into(), Some(args.run.memory_limit()));
+    let (engine, memory_limit) = (args.run.engine, Some(args.run.memory_limit()));
     let total = if args.bisect { ns.len().max(2).ilog2() as u64 + 3 } else { ns.len() as u64 };
     let (taken, judged) = session.compute(|hooks, _| {
         let options = Options { hooks, engine, memory_limit, ..Options::default() };
