@@ -22,7 +22,7 @@ use parsers::{
 /// The command line's definition, as parsing, `--help`, the manual and the completions use it:
 /// the derived [`Cli`] with [`after_help`], and every argument that takes a value allowed to
 /// start with `-` and a digit (so that `-1` is refused as a value out of range, not taken for an
-/// unknown option).
+/// unknown option). Cost: builds every command's definition afresh.
 pub(super) fn command() -> clap::Command {
     let negative_numbers =
         |arg: clap::Arg| if arg.get_action().takes_values() { arg.allow_negative_numbers(true) } else { arg };

@@ -223,6 +223,7 @@ pub fn usage_error_with_stdin(args: &[&str], stdin: &[u8], names: &str) -> Strin
 
 /// A fresh folder under the system's temporary folder ([`tempfile::TempDir`]), named after the
 /// test crate and `tag`, removed when dropped.
+// a wrapper, not tempfile's type itself: the tests take its paths as strings (join, file, names)
 pub struct TempDir(tempfile::TempDir);
 
 impl TempDir {

@@ -64,6 +64,7 @@ pub(in crate::cli) const EXIT_STATUSES: [Documented; 7] = [
 /// wide as the longest name (entries sharing a summary named together, `129, 130, 143`), its
 /// further lines indented to the column.
 fn listed(title: &str, entries: &[Documented]) -> String {
+    // laid out here: clap lays out the options' help, not a table of its after_help text
     let width = entries.iter().map(|e| e.name.len()).max().unwrap_or(0) + 2;
     let mut out = format!("{title}:\n");
     for group in entries.chunk_by(|a, b| a.summary == b.summary) {
