@@ -35,16 +35,14 @@ use fibtree_util::{beside, descriptor_named, folder_of, resolve_links, write_ato
 ///
 /// ```
 /// use std::time::Duration;
-/// let folder = std::env::temp_dir().join(format!("fibtree-checkpoint-example-{}", std::process::id()));
-/// std::fs::create_dir_all(&folder)?;
-/// let path = folder.join("f300.checkpoint");
+/// let folder = tempfile::tempdir()?;
+/// let path = folder.path().join("f300.checkpoint");
 /// let checkpoint =
 ///     fibtree::Checkpoint { path: path.clone(), every: Duration::from_secs(60), fresh: false, keep: false };
 /// let options = fibtree::Options { checkpoint: Some(checkpoint), ..Default::default() };
 /// let report = fibtree::Counting::new(&[(300, 0)], &options)?.reports()?.remove(0);
 /// assert!(report.ok());
 /// assert!(!path.exists(), "a completed run removes its checkpoint unless it is to keep it");
-/// std::fs::remove_dir_all(&folder)?;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Clone, Debug)]

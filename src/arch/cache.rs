@@ -50,8 +50,8 @@ mod tests {
 
     #[test]
     fn the_level_2_cache_of_a_made_up_cpu() {
-        let root = std::env::temp_dir().join(format!("fibtree-cache-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&root);
+        let folder = tempfile::tempdir().unwrap();
+        let root = folder.path().join("cache");
         for (index, level, kind, size) in
             [(0, 1, "Data", "48K"), (1, 1, "Instruction", "32K"), (2, 2, "Unified", "2048K")]
         {

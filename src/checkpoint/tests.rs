@@ -102,8 +102,8 @@ fn a_state_past_a_target_is_refused() {
 
 #[test]
 fn a_checkpoint_that_cannot_be_removed_is_a_warning_not_an_error() {
-    let dir = std::env::temp_dir().join(format!("fibtree-ckpt-finish-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let folder = tempfile::tempdir().unwrap();
+    let dir = folder.path();
     // a non-empty folder where the checkpoint was: removing it fails
     std::fs::create_dir_all(dir.join("run.ckpt").join("inside")).unwrap();
     let spec = Checkpoint { path: dir.join("run.ckpt"), every: Duration::from_secs(1), fresh: false, keep: false };
@@ -116,29 +116,25 @@ fn a_checkpoint_that_cannot_be_removed_is_a_warning_not_an_error() {
     // and a checkpoint path that is a folder is refused before a run
     let refused = hold(&spec).unwrap_err().to_string();
     assert!(refused.contains("not a regular file"), "{refused}");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn a_hold_is_exclusive_and_released_when_dropped() {
-    let dir = std::env::temp_dir().join(format!("fibtree-ckpt-hold-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let folder = tempfile::tempdir().unwrap();
+    let dir = folder.path();
     let spec = Checkpoint { path: dir.join("run.ckpt"), every: Duration::from_secs(1), fresh: false, keep: false };
     let first = hold(&spec).unwrap();
     let refused = hold(&spec).unwrap_err().to_string();
     assert!(refused.contains(&format!("process {}", std::process::id())), "{refused}");
     drop(first);
-    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0, "the lock file goes with the hold");
+    assert_eq!(std::fs::read_dir(dir).unwrap().count(), 0, "the lock file goes with the hold");
     drop(hold(&spec).unwrap());
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn a_checkpoint_resumes_in_the_chunks_it_was_cut_into() {
-    let dir = std::env::temp_dir().join(format!("fibtree-ckpt-chunks-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let folder = tempfile::tempdir().unwrap();
+    let dir = folder.path();
     let target = (900, 0);
     let plan = Plan::new(&crate::targets::Targets::new(&[target]), u64::MAX, Hooks::default()).unwrap();
     // 4-lane chunks, where this version cuts the run into wider ones
@@ -154,7 +150,6 @@ fn a_checkpoint_resumes_in_the_chunks_it_was_cut_into() {
     let report = crate::Counting::new(&[target], &options).unwrap().reports().unwrap().remove(0);
     assert_eq!(report.value, crate::count(target.0, target.1).unwrap());
     assert!(report.ok());
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// A count from both ends resumed from every point it saves, in either half, gives the value of the

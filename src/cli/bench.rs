@@ -12,7 +12,7 @@ use serde::Serialize;
 
 use super::args::{BenchArgs, MAX_THREADS};
 use super::flag;
-use super::session::{Form, Outcome, Session};
+use super::session::{Outcome, OutputForm, Session};
 
 /// Which way a subject is counted, as the plan line says it: "from both ends (cut at layer 10044:
 /// 4527... bottom-up + 4403... top-down; 1636... bottom-up alone)" or "bottom-up".
@@ -159,7 +159,7 @@ pub(super) fn bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
     } else {
         args.threads.clone()
     });
-    let limit = super::args::memory_limit(args.max_memory, threads.iter().copied().max());
+    let limit = args.memory.limit(threads.iter().copied().max());
     let cancel = session.cancel_flag();
     let hooks = fibtree::Hooks::default().cancel_on(&cancel);
     let say = |line: String| {
@@ -228,6 +228,6 @@ pub(super) fn bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
     let machine = MachineOut { cores: machine.cores, cpu: machine.cpu, kernels };
     let kernel = fibtree::kernel().map_err(|e| session.error(e))?.name();
     let bench = Bench { kernel, machine, results, plans };
-    session.emit(&bench, Form::of(args.json, false))?;
+    session.emit(&bench, OutputForm::of(args.json, false))?;
     Ok(ExitCode::SUCCESS)
 }

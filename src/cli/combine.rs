@@ -11,7 +11,7 @@ use fibtree::{LAST18, Options, P998244353, Projection, Report};
 use super::args::{CombineArgs, parse_shard};
 use super::count::{Counted, all_agree};
 use super::output::distinct;
-use super::session::{Form, Session};
+use super::session::{OutputForm, Session};
 use super::shard::{FORMAT, ShardFile};
 use super::{say, usage};
 
@@ -96,7 +96,7 @@ fn read(path: &Path) -> anyhow::Result<Read> {
 }
 
 pub(super) fn combine(args: CombineArgs) -> anyhow::Result<ExitCode> {
-    let form = Form::of(args.json, args.quiet);
+    let form = OutputForm::of(args.json, args.quiet);
     let files = shard_files(&args.paths)?;
     let output = args.output.output.as_deref();
     for file in &files {
@@ -138,7 +138,7 @@ pub(super) fn combine(args: CombineArgs) -> anyhow::Result<ExitCode> {
         fibtree::Error::InvalidArgument { expected, .. } => usage("FILES", expected),
         other => other.into(),
     })?;
-    let mut session = Session::new(output, args.threads, false)?;
+    let mut session = Session::new(output, args.threads.threads, false)?;
     crt::check_below_tree(n, g, &value, shards.iter().map(|s| s.primes.len()).sum())?;
     // the modular engine run directly, both moduli at once (a thread each)
     let independent =

@@ -13,7 +13,7 @@ use serde::Serialize;
 use super::args::CountArgs;
 use super::output::distinct;
 use super::say;
-use super::session::{Form, Outcome, Session};
+use super::session::{Outcome, OutputForm, Session};
 
 /// `count`'s result (fields in alphabetical order, as the JSON lists them).
 #[derive(Serialize)]
@@ -185,10 +185,10 @@ pub(super) fn count(args: CountArgs) -> anyhow::Result<ExitCode> {
     if args.mod_only {
         return count_mod_only(args);
     }
-    let form = Form::of(args.json, args.quiet);
+    let form = OutputForm::of(args.json, args.quiet);
     let output = args.run.output.output.as_deref();
     distinct(&[("--checkpoint", args.checkpoint.as_deref()), ("--output", output)])?;
-    let mut session = Session::new(output, args.run.threads, form == Form::Human)?;
+    let mut session = Session::new(output, args.run.threads.threads, form == OutputForm::Human)?;
     let limit = args.run.memory_limit();
     let checkpoint = args.checkpoint.as_ref().map(|path| Checkpoint {
         path: path.clone(),
@@ -199,7 +199,7 @@ pub(super) fn count(args: CountArgs) -> anyhow::Result<ExitCode> {
     let options = Options {
         moduli: args.moduli.clone(),
         memory_limit: Some(limit),
-        engine: args.run.engine.into(),
+        engine: args.run.engine,
         double_check: args.double_check,
         checkpoint,
         cut: args.cut.map_or(Cut::Auto, Cut::At),
@@ -208,7 +208,7 @@ pub(super) fn count(args: CountArgs) -> anyhow::Result<ExitCode> {
     // the runs the library reports, by their names: the residues, the exact value, and with
     // --double-check the exact value again; one progress bar covers them all
     session.expect_runs(if args.double_check { &["modular", "exact", "exact"] } else { &["modular", "exact"] });
-    let targets = [(args.n, args.g)];
+    let targets = [(args.target.n, args.target.g)];
     let mut report = session.compute(|hooks, _| {
         let options = Options { hooks, ..options };
         let counting = Counting::new(&targets, &options)?;
@@ -236,7 +236,10 @@ pub(super) fn count(args: CountArgs) -> anyhow::Result<ExitCode> {
         say(&format!("memory peak {} (estimate {estimate})", human_bytes(peak)));
     }
     if report.double_check == Some(false) {
-        say(&format!("error: DOUBLE CHECK FAILED for c({}, {}): the two exact engines disagree", args.n, args.g));
+        say(&format!(
+            "error: DOUBLE CHECK FAILED for c({}, {}): the two exact engines disagree",
+            args.target.n, args.target.g
+        ));
         return Ok(ExitCode::from(1));
     }
     Ok(if all_agree(&report) { ExitCode::SUCCESS } else { ExitCode::from(1) })
@@ -302,12 +305,13 @@ impl Outcome for Residues {
 
 /// `count --mod-only`: the residues by the modular engine alone, in the same three forms as `count`.
 fn count_mod_only(args: CountArgs) -> anyhow::Result<ExitCode> {
-    let form = Form::of(args.json, args.quiet);
-    let mut session = Session::new(args.run.output.output.as_deref(), args.run.threads, form == Form::Human)?;
+    let form = OutputForm::of(args.json, args.quiet);
+    let mut session =
+        Session::new(args.run.output.output.as_deref(), args.run.threads.threads, form == OutputForm::Human)?;
     let limit = args.run.memory_limit();
     let report = session.compute(|hooks, _| {
         let options = Options { moduli: args.moduli.clone(), memory_limit: Some(limit), hooks, ..Options::default() };
-        let report = fibtree::mod_only(args.n, args.g, &options)?;
+        let report = fibtree::mod_only(args.target.n, args.target.g, &options)?;
         say_estimate(args.verbose, report.memory_estimate_bytes, limit)?;
         Ok(report)
     })?;

@@ -12,7 +12,7 @@ use super::args::DistArgs;
 use super::output::{Output, distinct};
 use super::plot::dist_svg;
 use super::say;
-use super::session::{Form, Outcome, Session};
+use super::session::{Outcome, OutputForm, Session};
 
 /// The distribution (fields in alphabetical order, as the JSON lists them).
 #[derive(Serialize)]
@@ -44,9 +44,9 @@ pub(super) fn dist(args: DistArgs) -> anyhow::Result<ExitCode> {
     // the plot's file is checked before any work, so that a bad path fails at once
     distinct(&[("--output", args.run.output.output.as_deref()), ("--svg", args.svg.as_deref())])?;
     let svg = args.svg.as_deref().map(|path| Output::open(Some(path), "--svg")).transpose()?;
-    let mut session = Session::new(args.run.output.output.as_deref(), args.run.threads, !args.json)?;
+    let mut session = Session::new(args.run.output.output.as_deref(), args.run.threads.threads, !args.json)?;
     let n = args.n;
-    let (engine, memory_limit) = (args.run.engine.into(), Some(args.run.memory_limit()));
+    let (engine, memory_limit) = (args.run.engine, Some(args.run.memory_limit()));
     let entries: Vec<(u64, BigUint)> = session.compute(|hooks, _| {
         let options = Options { hooks, engine, memory_limit, ..Options::default() };
         Ok(match args.modulus {
@@ -72,7 +72,7 @@ pub(super) fn dist(args: DistArgs) -> anyhow::Result<ExitCode> {
         sum_ok,
         support: entries.len(),
     };
-    session.emit(&distribution, Form::of(args.json, false))?;
+    session.emit(&distribution, OutputForm::of(args.json, false))?;
     if let Some(mut svg) = svg {
         svg.write_all(dist_svg(n, &entries, args.modulus)?.as_bytes())?;
         svg.finish()?;

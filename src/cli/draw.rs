@@ -8,7 +8,7 @@ use fibtree_util::NotWhole;
 use serde::Serialize;
 
 use super::args::DrawArgs;
-use super::session::{Form, Outcome, Session};
+use super::session::{Outcome, OutputForm, Session};
 use super::usage;
 
 /// The picture: an SVG document (its JSON form is not offered; `draw` has no `--json`).
@@ -29,7 +29,7 @@ pub(super) fn draw(args: DrawArgs) -> anyhow::Result<ExitCode> {
     let trees = parse_trees(&args.trees).map_err(|(flag, message)| usage(flag, message))?;
     let picture = Picture { svg: svg(trees, args.g)? };
     let mut session = Session::new(args.output.output.as_deref(), None, false)?;
-    session.emit(&picture, Form::Human)?;
+    session.emit(&picture, OutputForm::Human)?;
     Ok(ExitCode::SUCCESS)
 }
 

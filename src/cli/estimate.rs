@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use super::args::EstimateArgs;
 use super::progress::duration;
-use super::session::{Form, Outcome, Session};
+use super::session::{Outcome, OutputForm, Session};
 
 /// The estimate as `--json` gives it (fields in alphabetical order). Big counts are strings, so
 /// that any JSON reader keeps every digit; seconds are predictions, rounded to the millisecond, at
@@ -318,12 +318,13 @@ impl Outcome for EstimateOut {
 }
 
 pub(super) fn estimate(args: EstimateArgs) -> anyhow::Result<ExitCode> {
-    let mut session = Session::new(args.output.output.as_deref(), args.threads, false)?;
+    let mut session = Session::new(args.output.output.as_deref(), args.threads.threads, false)?;
     let census = if args.census { Census::Always } else { Census::Auto };
     let shards = if args.shards.is_empty() { vec![1, 64, 1024] } else { args.shards.clone() };
-    let e = session.compute(|hooks, _| Ok(estimate::estimate(args.n, args.g, &shards, census, hooks)?))?;
+    let e =
+        session.compute(|hooks, _| Ok(estimate::estimate(args.target.n, args.target.g, &shards, census, hooks)?))?;
     let out = EstimateOut::new(&e, fibtree::kernel()?.to_string());
-    session.emit(&out, Form::of(args.json, false))?;
+    session.emit(&out, OutputForm::of(args.json, false))?;
     Ok(ExitCode::SUCCESS)
 }
 

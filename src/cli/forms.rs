@@ -1,6 +1,7 @@
-//! What another program's answers are (`stress`): the exact c(n, G), its last D digits, or its
-//! residue modulo M; given, or found from its first answers at the n where those forms differ; and
-//! the true values in that form for every n, from one run of the library over them all.
+//! What another program's answers are (`stress`): the last integer it prints, read as the exact
+//! c(n, G), its last D digits, or its residue modulo M; given, or found from its first answers at
+//! the n where those forms differ; and the true values in that form for every n, from one run of
+//! the library over them all.
 
 use std::collections::HashMap;
 
@@ -9,13 +10,14 @@ use serde::Serialize;
 
 use fibtree::{Counting, Error, LAST18, Options, P998244353};
 
-use super::runner::{Ending, Run};
+use super::runner::{Ending, ProgramRun};
 
 /// The other prime modulus contest problems ask for.
 const P1000000007: u64 = 1_000_000_007;
 
 /// The forms the answers are matched against when none is given, in the order they are tried.
-const CANDIDATES: [Form; 4] = [Form::Exact, Form::LastDigits(18), Form::Modulo(P998244353), Form::Modulo(P1000000007)];
+const CANDIDATES: [AnswerForm; 4] =
+    [AnswerForm::Exact, AnswerForm::LastDigits(18), AnswerForm::Modulo(P998244353), AnswerForm::Modulo(P1000000007)];
 
 /// The n at which the program's answers decide its form: the smallest of those where the forms all
 /// differ, at most this many.
@@ -26,7 +28,7 @@ const SEARCHED: usize = 256;
 
 /// What a program prints for c(n, G).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Form {
+pub(super) enum AnswerForm {
     /// The exact value.
     Exact,
     /// Its residue modulo M.
@@ -35,13 +37,13 @@ pub(super) enum Form {
     LastDigits(u32),
 }
 
-impl Form {
+impl AnswerForm {
     /// The modulus of a residue (`None` for the exact value).
     fn modulus(self) -> Option<u64> {
         match self {
-            Form::Exact => None,
-            Form::Modulo(m) => Some(m),
-            Form::LastDigits(d) => Some(10u64.pow(d)),
+            AnswerForm::Exact => None,
+            AnswerForm::Modulo(m) => Some(m),
+            AnswerForm::LastDigits(d) => Some(10u64.pow(d)),
         }
     }
 
@@ -56,10 +58,10 @@ impl Form {
     /// The form in words: `the exact value`, `mod 998244353`, `the last 18 digits`.
     fn name(self) -> String {
         match self {
-            Form::Exact => "the exact value".into(),
-            Form::Modulo(m) => format!("mod {m}"),
-            Form::LastDigits(1) => "the last digit".into(),
-            Form::LastDigits(d) => format!("the last {d} digits"),
+            AnswerForm::Exact => "the exact value".into(),
+            AnswerForm::Modulo(m) => format!("mod {m}"),
+            AnswerForm::LastDigits(1) => "the last digit".into(),
+            AnswerForm::LastDigits(d) => format!("the last {d} digits"),
         }
     }
 }
@@ -77,16 +79,16 @@ pub(super) struct Taken {
     /// The form in words.
     pub(super) name: String,
     #[serde(skip)]
-    pub(super) form: Form,
+    pub(super) form: AnswerForm,
 }
 
 impl Taken {
     /// `form`, as the arguments gave it.
-    pub(super) fn given(form: Form) -> Taken {
+    pub(super) fn given(form: AnswerForm) -> Taken {
         Taken::new(form, false, "given".into())
     }
 
-    fn new(form: Form, detected: bool, how: String) -> Taken {
+    fn new(form: AnswerForm, detected: bool, how: String) -> Taken {
         Taken { detected, how, modulus: form.modulus().map(|m| m.to_string()), name: form.name(), form }
     }
 }
@@ -107,22 +109,22 @@ pub(super) fn detect(
     ns: &[u64],
     g: u64,
     options: &Options,
-    run: impl FnOnce(&[u64]) -> Vec<Run>,
+    run: impl FnOnce(&[u64]) -> Vec<ProgramRun>,
 ) -> anyhow::Result<Taken> {
     let probes = telling_apart(ns, g, options)?;
     let taken = if probes.is_empty() {
         let how = "no n run tells the forms apart (each gives one value in every form): taken as the exact value";
-        Taken::new(Form::Exact, true, how.into())
+        Taken::new(AnswerForm::Exact, true, how.into())
     } else {
         let runs = run(&probes.iter().map(|p| p.0).collect::<Vec<_>>());
         let values: HashMap<u64, &BigUint> = probes.iter().map(|(n, v)| (*n, v)).collect();
         let answers: Vec<(u64, String)> = runs
             .iter()
             .filter(|r| r.ending == Ending::Exited(0))
-            .filter_map(|r| super::stress::last_integer(&r.stdout).map(|a| (r.n, a)))
+            .filter_map(|r| last_integer(&r.stdout).map(|a| (r.n, a)))
             .collect();
         // the forms each answer matches, where it matches one
-        let matching: Vec<(u64, Vec<Form>)> = answers
+        let matching: Vec<(u64, Vec<AnswerForm>)> = answers
             .iter()
             .map(|(n, answer)| (*n, CANDIDATES.into_iter().filter(|f| f.of(values[n]) == *answer).collect::<Vec<_>>()))
             .filter(|(_, forms)| !forms.is_empty())
@@ -149,16 +151,28 @@ pub(super) fn detect(
     Ok(taken)
 }
 
+/// The last integer in `bytes` (a run of decimal digits, with a `-` right before it if there is
+/// one), without leading zeros.
+pub(super) fn last_integer(bytes: &[u8]) -> Option<String> {
+    let end = bytes.iter().rposition(u8::is_ascii_digit)? + 1;
+    let start = bytes[..end].iter().rposition(|b| !b.is_ascii_digit()).map_or(0, |i| i + 1);
+    let digits = std::str::from_utf8(&bytes[start..end]).expect("ASCII digits");
+    let digits = digits.trim_start_matches('0');
+    let digits = if digits.is_empty() { "0" } else { digits };
+    let negative = start > 0 && bytes[start - 1] == b'-' && digits != "0";
+    Some(if negative { format!("-{digits}") } else { digits.to_string() })
+}
+
 /// The smallest form whose values hold every one of `answers` (decimal, no leading zeros): mod
 /// 998244353, mod 10^9 + 7, the last 18 digits, else (or with no answer) the exact value.
-fn by_size<'a>(answers: impl Iterator<Item = &'a str>) -> Form {
+fn by_size<'a>(answers: impl Iterator<Item = &'a str>) -> AnswerForm {
     let largest =
         answers.filter(|a| !a.starts_with('-')).filter_map(|a| a.parse::<u64>().ok().or(Some(u64::MAX))).max();
     match largest {
-        Some(a) if a < P998244353 => Form::Modulo(P998244353),
-        Some(a) if a < P1000000007 => Form::Modulo(P1000000007),
-        Some(a) if a < LAST18 => Form::LastDigits(18),
-        _ => Form::Exact,
+        Some(a) if a < P998244353 => AnswerForm::Modulo(P998244353),
+        Some(a) if a < P1000000007 => AnswerForm::Modulo(P1000000007),
+        Some(a) if a < LAST18 => AnswerForm::LastDigits(18),
+        _ => AnswerForm::Exact,
     }
 }
 
@@ -220,7 +234,7 @@ impl Truth {
     ///
     /// # Errors
     /// As [`Counting::new`].
-    pub(super) fn of(form: Form, ns: &[u64], g: u64, options: &Options) -> anyhow::Result<Truth> {
+    pub(super) fn of(form: AnswerForm, ns: &[u64], g: u64, options: &Options) -> anyhow::Result<Truth> {
         let values: Vec<String> = match form.modulus() {
             None => exact(ns, g, options)?.iter().map(BigUint::to_string).collect(),
             Some(m) => {
@@ -250,17 +264,29 @@ mod tests {
         let forms: Vec<String> = CANDIDATES.iter().map(|f| f.of(&f100)).collect();
         let mod_p1 = (&f100 % P1000000007).to_string();
         assert_eq!(forms, ["29580893155023212545", "580893155023212545", "783211951", &mod_p1]);
-        assert_eq!(Form::LastDigits(3).of(&BigUint::from(17u32)), "17");
-        assert_eq!(Form::LastDigits(1).name(), "the last digit");
+        assert_eq!(AnswerForm::LastDigits(3).of(&BigUint::from(17u32)), "17");
+        assert_eq!(AnswerForm::LastDigits(1).name(), "the last digit");
+    }
+
+    #[test]
+    fn the_last_integer_printed() {
+        assert_eq!(last_integer(b"f(100) = 0029580893155023212545\n"), Some("29580893155023212545".into()));
+        assert_eq!(last_integer(b"answer: -12 (mod 7)\nok"), Some("7".into()));
+        assert_eq!(last_integer(b"-12\n"), Some("-12".into()));
+        assert_eq!(last_integer(b"-000\n"), Some("0".into()));
+        assert_eq!(last_integer(b"12 34"), Some("34".into()));
+        assert_eq!(last_integer(b"no number\n"), None);
+        assert_eq!(last_integer(b""), None);
+        assert_eq!(last_integer(b"\xff\xfe7\xff"), Some("7".into()));
     }
 
     #[test]
     fn the_smallest_form_that_holds_the_answers() {
-        assert_eq!(by_size(["5", "998244352"].into_iter()), Form::Modulo(P998244353));
-        assert_eq!(by_size(["998244353"].into_iter()), Form::Modulo(P1000000007));
-        assert_eq!(by_size(["1000000007"].into_iter()), Form::LastDigits(18));
-        assert_eq!(by_size(["1000000000000000000"].into_iter()), Form::Exact);
-        assert_eq!(by_size(["123456789012345678901234567890"].into_iter()), Form::Exact);
-        assert_eq!(by_size(std::iter::empty()), Form::Exact);
+        assert_eq!(by_size(["5", "998244352"].into_iter()), AnswerForm::Modulo(P998244353));
+        assert_eq!(by_size(["998244353"].into_iter()), AnswerForm::Modulo(P1000000007));
+        assert_eq!(by_size(["1000000007"].into_iter()), AnswerForm::LastDigits(18));
+        assert_eq!(by_size(["1000000000000000000"].into_iter()), AnswerForm::Exact);
+        assert_eq!(by_size(["123456789012345678901234567890"].into_iter()), AnswerForm::Exact);
+        assert_eq!(by_size(std::iter::empty()), AnswerForm::Exact);
     }
 }

@@ -37,11 +37,10 @@ use std::ffi::OsString;
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
-use clap::{CommandFactory, Parser};
 use fibtree::{Error, Param};
 use fibtree_util::human_bytes;
 
-use args::{Cli, Command};
+use args::Command;
 pub use messages::{say, say_error};
 use session::Stopped;
 
@@ -150,7 +149,7 @@ fn print_help(e: &clap::Error) -> std::io::Result<()> {
 
 /// Parses the arguments and runs the command. Usage errors print one line and exit 2.
 pub fn run(args: impl IntoIterator<Item = OsString>) -> anyhow::Result<ExitCode> {
-    let cli = match Cli::try_parse_from(args) {
+    let cli = match args::parse(args) {
         Ok(cli) => cli,
         Err(e) if !e.use_stderr() => {
             print_help(&e)?;
@@ -160,7 +159,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> anyhow::Result<ExitCode>
             // no command: the short help, on standard error as the run did not do what it was
             // asked (a command), and exit 2
             let mut err = std::io::stderr().lock();
-            let help = Cli::command().render_help();
+            let help = args::command().render_help();
             let help = if err.is_terminal() { help.ansi().to_string() } else { help.to_string() };
             let _ = err.write_all(help.as_bytes());
             return Ok(ExitCode::from(2));

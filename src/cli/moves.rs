@@ -10,7 +10,7 @@ use num_bigint::BigUint;
 use serde::Serialize;
 
 use super::args::{MovesArgs, RankArgs};
-use super::session::{Form, Outcome, Session};
+use super::session::{Outcome, OutputForm, Session};
 use super::usage;
 
 /// The most lines `--list` prints without `--limit`.
@@ -61,7 +61,7 @@ fn checked(n: u64, g: u64, path: &str) -> anyhow::Result<()> {
 pub(super) fn moves(args: MovesArgs) -> anyhow::Result<ExitCode> {
     let index = args.nth.as_deref().map(parse_index).transpose()?;
     let (n, g) = (args.n, args.g);
-    let mut session = Session::new(args.run.output.output.as_deref(), args.run.threads, !args.json)?;
+    let mut session = Session::new(args.run.output.output.as_deref(), args.run.threads.threads, !args.json)?;
     let memory_limit = args.run.memory_limit();
     let seed = args.seed.unwrap_or_else(fibtree_util::clock_seed);
     let limit = args.limit;
@@ -114,7 +114,7 @@ pub(super) fn moves(args: MovesArgs) -> anyhow::Result<ExitCode> {
         let seed = args.random.then(|| seed.to_string());
         Ok(Moves { count: total.to_string(), g, moves: found, n, seed })
     })?;
-    session.emit(&moves, Form::of(args.json, false))?;
+    session.emit(&moves, OutputForm::of(args.json, false))?;
     if args.random {
         // in every form, so that a random pick can always be repeated with --seed
         super::say(&format!("index {} (seed {seed})", moves.moves[0].index));
@@ -139,7 +139,7 @@ impl Outcome for Ranked {
 
 pub(super) fn rank(args: RankArgs) -> anyhow::Result<ExitCode> {
     let (n, path) = (args.n, args.path.clone());
-    let mut session = Session::new(args.run.output.output.as_deref(), args.run.threads, !args.json)?;
+    let mut session = Session::new(args.run.output.output.as_deref(), args.run.threads.threads, !args.json)?;
     let memory_limit = args.run.memory_limit();
     let ranked = session.compute(|hooks, _| {
         // the memory guard first, then the value the path leaves (O(n) time), then the walk
@@ -154,6 +154,6 @@ pub(super) fn rank(args: RankArgs) -> anyhow::Result<ExitCode> {
         }
         Ok(Ranked { index: index.to_string(), n, path: path.clone(), value: g })
     })?;
-    session.emit(&ranked, Form::of(args.json, false))?;
+    session.emit(&ranked, OutputForm::of(args.json, false))?;
     Ok(ExitCode::SUCCESS)
 }

@@ -135,8 +135,8 @@ mod tests {
 
     #[test]
     fn a_descriptor_is_duplicated_or_refused() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("descriptor");
+        let folder = tempfile::tempdir().unwrap();
+        let path = folder.path().join("descriptor");
         let file = File::create(&path).unwrap();
         let fd = std::os::fd::AsRawFd::as_raw_fd(&file);
         let mut copy = duplicate_for_writing(fd).unwrap();

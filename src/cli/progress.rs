@@ -13,29 +13,38 @@ use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-/// A progress bar: the weighted work done out of the total, with an ETA.
-pub(super) struct Progress {
+/// The bar's length: its position is the weighted fraction done in ten-thousandths.
+const SCALE: u64 = 10_000;
+
+/// A progress bar: the weighted work done out of the total, with an ETA, drawn by indicatif.
+pub(super) struct WeightedBar {
     bar: Option<ProgressBar>,
     start: Instant,
-    tally: Mutex<Tally>,
+    /// The arithmetic, and whether the bar is drawn yet (else the line says it is estimating).
+    tally: Mutex<(Tally, bool)>,
 }
 
-impl Progress {
+impl WeightedBar {
     /// A bar, drawn if `wanted` and standard error is a terminal.
-    pub(super) fn new(wanted: bool) -> Progress {
-        let bar = (wanted && std::io::stderr().is_terminal()).then(|| {
-            let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::hidden());
-            bar.set_style(ProgressStyle::with_template("{msg}").expect("a valid template"));
-            bar
-        });
+    pub(super) fn new(wanted: bool) -> WeightedBar {
+        let bar = (wanted && std::io::stderr().is_terminal())
+            .then(|| ProgressBar::with_draw_target(Some(SCALE), ProgressDrawTarget::hidden()));
+        WeightedBar::drawing(bar)
+    }
+
+    /// A bar drawn by `bar` (none if `None`), in its estimating style until the fraction is known.
+    fn drawing(bar: Option<ProgressBar>) -> WeightedBar {
+        if let Some(bar) = &bar {
+            bar.set_style(style("{prefix}  {msg}"));
+        }
         let start = Instant::now();
-        Progress { bar, start, tally: Mutex::new(Tally::new(start)) }
+        WeightedBar { bar, start, tally: Mutex::new((Tally::new(start), false)) }
     }
 
     /// Names the runs the command will report, in order (a name once for each run): the bar waits
     /// until each has told its total.
     pub(super) fn expect(&self, runs: &[&str]) {
-        self.tally.lock().expect("the tally lock is never poisoned").expect(runs);
+        self.tally.lock().expect("the tally lock is never poisoned").0.expect(runs);
     }
 
     /// Records that the run `stage` has done `done` of its `total` units of work.
@@ -45,10 +54,19 @@ impl Progress {
         if bar.is_hidden() && now.duration_since(self.start) > Duration::from_secs(1) {
             bar.set_draw_target(ProgressDrawTarget::stderr());
         }
-        let mut tally = self.tally.lock().expect("the tally lock is never poisoned");
+        let mut guard = self.tally.lock().expect("the tally lock is never poisoned");
+        let (tally, drawn) = &mut *guard;
         tally.update(stage, done, total, now);
-        let columns = console::Term::stderr().size_checked().map_or(80, |(_, columns)| columns as usize);
-        bar.set_message(tally.line(now, columns));
+        let status = tally.status(now);
+        if let Some(fraction) = status.fraction {
+            if !*drawn {
+                bar.set_style(style("{prefix} [{wide_bar}] {msg}").progress_chars("=> "));
+                *drawn = true;
+            }
+            bar.set_position((fraction * SCALE as f64) as u64);
+        }
+        bar.set_prefix(status.names);
+        bar.set_message(status.text);
     }
 
     /// Removes the bar.
@@ -59,12 +77,17 @@ impl Progress {
     }
 }
 
+/// The bar's style from `template`, one of the two above.
+fn style(template: &str) -> ProgressStyle {
+    ProgressStyle::with_template(template).expect("a valid template")
+}
+
 /// How long a run must have gone before its seconds per unit count as measured.
 const MEASURED_AFTER: Duration = Duration::from_millis(250);
 
 /// One engine run, as its reports tell it.
 #[derive(Clone, Debug)]
-struct Run {
+struct EngineRun {
     name: String,
     done: u64,
     total: u64,
@@ -74,7 +97,7 @@ struct Run {
     last: Instant,
 }
 
-impl Run {
+impl EngineRun {
     /// The seconds a unit of this run has taken between its first report and its last, once
     /// measured.
     fn seconds_per_unit(&self) -> Option<f64> {
@@ -89,11 +112,21 @@ impl Run {
 #[derive(Debug)]
 pub(super) struct Tally {
     start: Instant,
-    runs: Vec<Run>,
+    runs: Vec<EngineRun>,
     /// The runs named as coming that have not reported yet, in order.
     expected: Vec<String>,
     /// The fraction last shown: the bar never goes back.
     shown: f64,
+}
+
+/// What the bar shows: the names of the runs under way (`done` once none is), the fraction shown
+/// (`None` while estimating; it never goes back), and the text after the bar: the percentage and
+/// the ETA, or the time so far while estimating.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) struct Status {
+    pub(super) names: String,
+    pub(super) fraction: Option<f64>,
+    pub(super) text: String,
 }
 
 /// Where the run is: the fraction of the whole done (`None` while a run expected has not told its
@@ -128,14 +161,14 @@ impl Tally {
                 if let Some(at) = self.expected.iter().position(|e| e == name) {
                     self.expected.drain(..=at);
                 }
-                self.runs.push(Run { name: name.to_string(), done, total, first: (now, done), last: now });
+                self.runs.push(EngineRun { name: name.to_string(), done, total, first: (now, done), last: now });
             }
         }
     }
 
     /// The fraction done and the seconds left, as of the last report.
     pub(super) fn estimate(&self) -> Estimate {
-        let measured: Vec<Option<f64>> = self.runs.iter().map(Run::seconds_per_unit).collect();
+        let measured: Vec<Option<f64>> = self.runs.iter().map(EngineRun::seconds_per_unit).collect();
         let known: Vec<f64> = measured.iter().flatten().copied().collect();
         // a run not measured yet is weighed as the average of those measured (all alike at first)
         let prior = if known.is_empty() { 1.0 } else { known.iter().sum::<f64>() / known.len() as f64 };
@@ -169,10 +202,8 @@ impl Tally {
         Estimate { fraction, seconds_left: left }
     }
 
-    /// The line drawn at `now` in a terminal `columns` wide: the runs' names, the bar, the percentage
-    /// and the ETA, in fewer than `columns` characters (the last column stays free, so that the line
-    /// never wraps). Records the fraction shown, which never goes back.
-    pub(super) fn line(&mut self, now: Instant, columns: usize) -> String {
+    /// What the bar shows at `now`. Records the fraction shown, which never goes back.
+    pub(super) fn status(&mut self, now: Instant) -> Status {
         let estimate = self.estimate();
         let mut names: Vec<&str> = Vec::new();
         for run in self.runs.iter().filter(|r| r.done < r.total) {
@@ -183,26 +214,17 @@ impl Tally {
         let names = if names.is_empty() { "done".to_string() } else { names.join("+") };
         // as wide for every value, so that the bar keeps its width as the ETA changes
         let eta = format!("{:>7}", estimate.seconds_left.map_or("?".to_string(), duration));
-        let room = columns.saturating_sub(1);
-        let line = match estimate.fraction {
-            None => format!("{names}  {}, estimating", duration(now.duration_since(self.start).as_secs_f64())),
+        match estimate.fraction {
+            None => {
+                let text = format!("{}, estimating", duration(now.duration_since(self.start).as_secs_f64()));
+                Status { names, fraction: None, text }
+            }
             Some(fraction) => {
                 self.shown = self.shown.max(fraction);
-                let percent = format!("{:>3}%", (self.shown * 100.0).floor() as u32);
-                let text = format!("{names} {percent}  ETA {eta}");
-                // the bar takes what the text leaves, with its brackets and a space; none below 5
-                let bar = room.saturating_sub(text.chars().count() + 3);
-                if bar >= 5 {
-                    let full = ((self.shown * bar as f64) as usize).min(bar);
-                    let head = if full < bar { ">" } else { "" };
-                    let fill = "=".repeat(full) + head;
-                    format!("{names} [{fill:<bar$}] {percent}  ETA {eta}")
-                } else {
-                    text
-                }
+                let text = format!("{:>3}%  ETA {eta}", (self.shown * 100.0).floor() as u32);
+                Status { names, fraction: Some(self.shown), text }
             }
-        };
-        line.chars().take(room).collect()
+        }
     }
 }
 
@@ -238,7 +260,7 @@ mod tests {
         tally.update("modular", m / 2, m, at(start, 3.0));
         // the exact run has not told its total: no fraction yet, never a bar that restarts
         assert_eq!(tally.estimate().fraction, None);
-        assert!(tally.line(at(start, 3.0), 80).contains("estimating"));
+        assert!(tally.status(at(start, 3.0)).text.contains("estimating"));
         tally.update("modular", m, m, at(start, 6.0));
         tally.update("exact", 1, e, at(start, 6.0));
         // weighed by the modular run's measured speed until the exact run's own is measured
@@ -252,7 +274,7 @@ mod tests {
         let left = estimate.seconds_left.unwrap();
         assert!((left - 82.8).abs() < 1.0, "the ETA is the exact run's own: {left}");
         // counted alike, the units would put the bar at 12 %; weighed, it shows the whole run's share
-        let line = tally.line(at(start, 15.2), 80);
+        let line = tally.status(at(start, 15.2)).text;
         assert!(line.contains(" 15%") && line.contains("ETA  1m 23s"), "{line}");
         // half way through the exact run
         tally.update("exact", e / 2, e, at(start, 52.0));
@@ -275,7 +297,7 @@ mod tests {
             } else {
                 tally.update("exact", (step - 50) * 200, 10_000, now);
             }
-            let line = tally.line(now, 60);
+            let line = tally.status(now).text;
             // the fraction itself, before the bar's own guard against going back
             if let Some(fraction) = tally.estimate().fraction {
                 assert!(fraction >= last - 1e-9, "step {step}: {fraction} after {last}: {line}");
@@ -309,26 +331,68 @@ mod tests {
         assert!(fraction > whole, "{fraction}");
     }
 
+    /// A terminal `width` columns wide that keeps the last line drawn on it.
+    #[derive(Clone, Debug)]
+    struct Screen {
+        width: u16,
+        last: std::sync::Arc<Mutex<String>>,
+    }
+
+    impl indicatif::TermLike for Screen {
+        fn width(&self) -> u16 {
+            self.width
+        }
+        fn move_cursor_up(&self, _: usize) -> std::io::Result<()> {
+            Ok(())
+        }
+        fn move_cursor_down(&self, _: usize) -> std::io::Result<()> {
+            Ok(())
+        }
+        fn move_cursor_right(&self, _: usize) -> std::io::Result<()> {
+            Ok(())
+        }
+        fn move_cursor_left(&self, _: usize) -> std::io::Result<()> {
+            Ok(())
+        }
+        fn write_line(&self, s: &str) -> std::io::Result<()> {
+            self.write_str(s)
+        }
+        fn write_str(&self, s: &str) -> std::io::Result<()> {
+            if !s.is_empty() {
+                *self.last.lock().unwrap() = s.to_string();
+            }
+            Ok(())
+        }
+        fn clear_line(&self) -> std::io::Result<()> {
+            Ok(())
+        }
+        fn flush(&self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// The line a bar on a terminal `width` columns wide shows after two runs' reports.
+    fn drawn(width: u16, exact_done: u64) -> String {
+        let screen = Screen { width, last: Default::default() };
+        let target = ProgressDrawTarget::term_like_with_hz(Box::new(screen.clone()), 100);
+        let bar = WeightedBar::drawing(Some(ProgressBar::with_draw_target(Some(SCALE), target)));
+        bar.update("modular", 600, 1000);
+        bar.update("exact", exact_done, 90_000);
+        // leaves the bar as it is, drawn once more
+        bar.bar.as_ref().unwrap().abandon();
+        screen.last.lock().unwrap().clone()
+    }
+
     #[test]
     fn the_line_fits_the_terminal() {
-        let start = Instant::now();
-        let mut tally = Tally::new(start);
-        tally.update("modular", 300, 1000, at(start, 0.0));
-        tally.update("exact", 5_000, 90_000, at(start, 0.0));
-        tally.update("modular", 600, 1000, at(start, 2.0));
-        tally.update("exact", 40_000, 90_000, at(start, 2.0));
-        for columns in [0, 1, 10, 20, 30, 40, 41, 60, 80, 85, 120, 300] {
-            let line = tally.line(at(start, 2.0), columns);
-            assert!(line.chars().count() < columns.max(1), "{columns} columns: {line:?}");
-            if columns >= 40 {
-                assert!(line.contains('[') && line.contains("ETA"), "{columns} columns: {line:?}");
-            }
+        for columns in [40, 41, 60, 80, 85, 120, 300] {
+            let line = drawn(columns, 40_000);
+            assert!(line.chars().count() <= columns as usize, "{columns} columns: {line:?}");
+            assert!(line.starts_with("modular+exact [") && line.contains("ETA"), "{columns} columns: {line:?}");
         }
         // the bar takes the width there is, the same whatever the ETA
-        let wide = tally.line(at(start, 2.0), 120);
-        assert_eq!(wide.chars().count(), 119, "{wide}");
-        tally.update("exact", 89_000, 90_000, at(start, 3.0));
-        let later = tally.line(at(start, 3.0), 120);
+        let (wide, later) = (drawn(120, 40_000), drawn(120, 89_000));
+        assert_eq!(wide.chars().count(), 120, "{wide}");
         assert_eq!(later.find(']'), wide.find(']'), "{wide}\n{later}");
     }
 

@@ -44,7 +44,7 @@ pub(super) enum Ending {
 
 /// One run of the program.
 #[derive(Clone, Debug)]
-pub(super) struct Run {
+pub(super) struct ProgramRun {
     /// The n it was given.
     pub(super) n: u64,
     /// How it ended.
@@ -88,9 +88,9 @@ impl Program {
 
     /// Runs the program for `n` until it exits, runs past the time limit or `stop` is set; then
     /// its whole process group is killed (what it left running too), and its output read to the end.
-    pub(super) fn run(&self, n: u64, stop: &AtomicBool) -> Run {
+    pub(super) fn run(&self, n: u64, stop: &AtomicBool) -> ProgramRun {
         let start = Instant::now();
-        let run = |ending, stdout, stderr, stdout_cut| Run {
+        let run = |ending, stdout, stderr, stdout_cut| ProgramRun {
             n,
             ending,
             stdout,
@@ -181,7 +181,13 @@ fn keep_head(mut from: impl Read) -> (Vec<u8>, bool) {
 /// Runs `program` for every n of `ns`, `jobs` at a time, handing each run to `done` as it ends (in
 /// the order they end). Once `stop` is set, the runs under way are killed and no other starts; the
 /// runs killed so are not handed on.
-pub(super) fn run_all(program: &Program, ns: &[u64], jobs: usize, stop: &AtomicBool, done: &(dyn Fn(Run) + Sync)) {
+pub(super) fn run_all(
+    program: &Program,
+    ns: &[u64],
+    jobs: usize,
+    stop: &AtomicBool,
+    done: &(dyn Fn(ProgramRun) + Sync),
+) {
     let queue = Mutex::new(ns.iter().copied().collect::<VecDeque<u64>>());
     let next = || if stop.load(Ordering::Relaxed) { None } else { queue.lock().expect("never poisoned").pop_front() };
     std::thread::scope(|scope| {
@@ -198,51 +204,15 @@ pub(super) fn run_all(program: &Program, ns: &[u64], jobs: usize, stop: &AtomicB
     });
 }
 
-/// The words of `command` as a shell would split it, for running without a shell: blanks separate
-/// words; single quotes keep everything up to the next one; double quotes keep everything up to the
-/// next one but for `\"` and `\\`; a backslash outside quotes keeps the next character.
+/// The words of `command` as a shell would split it ([`shell_words::split`]), for running without a
+/// shell: blanks separate words; single quotes keep everything up to the next one; double quotes
+/// keep everything up to the next one but for `\"`, `\\`, `\$` and `` \` ``; a backslash outside
+/// quotes keeps the next character; a `#` starting a word starts a comment.
 ///
 /// # Errors
 /// A quote left open, or a command with no word.
 pub(super) fn split_words(command: &str) -> Result<Vec<String>, String> {
-    let (mut words, mut word, mut in_word) = (Vec::new(), String::new(), false);
-    let mut chars = command.chars();
-    while let Some(c) = chars.next() {
-        match c {
-            c if c.is_whitespace() => {
-                if in_word {
-                    words.push(std::mem::take(&mut word));
-                    in_word = false;
-                }
-                continue;
-            }
-            '\'' => loop {
-                match chars.next() {
-                    Some('\'') => break,
-                    Some(c) => word.push(c),
-                    None => return Err("a single quote is not closed".into()),
-                }
-            },
-            '"' => loop {
-                match chars.next() {
-                    Some('"') => break,
-                    Some('\\') => match chars.next() {
-                        Some(c @ ('"' | '\\')) => word.push(c),
-                        Some(c) => word.extend(['\\', c]),
-                        None => return Err("a double quote is not closed".into()),
-                    },
-                    Some(c) => word.push(c),
-                    None => return Err("a double quote is not closed".into()),
-                }
-            },
-            '\\' => word.extend(chars.next()),
-            c => word.push(c),
-        }
-        in_word = true;
-    }
-    if in_word {
-        words.push(word);
-    }
+    let words = shell_words::split(command).map_err(|_| "a quote is not closed".to_string())?;
     if words.is_empty() { Err("expected a command, got no word".into()) } else { Ok(words) }
 }
 

@@ -13,24 +13,24 @@ use fibtree::{Error, Hooks, Param};
 use serde::Serialize;
 
 use super::output::Output;
-use super::progress::Progress;
+use super::progress::WeightedBar;
 use super::{flag, in_terms};
 
 /// The form of a command's result: for people, numbers only (`-q`), or one JSON object.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Form {
+pub(super) enum OutputForm {
     Human,
     Quiet,
     Json,
 }
 
-impl Form {
+impl OutputForm {
     /// The form `--json` and `-q` ask for (clap makes them exclusive where both exist).
-    pub(super) fn of(json: bool, quiet: bool) -> Form {
+    pub(super) fn of(json: bool, quiet: bool) -> OutputForm {
         match (json, quiet) {
-            (true, _) => Form::Json,
-            (false, true) => Form::Quiet,
-            (false, false) => Form::Human,
+            (true, _) => OutputForm::Json,
+            (false, true) => OutputForm::Quiet,
+            (false, false) => OutputForm::Human,
         }
     }
 }
@@ -54,7 +54,7 @@ pub(super) struct Session {
     threads: usize,
     pool: Option<rayon::ThreadPool>,
     signals: Signals,
-    progress: Progress,
+    progress: WeightedBar,
     out: Output,
     start: Instant,
     flags: fn(Param) -> &'static str,
@@ -75,7 +75,7 @@ impl Session {
             threads,
             pool: None,
             signals,
-            progress: Progress::new(progress),
+            progress: WeightedBar::new(progress),
             out,
             start: Instant::now(),
             flags: flag,
@@ -88,7 +88,7 @@ impl Session {
     }
 
     /// Names the engine runs the session's work will report, in order, so that its progress bar
-    /// covers them all from the start (see [`Progress::expect`]).
+    /// covers them all from the start (see [`WeightedBar::expect`]).
     pub(super) fn expect_runs(&self, runs: &[&str]) {
         self.progress.expect(runs);
     }
@@ -159,14 +159,14 @@ impl Session {
     ///
     /// # Errors
     /// Any I/O error.
-    pub(super) fn emit(&mut self, outcome: &impl Outcome, form: Form) -> anyhow::Result<()> {
+    pub(super) fn emit(&mut self, outcome: &impl Outcome, form: OutputForm) -> anyhow::Result<()> {
         match form {
-            Form::Json => {
+            OutputForm::Json => {
                 serde_json::to_writer(&mut self.out, outcome)?;
                 writeln!(self.out)?;
             }
-            Form::Quiet => outcome.quiet(&mut self.out)?,
-            Form::Human => outcome.human(&mut self.out)?,
+            OutputForm::Quiet => outcome.quiet(&mut self.out)?,
+            OutputForm::Human => outcome.human(&mut self.out)?,
         }
         self.finish()
     }
@@ -180,7 +180,7 @@ impl Session {
     pub(super) fn emit_verdict(
         &mut self,
         outcome: &impl Outcome,
-        form: Form,
+        form: OutputForm,
         status: std::process::ExitCode,
     ) -> anyhow::Result<std::process::ExitCode> {
         match self.emit(outcome, form) {

@@ -8,7 +8,7 @@ use fibtree::{Options, crt};
 use serde::{Deserialize, Serialize};
 
 use super::args::ShardArgs;
-use super::session::{Form, Outcome, Session};
+use super::session::{Outcome, OutputForm, Session};
 
 /// The version of the shard file's format.
 pub(super) const FORMAT: u32 = 1;
@@ -55,13 +55,13 @@ impl Outcome for ShardFile {
 
 pub(super) fn shard(args: ShardArgs) -> anyhow::Result<ExitCode> {
     let (index, count) = args.shard;
-    let mut session = Session::new(args.output.output.as_deref(), args.threads, false)?;
-    let limit = super::args::memory_limit(args.max_memory, args.threads);
+    let mut session = Session::new(args.output.output.as_deref(), args.threads.threads, false)?;
+    let limit = args.memory.limit(args.threads.threads);
     let (primes, residues) = session.compute(|hooks, _| {
-        let primes = crt::shard_primes(args.n, index, count)?;
+        let primes = crt::shard_primes(args.target.n, index, count)?;
         let residues = crt::residues(
-            args.n,
-            args.g,
+            args.target.n,
+            args.target.g,
             &primes,
             &Options { hooks, memory_limit: Some(limit), ..Options::default() },
         )?;
@@ -70,8 +70,8 @@ pub(super) fn shard(args: ShardArgs) -> anyhow::Result<ExitCode> {
     let mut file = ShardFile {
         checksum: String::new(),
         format: FORMAT,
-        g: args.g,
-        n: args.n,
+        g: args.target.g,
+        n: args.target.n,
         primes: primes.iter().map(u64::to_string).collect(),
         program: format!("fibtree {}", env!("CARGO_PKG_VERSION")),
         residues: residues.iter().map(u64::to_string).collect(),
@@ -80,6 +80,6 @@ pub(super) fn shard(args: ShardArgs) -> anyhow::Result<ExitCode> {
         shard: format!("{index}/{count}"),
     };
     file.checksum = file.content_checksum();
-    session.emit(&file, Form::Json)?;
+    session.emit(&file, OutputForm::Json)?;
     Ok(ExitCode::SUCCESS)
 }

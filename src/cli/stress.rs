@@ -16,9 +16,9 @@ use fibtree_util::{probe_folder, write_atomically};
 use serde::Serialize;
 
 use super::args::StressArgs;
-use super::forms::{self, Form, Truth};
-use super::runner::{Ending, Program, Run, run_all, split_words};
-use super::session::{Form as Shown, Outcome, Session};
+use super::forms::{self, AnswerForm, Truth, last_integer};
+use super::runner::{Ending, Program, ProgramRun, run_all, split_words};
+use super::session::{Outcome, OutputForm, Session};
 use super::{flag, usage};
 
 /// The lines of a failing run's standard error that the report shows.
@@ -72,7 +72,7 @@ struct Judged {
 
 /// `run` judged against `expected`; `shell`: it ran through `sh -c`, whose exit status 128 + S
 /// says that the program ended by signal S.
-fn judge(run: &Run, expected: &str, shell: bool) -> Judged {
+fn judge(run: &ProgramRun, expected: &str, shell: bool) -> Judged {
     let answer = last_integer(&run.stdout);
     let verdict = match (&run.ending, &answer) {
         (Ending::TimedOut, _) => Verdict::Timeout,
@@ -121,18 +121,6 @@ fn signal_name(signal: i32) -> &'static str {
         libc::SIGPIPE => " (SIGPIPE)",
         _ => "",
     }
-}
-
-/// The last integer in `bytes` (a run of decimal digits, with a `-` right before it if there is
-/// one), without leading zeros.
-pub(super) fn last_integer(bytes: &[u8]) -> Option<String> {
-    let end = bytes.iter().rposition(u8::is_ascii_digit)? + 1;
-    let start = bytes[..end].iter().rposition(|b| !b.is_ascii_digit()).map_or(0, |i| i + 1);
-    let digits = std::str::from_utf8(&bytes[start..end]).expect("ASCII digits");
-    let digits = digits.trim_start_matches('0');
-    let digits = if digits.is_empty() { "0" } else { digits };
-    let negative = start > 0 && bytes[start - 1] == b'-' && digits != "0";
-    Some(if negative { format!("-{digits}") } else { digits.to_string() })
 }
 
 /// A stretch of n in a row (in the order of the n run) with one verdict.
@@ -326,7 +314,7 @@ struct Runs<'a> {
     keep: Option<&'a Path>,
     stop: &'a AtomicBool,
     hooks: Hooks<'a>,
-    done: Mutex<BTreeMap<u64, Run>>,
+    done: Mutex<BTreeMap<u64, ProgramRun>>,
     /// The first error keeping a run's output.
     failed: Mutex<Option<anyhow::Error>>,
     total: u64,
@@ -334,12 +322,12 @@ struct Runs<'a> {
 
 impl Runs<'_> {
     /// Runs the program for each of `ns` not run yet; the runs of `ns` afterwards.
-    fn run(&self, ns: &[u64]) -> Vec<Run> {
+    fn run(&self, ns: &[u64]) -> Vec<ProgramRun> {
         let todo: Vec<u64> = {
             let done = self.done.lock().expect("never poisoned");
             ns.iter().copied().filter(|n| !done.contains_key(n)).collect()
         };
-        let record = |run: Run| {
+        let record = |run: ProgramRun| {
             if let Some(dir) = self.keep
                 && let Err(e) = keep(dir, &run)
             {
@@ -355,7 +343,7 @@ impl Runs<'_> {
     }
 
     /// Every run done.
-    fn all(&self) -> Vec<Run> {
+    fn all(&self) -> Vec<ProgramRun> {
         self.done.lock().expect("never poisoned").values().cloned().collect()
     }
 }
@@ -364,7 +352,7 @@ impl Runs<'_> {
 ///
 /// # Errors
 /// A write that failed, naming the file and `--keep-output`.
-fn keep(dir: &Path, run: &Run) -> anyhow::Result<()> {
+fn keep(dir: &Path, run: &ProgramRun) -> anyhow::Result<()> {
     for (suffix, bytes) in [("stdout", &run.stdout), ("stderr", &run.stderr)] {
         let path = dir.join(format!("{}.{suffix}", run.n));
         write_atomically(&path, bytes)
@@ -377,20 +365,20 @@ pub(super) fn stress(args: StressArgs) -> anyhow::Result<ExitCode> {
     let program = checked_program(&args)?;
     let ns = args.ns.0.clone();
     let given = match (args.modulus, args.last_digits, args.exact) {
-        (Some(m), ..) => Some(Form::Modulo(m)),
-        (_, Some(d), _) => Some(Form::LastDigits(d)),
-        (.., true) => Some(Form::Exact),
+        (Some(m), ..) => Some(AnswerForm::Modulo(m)),
+        (_, Some(d), _) => Some(AnswerForm::LastDigits(d)),
+        (.., true) => Some(AnswerForm::Exact),
         _ => None,
     };
     // the library's N is one of the n asked for
     let stress_flags = |param| if param == Param::N { "--n" } else { flag(param) };
     let mut session =
-        Session::new(args.run.output.output.as_deref(), args.run.threads, !args.json)?.naming(stress_flags);
+        Session::new(args.run.output.output.as_deref(), args.run.threads.threads, !args.json)?.naming(stress_flags);
     let stop = session.cancel_flag();
     // the bar is of the runs: it waits for them (the true values are counted first)
     session.expect_runs(&["runs"]);
     let jobs = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let (engine, memory_limit) = (args.run.engine.into(), Some(args.run.memory_limit()));
+    let (engine, memory_limit) = (args.run.engine, Some(args.run.memory_limit()));
     let total = if args.bisect { ns.len().max(2).ilog2() as u64 + 3 } else { ns.len() as u64 };
     let (taken, judged) = session.compute(|hooks, _| {
         let options = Options { hooks, engine, memory_limit, ..Options::default() };
@@ -409,7 +397,7 @@ pub(super) fn stress(args: StressArgs) -> anyhow::Result<ExitCode> {
             None => forms::detect(&ns, args.g, &options, |probes| runs.run(probes))?,
         };
         let truth = Truth::of(taken.form, &ns, args.g, &options)?;
-        let judge_one = |run: &Run| judge(run, truth.of_n(run.n), !args.no_shell);
+        let judge_one = |run: &ProgramRun| judge(run, truth.of_n(run.n), !args.no_shell);
         if args.bisect {
             let known: Vec<u64> = runs.all().iter().map(|r| r.n).collect();
             bisect(&ns, &known, |n| runs.run(&[n]).first().map(judge_one));
@@ -427,7 +415,7 @@ pub(super) fn stress(args: StressArgs) -> anyhow::Result<ExitCode> {
         // what was done is written all the same; a second signal still ends the process
         super::os::forget_signals();
     }
-    session.emit(&report, Shown::of(args.json, false))?;
+    session.emit(&report, OutputForm::of(args.json, false))?;
     if interrupted {
         return Err(session.stopped());
     }
@@ -476,18 +464,6 @@ fn bisect(ns: &[u64], known: &[u64], judge: impl Fn(u64) -> Option<Judged>) -> O
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_last_integer_printed() {
-        assert_eq!(last_integer(b"f(100) = 0029580893155023212545\n"), Some("29580893155023212545".into()));
-        assert_eq!(last_integer(b"answer: -12 (mod 7)\nok"), Some("7".into()));
-        assert_eq!(last_integer(b"-12\n"), Some("-12".into()));
-        assert_eq!(last_integer(b"-000\n"), Some("0".into()));
-        assert_eq!(last_integer(b"12 34"), Some("34".into()));
-        assert_eq!(last_integer(b"no number\n"), None);
-        assert_eq!(last_integer(b""), None);
-        assert_eq!(last_integer(b"\xff\xfe7\xff"), Some("7".into()));
-    }
 
     /// A run of n judged `verdict`, with nothing else to say.
     fn judged(n: u64, verdict: Verdict) -> Judged {

@@ -34,12 +34,12 @@ pub(super) fn table(args: TableArgs) -> anyhow::Result<ExitCode> {
     // table's own arguments: a run too large is too large because of TO
     let table_flags = |param| if param == Param::N { "TO" } else { flag(param) };
     let mut session =
-        Session::new(args.run.output.output.as_deref(), args.run.threads, !args.json)?.naming(table_flags);
+        Session::new(args.run.output.output.as_deref(), args.run.threads.threads, !args.json)?.naming(table_flags);
     // Before the target list: the floor of the whole run, rows included.
     let floor_options = Options { memory_limit: Some(limit), ..Options::default() };
     fibtree::check_table_floor(args.from, args.to, &floor_options).map_err(|e| session.error(e))?;
     let targets: Vec<(u64, u64)> = (args.from..=args.to).map(|k| (k, 0)).collect();
-    let (json, engine) = (args.json, args.run.engine.into());
+    let (json, engine) = (args.json, args.run.engine);
     let all_ok = session.compute(|hooks, out| {
         let options = Options { hooks, engine, memory_limit: Some(limit), ..Options::default() };
         // Planned and checked against memory before anything is written.

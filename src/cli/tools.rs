@@ -5,14 +5,13 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::Context;
-use clap::{CommandFactory, Parser};
 use clap_mangen::Man;
 use fibtree::oracles::{MAX_EXPLICIT_K, MAX_FIRST_PRINCIPLES_K, explicit_tree_counts, first_principles_counts};
 use fibtree_util::AtomicFile;
 use serde::Serialize;
 
-use super::args::{Cli, OutputArg};
-use super::session::{Form, Outcome, Session};
+use super::args::{self, OutputArg};
+use super::session::{Outcome, OutputForm, Session};
 use super::usage;
 
 /// G(K) (fields in alphabetical order, as the JSON lists them).
@@ -34,7 +33,7 @@ impl Outcome for Grundy {
 pub(super) fn grundy(k: u64, json: bool, output: OutputArg) -> anyhow::Result<ExitCode> {
     let grundy = fibtree::grundy(k).map_or(-1, i128::from);
     let mut session = Session::new(output.output.as_deref(), None, false)?;
-    session.emit(&Grundy { grundy, k }, Form::of(json, false))?;
+    session.emit(&Grundy { grundy, k }, OutputForm::of(json, false))?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -82,7 +81,7 @@ pub(super) fn brute(k: u64, g: Option<u64>, json: bool, output: OutputArg) -> an
         .into_iter()
         .map(|g| BruteRow { explicit_tree: at(&explicit, g), first_principles: first.as_ref().map(|f| at(f, g)), g })
         .collect();
-    session.emit(&Brute { k, rows }, Form::of(json, false))?;
+    session.emit(&Brute { k, rows }, OutputForm::of(json, false))?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -91,7 +90,7 @@ pub(super) fn completions(shell: clap_complete::Shell) -> anyhow::Result<ExitCod
     let mut session = Session::new(None, None, false)?;
     // made whole first: the generator cannot report a write error (it panics)
     let mut script = Vec::new();
-    clap_complete::generate(shell, &mut Cli::command(), "fibtree", &mut script);
+    clap_complete::generate(shell, &mut args::command(), "fibtree", &mut script);
     session.out().write_all(&script)?;
     session.finish()?;
     Ok(ExitCode::SUCCESS)
@@ -101,7 +100,7 @@ pub(super) fn completions(shell: clap_complete::Shell) -> anyhow::Result<ExitCod
 /// documents every command and its options; with one, a page per command and the main page,
 /// which refers to them, each written atomically.
 pub(super) fn man(folder: Option<&Path>) -> anyhow::Result<ExitCode> {
-    let mut cmd = Cli::command();
+    let mut cmd = args::command();
     // names the commands' pages and synopses as `fibtree-count` and `fibtree count`
     cmd.build();
     let Some(folder) = folder.filter(|f| f.as_os_str() != "-") else {
@@ -165,12 +164,12 @@ fn one_page(cmd: &clap::Command) -> std::io::Result<Vec<u8>> {
 /// The manual's ENVIRONMENT and EXIT STATUS sections (roff): what `--help` lists after its options.
 fn environment_section() -> String {
     let mut section = String::from(".SH ENVIRONMENT\n");
-    for (name, text) in super::args::ENVIRONMENT_VARIABLES {
-        section.push_str(&format!(".TP\n\\fB{}\\fR\n{}\n", name, text.replace('-', "\\-")));
+    for variable in super::args::ENVIRONMENT_VARIABLES {
+        section.push_str(&format!(".TP\n\\fB{}\\fR\n{}\n", variable.name, variable.text.replace('-', "\\-")));
     }
     section.push_str(".SH \"EXIT STATUS\"\n");
-    for (status, text) in super::args::EXIT_STATUSES {
-        section.push_str(&format!(".TP\n\\fB{}\\fR\n{}\n", status, text.replace('-', "\\-")));
+    for status in super::args::EXIT_STATUSES {
+        section.push_str(&format!(".TP\n\\fB{}\\fR\n{}\n", status.name, status.text.replace('-', "\\-")));
     }
     section
 }
@@ -207,16 +206,16 @@ fn strip_repeated_preambles(page: &[u8]) -> Vec<u8> {
 /// `fibtree help [COMMAND]`: the help of fibtree or of COMMAND, on standard output, as `--help`
 /// prints it.
 pub(super) fn help(command: Option<&str>) -> anyhow::Result<ExitCode> {
-    let cmd = Cli::command();
+    let cmd = args::command();
     if let Some(name) = command
         && cmd.find_subcommand(name).is_none()
     {
         let names: Vec<&str> = cmd.get_subcommands().map(|c| c.get_name()).collect();
         return Err(usage("COMMAND", format!("expected one of {}, got '{name}'", names.join(", "))));
     }
-    let args = ["fibtree"].into_iter().chain(command).chain(["--help"]);
+    let words = ["fibtree"].into_iter().chain(command).chain(["--help"]);
     // --help always stops the parse, with the help as its "error"
-    if let Err(e) = Cli::try_parse_from(args) {
+    if let Err(e) = args::parse(words) {
         super::print_help(&e)?;
     }
     Ok(ExitCode::SUCCESS)

@@ -12,7 +12,7 @@ use serde::Serialize;
 use super::args::VerifyArgs;
 use super::messages::{escaped, one_line};
 use super::output::distinct;
-use super::session::{Form, Outcome, Session};
+use super::session::{Outcome, OutputForm, Session};
 use super::{flag, say, usage};
 
 pub(super) fn verify(args: VerifyArgs) -> anyhow::Result<ExitCode> {
@@ -78,8 +78,8 @@ fn verify_one(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
         _ => return Err(usage("--answer", format!("expected a residue below the modulus {modulus}, got {answer}"))),
     };
     let claim = Claim { line: 0, n, g: args.g, modulus, answer };
-    let mut session = Session::new(args.run.output.output.as_deref(), args.run.threads, !args.json)?;
-    let (engine, memory_limit) = (args.run.engine.into(), Some(args.run.memory_limit()));
+    let mut session = Session::new(args.run.output.output.as_deref(), args.run.threads.threads, !args.json)?;
+    let (engine, memory_limit) = (args.run.engine, Some(args.run.memory_limit()));
     let checked = session.compute(|hooks, _| {
         let (mut checked, mut refused) =
             check_claims(&[claim], &Options { hooks, engine, memory_limit, ..Options::default() })?;
@@ -108,14 +108,14 @@ fn verify_one(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
         verdict: word(&checked),
     };
     let status = if checked.ok() { ExitCode::SUCCESS } else { ExitCode::from(1) };
-    session.emit_verdict(&verdict, Form::of(args.json, false), status)
+    session.emit_verdict(&verdict, OutputForm::of(args.json, false), status)
 }
 
 /// A claim of the whole count c(n, g) (no modulus): compared with the exact count, which is
 /// checked against the modular engine as `count` checks it.
 fn verify_whole(args: &VerifyArgs, n: u64, answer: &BigUint) -> anyhow::Result<ExitCode> {
-    let mut session = Session::new(args.run.output.output.as_deref(), args.run.threads, !args.json)?;
-    let (engine, memory_limit) = (args.run.engine.into(), Some(args.run.memory_limit()));
+    let mut session = Session::new(args.run.output.output.as_deref(), args.run.threads.threads, !args.json)?;
+    let (engine, memory_limit) = (args.run.engine, Some(args.run.memory_limit()));
     let targets = [(n, args.g)];
     let report = session.compute(|hooks, _| {
         let options = Options { hooks, engine, memory_limit, ..Options::default() };
@@ -139,7 +139,7 @@ fn verify_whole(args: &VerifyArgs, n: u64, answer: &BigUint) -> anyhow::Result<E
         verdict: if right { "OK" } else { "MISMATCH" },
     };
     let status = if right { ExitCode::SUCCESS } else { ExitCode::from(1) };
-    session.emit_verdict(&verdict, Form::of(args.json, false), status)
+    session.emit_verdict(&verdict, OutputForm::of(args.json, false), status)
 }
 
 fn cross_check_failed(c: &Checked) -> Error {
@@ -278,11 +278,11 @@ fn verify_claims(path: &Path, args: &VerifyArgs) -> anyhow::Result<ExitCode> {
     // A run too large for memory: the file is what asks for it.
     let claims_flags = |param| if param == Param::N { "--claims" } else { flag(param) };
     let mut session =
-        Session::new(args.run.output.output.as_deref(), args.run.threads, !args.json)?.naming(claims_flags);
+        Session::new(args.run.output.output.as_deref(), args.run.threads.threads, !args.json)?.naming(claims_flags);
     let (checked, refused) = if claims.is_empty() {
         (Vec::new(), Vec::new())
     } else {
-        let (engine, memory_limit) = (args.run.engine.into(), Some(args.run.memory_limit()));
+        let (engine, memory_limit) = (args.run.engine, Some(args.run.memory_limit()));
         session.compute(|hooks, _| {
             Ok(check_claims(&claims, &Options { hooks, engine, memory_limit, ..Options::default() })?)
         })?
@@ -307,5 +307,5 @@ fn verify_claims(path: &Path, args: &VerifyArgs) -> anyhow::Result<ExitCode> {
     let verdicts = Verdicts::new(&checked, &malformed);
     let Counts { mismatch, malformed, .. } = verdicts.counts;
     let status = ExitCode::from(if malformed > 0 { 2 } else { u8::from(mismatch > 0) });
-    session.emit_verdict(&verdicts, Form::of(args.json, false), status)
+    session.emit_verdict(&verdicts, OutputForm::of(args.json, false), status)
 }

@@ -46,18 +46,26 @@ pub(crate) use reference::{to_biguint, to_words};
 /// # Ok::<(), fibtree::Error>(())
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+// `--engine`'s values, named as the variants are (`blocked`, `reference`, `crt`)
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum Engine {
     /// The fast engine: blocks of layers computed one lane chunk at a time, in cache, with delayed
     /// carries.
     #[default]
+    #[cfg_attr(feature = "cli", value(help = "Blocks of layers one limb chunk at a time"))]
     Blocked,
     /// The straightforward engine: whole values layer by layer, kept as the reference the fast one
     /// is tested against.
+    #[cfg_attr(feature = "cli", value(help = "Whole values, layer by layer"))]
     Reference,
     /// The residue route: the counts modulo enough primes below 2^62, all of them in one run of
     /// the blocked engine's residue kind (lane i of a state modulo prime i), turned into the exact
     /// values by the Chinese remainder theorem ([`crate::crt`]). No big-integer arithmetic but the
     /// reconstruction, none shared with the other two (the lanes hold residues, with no carries).
+    #[cfg_attr(
+        feature = "cli",
+        value(help = "Residues modulo primes below 2^62, combined by the Chinese remainder theorem")
+    )]
     Crt,
 }
 

@@ -9,7 +9,6 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Output, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use assert_cmd::Command;
@@ -222,55 +221,43 @@ pub fn usage_error_with_stdin(args: &[&str], stdin: &[u8], names: &str) -> Strin
 // Temporary folders
 // ---------------------------------------------------------------------------------------------
 
-/// A fresh folder under the system's temporary folder, named after the test crate and `tag`,
-/// removed when dropped.
-pub struct TempDir(PathBuf);
+/// A fresh folder under the system's temporary folder ([`tempfile::TempDir`]), named after the
+/// test crate and `tag`, removed when dropped.
+// a wrapper, not tempfile's type itself: the tests take its paths as strings (join, file, names)
+pub struct TempDir(tempfile::TempDir);
 
 impl TempDir {
+    /// A new empty folder whose name starts `fibtree-CRATE-TAG-`.
     pub fn new(tag: &str) -> TempDir {
-        static NEXT: AtomicUsize = AtomicUsize::new(0);
-        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos();
-        let name = format!(
-            "fibtree-{}-{tag}-{}-{}-{nanos}",
-            env!("CARGO_CRATE_NAME"),
-            std::process::id(),
-            NEXT.fetch_add(1, Ordering::Relaxed)
-        );
-        let path = std::env::temp_dir().join(name);
-        std::fs::create_dir(&path).unwrap();
-        TempDir(path)
+        let prefix = format!("fibtree-{}-{tag}-", env!("CARGO_CRATE_NAME"));
+        TempDir(tempfile::Builder::new().prefix(&prefix).tempdir().unwrap())
     }
 
+    /// The folder's path.
     pub fn path(&self) -> &Path {
-        &self.0
+        self.0.path()
     }
 
     /// `name` in the folder, as a string.
     pub fn join(&self, name: &str) -> String {
-        self.0.join(name).to_str().unwrap().to_string()
+        self.0.path().join(name).to_str().unwrap().to_string()
     }
 
     /// Writes `contents` to the file `name` in the folder and returns its path as a string.
     pub fn file(&self, name: &str, contents: impl AsRef<[u8]>) -> String {
-        let path = self.0.join(name);
+        let path = self.0.path().join(name);
         std::fs::write(&path, contents).unwrap();
         path.to_str().unwrap().to_string()
     }
 
     /// The names in the folder, sorted (hidden ones included).
     pub fn names(&self) -> Vec<String> {
-        let mut names: Vec<String> = std::fs::read_dir(&self.0)
+        let mut names: Vec<String> = std::fs::read_dir(self.0.path())
             .unwrap()
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
             .collect();
         names.sort();
         names
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
     }
 }
 

@@ -47,7 +47,7 @@ pub use cut::Cut;
 pub use cut::Split;
 pub(crate) use cut::{keep_for_both_ends, split};
 pub(crate) use halves::{count_blocked, count_taking};
-#[cfg(any(test, feature = "cli"))] // the reference form checks the others: tests and `self-test`
+// the reference form checks the others: the tests and the ladder (`self-test`)
 pub(crate) use reference::count;
 pub(crate) use resumable::{Point, Position, count_resumable};
 
