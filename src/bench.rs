@@ -12,7 +12,7 @@
 //!
 //! ```
 //! use fibtree::bench::Subject;
-//! let mut subject = Subject::new(300, fibtree::Cut::Auto, 1 << 30, fibtree::Hooks::default())?;
+//! let mut subject = Subject::new(300, fibtree::Cut::Auto, fibtree::Limit::given(1 << 30), fibtree::Hooks::default())?;
 //! let m = subject.measure(2, 3, fibtree::Hooks::default(), |run, seconds| println!("run {run}: {seconds} s"))?;
 //! assert_eq!((m.n, m.threads, m.seconds.len()), (300, 2, 3));
 //! assert_eq!(m.limb_additions, subject.limb_additions());
@@ -38,6 +38,7 @@ use crate::game::MAX_N;
 use crate::graph::Recorder;
 pub use crate::graph::{PREDICTED_THREADS, Summary};
 use crate::hooks::Hooks;
+use crate::limits::Limit;
 use crate::options::{LAST18, P998244353};
 use crate::plan::Plan;
 use crate::targets::Targets;
@@ -163,7 +164,7 @@ pub struct Subject {
     /// The lanes per chunk where they are forced (else the engine's choice).
     chunk_lanes: Option<usize>,
     residues: [u64; 2],
-    memory_limit: u64,
+    memory_limit: Limit,
     first: Option<(BigUint, usize)>,
 }
 
@@ -181,7 +182,8 @@ impl Subject {
     /// [`Error::OutOfMemory`] naming [`Param::N`] when the plan or the modular engine would exceed
     /// `memory_limit` bytes; [`Error::Interrupted`] when cancelled; [`Error::InvalidArgument`]
     /// naming [`Param::Cut`] for a cut outside 2..=n.
-    pub fn new(n: u64, cut: Cut, memory_limit: u64, hooks: Hooks) -> Result<Subject> {
+    pub fn new(n: u64, cut: Cut, memory_limit: impl Into<Limit>, hooks: Hooks) -> Result<Subject> {
+        let memory_limit = memory_limit.into();
         if !(2..=MAX_N).contains(&n) {
             return Err(Error::invalid(Param::N, format!("expected N from 2 to {MAX_N}, got {n}")));
         }
@@ -350,7 +352,7 @@ mod tests {
 
     #[test]
     fn a_measurement_of_300() {
-        let mut subject = Subject::new(300, Cut::Auto, crate::budget::available_memory(), Hooks::default()).unwrap();
+        let mut subject = Subject::new(300, Cut::Auto, crate::budget::available_limit(), Hooks::default()).unwrap();
         let m = subject.measure(2, 3, Hooks::default(), |_, _| {}).unwrap();
         assert_eq!((m.n, m.threads, m.seconds.len()), (300, 2, 3));
         assert_eq!(m.limb_additions, subject.limb_additions());

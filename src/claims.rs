@@ -428,7 +428,7 @@ mod tests {
             [claim(2, 100, 1 << 60, 0), claim(3, 100, 0, 4), claim(4, 1_000_000, 0, 1), claim(5, 10, 0, 3)];
         // above 2^63: the modular engine cannot judge it instead
         claims[2].modulus = 1 << 100;
-        let options = Options { memory_limit: Some(1 << 30), ..Options::default() };
+        let options = Options { memory_limit: Some((1 << 30).into()), ..Options::default() };
         let (checked, refused) = check_claims(&claims, &options).unwrap();
         assert_eq!(
             checked.iter().map(|c| (c.claim.line, c.expected)).collect::<Vec<_>>(),
@@ -446,7 +446,7 @@ mod tests {
         let claim = |line, n, modulus, answer| Claim { line, n, g: 0, modulus, answer };
         let truth = crate::count_mod(5000, 0, 7).unwrap() as u128;
         let claims = [claim(1, 5000, 7, truth), claim(2, 5000, 7, (truth + 1) % 7), claim(3, 10, 7, 3)];
-        let options = Options { memory_limit: Some(10 << 20), ..Options::default() };
+        let options = Options { memory_limit: Some((10 << 20).into()), ..Options::default() };
         let (checked, refused) = check_claims(&claims, &options).unwrap();
         assert!(refused.is_empty());
         assert_eq!(checked.iter().map(Checked::ok).collect::<Vec<_>>(), [true, false, true]);

@@ -7,6 +7,7 @@
 
 use crate::error::{Error, Param, Result};
 use crate::game::count_bits_bound;
+use crate::limits::Limit;
 
 /// Limbs per value of layer `k`: enough for every count c(k, g) <= |T(k)| - 1. Cost O(1).
 pub(crate) fn limbs(k: usize) -> usize {
@@ -42,8 +43,7 @@ pub(crate) fn block_of(n: u64) -> usize {
 
 /// The refusal of a run whose `estimate` (bytes) exceeds `limit`: the one place it is made. It names
 /// [`Param::N`], the parameter that makes a run this large.
-pub(crate) fn refuse(estimate: u64, limit: u64) -> Error {
-    let limit = crate::limits::named(limit).unwrap_or(crate::limits::Limit::given(limit));
+pub(crate) fn refuse(estimate: u64, limit: Limit) -> Error {
     Error::OutOfMemory { param: Param::N, estimate, limit }
 }
 
@@ -51,6 +51,6 @@ pub(crate) fn refuse(estimate: u64, limit: u64) -> Error {
 ///
 /// # Errors
 /// [`Error::OutOfMemory`] ([`refuse`]) when `estimate > limit`.
-pub(crate) fn check(estimate: u64, limit: u64) -> Result<()> {
-    if estimate > limit { Err(refuse(estimate, limit)) } else { Ok(()) }
+pub(crate) fn check(estimate: u64, limit: Limit) -> Result<()> {
+    if estimate > limit.bytes { Err(refuse(estimate, limit)) } else { Ok(()) }
 }

@@ -187,7 +187,7 @@ pub fn estimate(n: u64, g: u64, shards: &[usize], census: Census, hooks: Hooks) 
     if let Some(s) = shards.iter().find(|&&s| s == 0) {
         return Err(Error::invalid(Param::Shard, format!("a number of shards of at least 1, got {s}")));
     }
-    crate::budget::check(own_bytes(n), crate::available_memory())?;
+    crate::budget::check(own_bytes(n), crate::budget::available_limit())?;
     let limit = match census {
         Census::Auto => CENSUS_LIMIT,
         Census::Always => u64::MAX,

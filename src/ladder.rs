@@ -52,8 +52,10 @@ pub(crate) fn explicit_tree_agrees_with_engine(max_k: u32, hooks: Hooks) -> Resu
         let oracle = explicit_tree_counts(k)?;
         let want: Vec<(u64, BigUint)> =
             oracle.iter().enumerate().filter(|e| *e.1 > 0).map(|(g, &c)| (g as u64, BigUint::from(c))).collect();
-        if crate::dist::distribution(k as u64, &Options { hooks, memory_limit: Some(u64::MAX), ..Options::default() })?
-            != want
+        if crate::dist::distribution(
+            k as u64,
+            &Options { hooks, memory_limit: Some(u64::MAX.into()), ..Options::default() },
+        )? != want
         {
             return Ok(Err(format!("they differ at k = {k}")));
         }

@@ -17,13 +17,16 @@
 //!
 //! The counting API is at the root: the counts ([`count`], [`count_mod`], [`distribution`],
 //! [`support`]), a checked counting run ([`Counting`], steered by [`Options`], giving a [`Report`]
-//! for each target), the game itself ([`grundy`], [`tree_size`]) and the kernel sets. Six modules hold
-//! the rest, each small: [`oracles`] (the brute-force counts that check the engines), [`claims`]
-//! (checking another program's residues), [`moves`] (naming the moves themselves), [`draw`]
-//! (pictures of small trees), [`crt`] (exact values from residues modulo a fixed sequence of
-//! primes) and [`estimate`] (the cost of a count before it runs). The `fibtree` command line is
-//! built on this API, with the default feature `cli`; without it the library builds alone
-//! (`cargo build --lib --no-default-features`).
+//! for each target, or its residues alone: [`mod_only`]), the memory a run may use ([`Limit`]), the
+//! game itself ([`grundy`], [`tree_size`]) and the kernel sets. Eight modules hold the rest, each
+//! small: [`oracles`] (the brute-force counts that check the engines), [`ladder`] (every engine
+//! against the simpler one before it), [`claims`] (checking another program's residues), [`dist`]
+//! (whole distributions), [`moves`] (naming the moves themselves), [`draw`] (pictures of small
+//! trees), [`crt`] (exact values from residues modulo a fixed sequence of primes), [`estimate`] (the
+//! cost of a count before it runs) and [`bench`](mod@bench) (the exact engine timed, every run checked); with
+//! the feature `bench`, `kernels` gives the engines' kernels alone to the criterion benchmarks.
+//! The `fibtree` command line is built on this API alone, with the default feature `cli`; without
+//! it the library builds alone (`cargo build --lib --no-default-features`).
 
 #![warn(missing_docs)]
 #![deny(unsafe_code)]
@@ -56,7 +59,6 @@ mod run;
 mod targets;
 
 pub use arch::select::{KERNEL_VAR, Kernel, kernel};
-use budget::available_memory;
 pub use checkpoint::Checkpoint;
 pub use engines::both_ends::Split;
 pub use engines::modular::MODULUS_LIMIT;
@@ -89,7 +91,7 @@ use num_bigint::BigUint;
 /// # Ok::<(), fibtree::Error>(())
 /// ```
 pub fn count(n: u64, g: u64) -> Result<BigUint> {
-    let guard = budget::Guard::new(budget::Run::Exact { values: 1 }, available_memory());
+    let guard = budget::Guard::new(budget::Run::Exact { values: 1 }, budget::available_limit());
     guard.floor(n, g)?;
     if plan::known_zero(n, g, Hooks::default())? {
         return Ok(BigUint::ZERO);

@@ -1,8 +1,6 @@
 //! The memory a run may use and the limit that sets it ([`Limit`], [`Bound`]): what an out-of-memory
 //! error names. Reading the machine's limits is the memory guard's ([`crate::budget`]).
 
-use std::sync::Mutex;
-
 use fibtree_util::human_bytes;
 
 /// Which limit bounds a run, with the figure it starts from (bytes).
@@ -104,15 +102,9 @@ impl std::fmt::Display for Limit {
     }
 }
 
-/// The last limit `budget::run_limit` chose, so that a refusal with its bytes can name it.
-static CHOSEN: Mutex<Option<Limit>> = Mutex::new(None);
-
-/// Records `limit` as the one last chosen, for [`named`]. Cost O(1).
-pub(crate) fn record(limit: Limit) {
-    *CHOSEN.lock().unwrap_or_else(|e| e.into_inner()) = Some(limit);
-}
-
-/// The limit last chosen by `budget::run_limit`, where it is of `bytes` bytes. Cost O(1).
-pub(crate) fn named(bytes: u64) -> Option<Limit> {
-    CHOSEN.lock().unwrap_or_else(|e| e.into_inner()).filter(|l| l.bytes == bytes)
+impl From<u64> for Limit {
+    /// A limit of `bytes` the caller gives ([`Limit::given`]).
+    fn from(bytes: u64) -> Limit {
+        Limit::given(bytes)
+    }
 }

@@ -39,7 +39,7 @@ use crate::targets::Targets;
 ///
 /// # Errors
 /// [`Error::InvalidArgument`] for n too large; [`Error::OutOfMemory`] naming [`Param::N`].
-pub fn check_floor(n: u64, memory_limit: u64) -> Result<()> {
+pub fn check_floor(n: u64, memory_limit: impl Into<crate::limits::Limit>) -> Result<()> {
     Guard::new(Run::Moves, memory_limit).floor(n, 0)
 }
 

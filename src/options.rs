@@ -1,10 +1,10 @@
 //! What steers a counting run ([`Options`]) and the two moduli every run projects onto ([`LAST18`],
 //! [`P998244353`]).
 
-use crate::budget::available_memory;
 use crate::checkpoint::Checkpoint;
 use crate::engines::{Cut, Engine};
 use crate::hooks::Hooks;
+use crate::limits::Limit;
 
 /// 10^18: the modulus of the "last 18 digits" projection.
 ///
@@ -31,8 +31,8 @@ pub const P998244353: u64 = 998_244_353;
 /// # Examples
 ///
 /// ```
-/// let options = fibtree::Options { moduli: vec![7], memory_limit: Some(1 << 30), ..Default::default() };
-/// assert_eq!(options.limit(), 1 << 30);
+/// let options = fibtree::Options { moduli: vec![7], memory_limit: Some((1 << 30).into()), ..Default::default() };
+/// assert_eq!(options.limit().bytes(), 1 << 30);
 /// let report = fibtree::Counting::new(&[(10, 0)], &options)?.reports()?.remove(0);
 /// assert_eq!(report.projection(7).unwrap().residue, 17 % 7);
 /// # Ok::<(), fibtree::Error>(())
@@ -41,8 +41,9 @@ pub const P998244353: u64 = 998_244_353;
 pub struct Options<'a> {
     /// Further moduli to project onto and check (each 2 <= m < 2^63).
     pub moduli: Vec<u64>,
-    /// The memory the run may use, in bytes; `None` for what the machine has available.
-    pub memory_limit: Option<u64>,
+    /// The memory the run may use (a number of bytes converts into one: `Some((1 << 30).into())`);
+    /// `None` for what the machine lets the run use ([`Limit::new`]).
+    pub memory_limit: Option<Limit>,
     /// The cancel flag and the callbacks the engines obey and tell.
     pub hooks: Hooks<'a>,
     /// The exact engine.
@@ -59,8 +60,9 @@ pub struct Options<'a> {
 }
 
 impl Options<'_> {
-    /// The memory the run may use: [`Options::memory_limit`], or what the machine has available.
-    pub fn limit(&self) -> u64 {
-        self.memory_limit.unwrap_or_else(available_memory)
+    /// The memory the run may use: [`Options::memory_limit`], or what the machine lets a run in the
+    /// current rayon pool use ([`Limit::new`]; the reads of a few small files of `/proc` and `/sys`).
+    pub fn limit(&self) -> Limit {
+        self.memory_limit.unwrap_or_else(|| Limit::new(None, rayon::current_num_threads()))
     }
 }

@@ -508,7 +508,7 @@ fn kept_layers(targets: &Targets, options: &Options, saved: Option<u64>) -> usiz
 /// ```
 /// use fibtree::{Options, check_table_floor};
 /// check_table_floor(1, 1000, &Options::default())?;
-/// let small = Options { memory_limit: Some(1 << 10), ..Options::default() };
+/// let small = Options { memory_limit: Some((1 << 10).into()), ..Options::default() };
 /// assert!(matches!(check_table_floor(1, 100_000, &small), Err(fibtree::Error::OutOfMemory { .. })));
 /// # Ok::<(), fibtree::Error>(())
 /// ```

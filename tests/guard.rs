@@ -56,7 +56,7 @@ fn refused_early<T: std::fmt::Debug>(what: &str, at_least: u64, entry: impl FnOn
 
 #[test]
 fn every_entry_is_refused_before_any_large_allocation() {
-    let tight = |double_check| Options { memory_limit: Some(1 << 20), double_check, ..Options::default() };
+    let tight = |double_check| Options { memory_limit: Some((1 << 20).into()), double_check, ..Options::default() };
     // the machine's own memory: far more than any machine has
     refused_early("count", 1 << 40, || fibtree::count(100_000_000, 0));
     refused_early("count_mod", 1 << 40, || fibtree::count_mod(100_000_000, 0, 7));

@@ -4,6 +4,7 @@
 use super::{PROCESS_BYTES, Run, check, refuse};
 use crate::error::{Error, Result};
 use crate::hooks::Hooks;
+use crate::limits::Limit;
 use crate::plan::{self, Plan, Sizes};
 use crate::targets::Targets;
 
@@ -16,12 +17,13 @@ pub(crate) const ESTIMATE_ALLOWANCE: u64 = 16 << 20;
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Guard {
     run: Run,
-    limit: u64,
+    limit: Limit,
 }
 
 impl Guard {
     /// The guard of `run` within `limit` bytes.
-    pub(crate) fn new(run: Run, limit: u64) -> Guard {
+    pub(crate) fn new(run: Run, limit: impl Into<Limit>) -> Guard {
+        let limit = limit.into();
         Guard { run, limit }
     }
 
@@ -35,7 +37,7 @@ impl Guard {
     pub(crate) fn floor(&self, top: u64, highest: u64) -> Result<()> {
         crate::game::check_n(top)?;
         let floor = self.run.floor(top, highest);
-        if floor > self.limit.max(ESTIMATE_ALLOWANCE) { Err(refuse(floor, self.limit)) } else { Ok(()) }
+        if floor > self.limit.bytes().max(ESTIMATE_ALLOWANCE) { Err(refuse(floor, self.limit)) } else { Ok(()) }
     }
 
     /// Checks a whole run's `estimate` (bytes) against the limit and returns it.
@@ -104,10 +106,12 @@ impl Guard {
         if let Some(floor) = floor {
             return Err(refuse(predicted.max(floor), self.limit));
         }
-        if predicted > self.limit && predicted_sizes.plan > ESTIMATE_ALLOWANCE {
+        if predicted > self.limit.bytes && predicted_sizes.plan > ESTIMATE_ALLOWANCE {
             return Err(refuse(predicted, self.limit));
         }
-        let budget = if predicted <= self.limit { self.limit } else { self.limit.max(ESTIMATE_ALLOWANCE) };
+        let bytes = self.limit.bytes;
+        let budget =
+            Limit { bytes: if predicted <= bytes { bytes } else { bytes.max(ESTIMATE_ALLOWANCE) }, ..self.limit };
         let plan = Plan::below(targets, keep, budget, hooks).map_err(|e| match e {
             // the plan outgrew its prediction: the whole run with the plan as far as it was projected
             Error::OutOfMemory { estimate, .. } => {

@@ -34,7 +34,7 @@ impl Limit {
 
 /// The memory a run on `threads` threads may use: the least of `given` (where there is one) and the
 /// machine's hard limits (cgroup, address space, data segment), or without `given` the least of
-/// those and the memory available. Recorded, so that `limits::named` can say which limit a refusal met.
+/// those and the memory available.
 ///
 /// Cost: the reads of a few small files of `/proc` and `/sys`.
 pub(crate) fn run_limit(given: Option<u64>, threads: usize) -> Limit {
@@ -42,9 +42,8 @@ pub(crate) fn run_limit(given: Option<u64>, threads: usize) -> Limit {
         Some(bytes) => Limit { bytes, bound: Bound::Given },
         None => available(),
     };
-    let limit = hard_limits(threads).into_iter().fold(soft, |least, l| if l.bytes < least.bytes { l } else { least });
-    crate::limits::record(limit);
-    limit
+    // a hard limit of the same bytes as the given one is named: it is the one the user cannot lift
+    hard_limits(threads).into_iter().fold(soft, |least, l| if l.bytes <= least.bytes { l } else { least })
 }
 
 /// `MemAvailable`, or no limit where it cannot be read.

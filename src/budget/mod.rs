@@ -18,17 +18,20 @@ mod runs;
 
 pub(crate) use guard::Guard;
 pub(crate) use machine::run_limit;
+
+use crate::limits::Limit;
 pub(crate) use runs::{Run, distribution_predicted, kept_values};
 
 /// What the process needs before any run: code, thread stacks, the allocator's arenas (measured
 /// peak of `count 10` on Linux x86-64).
 pub(crate) const PROCESS_BYTES: u64 = 8 << 20;
 
-/// The memory a run in the current thread pool may use: the least of the memory available, the
-/// room left in the process's cgroup and under its address-space and data-segment limits
-/// ([`run_limit`]), or `u64::MAX` where none can be read. Cost: the reads of a few small files.
-pub(crate) fn available_memory() -> u64 {
-    run_limit(None, rayon::current_num_threads()).bytes
+/// The memory a run in the current thread pool may use, and the limit that sets it: the least of
+/// the memory available, the room left in the process's cgroup and under its address-space and
+/// data-segment limits ([`run_limit`]), or no limit where none can be read. Cost: the reads of a
+/// few small files.
+pub(crate) fn available_limit() -> Limit {
+    run_limit(None, rayon::current_num_threads())
 }
 
 /// The guard's one rule and its one refusal, with the other cost formulas ([`crate::cost`]).

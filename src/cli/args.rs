@@ -168,9 +168,9 @@ impl MemoryArg {
     /// The memory limit of a run on `threads` threads (every core if `None`): `--max-memory`, or
     /// what the machine has available, and never more than the machine's cgroup, address-space and
     /// data-segment limits allow ([`fibtree::Limit::new`]). Reads those limits (a few files).
-    pub(super) fn limit(&self, threads: Option<usize>) -> u64 {
+    pub(super) fn limit(&self, threads: Option<usize>) -> fibtree::Limit {
         let threads = threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-        fibtree::Limit::new(self.max_memory, threads).bytes()
+        fibtree::Limit::new(self.max_memory, threads)
     }
 }
 
@@ -202,7 +202,7 @@ pub(super) struct RunArgs {
 
 impl RunArgs {
     /// The memory limit of the run: see [`MemoryArg::limit`].
-    pub(super) fn memory_limit(&self) -> u64 {
+    pub(super) fn memory_limit(&self) -> fibtree::Limit {
         self.memory.limit(self.threads.threads)
     }
 }

@@ -136,9 +136,9 @@ pub(super) fn all_agree(report: &Report) -> bool {
 ///
 /// # Errors
 /// The library's error for an invalid `FIBTREE_ISA` (which the command line checked at its start).
-fn say_estimate(verbose: bool, estimate: u64, limit: u64) -> fibtree::Result<()> {
+fn say_estimate(verbose: bool, estimate: u64, limit: fibtree::Limit) -> fibtree::Result<()> {
     if verbose {
-        say(&format!("memory estimate {} (limit {})", human_bytes(estimate), human_bytes(limit)));
+        say(&format!("memory estimate {} (limit {})", human_bytes(estimate), human_bytes(limit.bytes())));
         say(&format!("kernel {}", super::kernel_line()?));
     }
     Ok(())

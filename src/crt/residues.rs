@@ -69,7 +69,7 @@ mod tests {
 
     /// The options of a run within `memory_limit` bytes told by `hooks`.
     fn options(memory_limit: u64, hooks: Hooks) -> Options {
-        Options { hooks, memory_limit: Some(memory_limit), ..Options::default() }
+        Options { hooks, memory_limit: Some(memory_limit.into()), ..Options::default() }
     }
 
     /// The exact c(n, g) from its residues modulo the first [`primes_needed`]`(n)` primes of

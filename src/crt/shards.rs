@@ -112,7 +112,7 @@ mod tests {
     fn shard(n: u64, g: u64, index: usize, count: usize) -> ShardResidues {
         let primes = shard_primes(n, index, count).unwrap();
         let residues =
-            residues(n, g, &primes, &Options { memory_limit: Some(u64::MAX), ..Options::default() }).unwrap();
+            residues(n, g, &primes, &Options { memory_limit: Some(u64::MAX.into()), ..Options::default() }).unwrap();
         ShardResidues { index, primes, residues }
     }
 

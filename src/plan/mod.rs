@@ -30,6 +30,7 @@ pub(crate) use support::{known_zeros, support};
 use crate::cost::check;
 use crate::error::Result;
 use crate::hooks::Hooks;
+use crate::limits::Limit;
 use crate::targets::Targets;
 use backward::{Keep, backward};
 use layer_set::EMPTY;
@@ -88,7 +89,7 @@ impl Plan {
     /// [`crate::Error::InvalidArgument`] for an n above [`crate::game::MAX_N`];
     /// [`crate::Error::OutOfMemory`] as soon as the bitsets are projected to exceed `memory_limit`
     /// bytes; [`crate::Error::Interrupted`] once cancelled.
-    pub fn new(targets: &Targets, memory_limit: u64, hooks: Hooks) -> Result<Plan> {
+    pub fn new(targets: &Targets, memory_limit: impl Into<Limit>, hooks: Hooks) -> Result<Plan> {
         Plan::below(targets, usize::MAX, memory_limit, hooks)
     }
 
@@ -100,7 +101,8 @@ impl Plan {
     ///
     /// # Errors
     /// As [`Plan::new`].
-    pub(crate) fn below(targets: &Targets, keep: usize, memory_limit: u64, hooks: Hooks) -> Result<Plan> {
+    pub(crate) fn below(targets: &Targets, keep: usize, memory_limit: impl Into<Limit>, hooks: Hooks) -> Result<Plan> {
+        let memory_limit = memory_limit.into();
         let top = targets.top();
         crate::game::check_n(top)?;
         // Before allocating anything: the Grundy values, one set per layer and at least one word in
@@ -189,7 +191,7 @@ struct Kept {
     lens: Vec<u32>,
     /// The bytes held so far: the bookkeeping of every layer and the sets kept.
     used: u64,
-    limit: u64,
+    limit: Limit,
     /// The highest layer whose set is kept to the end (the others only while the two layers
     /// below them are made).
     keep: usize,
@@ -205,7 +207,7 @@ impl Keep for Kept {
     /// A window that would pass the limit refuses the plan with the projection of every layer
     /// below as wide as it.
     fn before(&mut self, i: usize, window_bytes: u64) -> Result<()> {
-        if self.used.saturating_add(window_bytes) > self.limit {
+        if self.used.saturating_add(window_bytes) > self.limit.bytes {
             let estimate = self.used.saturating_add(window_bytes.saturating_mul(i as u64 - 1));
             check(estimate, self.limit)?;
         }

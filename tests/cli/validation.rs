@@ -341,7 +341,7 @@ fn the_memory_guard_refuses_before_any_work_with_the_whole_estimate() {
     }
     // N = 2^31 - 1 is accepted by the engines, but its plan alone (76 GiB for estimate's arrays,
     // some 90 GiB for a count, twice that for a table from 1) is refused on any machine with less
-    match fibtree::Options::default().limit() {
+    match fibtree::Options::default().limit().bytes() {
         bytes if bytes < 64 << 30 => refused(&[
             (&["count", "2147483647"], "--max-memory: this run needs about"),
             (&["estimate", "2147483647"], "--max-memory: this run needs about"),

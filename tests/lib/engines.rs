@@ -235,7 +235,7 @@ fn too_large_n_is_an_invalid_argument() {
 
 #[test]
 fn memory_limit_gives_out_of_memory() {
-    let options = Options { memory_limit: Some(1_000_000), ..Default::default() };
+    let options = Options { memory_limit: Some(1_000_000.into()), ..Default::default() };
     match count_report(10_000, 0, &options) {
         Err(Error::OutOfMemory { estimate, limit, .. }) => {
             let limit = limit.bytes();
@@ -245,7 +245,7 @@ fn memory_limit_gives_out_of_memory() {
         other => panic!("expected OutOfMemory, got {other:?}"),
     }
     // A limit that is ample for a small run.
-    let options = Options { memory_limit: Some(100_000_000), ..Default::default() };
+    let options = Options { memory_limit: Some(100_000_000.into()), ..Default::default() };
     let report = count_report(100, 0, &options).unwrap();
     assert!(report.memory_estimate_bytes <= 100_000_000);
     assert_eq!(report.value, count(100, 0).unwrap());
