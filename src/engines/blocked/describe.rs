@@ -5,66 +5,10 @@
 //! [`nonzero_sets`]); the source positions, one rank lookup each, layer by layer, in tasks of
 //! their own ([`layer_sources`]).
 
+use super::nonzero::NonZeroSet;
 use super::sweep::Sweep;
 use crate::arch::{self, Kernel, Vectorised};
 use crate::plan::{LayerSet, Plan};
-
-/// A layer as the layers after it read it: its non-zero states (a subset of the plan's), with the
-/// rank of each word's first member, so that the position of a state among them is O(1).
-#[derive(Clone, Debug, Default, PartialEq)]
-pub(crate) struct NonZeroSet {
-    pub(crate) set: LayerSet,
-    rank: Vec<u32>,
-    pub(crate) len: u32,
-}
-
-impl NonZeroSet {
-    /// The set with its ranks. Cost O(window / 64).
-    pub(crate) fn new(set: LayerSet) -> NonZeroSet {
-        let mut len = 0u32;
-        let rank = set
-            .words()
-            .iter()
-            .map(|w| {
-                let r = len;
-                len += w.count_ones();
-                r
-            })
-            .collect();
-        NonZeroSet { set, rank, len }
-    }
-
-    /// The position of `g` among the non-zero states, or `len` (the layer's zero chunk) where the
-    /// count is zero or g is no state (g = u64::MAX stands for a negative g).
-    #[inline(always)]
-    pub(crate) fn index(&self, g: u64) -> u32 {
-        let off = g.wrapping_sub(self.set.base());
-        let (w, bit) = ((off / 64) as usize, off % 64);
-        let (word, rank) = match (self.set.words().get(w), self.rank.get(w)) {
-            (Some(&word), Some(&rank)) => (word, rank),
-            _ => (0, 0),
-        };
-        // branch-free: membership is as good as random
-        let member = 0u32.wrapping_sub(((word >> bit) & 1) as u32);
-        let position = rank + (word & ((1 << bit) - 1)).count_ones();
-        (position & member) | (self.len & !member)
-    }
-    /// The positions of the states `named` among the non-zero ones, each once with the times it is
-    /// named (the direct moves R and L may be one state); a g that is no non-zero state is left out.
-    /// Cost O(named^2), for the one or two states of a layer.
-    pub(crate) fn named(&self, named: &[u64]) -> Vec<(u32, u32)> {
-        let mut found: Vec<(u32, u32)> = Vec::with_capacity(named.len());
-        for &g in named {
-            let s = self.index(g);
-            match found.iter_mut().find(|d| d.0 == s) {
-                Some(d) => d.1 += 1,
-                None if s < self.len => found.push((s, 1)),
-                None => {} // no count reaches it, or not a state of the plan: nothing reads it
-            }
-        }
-        found
-    }
-}
 
 /// The non-zero counts of one layer of a block: where each reads from, and the direct moves.
 pub(crate) struct Sources {

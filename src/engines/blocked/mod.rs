@@ -67,6 +67,7 @@
 
 mod describe;
 mod lanes;
+mod nonzero;
 mod pass;
 mod schedule;
 mod sweep;
@@ -76,8 +77,9 @@ mod tests;
 use std::sync::Mutex;
 use std::sync::atomic::AtomicU64;
 
-pub(crate) use describe::{Handed, NonZeroSet};
+pub(crate) use describe::Handed;
 pub(crate) use lanes::{MAX_BLOCK_LAYERS, lanes};
+pub(crate) use nonzero::NonZeroSet;
 pub(crate) use pass::Chunk;
 pub(crate) use sweep::Sweep;
 

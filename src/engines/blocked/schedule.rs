@@ -16,8 +16,9 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use super::describe::{Handed, NonZeroSet, Sources, layer_sources, nonzero_sets};
+use super::describe::{Handed, Sources, layer_sources, nonzero_sets};
 use super::lanes::limbs_of;
+use super::nonzero::NonZeroSet;
 use super::pass::{Chunk, PassContext, PassInput, Spares};
 use super::{LaneKind, State, Sweep, Tally};
 use crate::arch::{Kernel, thread_cpu_seconds};

@@ -19,8 +19,8 @@
 //! the plan's layer), backward for `Down` (the backward pass of the plan itself, so that the layers
 //! above the cut need no plan).
 
-use super::describe::NonZeroSet;
 use super::lanes::lanes;
+use super::nonzero::NonZeroSet;
 use crate::plan::{LayerSet, Plan, Step};
 
 /// Which layers a run visits, in which order (the module's two sweeps).
