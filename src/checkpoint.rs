@@ -229,11 +229,18 @@ fn remove_stale_saves(path: &Path) {
 ///
 /// # Errors
 /// [`Error::InvalidArgument`] naming [`Param::Checkpoint`] for a file that cannot be read, is not a
-/// checkpoint, is damaged or truncated, or was made for another run; [`Error::Io`] when a file to
-/// discard cannot be removed.
+/// checkpoint (with `spec.fresh` too: it discards only a checkpoint), is damaged or truncated, or
+/// was made for another run; [`Error::Io`] when a file to discard cannot be removed.
 pub(crate) fn load(spec: &Checkpoint, (n, g): (u64, u64), moduli: &[u64], hooks: Hooks) -> Result<Option<Saved>> {
     let shown = spec.path.display();
     match std::fs::read(&spec.path) {
+        // --fresh discards a checkpoint, damaged or not, but never a file of something else
+        Ok(bytes) if spec.fresh && !bytes.starts_with(MAGIC) && !MAGIC.starts_with(&bytes) => Err(Error::invalid(
+            Param::Checkpoint,
+            format!(
+                "'{shown}' is not a fibtree checkpoint, so --fresh does not discard it; expected a checkpoint file or a new name"
+            ),
+        )),
         Ok(_) if spec.fresh => {
             std::fs::remove_file(&spec.path).map_err(|e| in_file(&spec.path, "discarding", e))?;
             hooks.notice(&format!("discarded the checkpoint {shown}; starting over"));

@@ -159,7 +159,14 @@ fn a_second_run_on_the_same_checkpoint_is_refused_naming_the_first() {
 #[test]
 fn fresh_starts_over_from_a_damaged_checkpoint() {
     let dir = TempDir::new("fresh");
-    let ckpt = dir.file("run.ckpt", "not a checkpoint at all");
+    // a file of something else is not discarded: refused, and left as it was
+    let thesis = dir.file("thesis.txt", "chapter one");
+    let err = usage_error(&["count", "300", "--checkpoint", &thesis, "--fresh"], "--checkpoint");
+    assert!(err.contains("is not a fibtree checkpoint"), "{err}");
+    assert_eq!(std::fs::read_to_string(&thesis).unwrap(), "chapter one");
+    std::fs::remove_file(&thesis).unwrap();
+    // a damaged checkpoint (its first bytes, then garbage) is
+    let ckpt = dir.file("run.ckpt", "FIBTCKPT and then garbage");
     let want = success(&["count", "3000", "-q"]);
     // saves at every segment and keeps the last checkpoint saved
     let fresh =
