@@ -226,3 +226,63 @@ fn a_state_inconsistent_with_itself_is_refused() {
         assert!(matches!(got, Err(Error::InvalidArgument { param: Param::Checkpoint, .. })), "{what}: {got:?}");
     }
 }
+
+/// A checksummed file whose top-down or bottom-up state claims another first step (2, 3, 4, 64:
+/// the values of another layer, of fewer lanes) is refused with the checkpoint named, never run
+/// into a panic.
+#[test]
+fn a_state_of_a_forged_first_step_is_refused() {
+    use crate::engines::both_ends::count_resumable;
+    let (n, g, cut) = (700u64, 0u64, 350u64);
+    let plan = || Plan::new(&Targets::one(n, g), u64::MAX, Hooks::default()).unwrap();
+    let (mut up, mut down) = (None, None);
+    let mut keep = |point: Point, _| {
+        match point {
+            Point::Up { state, .. } if up.is_none() && state.k0 > 100 => up = Some(encode((n, g), &[], &[], &point)),
+            Point::Down { state, .. } if down.is_none() && state.k0 > 100 => {
+                down = Some(encode((n, g), &[], &[], &point))
+            }
+            _ => {}
+        }
+        Ok(())
+    };
+    count_resumable(plan(), (n, g), cut, Hooks::default(), None, &mut keep).unwrap();
+    for saved in [up.expect("a bottom-up point"), down.expect("a top-down point")] {
+        for k0 in [2, 3, 4, 64] {
+            let mut position = decode(&saved).unwrap().position;
+            match &mut position {
+                Position::Up { state, .. } | Position::Down { state, .. } => state.k0 = k0,
+            }
+            let mut ignore = |_: Point, _| Ok(());
+            let got = count_resumable(plan(), (n, g), cut, Hooks::default(), Some(position), &mut ignore);
+            assert!(matches!(got, Err(Error::InvalidArgument { param: Param::Checkpoint, .. })), "k0 {k0}: {got:?}");
+        }
+    }
+}
+
+/// A count of a g at or above W (whose layers reach down to 0) resumes from the points it saves, in
+/// either half and bottom-up alone, to the value of the run never stopped.
+#[test]
+fn a_count_of_a_g_above_the_window_resumes() {
+    use crate::engines::both_ends::{count_blocked, count_resumable};
+    let n = 3000u64;
+    let g = crate::game::window(n, Hooks::default()).unwrap() + 808;
+    let plan = || Plan::new(&Targets::one(n, g), u64::MAX, Hooks::default()).unwrap();
+    for cut in [n / 2, n] {
+        let whole = count_blocked(&plan(), (n, g), cut, Hooks::default(), |t| t).unwrap();
+        assert!(whole > num_bigint::BigUint::ZERO, "c({n}, {g}) counts something");
+        let mut points: Vec<Vec<u8>> = Vec::new();
+        let mut keep = |point: Point, _| {
+            points.push(encode((n, g), &[], &[], &point));
+            Ok(())
+        };
+        assert_eq!(count_resumable(plan(), (n, g), cut, Hooks::default(), None, &mut keep).unwrap(), whole);
+        assert!(!points.is_empty(), "points saved at cut {cut}");
+        for bytes in points.iter().step_by(3) {
+            let position = decode(bytes).unwrap().position;
+            let mut ignore = |_: Point, _| Ok(());
+            let resumed = count_resumable(plan(), (n, g), cut, Hooks::default(), Some(position), &mut ignore);
+            assert_eq!(resumed.unwrap(), whole, "cut {cut}");
+        }
+    }
+}

@@ -230,16 +230,32 @@ pub(crate) struct State {
 }
 
 impl State {
+    /// Whether a state read from a file is at a step of `sweep` over `plan` with the two edge
+    /// layers that step has: its first step within the sweep, and the non-zero sets of the two
+    /// steps before it those the plan gives (a forged first step would hand the engine values of
+    /// another layer, of other lanes). Call it while the plan still holds its layers. Cost: the
+    /// non-zero sets of the steps before it, O(window / 64) each.
+    pub(crate) fn fits_plan(&self, plan: &Plan, sweep: Sweep) -> bool {
+        let empty = [NonZeroSet::default(), NonZeroSet::default()];
+        if self.k0 <= 2 || self.k0 > sweep.last_step() + 1 {
+            return self.k0 == 2 && self.edges == empty;
+        }
+        let sets = describe::nonzero_sets(plan, sweep, 2..=self.k0 - 1, &empty, None);
+        let at = |step: usize| if step >= 2 { &sets[step - 2] } else { &empty[0] };
+        self.edges[0] == *at(self.k0 - 2) && self.edges[1] == *at(self.k0 - 1)
+    }
+
     /// Whether a state read from a file is one this engine could have saved for a run whose states
-    /// all lie in `lo..=hi`: its two non-zero sets within those bounds, a whole number of passes,
+    /// all lie at or below `hi`: the members of its two non-zero sets within that bound, a whole number of passes,
     /// each pass's chunks as long as its sets say (C lanes a state and the zero chunk's) and a carry
     /// per state, with the carries of every pass (exact lanes). A file that passes its checksum but
     /// not this is refused before any work, not run into a panic. Cost O(passes).
-    pub(crate) fn fits(&self, lo: u64, hi: u64) -> bool {
+    pub(crate) fn fits(&self, hi: u64) -> bool {
         let c = self.chunk_lanes;
+        // every member at most `hi` (the layers of a target's g at or above W reach down to 0)
         let sets = self.edges.iter().all(|e| {
-            let end = e.set.base().checked_add(e.set.window() as u64);
-            e.set.is_empty() || (e.set.base() >= lo & !63 && end.is_some_and(|end| end <= (hi | 63).saturating_add(1)))
+            let Some(last) = e.set.words().iter().rposition(|&w| w != 0) else { return true };
+            e.set.base().checked_add(64 * last as u64 + 63).is_some_and(|t| t <= hi | 63)
         });
         let lens = [self.edges[0].len as usize, self.edges[1].len as usize];
         let chunks = self.chunks.iter().all(|[a, b]| a.len() == (lens[0] + 1) * c && b.len() == (lens[1] + 1) * c);

@@ -6,7 +6,7 @@ use std::sync::atomic::AtomicU64;
 use num_bigint::BigUint;
 
 use super::halves::{Halves, assert_cut, bottom_up_tuning, join};
-use crate::engines::blocked::sweeps::{self, State, SweepRun, Tally, Tuning};
+use crate::engines::blocked::sweeps::{self, State, Sweep, SweepRun, Tally, Tuning};
 use crate::engines::reference::to_biguint;
 use crate::error::{Error, Param, Result};
 use crate::hooks::Hooks;
@@ -73,13 +73,23 @@ pub(crate) fn count_resumable(
     if resume.as_ref().is_some_and(|r| r.cut() != cut) {
         return Err(does_not_fit());
     }
-    // every state of the target's plan differs from g only in the bits below W (plan/mod.rs)
+    // every state of the target's plan is at most g | (W - 1) (plan/mod.rs)
     let w = crate::game::window(n, hooks)?;
-    let (lo, hi) = (g & !(w - 1), g | (w - 1));
+    let hi = g | (w - 1);
+    // the sweeps as the run below makes them, to check a saved state against the plan before the
+    // plan hands its layers over
+    let up = if n < 3 || cut >= n { Sweep::Up { last: plan.top() } } else { Sweep::Up { last: cut as usize } };
     let fits = match &resume {
-        Some(Position::Up { state, .. }) => state.fits(lo, hi),
+        Some(Position::Up { state, .. }) => state.fits(hi) && state.fits_plan(&plan, up),
         Some(Position::Down { below, state, direct, .. }) => {
-            below.fits(lo, hi) && state.fits(lo, hi) && direct.first().is_some_and(|&l| l as usize + 1 == direct.len())
+            let down = Sweep::Down { n: n as usize, seed: g, cut: cut as usize };
+            below.fits(hi)
+                && state.fits(hi)
+                && direct.first().is_some_and(|&l| l as usize + 1 == direct.len())
+                && n >= 3
+                && cut < n
+                && below.fits_plan(&plan, up)
+                && state.fits_plan(&plan, down)
         }
         None => true,
     };
