@@ -322,7 +322,7 @@ fn check(
             return Err(Error::CrossCheck {
                 what: format!("c({n}, 0) mod {modulus} with {which}"),
                 exact: residue.to_string(),
-                modular: independent.to_string(),
+                independent: independent.to_string(),
             });
         }
     }

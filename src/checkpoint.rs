@@ -75,7 +75,7 @@ pub(crate) struct Saved {
     pub(crate) n: u64,
     pub(crate) g: u64,
     pub(crate) moduli: Vec<u64>,
-    pub(crate) residues: Vec<u64>,
+    pub(crate) independent: Vec<u64>,
     pub(crate) position: Position,
 }
 
@@ -84,12 +84,12 @@ fn put(out: &mut Vec<u8>, w: u64) {
 }
 
 /// The file of the run `(n, g)` with its moduli, their residues, and where the engine stands.
-fn encode((n, g): (u64, u64), moduli: &[u64], residues: &[u64], point: &Point) -> Vec<u8> {
+fn encode((n, g): (u64, u64), moduli: &[u64], independent: &[u64], point: &Point) -> Vec<u8> {
     let mut out = MAGIC.to_vec();
     for w in [VERSION, n, g, 1 /* the blocked engine */, moduli.len() as u64] {
         put(&mut out, w);
     }
-    for &w in moduli.iter().chain(residues) {
+    for &w in moduli.iter().chain(independent) {
         put(&mut out, w);
     }
     match *point {
@@ -186,7 +186,7 @@ fn decode(bytes: &[u8]) -> std::result::Result<Saved, String> {
         return Err(damaged("unknown engine or moduli"));
     }
     let moduli = (0..count).map(|_| next()).collect::<std::result::Result<Vec<_>, _>>()?;
-    let residues = (0..count).map(|_| next()).collect::<std::result::Result<Vec<_>, _>>()?;
+    let independent = (0..count).map(|_| next()).collect::<std::result::Result<Vec<_>, _>>()?;
     let (cut, half) = match version {
         BOTTOM_UP_VERSION => (n, 0),
         _ => (next()?, next()?),
@@ -208,7 +208,7 @@ fn decode(bytes: &[u8]) -> std::result::Result<Saved, String> {
     if !rest.is_empty() {
         return Err(damaged("trailing bytes"));
     }
-    Ok(Saved { n, g, moduli, residues, position })
+    Ok(Saved { n, g, moduli, independent, position })
 }
 
 /// Removes the temporary files (`.NAME.RANDOM.tmp`, as the checkpoint's saves name them:
@@ -267,7 +267,7 @@ pub(crate) struct Saver<'a> {
     spec: &'a Checkpoint,
     target: (u64, u64),
     moduli: &'a [u64],
-    residues: &'a [u64],
+    independent: &'a [u64],
     hooks: Hooks<'a>,
     last_save: Instant,
     /// Whether the last save failed (said once, until a save works again).
@@ -275,15 +275,16 @@ pub(crate) struct Saver<'a> {
 }
 
 impl<'a> Saver<'a> {
-    /// A policy that saves the run `target` with its moduli and residues to `spec.path`.
+    /// A policy that saves the run `target` with its moduli and their independent residues to
+    /// `spec.path`.
     pub(crate) fn new(
         spec: &'a Checkpoint,
         target: (u64, u64),
         moduli: &'a [u64],
-        residues: &'a [u64],
+        independent: &'a [u64],
         hooks: Hooks<'a>,
     ) -> Saver<'a> {
-        Saver { spec, target, moduli, residues, hooks, last_save: Instant::now(), failing: false }
+        Saver { spec, target, moduli, independent, hooks, last_save: Instant::now(), failing: false }
     }
 
     /// Saves where the run stands (`point`) when `spec.every` has passed since the last save, or
@@ -298,7 +299,7 @@ impl<'a> Saver<'a> {
         if !stopping && self.last_save.elapsed() < self.spec.every {
             return Ok(());
         }
-        let bytes = encode(self.target, self.moduli, self.residues, &point);
+        let bytes = encode(self.target, self.moduli, self.independent, &point);
         let saved = write_atomically(&self.spec.path, &bytes);
         self.last_save = Instant::now();
         let path = self.spec.path.display();

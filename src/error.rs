@@ -109,14 +109,14 @@ pub enum Error {
         limit: Limit,
     },
     /// The exact value and the modular engine disagree: a bug, reported loudly.
-    #[error("CROSS-CHECK FAILED for {what}: the exact value gives {exact}, the modular engine gives {modular}")]
+    #[error("CROSS-CHECK FAILED for {what}: the exact value gives {exact}, the modular engine gives {independent}")]
     CrossCheck {
         /// Which residue, e.g. `c(10000, 0) mod 998244353`.
         what: String,
         /// The exact value's residue.
         exact: String,
-        /// The modular engine's residue.
-        modular: String,
+        /// The independent value it is checked against (the modular engine's residue, or a bound).
+        independent: String,
     },
     /// Two runs of the same exact computation gave different values: a bug, reported loudly.
     #[error("RUNS DISAGREE: {0}")]
@@ -142,7 +142,7 @@ impl Error {
     }
 
     /// The [`Error::CrossCheck`] of c(n, g) modulo `modulus`: the exact value's residue `exact`
-    /// against the modular engine's `modular`.
+    /// against the modular engine's `independent`.
     ///
     /// ```
     /// let e = fibtree::Error::cross_check(10, 0, 7, 3, 4);
@@ -153,12 +153,12 @@ impl Error {
         g: u64,
         modulus: impl std::fmt::Display,
         exact: impl std::fmt::Display,
-        modular: impl std::fmt::Display,
+        independent: impl std::fmt::Display,
     ) -> Self {
         Error::CrossCheck {
             what: format!("c({n}, {g}) mod {modulus}"),
             exact: exact.to_string(),
-            modular: modular.to_string(),
+            independent: independent.to_string(),
         }
     }
 }

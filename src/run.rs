@@ -126,7 +126,7 @@ impl<'a> Counting<'a> {
             // the residues are the checkpoint's: the modular engine needs no plan
             let keep = kept_layers(&live, options, Some(saved.position.cut()));
             let (plan, estimate) = planned(&live, options, moduli.len(), keep)?;
-            (Some(plan), estimate, Some(vec![saved.residues]), Some(saved.position))
+            (Some(plan), estimate, Some(vec![saved.independent]), Some(saved.position))
         } else {
             let (early, keep) = route(&live, options, moduli.len())?;
             // the plan stops the modular engine when it fails

@@ -36,7 +36,7 @@ fn encoding_round_trips_and_detects_damage() {
     let point = Point::Up { cut: 300, state: &state };
     let bytes = encode((300, 0), &[7, 11], &[3, 5], &point);
     let progress = Position::Up { cut: 300, state: clone(&state) };
-    let saved = Saved { n: 300, g: 0, moduli: vec![7, 11], residues: vec![3, 5], position: progress };
+    let saved = Saved { n: 300, g: 0, moduli: vec![7, 11], independent: vec![3, 5], position: progress };
     assert_eq!(decode(&bytes).unwrap(), saved);
     // the top-down half's point, with the bottom-up half's end and the paths found so far
     let direct = num_bigint::BigUint::from(12345u64) << 100;
@@ -44,7 +44,10 @@ fn encoding_round_trips_and_detects_damage() {
     let down = encode((300, 0), &[7], &[3], &point);
     let words = crate::engines::to_words(&direct);
     let progress = Position::Down { cut: 150, below: Box::new(clone(&state)), direct: words, state: clone(&state) };
-    assert_eq!(decode(&down).unwrap(), Saved { n: 300, g: 0, moduli: vec![7], residues: vec![3], position: progress });
+    assert_eq!(
+        decode(&down).unwrap(),
+        Saved { n: 300, g: 0, moduli: vec![7], independent: vec![3], position: progress }
+    );
     // a file of version 2 (a bottom-up state, no cut) reads as a bottom-up count
     let mut old = MAGIC.to_vec();
     for w in [2, 300, 0, 1, 2, 7, 11, 3, 5] {
@@ -56,7 +59,7 @@ fn encoding_round_trips_and_detects_damage() {
     let progress = Position::Up { cut: 300, state: clone(&state) };
     assert_eq!(
         decode(&old).unwrap(),
-        Saved { n: 300, g: 0, moduli: vec![7, 11], residues: vec![3, 5], position: progress }
+        Saved { n: 300, g: 0, moduli: vec![7, 11], independent: vec![3, 5], position: progress }
     );
     for at in [0, 9, bytes.len() / 2, bytes.len() - 1] {
         let mut bad = bytes.clone();

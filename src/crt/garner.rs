@@ -74,7 +74,7 @@ pub fn check_below_tree(n: u64, g: u64, value: &BigUint, primes: usize) -> Resul
         return Err(Error::CrossCheck {
             what: format!("c({n}, {g}) from its residues modulo {primes} primes"),
             exact: format!("a value of {} bits", value.bits()),
-            modular: format!("a count below |T({n})|, of at most {} bits", size.bits()),
+            independent: format!("a count below |T({n})|, of at most {} bits", size.bits()),
         });
     }
     Ok(())
