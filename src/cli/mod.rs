@@ -159,7 +159,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> anyhow::Result<ExitCode>
             // no command: the short help, on standard error as the run did not do what it was
             // asked (a command), and exit 2
             let mut err = std::io::stderr().lock();
-            let help = args::command().render_help();
+            let help = args::command().term_width(args::help_width(&console::Term::stderr())).render_help();
             let help = if err.is_terminal() { help.ansi().to_string() } else { help.to_string() };
             let _ = err.write_all(help.as_bytes());
             return Ok(ExitCode::from(2));

@@ -4,7 +4,8 @@
 //!
 //! Where new tests go: a command's output and behaviour in its module (`count`, `mod_only`,
 //! `verify` (one claim), `claims` (`verify --claims`), `dist`, `table`, `moves`, `draw`, `bench`, `shards` for `shard` and `combine`,
-//! `estimate`, `stress`, `tools` for `grundy` and `brute`); output files and signals in `output`; checkpoints
+//! `estimate`, `stress`, `tools` for `grundy` and `brute`); the width and the texts of the help in
+//! `help`; output files and signals in `output`; checkpoints
 //! in `checkpoint`; the memory guard under `ulimit` and cgroup limits in `limits`; the kernel sets
 //! (`FIBTREE_ISA`) in `isa`; the files of `deploy/` in `deploy`, and on a real Slurm in `slurm`; the
 //! reference programs of `bench/reference/` and `bench/compare.py` in `reference`;
@@ -24,6 +25,7 @@ mod deploy;
 mod dist;
 mod draw;
 mod estimate;
+mod help;
 mod isa;
 mod limits;
 mod mod_only;

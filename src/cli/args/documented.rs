@@ -16,15 +16,17 @@ pub(in crate::cli) struct Documented {
 /// and by the manual's ENVIRONMENT section.
 pub(in crate::cli) const ENVIRONMENT_VARIABLES: [Documented; 1] = [Documented {
     name: "FIBTREE_ISA",
-    summary: "auto (the widest kernels this CPU has; also when empty or unset), baseline, avx2 or\n\
-              avx512, in any case; a set this CPU lacks is refused (exit 2)",
+    summary: "auto (the widest kernels this CPU has; also when empty or unset),\n\
+              baseline, avx2 or avx512, in any case; a set this CPU lacks is\n\
+              refused (exit 2)",
     text: "The vector kernels: auto (the widest set this CPU has; also when empty or unset), baseline (the portable \
            code as compiled for the build's target), avx2 or avx512, in any case. A set this CPU lacks, or any other \
            value, is refused (exit 2) by every command that computes.",
 }];
 
 /// What a signal that stops a run says in `--help` (the statuses 129, 130 and 143 share a line).
-const STOPPED: &str = "stopped by SIGHUP, SIGINT, SIGTERM (a checkpoint, if asked for, is saved)";
+const STOPPED: &str = "stopped by SIGHUP, SIGINT or SIGTERM (a checkpoint,\n\
+                       if asked for, is saved)";
 
 /// The exit statuses of every command, with what each means: listed by `--help` and by the
 /// manual's EXIT STATUS section.
@@ -36,7 +38,8 @@ pub(in crate::cli) const EXIT_STATUSES: [Documented; 7] = [
     },
     Documented {
         name: "1",
-        summary: "a check failed (a value and its independent residue, a double check, a wrong claim), or a file failed",
+        summary: "a check failed (a value and its independent residue, a double check,\n\
+                  a wrong claim), or a file failed",
         text: "A check failed (an exact value and its independent residue, a double check, a claim that is wrong), \
                or an input or output file failed.",
     },
@@ -61,17 +64,19 @@ pub(in crate::cli) const EXIT_STATUSES: [Documented; 7] = [
 ];
 
 /// `entries` under `title`, as `--help` lists them: a line per summary, its names in a column as
-/// wide as the longest name (entries sharing a summary named together, `129, 130, 143`), its
-/// further lines indented to the column.
+/// wide as the longest name (entries sharing a summary named together, `129, 130, 143`, and their
+/// summary after them), its further lines indented as its first. Each summary's lines are short
+/// enough for the whole to fit 80 columns, as `--help` is laid out (a test checks it).
 fn listed(title: &str, entries: &[Documented]) -> String {
     // laid out here: clap lays out the options' help, not a table of its after_help text
     let width = entries.iter().map(|e| e.name.len()).max().unwrap_or(0) + 2;
     let mut out = format!("{title}:\n");
     for group in entries.chunk_by(|a, b| a.summary == b.summary) {
         let names = group.iter().map(|e| e.name).collect::<Vec<_>>().join(", ") + "  ";
+        let column = width.max(names.len());
         for (i, line) in group[0].summary.lines().enumerate() {
             let label = if i == 0 { names.as_str() } else { "" };
-            out.push_str(&format!("  {label:<width$}{line}\n"));
+            out.push_str(&format!("  {label:<column$}{line}\n"));
         }
     }
     out

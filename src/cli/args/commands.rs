@@ -1,0 +1,384 @@
+//! The arguments of each command that computes: a struct per command, built from the groups the
+//! commands share ([`super::RunArgs`] and the others). Each doc comment's first paragraph is the
+//! summary `-h` shows, on one line; `--help` adds the paragraphs after it.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use super::parsers::{
+    Ns, parse_answer, parse_bench_n, parse_chunk_lanes, parse_jobs, parse_last_digits, parse_modulus, parse_ns,
+    parse_runs, parse_seconds, parse_seed, parse_shard, parse_shards, parse_stress_digits, parse_threads, parse_whole,
+    parse_wide_modulus,
+};
+use super::{MemoryArg, OutputArg, RunArgs, TargetArgs, ThreadsArg};
+
+/// `count`'s arguments.
+#[derive(Debug, Args)]
+pub(in crate::cli) struct CountArgs {
+    #[command(flatten)]
+    pub(in crate::cli) target: TargetArgs,
+    /// Also project onto modulus M and check it; repeatable.
+    ///
+    /// 2 <= M < 2^63; forms such as 10^18, 1e18, 10^9+7 and 2^61-1 are accepted.
+    #[arg(long = "mod", value_name = "M", value_parser = parse_modulus)]
+    pub(in crate::cli) moduli: Vec<u64>,
+    /// Print one JSON object.
+    #[arg(long, conflicts_with = "quiet")]
+    pub(in crate::cli) json: bool,
+    /// Print only the exact value (with --mod-only: the residues).
+    #[arg(short, long)]
+    pub(in crate::cli) quiet: bool,
+    #[command(flatten)]
+    pub(in crate::cli) run: RunArgs,
+    /// Also say on stderr the run's memory, kernel set and route.
+    ///
+    /// On standard error: the memory estimate and the limit, the kernel set, the route (from both
+    /// ends with its cut, or bottom-up) and the peak memory used.
+    #[arg(long, short = 'v')]
+    pub(in crate::cli) verbose: bool,
+    /// Save the run's state to FILE, and resume from it.
+    ///
+    /// Saved every --checkpoint-every seconds and on Ctrl-C; the same command resumes from it.
+    #[arg(long, value_name = "FILE")]
+    pub(in crate::cli) checkpoint: Option<PathBuf>,
+    /// Seconds between checkpoints.
+    #[arg(long, value_name = "SECONDS", default_value_t = 60, requires = "checkpoint", value_parser = parse_whole)]
+    pub(in crate::cli) checkpoint_every: u64,
+    /// Keep the checkpoint file when the run completes.
+    #[arg(long, requires = "checkpoint")]
+    pub(in crate::cli) keep_checkpoint: bool,
+    /// Discard an existing checkpoint and start over.
+    #[arg(long, requires = "checkpoint")]
+    pub(in crate::cli) fresh: bool,
+    /// Count again with the other exact engine; fail unless both agree.
+    #[arg(long)]
+    pub(in crate::cli) double_check: bool,
+    /// The layer M where the bottom-up count meets the top-down one.
+    ///
+    /// Count bottom-up to layer M and top-down from the target above it, 2 <= M <= N (M = N:
+    /// bottom-up alone). Default: the cut with the least work, about N / 2.
+    #[arg(long, value_name = "M", value_parser = parse_whole)]
+    pub(in crate::cli) cut: Option<u64>,
+    /// Residues only, by the modular engine alone.
+    ///
+    /// The residues mod 10^18, 998244353 and each --mod: no exact value, no big integers, nothing
+    /// to cross-check.
+    #[arg(long, conflicts_with_all = ["double_check", "engine", "checkpoint", "checkpoint_every", "keep_checkpoint", "fresh", "test_perturb", "cut"])]
+    pub(in crate::cli) mod_only: bool,
+    /// Testing only: panic, to exercise the report of a bug.
+    #[arg(long, hide = true)]
+    pub(in crate::cli) test_panic: bool,
+    /// Testing only: perturb the independent residue for this modulus.
+    #[arg(long, hide = true, value_name = "M", value_parser = parse_whole)]
+    pub(in crate::cli) test_perturb: Option<u64>,
+}
+
+/// `shard`'s arguments.
+#[derive(Debug, Args)]
+pub(in crate::cli) struct ShardArgs {
+    #[command(flatten)]
+    pub(in crate::cli) target: TargetArgs,
+    /// This shard of S, as I/S with 1 <= I <= S, e.g. 3/64.
+    #[arg(long, value_name = "I/S", value_parser = parse_shard)]
+    pub(in crate::cli) shard: (usize, usize),
+    #[command(flatten)]
+    pub(in crate::cli) threads: ThreadsArg,
+    #[command(flatten)]
+    pub(in crate::cli) memory: MemoryArg,
+    #[command(flatten)]
+    pub(in crate::cli) output: OutputArg,
+}
+
+/// `combine`'s arguments.
+#[derive(Debug, Args)]
+#[command(mut_arg("threads", |a| a.help("Worker threads for the check (default: all cores)").long_help(None::<&str>)))]
+pub(in crate::cli) struct CombineArgs {
+    /// Shard files, or folders whose `*.json` files are shard files.
+    #[arg(value_name = "FILES", required = true)]
+    pub(in crate::cli) paths: Vec<PathBuf>,
+    /// Print one JSON object.
+    #[arg(long, conflicts_with = "quiet")]
+    pub(in crate::cli) json: bool,
+    /// Print only the exact value.
+    #[arg(short, long)]
+    pub(in crate::cli) quiet: bool,
+    #[command(flatten)]
+    pub(in crate::cli) threads: ThreadsArg,
+    #[command(flatten)]
+    pub(in crate::cli) output: OutputArg,
+}
+
+/// `estimate`'s arguments.
+#[derive(Debug, Args)]
+#[command(mut_arg("threads", |a| a.help("Predict for T worker threads, and use them (default: all cores)")
+    .long_help(None::<&str>)))]
+pub(in crate::cli) struct EstimateArgs {
+    #[command(flatten)]
+    pub(in crate::cli) target: TargetArgs,
+    /// Predict a run in S residue shards; repeatable.
+    ///
+    /// 1 <= S <= 10^6. Default: 1, 64 and 1024.
+    #[arg(long, value_name = "S", value_parser = parse_shards)]
+    pub(in crate::cli) shards: Vec<usize>,
+    /// Count the plan's states even where that takes minutes.
+    ///
+    /// Past N of about 480,000 counting them takes a minute or more; without --census they are
+    /// bounded from above there.
+    #[arg(long)]
+    pub(in crate::cli) census: bool,
+    /// Print one JSON object.
+    #[arg(long)]
+    pub(in crate::cli) json: bool,
+    #[command(flatten)]
+    pub(in crate::cli) threads: ThreadsArg,
+    #[command(flatten)]
+    pub(in crate::cli) output: OutputArg,
+}
+
+/// `verify`'s arguments.
+#[derive(Debug, Args)]
+pub(in crate::cli) struct VerifyArgs {
+    /// The tree T(N) of the claim.
+    #[arg(value_name = "N", value_parser = parse_whole,
+          required_unless_present = "claims", conflicts_with = "claims")]
+    pub(in crate::cli) n: Option<u64>,
+    /// The claimed residue, or the claimed whole count c(N, G).
+    ///
+    /// The whole count where neither --mod nor --last-digits is given, compared with the exact
+    /// count. Decimal digits only (no sign); leading zeros are read as the same number (0017 is
+    /// 17).
+    #[arg(long, value_name = "A", value_parser = parse_answer,
+          required_unless_present = "claims", conflicts_with = "claims")]
+    pub(in crate::cli) answer: Option<num_bigint::BigUint>,
+    /// The claim's modulus, 2 <= M < 2^128.
+    ///
+    /// Digits, or forms such as 10^18, 1e18, 10^9+7 and 2^128-1.
+    #[arg(long = "mod", value_name = "M", value_parser = parse_wide_modulus,
+          conflicts_with_all = ["last_digits", "claims"])]
+    pub(in crate::cli) modulus: Option<u128>,
+    /// The claim is the last D digits (modulus 10^D, 1 <= D <= 38).
+    #[arg(long, value_name = "D", value_parser = parse_last_digits,
+          conflicts_with = "claims")]
+    pub(in crate::cli) last_digits: Option<u32>,
+    /// The Grundy value of the claim.
+    #[arg(long, value_name = "G", default_value_t = 0, value_parser = parse_whole,
+          conflicts_with = "claims")]
+    pub(in crate::cli) g: u64,
+    /// A CSV file of claims (`-` for standard input).
+    ///
+    /// Its header is `n,g,modulus,answer`.
+    #[arg(long, value_name = "FILE")]
+    pub(in crate::cli) claims: Option<PathBuf>,
+    /// Print one JSON object.
+    #[arg(long)]
+    pub(in crate::cli) json: bool,
+    #[command(flatten)]
+    pub(in crate::cli) run: RunArgs,
+}
+
+/// `stress`'s arguments.
+#[derive(Debug, Args)]
+pub(in crate::cli) struct StressArgs {
+    /// The program, run for each n through `sh -c`.
+    ///
+    /// Run through `sh -c`, or split into words with --no-shell: n goes in place of `{}`, or on its
+    /// standard input as `n` and a newline where CMD has no `{}`. Its answer is the last integer
+    /// on its standard output (of the last 1 MiB it prints).
+    #[arg(value_name = "CMD")]
+    pub(in crate::cli) command: String,
+    /// The n to run it on: A..B, A..B:STEP or a list 1,5,9.
+    ///
+    /// A range A..B, a range with a step A..B:STEP, or a list of numbers and ranges.
+    #[arg(long = "n", value_name = "NS", value_parser = parse_ns, required = true, allow_hyphen_values = true)]
+    pub(in crate::cli) ns: Ns,
+    /// The program counts c(n, G), the moves to Grundy value G.
+    #[arg(long, value_name = "G", default_value_t = 0, value_parser = parse_whole)]
+    pub(in crate::cli) g: u64,
+    /// The program prints c(n, G) mod M (2 <= M < 2^63).
+    ///
+    /// Without --mod, --last-digits or --exact, what it prints is found from its first answers.
+    #[arg(long = "mod", value_name = "M", value_parser = parse_modulus,
+          conflicts_with_all = ["last_digits", "exact"])]
+    pub(in crate::cli) modulus: Option<u64>,
+    /// The program prints the last D digits (1 <= D <= 18).
+    #[arg(long, value_name = "D", value_parser = parse_stress_digits,
+          conflicts_with = "exact")]
+    pub(in crate::cli) last_digits: Option<u32>,
+    /// The program prints the exact c(n, G).
+    #[arg(long)]
+    pub(in crate::cli) exact: bool,
+    /// Run CMD without a shell, split as a shell splits it.
+    ///
+    /// Quotes and backslashes are read as a shell reads them; nothing else is.
+    #[arg(long, short = 'N')]
+    pub(in crate::cli) no_shell: bool,
+    /// The time one run may take, in seconds (e.g. 0.5).
+    ///
+    /// Past it the run's process group is killed.
+    #[arg(long, value_name = "SECONDS", default_value = "10", value_parser = parse_seconds)]
+    pub(in crate::cli) timeout: std::time::Duration,
+    /// Runs at a time, 1 to 1024 (default: the cores).
+    #[arg(long, short = 'j', value_name = "J", value_parser = parse_jobs)]
+    pub(in crate::cli) jobs: Option<usize>,
+    /// Find the first n that goes wrong by bisection.
+    ///
+    /// Assumes the program is right up to some n and wrong from it on, and finds that n in about
+    /// log2 of the number of n runs.
+    #[arg(long)]
+    pub(in crate::cli) bisect: bool,
+    /// Keep each run's standard output and error in DIR.
+    ///
+    /// As N.stdout and N.stderr (what was kept of each: 1 MiB); DIR is created if missing.
+    #[arg(long, value_name = "DIR")]
+    pub(in crate::cli) keep_output: Option<PathBuf>,
+    /// Print one JSON object.
+    #[arg(long)]
+    pub(in crate::cli) json: bool,
+    #[command(flatten)]
+    pub(in crate::cli) run: RunArgs,
+}
+
+/// `dist`'s arguments.
+#[derive(Debug, Args)]
+pub(in crate::cli) struct DistArgs {
+    /// The tree T(N).
+    #[arg(value_name = "N", value_parser = parse_whole)]
+    pub(in crate::cli) n: u64,
+    /// Residues modulo M only (2 <= M < 2^63), without big integers.
+    #[arg(long = "mod", value_name = "M", value_parser = parse_modulus)]
+    pub(in crate::cli) modulus: Option<u64>,
+    /// Also plot the distribution (log scale) as an SVG file.
+    #[arg(long, value_name = "FILE")]
+    pub(in crate::cli) svg: Option<PathBuf>,
+    /// Print one JSON object.
+    #[arg(long)]
+    pub(in crate::cli) json: bool,
+    #[command(flatten)]
+    pub(in crate::cli) run: RunArgs,
+}
+
+/// `moves`'s arguments.
+#[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("which").required(true).args(["list", "nth", "random"])))]
+pub(in crate::cli) struct MovesArgs {
+    /// The tree T(N).
+    #[arg(value_name = "N", value_parser = parse_whole)]
+    pub(in crate::cli) n: u64,
+    /// The moves that leave Grundy value G.
+    #[arg(long, value_name = "G", default_value_t = 0, value_parser = parse_whole)]
+    pub(in crate::cli) g: u64,
+    /// Every move to G, in preorder.
+    ///
+    /// Refused above a million lines without --limit.
+    #[arg(long)]
+    pub(in crate::cli) list: bool,
+    /// Only the first K moves (with --list only).
+    #[arg(long, value_name = "K", requires = "list", conflicts_with_all = ["nth", "random"], value_parser = parse_whole)]
+    pub(in crate::cli) limit: Option<u64>,
+    /// The I-th move to G (0-based; decimal digits, any length).
+    #[arg(long, value_name = "I")]
+    pub(in crate::cli) nth: Option<String>,
+    /// A uniformly random move to G.
+    #[arg(long)]
+    pub(in crate::cli) random: bool,
+    /// The seed of --random, decimal or 0x-hexadecimal.
+    ///
+    /// Default: from the clock; the seed used is printed on stderr, and is the JSON's `seed`.
+    #[arg(long, value_name = "S", requires = "random", value_parser = parse_seed)]
+    pub(in crate::cli) seed: Option<u64>,
+    /// Print one JSON object.
+    #[arg(long)]
+    pub(in crate::cli) json: bool,
+    #[command(flatten)]
+    pub(in crate::cli) run: RunArgs,
+}
+
+/// `rank`'s arguments.
+#[derive(Debug, Args)]
+pub(in crate::cli) struct RankArgs {
+    /// The tree T(N).
+    #[arg(value_name = "N", value_parser = parse_whole)]
+    pub(in crate::cli) n: u64,
+    /// The node, as its path from the root, e.g. LLR.
+    ///
+    /// L is the left child, T(k-1); R the right child, T(k-2).
+    #[arg(value_name = "PATH")]
+    pub(in crate::cli) path: String,
+    /// Print one JSON object.
+    #[arg(long)]
+    pub(in crate::cli) json: bool,
+    #[command(flatten)]
+    pub(in crate::cli) run: RunArgs,
+}
+
+/// `draw`'s arguments.
+#[derive(Debug, Args)]
+pub(in crate::cli) struct DrawArgs {
+    /// The tree T(K), or the trees T(A)..T(B) side by side.
+    ///
+    /// K, A and B are at most 14.
+    #[arg(value_name = "K|A..B", allow_hyphen_values = true)]
+    pub(in crate::cli) trees: String,
+    /// Draw in red the moves that leave Grundy value G.
+    ///
+    /// By default the winning moves (G = 0).
+    #[arg(long, value_name = "G", default_value_t = 0, value_parser = parse_whole)]
+    pub(in crate::cli) g: u64,
+    #[command(flatten)]
+    pub(in crate::cli) output: OutputArg,
+}
+
+/// `bench`'s arguments.
+#[derive(Debug, Args)]
+pub(in crate::cli) struct BenchArgs {
+    /// Measure f(N), 2 <= N; repeatable (default: 5000, 10000, 20000).
+    #[arg(long = "n", value_name = "N", value_parser = parse_bench_n)]
+    pub(in crate::cli) n: Vec<u64>,
+    /// Measure with T worker threads, 1 to 1024; repeatable.
+    ///
+    /// Default: 1, 2, 4, ... up to the core count, and the core count itself.
+    #[arg(long, value_name = "T", value_parser = parse_threads)]
+    pub(in crate::cli) threads: Vec<usize>,
+    /// Timed runs of each N and T, 1 to 1000; the table shows their median.
+    #[arg(long, value_name = "R", default_value_t = fibtree::bench::DEFAULT_RUNS, value_parser = parse_runs)]
+    pub(in crate::cli) runs: usize,
+    #[command(flatten)]
+    pub(in crate::cli) memory: MemoryArg,
+    /// Measure the bottom-up count alone, not the count from both ends.
+    #[arg(long)]
+    pub(in crate::cli) bottom_up: bool,
+    /// Cut every run into chunks of C lanes.
+    ///
+    /// C is 1, 2, 4, 8, 16, 32 or 64, in place of the engine's choice from the cache size and the
+    /// threads.
+    #[arg(long, value_name = "C", value_parser = parse_chunk_lanes)]
+    pub(in crate::cli) chunk_lanes: Option<usize>,
+    /// Print one JSON object.
+    #[arg(long)]
+    pub(in crate::cli) json: bool,
+    /// No progress lines on stderr.
+    #[arg(short, long)]
+    pub(in crate::cli) quiet: bool,
+    #[command(flatten)]
+    pub(in crate::cli) output: OutputArg,
+    /// Testing only: perturb the independent residue for this modulus.
+    #[arg(long, hide = true, value_name = "M", value_parser = parse_whole)]
+    pub(in crate::cli) test_perturb: Option<u64>,
+}
+
+/// `table`'s arguments.
+#[derive(Debug, Args)]
+pub(in crate::cli) struct TableArgs {
+    /// The first k.
+    #[arg(value_name = "FROM", value_parser = parse_whole)]
+    pub(in crate::cli) from: u64,
+    /// The last k.
+    #[arg(value_name = "TO", value_parser = parse_whole)]
+    pub(in crate::cli) to: u64,
+    /// Print one JSON object.
+    #[arg(long)]
+    pub(in crate::cli) json: bool,
+    #[command(flatten)]
+    pub(in crate::cli) run: RunArgs,
+}
