@@ -6,6 +6,9 @@
 //! seconds a unit has taken it so far, so that the bar and its ETA are in seconds of the whole run;
 //! a command that knows which runs are coming names them first, and the bar waits until each has
 //! told its total, so that it never starts over when a later run begins.
+//!
+//! A command whose work is a number of runs of one kind (`stress`'s runs of a program) has the bar
+//! count them instead ([`WeightedBar::count`]): the runs done of those asked, their rate and the ETA.
 
 use std::io::IsTerminal;
 use std::sync::Mutex;
@@ -22,6 +25,8 @@ pub(super) struct WeightedBar {
     start: Instant,
     /// The arithmetic, and whether the bar is drawn yet (else the line says it is estimating).
     tally: Mutex<(Tally, bool)>,
+    /// The runs the bar counts, and when they were first reported, where it counts runs.
+    counted: Mutex<Option<(String, Option<Instant>)>>,
 }
 
 impl WeightedBar {
@@ -38,7 +43,14 @@ impl WeightedBar {
             bar.set_style(style("{prefix}  {msg}"));
         }
         let start = Instant::now();
-        WeightedBar { bar, start, tally: Mutex::new((Tally::new(start), false)) }
+        WeightedBar { bar, start, tally: Mutex::new((Tally::new(start), false)), counted: Mutex::new(None) }
+    }
+
+    /// Makes the bar count the runs reported as `name` (their done and total are runs): it shows
+    /// them done of those asked, with their rate and the ETA ([`counted`]), from their first
+    /// report on; the work reported under other names before it only says the time so far.
+    pub(super) fn count(&self, name: &str) {
+        *self.counted.lock().expect("the counted lock is never poisoned") = Some((name.to_string(), None));
     }
 
     /// Names the runs the command will report, in order (a name once for each run): the bar waits
@@ -57,7 +69,21 @@ impl WeightedBar {
         let mut guard = self.tally.lock().expect("the tally lock is never poisoned");
         let (tally, drawn) = &mut *guard;
         tally.update(stage, done, total, now);
-        let status = tally.status(now);
+        let status = match &mut *self.counted.lock().expect("the counted lock is never poisoned") {
+            Some((name, first)) if name == stage => {
+                let since = *first.get_or_insert(now);
+                counted(name, done, total, now.duration_since(since))
+            }
+            // work between the runs counted (the true values, after the runs that find the
+            // form): the bar stays on the runs
+            Some((_, Some(_))) => return,
+            // work before the runs counted: how long it has taken so far
+            Some(_) => {
+                let text = format!("{}, estimating", duration(now.duration_since(self.start).as_secs_f64()));
+                Status { names: stage.to_string(), fraction: None, text }
+            }
+            None => tally.status(now),
+        };
         if let Some(fraction) = status.fraction {
             if !*drawn {
                 bar.set_style(style("{prefix} [{wide_bar}] {msg}").progress_chars("=> "));
@@ -228,6 +254,25 @@ impl Tally {
     }
 }
 
+/// What the bar of runs counted shows after `done` of the `total` runs named `name` asked, in
+/// `elapsed` since they were first reported: `runs 12/40` (`done` as wide as `total`, so that the
+/// bar keeps its place), the fraction done, and the rate and the ETA, e.g. `2.5 runs/s  ETA 11s`
+/// (`?` until a run is done). Cost O(1).
+pub(super) fn counted(name: &str, done: u64, total: u64, elapsed: Duration) -> Status {
+    let width = total.to_string().len();
+    let names = format!("{name} {done:>width$}/{total}");
+    let fraction = if total == 0 { 1.0 } else { (done as f64 / total as f64).min(1.0) };
+    let seconds = elapsed.as_secs_f64();
+    let rate = (done > 0 && seconds > 0.0).then(|| done as f64 / seconds);
+    let per = match rate {
+        None => format!("? {name}/s"),
+        Some(r) if r >= 1.0 => format!("{r:.1} {name}/s"),
+        Some(r) => format!("{:.1} {name}/min", r * 60.0),
+    };
+    let eta = rate.map_or("?".to_string(), |r| duration(total.saturating_sub(done) as f64 / r));
+    Status { names, fraction: Some(fraction), text: format!("{per}  ETA {eta:>7}") }
+}
+
 /// Seconds as people read them: `42s`, `3m 05s`, `1h 02m`, `3d 04h`.
 pub(super) fn duration(seconds: f64) -> String {
     let s = seconds.clamp(0.0, 1e15).round() as u64;
@@ -394,6 +439,41 @@ mod tests {
         let (wide, later) = (drawn(120, 40_000), drawn(120, 89_000));
         assert_eq!(wide.chars().count(), 120, "{wide}");
         assert_eq!(later.find(']'), wide.find(']'), "{wide}\n{later}");
+    }
+
+    #[test]
+    fn counted_runs_show_done_of_asked_their_rate_and_the_eta() {
+        let status = counted("runs", 12, 40, Duration::from_secs(6));
+        assert_eq!(status.names, "runs 12/40");
+        assert_eq!(status.fraction, Some(0.3));
+        assert_eq!(status.text, "2.0 runs/s  ETA     14s");
+        // before any run is done: nothing to measure
+        let first = counted("runs", 0, 40, Duration::ZERO);
+        assert_eq!((first.names.as_str(), first.fraction), ("runs  0/40", Some(0.0)));
+        assert_eq!(first.text, "? runs/s  ETA       ?");
+        // slow runs: a rate per minute
+        let slow = counted("runs", 3, 1000, Duration::from_secs(90));
+        assert_eq!((slow.names.as_str(), slow.text.as_str()), ("runs    3/1000", "2.0 runs/min  ETA  8h 18m"));
+        assert_eq!(counted("runs", 40, 40, Duration::from_secs(20)).fraction, Some(1.0));
+    }
+
+    /// A bar counting runs ignores the fraction of the work before them (the true values that
+    /// `stress` computes first), which would put it at 99 % from the start.
+    #[test]
+    fn a_bar_counting_runs_starts_at_none_done() {
+        let screen = Screen { width: 80, last: Default::default() };
+        let target = ProgressDrawTarget::term_like_with_hz(Box::new(screen.clone()), 100);
+        let bar = WeightedBar::drawing(Some(ProgressBar::with_draw_target(Some(SCALE), target)));
+        bar.count("runs");
+        bar.update("modular", 1_000_000, 1_000_000);
+        bar.update("runs", 0, 40);
+        bar.update("runs", 1, 40);
+        bar.bar.as_ref().unwrap().abandon();
+        let line = screen.last.lock().unwrap().clone();
+        assert!(line.starts_with("runs  1/40 [") && line.contains("runs/s  ETA"), "{line:?}");
+        let filled = line.chars().filter(|&c| c == '=').count();
+        assert!(filled <= 2, "a fortieth of the bar, not the true values' share: {line:?}");
+        assert!(line.chars().count() <= 80, "{line:?}");
     }
 
     #[test]

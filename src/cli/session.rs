@@ -93,6 +93,12 @@ impl Session {
         self.progress.expect(runs);
     }
 
+    /// Makes the session's progress bar count the runs its work reports as `name`, done of those
+    /// asked (see [`WeightedBar::count`]).
+    pub(super) fn count_runs(&self, name: &str) {
+        self.progress.count(name);
+    }
+
     /// The worker threads of the session's pool.
     pub(super) fn threads(&self) -> usize {
         self.threads

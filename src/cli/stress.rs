@@ -224,8 +224,16 @@ fn shown(value: &str) -> String {
 
 impl Outcome for Report {
     fn human(&self, out: &mut dyn Write) -> std::io::Result<()> {
-        let (first, last) = (self.runs.first().map_or(0, |j| j.n), self.runs.last().map_or(0, |j| j.n));
         let how = if self.bisect { ", by bisection" } else { "" };
+        let (Some(first), Some(last)) = (self.runs.first().map(|j| j.n), self.runs.last().map(|j| j.n)) else {
+            // stopped before any run ended: nothing was checked
+            let when = if self.interrupted { "interrupted before any" } else { "no" };
+            return writeln!(
+                out,
+                "{when} run of c(n, {}) completed{how}: 0 of the {} n were run",
+                self.g, self.n_asked
+            );
+        };
         writeln!(
             out,
             "{} runs of c(n, {}) for n from {first} to {last}{how}, answers taken as {}",
@@ -283,10 +291,8 @@ fn checked_program(args: &StressArgs) -> anyhow::Result<Program> {
         true => Some(split_words(&args.command).map_err(|e| usage("CMD", e))?),
         false => None,
     };
-    if let Some(program) = words.as_ref().map(|w| &w[0])
-        && !runnable(program)
-    {
-        return Err(usage("CMD", format!("no program '{program}' found (a path, or a name on PATH)")));
+    if let Some(program) = words.as_ref().map(|w| &w[0]) {
+        runnable(program).map_err(|why| usage("CMD", why))?;
     }
     if let Some(dir) = &args.keep_output {
         std::fs::create_dir_all(dir)
@@ -297,14 +303,35 @@ fn checked_program(args: &StressArgs) -> anyhow::Result<Program> {
 }
 
 /// Whether `program` names an executable file: as a path where it has a `/`, else on `PATH`.
-fn runnable(program: &str) -> bool {
+///
+/// # Errors
+/// Why not, in words: no such file, or a file that is not executable (with its mode), or not a
+/// file.
+fn runnable(program: &str) -> Result<(), String> {
     use std::os::unix::fs::PermissionsExt;
-    let executable = |p: &Path| std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0);
-    if program.contains('/') {
-        return executable(Path::new(program));
+    let candidates: Vec<std::path::PathBuf> = match program.contains('/') {
+        true => vec![program.into()],
+        false => {
+            std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()).map(|d| d.join(program)).collect()
+        }
+    };
+    let mut refused = None;
+    for path in &candidates {
+        let Ok(meta) = std::fs::metadata(path) else { continue };
+        let mode = meta.permissions().mode();
+        match (meta.is_file(), mode & 0o111 != 0) {
+            (true, true) => return Ok(()),
+            (true, false) => {
+                let why =
+                    format!("'{}' is not executable (mode {:o}; chmod +x makes it so)", path.display(), mode & 0o7777);
+                refused.get_or_insert(why);
+            }
+            (false, _) => {
+                refused.get_or_insert(format!("'{}' is not a file", path.display()));
+            }
+        }
     }
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    std::env::split_paths(&path).any(|dir| executable(&dir.join(program)))
+    Err(refused.unwrap_or_else(|| format!("no program '{program}' found (a path, or a name on PATH)")))
 }
 
 /// The runs of one `stress` command: the program, where its outputs are kept, the runs done.
@@ -325,6 +352,8 @@ impl Runs<'_> {
     fn run(&self, ns: &[u64]) -> Vec<ProgramRun> {
         let todo: Vec<u64> = {
             let done = self.done.lock().expect("never poisoned");
+            // the runs start: the bar's rate is measured from here
+            self.hooks.progress("runs", done.len() as u64, self.total.max(done.len() as u64));
             ns.iter().copied().filter(|n| !done.contains_key(n)).collect()
         };
         let record = |run: ProgramRun| {
@@ -375,8 +404,8 @@ pub(super) fn stress(args: StressArgs) -> anyhow::Result<ExitCode> {
     let mut session =
         Session::new(args.run.output.output.as_deref(), args.run.threads.threads, !args.json)?.naming(stress_flags);
     let stop = session.cancel_flag();
-    // the bar is of the runs: it waits for them (the true values are counted first)
-    session.expect_runs(&["runs"]);
+    // the bar counts the runs, not the work of the true values counted before them
+    session.count_runs("runs");
     let jobs = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let (engine, memory_limit) = (args.run.engine, Some(args.run.memory_limit()));
     let total = if args.bisect { ns.len().max(2).ilog2() as u64 + 3 } else { ns.len() as u64 };

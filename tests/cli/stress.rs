@@ -279,6 +279,49 @@ fn ctrl_c_stops_the_runs_and_reports_what_it_has() {
     }
 }
 
+/// Ctrl-C before any run ends: the report says that none completed (not "every run OK" over an
+/// empty range), the JSON that none ran, and the exit status is 130.
+#[test]
+fn ctrl_c_before_any_run_ends_says_none_completed() {
+    let solvers = Solvers::new("stop-early");
+    let solver = solvers.script("sleeper", "exec sleep 60");
+    for json in [false, true] {
+        let mut args = vec!["stress", &solver, "--n", "1..4", "-j", "2", "--mod", "7"];
+        args.extend(json.then_some("--json"));
+        let (status, out, err) = signalled(&args, Duration::from_millis(1500), "INT", || {});
+        assert_eq!(status.code(), Some(130), "{out}{err}");
+        assert!(err.contains("interrupted by SIGINT"), "{err}");
+        if json {
+            let v: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"));
+            assert_eq!(
+                (v["ok"].clone(), v["interrupted"].clone(), v["n_asked"].clone()),
+                (false.into(), true.into(), 4.into())
+            );
+            assert_eq!(v["runs"].as_array().map(Vec::len), Some(0), "{v}");
+        } else {
+            assert_eq!(out, "interrupted before any run of c(n, 0) completed: 0 of the 4 n were run\n");
+        }
+    }
+}
+
+/// A program named with -N that exists but may not be executed is refused as such, not as missing.
+#[test]
+fn a_program_that_is_not_executable_is_named_so() {
+    let solvers = Solvers::new("noexec");
+    let path = solvers.script("noexec.sh", "value 4");
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let err = usage_error(&["stress", &path, "-N", "--n", "1..3"], "CMD");
+    assert!(err.contains(&format!("'{path}' is not executable (mode 644")), "{err}");
+    // in the working folder, as ./NAME
+    let output = fibtree_in(solvers.dir.path(), &["stress", "./noexec.sh", "-N", "--n", "1..3"]);
+    let err = check_usage_error(&["stress", "./noexec.sh"], &output, "CMD");
+    assert!(err.contains("'./noexec.sh' is not executable") && !err.contains("found"), "{err}");
+    // a folder is not a program either; a name found nowhere is said to be missing
+    let dir = solvers.dir.join("");
+    assert!(usage_error(&["stress", &dir, "-N", "--n", "1"], "CMD").contains("is not a file"));
+    assert!(usage_error(&["stress", "no-such-program-here", "-N", "--n", "1"], "CMD").contains("no program"));
+}
+
 #[test]
 fn bad_input_is_refused_before_any_run() {
     let solvers = Solvers::new("bad");
