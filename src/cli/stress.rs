@@ -272,7 +272,8 @@ impl Outcome for Report {
         if !stderr_head.is_empty() {
             writeln!(out, "its standard error, first lines:")?;
             for line in stderr_head {
-                writeln!(out, "  | {}", line.chars().take(200).collect::<String>())?;
+                // escaped as fibtree's own messages are: the program's ESC, \r and \b reach no terminal
+                writeln!(out, "  | {}", super::messages::escaped(&line.chars().take(200).collect::<String>()))?;
             }
         }
         Ok(())

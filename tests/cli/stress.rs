@@ -176,6 +176,17 @@ fn no_answer_and_an_answer_on_standard_error_only() {
     assert_eq!(json["first_failure"]["stderr_head"], serde_json::json!(["the answer: 3"]));
 }
 
+/// The program's standard error reaches the report escaped, as fibtree's own messages are: an
+/// escape sequence, a carriage return or a backspace is shown, never sent to the terminal.
+#[test]
+fn the_programs_standard_error_is_shown_escaped() {
+    let solvers = Solvers::new("escapes");
+    let noisy = solvers.script("noisy", "printf 'red \\033[31mtext\\r over\\b\\n' >&2; exit 3");
+    let (out, _) = run(&["stress", &noisy, "--n", "1..2", "--exact"], 1);
+    assert!(out.contains("  | red \\u{1b}[31mtext\\r over\\u{8}\n"), "{out}");
+    assert!(!out.contains('\u{1b}') && !out.contains('\r') && !out.contains('\u{8}'), "{out:?}");
+}
+
 /// Standard output past 1 MiB: its last 1 MiB is kept, and the answer found in it.
 #[test]
 fn a_long_output_is_cut_to_its_last_mebibyte() {
