@@ -299,6 +299,7 @@ fn checked_program(args: &StressArgs) -> anyhow::Result<Program> {
         std::fs::create_dir_all(dir)
             .and_then(|()| probe_folder(&dir.join("0.stdout")))
             .map_err(|e| usage("--keep-output", format!("cannot write in the folder '{}': {e}", dir.display())))?;
+        check_kept_names(dir, &args.ns.0, args.run.output.output.as_deref())?;
     }
     Ok(Program { command: args.command.clone(), words, timeout: args.timeout })
 }
@@ -376,6 +377,46 @@ impl Runs<'_> {
     fn all(&self) -> Vec<ProgramRun> {
         self.done.lock().expect("never poisoned").values().cloned().collect()
     }
+}
+
+/// Whether the file name `name` is one that `--keep-output` writes for one of `ns` (`N.stdout` or
+/// `N.stderr`). Cost O(log ns).
+fn kept_for(name: &str, ns: &[u64]) -> bool {
+    let n = name.strip_suffix(".stdout").or_else(|| name.strip_suffix(".stderr"));
+    n.and_then(|n| fibtree_util::parse_whole::<u64>(n).ok()).is_some_and(|n| ns.binary_search(&n).is_ok())
+}
+
+/// Refuses, before any run, what would make a kept output fail or be lost after the runs: `-o`
+/// naming one of the files kept in `dir`, and a name of those files already taken by something
+/// other than a file (a folder, say). Cost: one listing of `dir`.
+///
+/// # Errors
+/// A usage error naming `--output` or `--keep-output`.
+fn check_kept_names(dir: &Path, ns: &[u64], output: Option<&Path>) -> anyhow::Result<()> {
+    let same_folder = |path: &Path| {
+        let folder = fibtree_util::folder_of(path);
+        matches!((folder.canonicalize(), dir.canonicalize()), (Ok(a), Ok(b)) if a == b)
+    };
+    if let Some(output) = output
+        && output.file_name().and_then(|n| n.to_str()).is_some_and(|n| kept_for(n, ns))
+        && same_folder(output)
+    {
+        let why =
+            format!("'{}' is a file --keep-output writes a run's output to; expected another file", output.display());
+        return Err(usage("--output", why));
+    }
+    let entries = std::fs::read_dir(dir)
+        .map_err(|e| usage("--keep-output", format!("cannot read the folder '{}': {e}", dir.display())))?;
+    for entry in entries.flatten() {
+        if !entry.file_name().to_str().is_some_and(|n| kept_for(n, ns)) {
+            continue;
+        }
+        if !std::fs::metadata(entry.path()).is_ok_and(|m| m.is_file()) {
+            let why = format!("'{}' is not a file, so a run's output cannot be kept there", entry.path().display());
+            return Err(usage("--keep-output", why));
+        }
+    }
+    Ok(())
 }
 
 /// Writes `run`'s standard output and error into `dir` as `N.stdout` and `N.stderr`.

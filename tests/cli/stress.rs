@@ -203,6 +203,27 @@ fn a_long_output_is_cut_to_its_last_mebibyte() {
     assert_eq!(std::fs::metadata(format!("{kept}/6.stdout")).unwrap().len(), 1 << 20);
 }
 
+/// What would make a kept output fail or be lost after the runs is refused before any run: `-o`
+/// naming a file `--keep-output` writes, and one of its names taken by a folder. Another file in the
+/// folder is fine.
+#[test]
+fn kept_outputs_that_would_clash_are_refused_before_any_run() {
+    let solvers = Solvers::new("clash");
+    let kept = solvers.dir.join("keep");
+    let report_in_kept = format!("{kept}/1.stdout");
+    let args = ["stress", "echo 0", "--n", "1..3", "--exact", "--keep-output", &kept, "-o", &report_in_kept];
+    let err = usage_error(&args, "--output");
+    assert!(err.contains("--keep-output writes"), "{err}");
+    assert!(!std::path::Path::new(&report_in_kept).exists(), "nothing run, nothing written");
+    std::fs::create_dir_all(format!("{kept}/2.stdout")).unwrap();
+    let err = usage_error(&["stress", "echo 0", "--n", "1..3", "--exact", "--keep-output", &kept], "--keep-output");
+    assert!(err.contains("2.stdout") && err.contains("is not a file"), "{err}");
+    std::fs::remove_dir(format!("{kept}/2.stdout")).unwrap();
+    let beside = format!("{kept}/report.txt");
+    run(&["stress", "echo 0", "--n", "1..3", "--exact", "--keep-output", &kept, "-o", &beside], 1);
+    assert!(std::path::Path::new(&beside).exists() && std::path::Path::new(&format!("{kept}/3.stderr")).exists());
+}
+
 #[test]
 fn the_exact_value_where_a_residue_was_asked_for() {
     let solvers = Solvers::new("form");
