@@ -3,16 +3,16 @@
 //! internal error, 130/143 a signal) and that no invocation panics.
 //!
 //! Where new tests go: a command's output and behaviour in its module (`count`, `mod_only`,
-//! `verify` (one claim), `claims` (`verify --claims`), `dist`, `table`, `moves`, `draw`, `bench`, `shards` for `shard` and `combine`,
-//! `estimate`, `stress`, `tools` for `grundy` and `brute`); the width and the texts of the help in
-//! `help`; output files and signals in `output`; checkpoints
-//! in `checkpoint`; the memory guard under `ulimit` and cgroup limits in `limits`; the kernel sets
-//! (`FIBTREE_ISA`) in `isa`; the files of `deploy/` in `deploy`, and on a real Slurm in `slurm`; the
-//! reference programs of `bench/reference/` and `bench/compare.py` in `reference`;
-//! every usage error (exit 2) of every command in `validation` (of outputs and checkpoints in
-//! `validation_files`), but for those that need a running
-//! count, shard files or `FIBTREE_ISA`, tested with them in `checkpoint`, `shards` and `isa`. Tests
-//! of the library without the binary go in `tests/lib/`.
+//! `verify` (one claim), `claims` (`verify --claims`), `dist`, `table`, `moves`, `draw`, `bench`,
+//! `shards` for `shard` and `combine`, `estimate`, `stress`, `tools` for `grundy` and `brute`); the
+//! width and the texts of the help in `help`; output files and signals in `output`; checkpoints in
+//! `checkpoint`; the memory guard under `ulimit` and cgroup limits in `limits`; the kernel sets
+//! (`FIBTREE_ISA`) in `isa`; the files of `deploy/` in `deploy`, and on a real Slurm in `slurm`;
+//! the reference programs of `bench/reference/` and `bench/compare.py` in `reference`; every usage
+//! error (exit 2) of every command in `validation` (of outputs and checkpoints in
+//! `validation_files`), but for those that need a running count, shard files or `FIBTREE_ISA`,
+//! tested with them in `checkpoint`, `shards` and `isa`. Tests of the library without the binary go
+//! in `tests/lib/`.
 
 #[path = "../common/mod.rs"]
 mod common;

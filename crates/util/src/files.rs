@@ -13,7 +13,7 @@ use std::io::{BufWriter, Write};
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
-use tempfile::{NamedTempFile, TempPath};
+use tempfile::TempPath;
 
 /// The most symbolic links followed from one path (as the kernel's own limit, `ELOOP`).
 const MAX_LINKS: usize = 40;
@@ -96,15 +96,17 @@ const RANDOM_CHARS: usize = 16;
 
 /// Creates a new file with a random name `.NAME.RANDOM.tmp` beside `path` (RANDOM of
 /// [`RANDOM_CHARS`] hexadecimal digits), never an existing one, with the mode a plain new file gets
-/// (0666 less the umask); it is removed when dropped unless persisted. Made here rather than by
-/// tempfile's builder, whose errors name the random temporary path instead of giving the system's
-/// error alone; tempfile removes and persists it.
-fn create_temporary(path: &Path) -> std::io::Result<NamedTempFile> {
+/// (0666 less the umask), and its name, which removes it when dropped unless persisted. Made here
+/// rather than by tempfile's builder, whose errors name the random temporary path instead of giving
+/// the system's error alone; tempfile's [`TempPath`] removes and persists it.
+fn create_temporary(path: &Path) -> std::io::Result<(File, TempPath)> {
+    // absolute before the file is made, so that naming it for tempfile cannot fail afterwards
+    let path = std::path::absolute(path)?;
     let mut rng = crate::SplitMix64(crate::clock_seed() ^ (u64::from(std::process::id()) << 32));
     loop {
-        let temp = beside(path, &format!(".{:016x}.tmp", rng.next_u64()));
+        let temp = beside(&path, &format!(".{:016x}.tmp", rng.next_u64()));
         match std::fs::OpenOptions::new().write(true).create_new(true).open(&temp) {
-            Ok(file) => return Ok(NamedTempFile::from_parts(file, TempPath::try_from_path(temp)?)),
+            Ok(file) => return Ok((file, TempPath::try_from_path(temp)?)),
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
             Err(e) => return Err(e),
         }
@@ -117,7 +119,8 @@ fn create_temporary(path: &Path) -> std::io::Result<NamedTempFile> {
 ///
 /// ```
 /// use std::path::Path;
-/// assert!(fibtree_util::is_temporary_of(Path::new("run.ckpt"), ".run.ckpt.Ab3dEf9hIjK1mN0p.tmp"));
+/// assert!(fibtree_util::is_temporary_of(Path::new("run.ckpt"), ".run.ckpt.0123456789abcdef.tmp"));
+/// assert!(!fibtree_util::is_temporary_of(Path::new("run.ckpt"), ".run.ckpt.notours.tmp"));
 /// assert!(!fibtree_util::is_temporary_of(Path::new("run.ckpt"), "run.ckpt"));
 /// ```
 pub fn is_temporary_of(path: &Path, name: &str) -> bool {
@@ -125,7 +128,7 @@ pub fn is_temporary_of(path: &Path, name: &str) -> bool {
     let Some(pattern) = pattern.file_name().and_then(|n| n.to_str()) else { return false };
     let prefix = &pattern[..pattern.len() - RANDOM_CHARS - ".tmp".len()];
     let random = name.strip_prefix(prefix).and_then(|rest| rest.strip_suffix(".tmp"));
-    random.is_some_and(|r| r.len() == RANDOM_CHARS && r.bytes().all(|b| b.is_ascii_alphanumeric()))
+    random.is_some_and(|r| r.len() == RANDOM_CHARS && r.bytes().all(|b| b.is_ascii_hexdigit()))
 }
 
 /// Checks that a file could be created in `path`'s folder, by creating and removing a temporary
@@ -134,12 +137,13 @@ pub fn is_temporary_of(path: &Path, name: &str) -> bool {
 /// # Errors
 /// Whatever creating the file gives (a missing or read-only folder, for example).
 pub fn probe_folder(path: &Path) -> std::io::Result<()> {
-    create_temporary(&resolve_links(path)?)?.close()
+    create_temporary(&resolve_links(path)?)?.1.close()
 }
 
 /// A file written under a temporary name (`.NAME.RANDOM.tmp` in the folder of the file a path's
 /// links lead to) and renamed into place by [`AtomicFile::commit`]; dropped uncommitted, it removes
-/// its temporary file. fibtree's checkpoints and the command line's output files are both written through it.
+/// its temporary file. fibtree's checkpoints and the command line's output files are both written
+/// through it.
 #[derive(Debug)]
 pub struct AtomicFile {
     path: PathBuf,
@@ -159,14 +163,13 @@ impl AtomicFile {
     /// Whatever creating the temporary file gives (a missing or read-only folder, for example).
     pub fn create(path: &Path) -> std::io::Result<AtomicFile> {
         let path = resolve_links(path)?;
-        let temp = create_temporary(&path)?;
+        let (file, temp) = create_temporary(&path)?;
         if let Some(old) = std::fs::metadata(&path).ok().filter(|m| m.is_file()) {
             // the same owner first (only possible for a privileged process), then the mode, which
             // a change of owner may clear; on an error the temporary file goes with `temp`
-            let _ = std::os::unix::fs::fchown(temp.as_file(), Some(old.uid()), Some(old.gid()));
-            temp.as_file().set_permissions(std::fs::Permissions::from_mode(old.mode() & 0o7777))?;
+            let _ = std::os::unix::fs::fchown(&file, Some(old.uid()), Some(old.gid()));
+            file.set_permissions(std::fs::Permissions::from_mode(old.mode() & 0o7777))?;
         }
-        let (file, temp) = temp.into_parts();
         Ok(AtomicFile { path, file: Some(BufWriter::new(file)), temp: Some(temp) })
     }
 

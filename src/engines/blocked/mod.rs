@@ -151,7 +151,8 @@ pub(crate) struct Tuning {
 /// outweighs the working set leaving the L2 cache: [`L2_MULTIPLE`] times the level-2 cache the
 /// operating system reports ([`arch::l2_bytes`]), or [`FALLBACK_WORKING_SET`] where it reports none.
 /// On the AMD EPYC of docs/performance.md (512 KiB of L2 a core) that is 2 MiB: 8 lanes (1.5 MiB)
-/// at layers of 8192 states, 16 lanes (768 KiB) at 2048. That guide gives the runs that chose it. Cost O(1) after the first call.
+/// at layers of 8192 states, 16 lanes (768 KiB) at 2048. That guide gives the runs that chose it.
+/// Cost O(1) after the first call.
 pub(crate) fn chunk_working_set() -> usize {
     arch::l2_bytes().map_or(FALLBACK_WORKING_SET, |l2| (l2 as usize).saturating_mul(L2_MULTIPLE))
 }
@@ -246,9 +247,9 @@ impl State {
     }
 
     /// Whether a state read from a file is one this engine could have saved for a run whose states
-    /// all lie at or below `hi`: the members of its two non-zero sets within that bound, a whole number of passes,
-    /// each pass's chunks as long as its sets say (C lanes a state and the zero chunk's) and a carry
-    /// per state, with the carries of every pass (exact lanes). A file that passes its checksum but
+    /// all lie at or below `hi`: the members of its two non-zero sets within that bound, a whole
+    /// number of passes, each pass's chunks as long as its sets say (C lanes a state and the zero
+    /// chunk's) and a carry per state, with the carries of every pass (exact lanes). A file that passes its checksum but
     /// not this is refused before any work, not run into a panic. Cost O(passes).
     pub(crate) fn fits(&self, hi: u64) -> bool {
         let c = self.chunk_lanes;
