@@ -245,7 +245,7 @@ fn estimate_with(n: u64, g: u64, shards: &[usize], census_limit: u64, hooks: Hoo
         // from both ends the plan keeps its layers up to the bound on the cut
         let kept = plan::kept_share(sizes.plan, n, engines::both_ends::keep_for_both_ends(n as usize));
         let sizes = Sizes { plan: kept, ..sizes };
-        Run::Count { moduli: 2, targets: 1, double_check: false, both_ends: true }.bytes(n, &sizes)
+        Run::Count { moduli: 2, targets: 1, double_check: false }.bytes(n, &sizes)
     };
     let (prime_lanes, prime_bytes) = match &unplanned {
         _ if known_zero => (0, 0),

@@ -101,9 +101,13 @@ impl<'a> Counting<'a> {
         let all = Targets::new(targets);
         // past the limit, refused with the whole run's prediction (O(n) time, no memory): the figure
         // a larger limit would give too
-        let guard = count_guard(targets.len(), all.top(), moduli.len(), options);
+        let guard = count_guard(targets.len(), moduli.len(), options);
         if let Err(e) = guard.floor(all.top(), all.g_range().1) {
-            let (_, keep) = route(&all, options, moduli.len())?;
+            if !matches!(e, Error::OutOfMemory { .. }) {
+                return Err(e);
+            }
+            // the cheapest route's figure: the modular engine without a plan, the plan kept below the cut
+            let keep = kept_layers(&all, options, None);
             return Err(guard.plan_below(&all, keep, options.hooks).err().unwrap_or(e));
         }
         // each distinct target once: known to count 0 without counting, or counted
@@ -131,14 +135,22 @@ impl<'a> Counting<'a> {
             let (early, keep) = route(&live, options, moduli.len())?;
             // the plan stops the modular engine when it fails
             let failed = AtomicBool::new(false);
-            let (planned, independent) = rayon::join(
+            let (result, independent) = rayon::join(
                 || planned(&live, options, moduli.len(), keep).inspect_err(|_| failed.store(true, Ordering::Relaxed)),
                 || match early {
                     true => modular::count_mod_unplanned(&live, &moduli, options.hooks.also_stopped_by(&failed)),
                     false => Ok(None),
                 },
             );
-            let (plan, estimate) = planned?;
+            let (plan, estimate) = match result {
+                // refused on the route that keeps every layer: with the figure of the cheapest
+                // route, the one a larger limit would take, so that the figure is the same whatever the limit
+                Err(e @ Error::OutOfMemory { .. }) if !early => {
+                    let keep = kept_layers(&live, options, None);
+                    return Err(planned(&live, options, moduli.len(), keep).err().unwrap_or(e));
+                }
+                result => result?,
+            };
             (Some(plan), estimate, independent?, None)
         };
         // a resumed run goes on at its checkpoint's cut
@@ -450,12 +462,10 @@ fn moduli_of(options: &Options) -> Result<Vec<u64>> {
     Ok(moduli)
 }
 
-/// The memory guard of a counting run of `targets` targets (for a table, its rows) up to layer
-/// `top` with `moduli` projections, within the options' limit.
-fn count_guard(targets: usize, top: u64, moduli: usize, options: &Options) -> Guard {
-    let bottom_up = matches!(options.cut, Cut::At(m) if m >= top);
-    let both_ends = targets == 1 && options.engine == Engine::Blocked && !bottom_up;
-    Guard::new(Run::Count { moduli, targets, double_check: options.double_check, both_ends }, options.limit())
+/// The memory guard of a counting run of `targets` targets (for a table, its rows) with `moduli`
+/// projections, within the options' limit.
+fn count_guard(targets: usize, moduli: usize, options: &Options) -> Guard {
+    Guard::new(Run::Count { moduli, targets, double_check: options.double_check }, options.limit())
 }
 
 /// The plan of a counting run and its memory estimate, checked against the limit by the memory
@@ -464,7 +474,7 @@ fn count_guard(targets: usize, top: u64, moduli: usize, options: &Options) -> Gu
 /// # Errors
 /// As [`Counting::new`].
 fn planned(targets: &Targets, options: &Options, moduli: usize, keep: usize) -> Result<(Plan, u64)> {
-    count_guard(targets.len(), targets.top(), moduli, options).plan_below(targets, keep, options.hooks)
+    count_guard(targets.len(), moduli, options).plan_below(targets, keep, options.hooks)
 }
 
 /// The route of a count of `targets` with `moduli` moduli: whether the modular engine runs without
@@ -515,7 +525,13 @@ fn kept_layers(targets: &Targets, options: &Options, saved: Option<u64>) -> usiz
 pub fn check_table_floor(from: u64, to: u64, options: &Options) -> Result<()> {
     let moduli = moduli_of(options)?;
     let rows = (to.saturating_sub(from) + 1).try_into().unwrap_or(usize::MAX);
-    count_guard(rows, to, moduli.len(), options).floor(to, 0)
+    let guard = count_guard(rows, moduli.len(), options);
+    // past the limit, refused with the whole table's prediction (O(n) time, no memory), as
+    // [`Counting::new`] refuses it: the figure a larger limit would give too
+    match guard.floor(to, 0) {
+        Err(e @ Error::OutOfMemory { .. }) => Err(guard.plan(&Targets::one(to, 0), options.hooks).err().unwrap_or(e)),
+        other => other,
+    }
 }
 
 /// The report of c(n, g) from its exact words and the modular engine's residues.

@@ -4,14 +4,16 @@
 use super::{PROCESS_BYTES, Run, check, refuse};
 use crate::error::{Error, Result};
 use crate::hooks::Hooks;
-use crate::limits::Limit;
+use crate::limits::{Bound, Limit};
 use crate::plan::{self, Plan, Sizes};
 use crate::targets::Targets;
 
 /// The memory a prediction may spend to give a refusal the estimate of the whole run rather than a
-/// bound: a plan up to this size (n up to about 15,000 at g = 0) is built even past the limit, then
-/// measured.
-pub(crate) const ESTIMATE_ALLOWANCE: u64 = 16 << 20;
+/// bound: under a limit the caller gave (`--max-memory`), a plan up to this size (n up to about
+/// 40,000 at g = 0, a few tenths of a second) is built even past the limit where the machine has
+/// room for it, then measured, so that the refusal names the figure a larger limit would run with.
+/// Under a limit of the machine's (`ulimit -v`, a cgroup) nothing is spent past it.
+pub(crate) const ESTIMATE_ALLOWANCE: u64 = 256 << 20;
 
 /// A run of one kind ([`Run`]) and the memory it may use, in bytes.
 #[derive(Clone, Copy, Debug)]
@@ -27,9 +29,19 @@ impl Guard {
         Guard { run, limit }
     }
 
+    /// What a prediction may spend to measure the run ([`ESTIMATE_ALLOWANCE`]): nothing past a
+    /// limit of the machine's; past a given one, the allowance where the machine has room for it.
+    /// Cost: none, or for a given limit the reads of a few small files of `/proc`.
+    fn allowance(&self) -> u64 {
+        match self.limit.bound {
+            Bound::Given => ESTIMATE_ALLOWANCE.min(super::available_limit().bytes),
+            _ => 0,
+        }
+    }
+
     /// Step 1, before anything of size O(n): refuses a run over `targets` (only their top n and
     /// highest g matter) whose smallest possible size ([`Run::floor`]) exceeds the limit. A floor
-    /// small enough to be refined ([`ESTIMATE_ALLOWANCE`]) passes, so that [`Guard::plan`] refuses
+    /// small enough to be refined ([`Guard::allowance`]) passes, so that [`Guard::plan`] refuses
     /// the run with its full estimate. Cost O(1).
     ///
     /// # Errors
@@ -37,7 +49,7 @@ impl Guard {
     pub(crate) fn floor(&self, top: u64, highest: u64) -> Result<()> {
         crate::game::check_n(top)?;
         let floor = self.run.floor(top, highest);
-        if floor > self.limit.bytes().max(ESTIMATE_ALLOWANCE) { Err(refuse(floor, self.limit)) } else { Ok(()) }
+        if floor > self.limit.bytes().max(self.allowance()) { Err(refuse(floor, self.limit)) } else { Ok(()) }
     }
 
     /// Checks a whole run's `estimate` (bytes) against the limit and returns it.
@@ -71,7 +83,7 @@ impl Guard {
     ///    targets' g ([`crate::game::window`]; W for one target, every state of which lies in its g's
     ///    block), a widest layer of a quarter of its window (docs/math.md: 2048 of 8192 at
     ///    n = 10000), and of a plan kept below a layer ([`Guard::plan_below`]) that share of its layers;
-    /// 3. the plan itself, when the prediction fits or the plan is small ([`ESTIMATE_ALLOWANCE`]), and
+    /// 3. the plan itself, when the prediction fits or the plan is small ([`Guard::allowance`]), and
     ///    the estimate from its real sizes.
     ///
     /// Cost: O(top n) time before the plan; then the plan's own. Cancellable (`hooks`) throughout.
@@ -106,12 +118,12 @@ impl Guard {
         if let Some(floor) = floor {
             return Err(refuse(predicted.max(floor), self.limit));
         }
-        if predicted > self.limit.bytes && predicted_sizes.plan > ESTIMATE_ALLOWANCE {
+        let bytes = self.limit.bytes;
+        let allowance = if predicted > bytes { self.allowance() } else { 0 };
+        if predicted > bytes && predicted_sizes.plan > allowance {
             return Err(refuse(predicted, self.limit));
         }
-        let bytes = self.limit.bytes;
-        let budget =
-            Limit { bytes: if predicted <= bytes { bytes } else { bytes.max(ESTIMATE_ALLOWANCE) }, ..self.limit };
+        let budget = Limit { bytes: bytes.max(allowance), ..self.limit };
         let plan = Plan::below(targets, keep, budget, hooks).map_err(|e| match e {
             // the plan outgrew its prediction: the whole run with the plan as far as it was projected
             Error::OutOfMemory { estimate, .. } => {

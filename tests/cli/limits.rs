@@ -121,3 +121,76 @@ fn a_file_size_limit_is_an_error_naming_the_file() {
     assert!(err.contains("cannot save the checkpoint") && err.contains("File too large"), "{err}");
     assert_eq!(stdout(&output).trim(), fibtree::count(6000, 0).unwrap().to_string());
 }
+
+/// Runs `fibtree args` under `ulimit -v` at each of `kib` (KiB): each run completes with `want`
+/// on standard output or is refused for memory (exit 2), never aborted when an allocation fails
+/// (exit 134) nor panicking ([`under`] checks both); a band just above the refusal is where an
+/// estimate short of what the run maps aborts. Returns the exit statuses.
+fn swept(kib: impl IntoIterator<Item = u64>, args: &str, want: &str) -> Vec<i32> {
+    let mut codes = Vec::new();
+    for v in kib {
+        let output = under(&format!("ulimit -v {v}"), args).expect("bash ran before");
+        let code = output.status.code().unwrap_or(-1);
+        match code {
+            0 => assert_eq!(stdout(&output), want, "ulimit -v {v}: {args}"),
+            2 => {
+                refused(&output, "(ulimit -v)");
+            }
+            _ => panic!("ulimit -v {v}: {args}: exit {code}: {}", stderr(&output)),
+        }
+        codes.push(code);
+    }
+    codes
+}
+
+/// Across `ulimit -v` from well below what a count needs to well above it, every run completes
+/// with the right value or is refused: the estimate covers what the run maps (its threads'
+/// stacks, the plan held beside the layers, the allocator). The sweep reaches both outcomes.
+#[test]
+fn no_address_space_limit_aborts_a_count() {
+    if under("ulimit -v 400000", "count 10 -q").is_none() {
+        crate::common::skip("no bash to set ulimit -v");
+        return;
+    }
+    let f12292 = success(&["count", "12292", "-q"]);
+    let codes = swept((24_000..=80_000).step_by(4_000), "count 12292 -q", &f12292);
+    assert!(codes.contains(&0) && codes.contains(&2), "{codes:?}");
+    let f6000 = success(&["count", "6000", "-q"]);
+    let codes = swept((16_000..=60_000).step_by(4_000), "count 6000 --double-check -q", &f6000);
+    assert!(codes.contains(&0) && codes.contains(&2), "{codes:?}");
+    let codes = swept((16_000..=60_000).step_by(4_000), "count 6000 --threads 1 --cut 6000 -q", &f6000);
+    assert!(codes.contains(&0) && codes.contains(&2), "{codes:?}");
+    // the band of a larger count where an allocation once failed just above the refusal
+    let f20000 = success(&["count", "20000", "-q"]);
+    swept([80_000, 90_000, 120_000], "count 20000 -q", &f20000);
+}
+
+/// A table of many rows under `ulimit -v` is refused before its rows are listed (each row's
+/// bookkeeping is in the estimate), with or without a --max-memory under the limit.
+#[test]
+fn a_long_table_is_refused_under_the_address_space_limit() {
+    let Some(output) = under("ulimit -v 100000", "table 1 600000") else {
+        crate::common::skip("no bash to set ulimit -v");
+        return;
+    };
+    refused(&output, "(ulimit -v)");
+    refused(&under("ulimit -v 100000", "table 1 600000 --max-memory 100M").unwrap(), "(ulimit -v)");
+}
+
+/// The figure a refusal names does not depend on the limit given: a plan small enough is measured
+/// past a --max-memory below it, and the cheapest route is the one priced.
+#[test]
+fn a_refusal_names_the_same_figure_whatever_the_limit() {
+    let figure = |args: &[&str]| {
+        let err = usage_error(args, "--max-memory");
+        let at = err.find("needs about ").expect("a refusal for memory") + "needs about ".len();
+        err[at..].split(" of memory").next().unwrap().to_string()
+    };
+    for (n, limits) in [("20000", ["1", "20M", "60M"]), ("12292", ["1", "10M", "20M"])] {
+        let figures: Vec<String> = limits.iter().map(|m| figure(&["count", n, "--max-memory", m])).collect();
+        assert!(figures.iter().all(|f| *f == figures[0]), "count {n}: {figures:?}");
+    }
+    let figures: Vec<String> =
+        ["1", "20M", "1G"].iter().map(|m| figure(&["table", "1", "100000", "--max-memory", m])).collect();
+    assert!(figures.iter().all(|f| *f == figures[0]), "table 1 100000: {figures:?}");
+}
