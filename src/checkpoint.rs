@@ -439,4 +439,6 @@ pub(crate) fn hold(spec: &Checkpoint) -> Result<Hold> {
 }
 
 #[cfg(test)]
+mod fuzz;
+#[cfg(test)]
 mod tests;

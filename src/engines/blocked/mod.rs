@@ -274,7 +274,8 @@ impl State {
             let start = raw.len();
             raw.extend_from_slice(&chunk[i][s * c..(s + 1) * c]);
             if let Some(carries) = j.checked_sub(1).and_then(|j| self.carries.get(j)) {
-                raw[start] += carries[i][s]; // the lane is normalised, the carry below 2^16
+                // the lane is normalised, the carry below 2^16 (but in a forged checkpoint's state)
+                raw[start] = raw[start].wrapping_add(carries[i][s]);
             }
         }
         lanes::limbs_of(&raw)
