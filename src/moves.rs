@@ -209,12 +209,15 @@ pub fn rank(counts: &mut Counts, n: u64, g: u64, path: &str) -> Result<BigUint> 
 }
 
 /// The moves to g of T(n) in preorder, the first `limit` of them, found by a depth-first walk that
-/// skips every subtree with no such move.
+/// skips every subtree with no such move. Each move is handed to `emit` as it is found, and none is
+/// kept: a caller that writes them out lists any number of moves in the memory of one walk. The
+/// cancel flags of the hooks `counts` was made with are checked before each move (a stop comes
+/// within one move's steps), and an error `emit` returns ends the walk with that error.
 ///
 /// Cost: O(n) steps a move, plus block recomputations; memory O(n) for the walk.
 ///
 /// # Errors
-/// [`Error::Interrupted`] when cancelled.
+/// [`Error::Interrupted`] when cancelled; whatever `emit` returns.
 pub fn list(counts: &mut Counts, n: u64, g: u64, limit: u64, mut emit: impl FnMut(&str) -> Result<()>) -> Result<()> {
     // The walk's stack: (k, t, path length to restore, stage), stage 0..4 as the four runs.
     let mut path = String::new();
@@ -231,6 +234,7 @@ pub fn list(counts: &mut Counts, n: u64, g: u64, limit: u64, mut emit: impl FnMu
         let (left_edge, right_edge) = (counts.edge(k - 1), counts.edge(k - 2));
         match stage {
             0 if t == right_edge => {
+                counts.hooks.check()?;
                 path.push('L');
                 emit(&path)?;
                 emitted += 1;
@@ -243,6 +247,7 @@ pub fn list(counts: &mut Counts, n: u64, g: u64, limit: u64, mut emit: impl FnMu
                 }
             }
             2 if k >= 3 && t == left_edge => {
+                counts.hooks.check()?;
                 path.push('R');
                 emit(&path)?;
                 emitted += 1;
@@ -394,6 +399,25 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn list_stops_at_the_move_after_its_cancel_flag_is_set() {
+        let stop = std::sync::atomic::AtomicBool::new(false);
+        let options = Options { hooks: Hooks::default().cancel_on(&stop), ..Options::default() };
+        let mut counts = Counts::new(40, 0, &options).unwrap();
+        let mut listed = 0;
+        let walked = list(&mut counts, 40, 0, u64::MAX, |_| {
+            listed += 1;
+            stop.store(true, std::sync::atomic::Ordering::Relaxed);
+            Ok(())
+        });
+        assert!(matches!(walked, Err(Error::Interrupted)), "{walked:?}");
+        assert_eq!(listed, 1, "no move after the flag is set");
+        // an error of the caller's ends the walk with that error
+        let mut counts = Counts::new(40, 0, &Options::default()).unwrap();
+        let walked = list(&mut counts, 40, 0, u64::MAX, |_| Err(Error::RunsDisagree("stop".into())));
+        assert!(matches!(walked, Err(Error::RunsDisagree(_))), "{walked:?}");
     }
 
     #[test]

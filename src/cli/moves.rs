@@ -1,7 +1,8 @@
 //! `fibtree moves` and `fibtree rank`: naming moves by their paths.
 
-use std::io::Write;
+use std::io::{BufWriter, Write};
 use std::process::ExitCode;
+use std::time::{Duration, Instant};
 
 use fibtree::Options;
 use fibtree::moves::{Counts, check_floor, list, nth, rank as rank_of, value_after, value_after_with};
@@ -58,6 +59,79 @@ fn checked(n: u64, g: u64, path: &str) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// How often at least a listing's lines are flushed, so that a slow listing shows its lines as
+/// they come while a fast one is written in large blocks.
+const FLUSH_EVERY: Duration = Duration::from_millis(100);
+
+/// Writes the first `limit` moves of T(n) to g, in preorder, to `out` as they are found: a path a
+/// line, or with `json` the whole result (`head` is the JSON before the moves, `tail` the JSON after
+/// them). Each move is checked before it is written; only the walk and one line are held, whatever
+/// `limit` is. A stop (the hooks of `counts`) comes within one move; a write error (a closed pipe)
+/// ends the walk with it.
+///
+/// # Errors
+/// The first failed check; a write error; the walk's errors.
+fn write_list(
+    counts: &mut Counts,
+    (n, g, limit): (u64, u64, u64),
+    json: Option<(&str, &str)>,
+    out: &mut dyn Write,
+) -> anyhow::Result<()> {
+    let mut out = BufWriter::with_capacity(64 << 10, out);
+    let mut flushed = Instant::now();
+    let mut failed = None;
+    if let Some((head, _)) = json {
+        out.write_all(head.as_bytes())?;
+    }
+    let mut index = 0u64;
+    let walked = list(counts, n, g, limit, |path| {
+        if let Err(e) = checked(n, g, path) {
+            failed = Some(e);
+            // ends the walk; the failed check is what is reported
+            return Err(fibtree::Error::Interrupted);
+        }
+        match json {
+            Some(_) => {
+                let comma = if index == 0 { "" } else { "," };
+                write!(out, "{comma}")?;
+                serde_json::to_writer(&mut out, &Move { index: index.to_string(), path: path.to_string() })
+                    .map_err(std::io::Error::from)?;
+            }
+            None => writeln!(out, "{path}")?,
+        }
+        index += 1;
+        if flushed.elapsed() >= FLUSH_EVERY {
+            out.flush()?;
+            flushed = Instant::now();
+        }
+        Ok(())
+    });
+    let ended = match (failed, walked) {
+        (Some(e), _) => Err(e),
+        (None, walked) => walked.map_err(anyhow::Error::from),
+    };
+    if let Err(e) = ended {
+        // what is buffered is dropped, not written after a stop or a failed write
+        drop(out.into_parts());
+        return Err(e);
+    }
+    if let Some((_, tail)) = json {
+        out.write_all(tail.as_bytes())?;
+    }
+    Ok(out.flush()?)
+}
+
+/// The JSON of `moves` before its moves and after them: what goes around the streamed array.
+///
+/// # Errors
+/// Only if serialization fails.
+fn json_around(moves: &Moves) -> anyhow::Result<(String, String)> {
+    let mut whole = serde_json::to_string(moves)?;
+    whole.push('\n');
+    let (head, tail) = whole.split_once("\"moves\":[]").ok_or_else(|| anyhow::anyhow!("no empty moves in {whole}"))?;
+    Ok((format!("{head}\"moves\":["), format!("]{tail}")))
+}
+
 pub(super) fn moves(args: MovesArgs) -> anyhow::Result<ExitCode> {
     let index = args.nth.as_deref().map(parse_index).transpose()?;
     let (n, g) = (args.n, args.g);
@@ -65,7 +139,7 @@ pub(super) fn moves(args: MovesArgs) -> anyhow::Result<ExitCode> {
     let memory_limit = args.run.memory_limit();
     let seed = args.seed.unwrap_or_else(fibtree_util::clock_seed);
     let limit = args.limit;
-    let moves = session.compute(|hooks, _| {
+    let moves = session.compute(|hooks, out| {
         // no move leaves a g known to count 0: no plan, no walk
         let mut counts = match fibtree::known_zero(n, g, hooks)? {
             true => None,
@@ -77,43 +151,45 @@ pub(super) fn moves(args: MovesArgs) -> anyhow::Result<ExitCode> {
             Some(counts) => counts.count(n as usize, g)?,
             None => BigUint::ZERO,
         };
-        let mut found: Vec<Move> = Vec::new();
-        if let (true, Some(counts)) = (args.list, &mut counts) {
+        let shown_seed = args.random.then(|| seed.to_string());
+        let mut found = Moves { count: total.to_string(), g, moves: Vec::new(), n, seed: shown_seed };
+        if args.list {
             if limit.is_none() && total > BigUint::from(MAX_LIST) {
                 let what = format!("c({n}, {g}) = {total} moves, more than {MAX_LIST} lines; add --limit K");
                 return Err(usage("--list", what));
             }
-            let mut failed = None;
-            list(counts, n, g, limit.unwrap_or(u64::MAX), |path| {
-                if let Err(e) = checked(n, g, path) {
-                    failed.get_or_insert(e);
-                }
-                found.push(Move { index: found.len().to_string(), path: path.to_string() });
-                Ok(())
-            })?;
-            if let Some(e) = failed {
-                return Err(e);
+            // written as they are found, not kept: the list is written here, not by emit
+            let json = args.json.then(|| json_around(&found)).transpose()?;
+            let json = json.as_ref().map(|(head, tail)| (head.as_str(), tail.as_str()));
+            if let Some(counts) = &mut counts {
+                write_list(counts, (n, g, limit.unwrap_or(u64::MAX)), json, out)?;
+            } else if let Some((head, tail)) = json {
+                write!(out, "{head}{tail}")?;
             }
-        } else if !args.list {
-            let i = match &index {
-                Some(i) if *i >= total => {
-                    return Err(usage("--nth", format!("expected I below c({n}, {g}) = {total}, got {i}")));
-                }
-                Some(i) => i.clone(),
-                None if total == BigUint::ZERO => {
-                    return Err(usage("--random", format!("T({n}) has no move to value {g}")));
-                }
-                None => SplitMix64(seed).below_big(&total),
-            };
-            // below a total above 0, so its counts were made
-            let counts = counts.as_mut().ok_or_else(|| anyhow::anyhow!("c({n}, {g}) = 0 has no move {i}"))?;
-            let path = nth(counts, n, g, &i)?;
-            checked(n, g, &path)?;
-            found.push(Move { index: i.to_string(), path });
+            return Ok(None);
         }
-        let seed = args.random.then(|| seed.to_string());
-        Ok(Moves { count: total.to_string(), g, moves: found, n, seed })
+        let i = match &index {
+            Some(i) if *i >= total => {
+                return Err(usage("--nth", format!("expected I below c({n}, {g}) = {total}, got {i}")));
+            }
+            Some(i) => i.clone(),
+            None if total == BigUint::ZERO => {
+                return Err(usage("--random", format!("T({n}) has no move to value {g}")));
+            }
+            None => SplitMix64(seed).below_big(&total),
+        };
+        // below a total above 0, so its counts were made
+        let counts = counts.as_mut().ok_or_else(|| anyhow::anyhow!("c({n}, {g}) = 0 has no move {i}"))?;
+        let path = nth(counts, n, g, &i)?;
+        checked(n, g, &path)?;
+        found.moves.push(Move { index: i.to_string(), path });
+        Ok(Some(found))
     })?;
+    let Some(moves) = moves else {
+        // a list, written already
+        session.finish()?;
+        return Ok(ExitCode::SUCCESS);
+    };
     session.emit(&moves, OutputForm::of(args.json, false))?;
     if args.random {
         // in every form, so that a random pick can always be repeated with --seed

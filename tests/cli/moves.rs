@@ -1,6 +1,7 @@
 //! `fibtree moves` and `fibtree rank`: the listed moves against the explicit tree, the walk and
 //! its inverse against each other, and every path checked by an evaluation written here, apart
-//! from the library.
+//! from the library; long listings streamed under an address-space limit, stopped by a signal and
+//! ended by a closed pipe.
 
 use num_bigint::BigUint;
 use serde_json::Value;
@@ -155,4 +156,174 @@ fn no_move_leaves_a_value_known_to_count_zero() {
     let json = success_json(&["moves", "10000", "--list", "--g", "99999999", "--json"]);
     assert_eq!((json["count"].as_str(), json["moves"].as_array().map(Vec::len)), (Some("0"), Some(0)), "{json}");
     assert!(start.elapsed().as_secs() < 10, "{:?}", start.elapsed());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Long listings: streamed in bounded memory, stopped by a signal, ended by a closed pipe
+// ---------------------------------------------------------------------------------------------
+
+/// The address-space limit (`ulimit -v`, in KiB) the long listings run under: far below what a
+/// million paths of T(200) take when kept (about 280 MB), well above what one walk takes.
+const ADDRESS_SPACE_KIB: u32 = 150_000;
+
+/// Starts `fibtree args` under `ulimit -v` [`ADDRESS_SPACE_KIB`] from `sh -c` (which `exec`s it, so
+/// that a signal sent to the child reaches fibtree), standard output and error piped; `None` where
+/// no shell can set the limit.
+fn limited(args: &[&str]) -> Option<std::process::Child> {
+    use std::process::{Command, Stdio};
+    let script = format!("ulimit -v {ADDRESS_SPACE_KIB} && exec \"$@\"");
+    let can = Command::new("sh").args(["-c", &script, "sh", "true"]).status().is_ok_and(|s| s.success());
+    if !can {
+        return None;
+    }
+    let child = Command::new("sh")
+        .args(["-c", &script, "sh"])
+        .arg(binary())
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("starting fibtree {args:?} under ulimit -v: {e}"));
+    Some(child)
+}
+
+/// The standard error of a child that has ended, checked for a panic.
+fn stderr_of(child: &mut std::process::Child, args: &[&str]) -> String {
+    use std::io::Read;
+    let mut err = String::new();
+    child.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+    assert_no_panic(args, err.as_bytes());
+    err
+}
+
+/// What a run under [`limited`] wrote: its exit status, the bytes of its standard output, their
+/// count of `byte`, their first and last 16 bytes, and its standard error.
+struct Streamed {
+    status: std::process::ExitStatus,
+    bytes: u64,
+    count: u64,
+    head: Vec<u8>,
+    tail: Vec<u8>,
+    err: String,
+}
+
+/// Runs `fibtree args` under [`limited`], reading its standard output as it comes (nothing of it
+/// kept but its ends) and counting `byte` in it.
+fn streamed(args: &[&str], byte: u8) -> Option<Streamed> {
+    use std::io::Read;
+    let mut child = limited(args)?;
+    let mut out = child.stdout.take().unwrap();
+    let (mut bytes, mut count, mut head, mut tail) = (0u64, 0u64, Vec::new(), Vec::new());
+    let mut buf = vec![0u8; 1 << 16];
+    loop {
+        let read = out.read(&mut buf).unwrap();
+        if read == 0 {
+            break;
+        }
+        let chunk = &buf[..read];
+        bytes += read as u64;
+        count += chunk.iter().filter(|&&b| b == byte).count() as u64;
+        head.extend(chunk.iter().take(16 - head.len().min(16)));
+        tail.extend_from_slice(chunk);
+        tail.drain(..tail.len().saturating_sub(16));
+    }
+    let status = wait_for_stop(&mut child, &format!("fibtree {args:?}"));
+    let err = stderr_of(&mut child, args);
+    Some(Streamed { status, bytes, count, head, tail, err })
+}
+
+/// A million moves of T(200), listed under an address-space limit far below what they take when
+/// kept, come out whole: a line a move, or one JSON object holding them all, written as found.
+#[test]
+fn a_long_list_streams_in_bounded_memory() {
+    let args = ["moves", "200", "--list", "--limit", "1000000", "--threads", "1"];
+    let Some(lines) = streamed(&args, b'\n') else {
+        skip(format!("no sh to set ulimit -v {ADDRESS_SPACE_KIB}"));
+        return;
+    };
+    assert_eq!(lines.status.code(), Some(0), "{args:?}: {:?}, stderr {}", lines.status, lines.err);
+    assert_eq!((lines.count, lines.err.as_str()), (1_000_000, ""), "{args:?}");
+    assert!(lines.bytes > 100_000_000, "{args:?}: paths of about 190 steps, got {} bytes", lines.bytes);
+    let first = success(&["moves", "200", "--list", "--limit", "1"]);
+    assert!(first.as_bytes().starts_with(&lines.head[..first.len().min(16)]), "{first} against {:?}", lines.head);
+    let json = [&args[..], &["--json"]].concat();
+    let objects = streamed(&json, b'{').unwrap();
+    assert_eq!(objects.status.code(), Some(0), "{json:?}: {:?}, stderr {}", objects.status, objects.err);
+    assert_eq!((objects.count, objects.err.as_str()), (1_000_001, ""), "{json:?}: the result and each move");
+    assert!(objects.head.starts_with(b"{\"count\":\""), "{:?}", String::from_utf8_lossy(&objects.head));
+    assert!(objects.tail.ends_with(b"\"}],\"n\":200}\n"), "{:?}", String::from_utf8_lossy(&objects.tail));
+}
+
+/// The streamed JSON is the one object it was when the list was kept: byte for byte, built here.
+#[test]
+fn the_listed_json_is_one_object_as_before() {
+    let all = success(&["moves", "12", "--g", "1", "--list"]);
+    let count = fibtree::count(12, 1).unwrap();
+    let moves: Vec<String> =
+        all.lines().enumerate().map(|(i, p)| format!("{{\"index\":\"{i}\",\"path\":\"{p}\"}}")).collect();
+    let want = format!("{{\"count\":\"{count}\",\"g\":1,\"moves\":[{}],\"n\":12}}\n", moves.join(","));
+    assert_eq!(success(&["moves", "12", "--g", "1", "--list", "--json"]), want);
+    let first = format!("{{\"count\":\"{count}\",\"g\":1,\"moves\":[{}],\"n\":12}}\n", moves[0]);
+    assert_eq!(success(&["moves", "12", "--g", "1", "--list", "--json", "--limit", "1"]), first);
+    let none = format!("{{\"count\":\"{count}\",\"g\":1,\"moves\":[],\"n\":12}}\n");
+    assert_eq!(success(&["moves", "12", "--g", "1", "--list", "--json", "--limit", "0"]), none);
+}
+
+/// SIGINT stops a listing of 10^8 moves of T(3000) with status 130, its output file not written (no
+/// temporary left); SIGTERM with 143.
+#[test]
+fn a_signal_stops_a_long_listing() {
+    let dir = TempDir::new("moves-signal");
+    let file = dir.join("moves.txt");
+    let to_file = ["moves", "3000", "--list", "--limit", "100000000", "--threads", "1", "-o", &file];
+    let to_null = ["moves", "3000", "--list", "--limit", "100000000", "--threads", "1", "-o", "/dev/null"];
+    for (args, signal, code) in [(&to_file, "INT", 130), (&to_null, "TERM", 143)] {
+        let Some(mut child) = limited(args) else {
+            skip(format!("no sh to set ulimit -v {ADDRESS_SPACE_KIB}"));
+            return;
+        };
+        std::thread::sleep(std::time::Duration::from_millis(1500));
+        if let Some(status) = child.try_wait().unwrap() {
+            panic!("fibtree {args:?} ended within 1.5 s: {status:?}, stderr {}", stderr_of(&mut child, args));
+        }
+        let pid = child.id().to_string();
+        let sent = std::process::Command::new("kill").args([&format!("-{signal}"), &pid]).status().unwrap();
+        assert!(sent.success(), "kill -{signal} {pid}");
+        let status = wait_for_stop(&mut child, &format!("fibtree {args:?} after SIG{signal}"));
+        let err = stderr_of(&mut child, args);
+        assert_eq!(status.code(), Some(code), "SIG{signal}: {status:?}, stderr {err}");
+        assert!(err.starts_with(&format!("error: interrupted by SIG{signal}")), "{err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(dir.names().is_empty(), "SIG{signal} left {:?}", dir.names());
+    }
+}
+
+/// A reader that closes the pipe after the first line (`| head -1`), or the first bytes of the
+/// JSON, ends a listing of 10^8 moves of T(3000) at once and quietly: status 0, nothing on stderr.
+#[test]
+fn a_closed_pipe_ends_a_long_listing_quietly() {
+    use std::io::{BufRead, Read};
+    let lines = ["moves", "3000", "--list", "--limit", "100000000", "--threads", "1"];
+    let json = [&lines[..], &["--json"]].concat();
+    for args in [&lines[..], &json[..]] {
+        let Some(mut child) = limited(args) else {
+            skip(format!("no sh to set ulimit -v {ADDRESS_SPACE_KIB}"));
+            return;
+        };
+        let mut first = Vec::new();
+        let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
+        if args.contains(&"--json") {
+            first.resize(100, 0);
+            let read = out.read_exact(&mut first);
+            assert!(read.is_ok(), "fibtree {args:?}: {read:?}, stderr {}", stderr_of(&mut child, args));
+        } else {
+            out.read_until(b'\n', &mut first).unwrap();
+            assert!(first.len() > 1000 && first.ends_with(b"\n"), "fibtree {args:?}: {} bytes", first.len());
+        }
+        drop(out);
+        let status = wait_for_stop(&mut child, &format!("fibtree {args:?} | head"));
+        let err = stderr_of(&mut child, args);
+        assert_eq!((status.code(), err.as_str()), (Some(0), ""), "fibtree {args:?} | head: {status:?}");
+    }
 }
