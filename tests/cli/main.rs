@@ -6,7 +6,7 @@
 //! `verify` (one claim), `claims` (`verify --claims`), `dist`, `table`, `moves`, `draw`, `bench`,
 //! `shards` for `shard` and `combine`, `estimate`, `stress`, `tools` for `grundy` and `brute`); the
 //! width and the texts of the help in `help`; output files and signals in `output`; checkpoints in
-//! `checkpoint`; the memory guard under `ulimit` and cgroup limits in `limits`; the kernel sets
+//! `checkpoint`; damaged and forged shard and claims files, property-tested, in `forged`; the memory guard under `ulimit` and cgroup limits in `limits`; the kernel sets
 //! (`FIBTREE_ISA`) in `isa`; the files of `deploy/` in `deploy`, and on a real Slurm in `slurm`;
 //! the reference programs of `bench/reference/` and `bench/compare.py` in `reference`; every usage
 //! error (exit 2) of every command in `validation` (of outputs and checkpoints in
@@ -25,6 +25,7 @@ mod deploy;
 mod dist;
 mod draw;
 mod estimate;
+mod forged;
 mod help;
 mod isa;
 mod limits;
