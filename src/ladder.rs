@@ -18,6 +18,11 @@ use crate::targets::Targets;
 use crate::{count, count_mod};
 use fibtree_util::SplitMix64;
 
+/// The address space the ladder needs beyond what the process maps before it: under `ulimit -v` it
+/// completes from 98 MiB, 17 MiB of it mapped at its start (its rungs' pools of up to 4 threads
+/// and the allocator's heap grow what is mapped as they go, to 46 MB of `VmPeak` unlimited).
+const LADDER_BYTES: u64 = 80 << 20;
+
 /// What a rung found: `Ok(what was compared)` or `Err(the first disagreement)`.
 pub(crate) type Verdict = std::result::Result<String, String>;
 
@@ -207,7 +212,9 @@ pub struct Rung {
 /// below 300.
 ///
 /// # Errors
-/// Only what the engines return for their own reasons (memory, interruption through `hooks`).
+/// [`crate::Error::OutOfMemory`] before any rung where the machine leaves less than the ladder's
+/// peak; otherwise only what the engines return for their own reasons (memory, interruption
+/// through `hooks`).
 ///
 /// # Examples
 ///
@@ -220,6 +227,9 @@ pub struct Rung {
 /// # Ok::<(), fibtree::Error>(())
 /// ```
 pub fn run(seed: u64, hooks: Hooks, mut report: impl FnMut(&Rung)) -> Result<bool> {
+    // refused whole, before any rung, where the machine's limits leave less than the ladder's peak,
+    // rather than aborted in a rung by a failed allocation
+    crate::budget::check(LADDER_BYTES, crate::budget::run_limit(None, 4))?;
     let mut all = true;
     let mut rung = |name: &'static str, check: &mut dyn FnMut() -> Result<Verdict>| {
         let start = Instant::now();

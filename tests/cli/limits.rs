@@ -194,3 +194,16 @@ fn a_refusal_names_the_same_figure_whatever_the_limit() {
         ["1", "20M", "1G"].iter().map(|m| figure(&["table", "1", "100000", "--max-memory", m])).collect();
     assert!(figures.iter().all(|f| *f == figures[0]), "table 1 100000: {figures:?}");
 }
+
+/// `self-test` under `ulimit -v` too low for its rungs is refused whole, before any rung, rather
+/// than aborted in one; under a generous limit it passes.
+#[test]
+fn the_self_test_is_refused_whole_under_a_low_address_space_limit() {
+    let Some(output) = under("ulimit -v 30000", "self-test") else {
+        crate::common::skip("no bash to set ulimit -v");
+        return;
+    };
+    refused(&output, "(ulimit -v)");
+    let passed = under("ulimit -v 400000", "self-test").unwrap();
+    assert_eq!(passed.status.code(), Some(0), "{}", stderr(&passed));
+}
