@@ -12,15 +12,15 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Mutex;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use fibtree::{Hooks, Options, Param};
 
 use super::args::StressArgs;
-use super::flag;
 use super::forms::{self, AnswerForm, Truth};
-use super::runner::{Program, ProgramRun, run_all};
+use super::runner::{Ending, Program, ProgramRun, run_all};
 use super::session::{OutputForm, Session};
+use super::{flag, usage};
 use checks::{checked_program, keep};
 use report::{Judged, Report, Verdict, judge};
 
@@ -30,23 +30,38 @@ struct Runs<'a> {
     jobs: usize,
     keep: Option<&'a Path>,
     stop: &'a AtomicBool,
+    /// Whether what the programs leave running is killed ([`run_all`]'s `sweep`).
+    sweep: bool,
     hooks: Hooks<'a>,
     done: Mutex<BTreeMap<u64, ProgramRun>>,
-    /// The first error keeping a run's output.
+    /// The first error keeping a run's output, or the refusal where the process limit left no room
+    /// for the runs (after which none starts).
     failed: Mutex<Option<anyhow::Error>>,
+    /// Set where the process limit left no room for the runs.
+    given_up: AtomicBool,
     total: u64,
 }
 
 impl Runs<'_> {
-    /// Runs the program for each of `ns` not run yet; the runs of `ns` afterwards.
+    /// Runs the program for each of `ns` not run yet (none once the runs were given up); the runs of
+    /// `ns` afterwards.
     fn run(&self, ns: &[u64]) -> Vec<ProgramRun> {
-        let todo: Vec<u64> = {
+        let todo: Vec<u64> = if self.given_up.load(Ordering::Relaxed) {
+            Vec::new()
+        } else {
             let done = self.done.lock().expect("never poisoned");
             // the runs start: the bar's rate is measured from here
             self.hooks.progress("runs", done.len() as u64, self.total.max(done.len() as u64));
             ns.iter().copied().filter(|n| !done.contains_key(n)).collect()
         };
-        let record = |run: ProgramRun| {
+        let mut record = |run: ProgramRun| {
+            if let Ending::NoProcess(why) = &run.ending {
+                // no verdict on the program: the runs are given up, and the command refused
+                let why = usage("CMD", format!("could not be run for n = {}: {why}", run.n));
+                *self.failed.lock().expect("never poisoned") = Some(why);
+                self.given_up.store(true, Ordering::Relaxed);
+                return;
+            }
             if let Some(dir) = self.keep
                 && let Err(e) = keep(dir, &run)
             {
@@ -56,9 +71,19 @@ impl Runs<'_> {
             done.insert(run.n, run);
             self.hooks.progress("runs", done.len() as u64, self.total.max(done.len() as u64));
         };
-        run_all(&self.program, &todo, self.jobs, self.stop, &record);
+        run_all(&self.program, &todo, self.jobs, self.stop, self.sweep, &mut record);
         let done = self.done.lock().expect("never poisoned");
         ns.iter().filter_map(|n| done.get(n).cloned()).collect()
+    }
+
+    /// The runs of the form's `probes`, as [`Runs::run`]; an error where they were given up (the
+    /// process limit), before anything is said of their answers.
+    fn run_probes(&self, probes: &[u64]) -> anyhow::Result<Vec<ProgramRun>> {
+        let runs = self.run(probes);
+        match self.given_up.load(Ordering::Relaxed) {
+            true => Err(self.failed.lock().expect("never poisoned").take().unwrap_or_else(|| usage("CMD", "no room"))),
+            false => Ok(runs),
+        }
     }
 
     /// Every run done.
@@ -81,6 +106,8 @@ pub(super) fn stress(args: StressArgs) -> anyhow::Result<ExitCode> {
     let mut session =
         Session::new(args.run.output.output.as_deref(), args.run.threads.threads, !args.json)?.naming(stress_flags);
     let stop = session.cancel_flag();
+    // what the programs leave running, out of their groups too, is handed to this process to end
+    let sweep = super::os::become_subreaper().is_ok();
     // the bar counts the runs, not the work of the true values counted before them
     session.count_runs("runs");
     let jobs = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
@@ -93,14 +120,16 @@ pub(super) fn stress(args: StressArgs) -> anyhow::Result<ExitCode> {
             jobs,
             keep: args.keep_output.as_deref(),
             stop: &stop,
+            sweep,
             hooks,
             done: Mutex::new(BTreeMap::new()),
             failed: Mutex::new(None),
+            given_up: AtomicBool::new(false),
             total,
         };
         let taken = match given {
             Some(form) => forms::Taken::given(form),
-            None => forms::detect(&ns, args.g, &options, |probes| runs.run(probes))?,
+            None => forms::detect(&ns, args.g, &options, |probes| runs.run_probes(probes))?,
         };
         let truth = Truth::of(taken.form, &ns, args.g, &options)?;
         let judge_one = |run: &ProgramRun| judge(run, truth.of_n(run.n), !args.no_shell);
@@ -115,7 +144,7 @@ pub(super) fn stress(args: StressArgs) -> anyhow::Result<ExitCode> {
         }
         Ok((taken, runs.all().iter().map(judge_one).collect::<Vec<_>>()))
     })?;
-    let interrupted = stop.load(std::sync::atomic::Ordering::Relaxed);
+    let interrupted = stop.load(Ordering::Relaxed);
     let report = Report::new(&args, taken, judged, interrupted);
     if interrupted {
         // what was done is written all the same; a second signal still ends the process

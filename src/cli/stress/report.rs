@@ -93,6 +93,7 @@ fn status_of(ending: &Ending, shell: bool) -> String {
         Ending::TimedOut => "past the time limit (killed)".into(),
         Ending::Stopped => "stopped".into(),
         Ending::NotStarted(why) => format!("could not be started: {why}"),
+        Ending::NoProcess(why) => format!("not run: {why}"),
     }
 }
 
