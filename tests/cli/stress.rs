@@ -525,3 +525,23 @@ fn ctrl_c_ends_the_runs_though_a_process_left_in_another_group_holds_the_output(
     assert!(out.contains("interrupted before any run"), "{out}");
     left.assert_gone(&scripts[0]);
 }
+
+/// What the process that became `fibtree stress` had started before (a shell's `job & exec fibtree
+/// ...`) is its child but none of its programs': left running.
+#[test]
+fn the_children_it_had_before_are_left_alone() {
+    let solvers = Solvers::new("before");
+    let left = LeftBehind { dir: solvers.dir.join("pids") };
+    std::fs::create_dir(&left.dir).unwrap();
+    let pid = format!("{}/before", left.dir);
+    let script = format!(
+        "sleep 60 >/dev/null 2>&1 & echo $! > '{pid}'; exec '{}' stress 'echo 0' --n 1..3 --exact",
+        binary().display()
+    );
+    let output = std::process::Command::new("sh").args(["-c", &script]).output().unwrap();
+    assert_no_panic(&[&script], &output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let pid = std::fs::read_to_string(&pid).unwrap();
+    let alive = std::process::Command::new("kill").args(["-0", pid.trim()]).status().unwrap().success();
+    assert!(alive, "the sleep started before was killed");
+}

@@ -211,15 +211,15 @@ impl ProgramRun {
 /// the run is handed on as [`Ending::NoProcess`] and no other starts.
 ///
 /// With `sweep` (this process made the reaper of its orphaned descendants,
-/// [`super::os::become_subreaper`]), what the programs left running outside their process groups
-/// is killed and reaped: after a run whose pipes it held open, at most a second after any other,
+/// [`super::os::become_subreaper`]; the children it had before, which are spared), what the
+/// programs left running outside their process groups is killed and reaped: after a run whose pipes it held open, at most a second after any other,
 /// and when all are done; never while a run's pipes are still read in its grace.
 pub(super) fn run_all(
     program: &Program,
     ns: &[u64],
     jobs: usize,
     stop: &AtomicBool,
-    sweep: bool,
+    sweep: Option<&[i32]>,
     done: &mut dyn FnMut(ProgramRun),
 ) {
     let mut queue: VecDeque<u64> = ns.iter().copied().collect();
@@ -293,14 +293,17 @@ pub(super) fn run_all(
             }
         }
         let in_grace = active.iter().any(|run| run.ended.is_some());
-        if sweep && !in_grace && (suspect || last_sweep.elapsed() >= Duration::from_secs(1)) {
-            sweep_strays(&active);
+        if let Some(spared) = sweep
+            && !in_grace
+            && (suspect || last_sweep.elapsed() >= Duration::from_secs(1))
+        {
+            sweep_strays(&active, spared);
             last_sweep = Instant::now();
         }
         pause = if happened { Duration::from_millis(1) } else { (pause * 2).min(Duration::from_millis(20)) };
     }
-    if sweep {
-        sweep_strays(&active);
+    if let Some(spared) = sweep {
+        sweep_strays(&active, spared);
     }
 }
 
@@ -311,11 +314,13 @@ fn no_room(why: &std::io::Error) -> String {
     format!("no process could be started ({why}{limit})")
 }
 
-/// Kills and reaps the children of this process that are not the processes of `active` runs: what
-/// the programs left running, orphaned and handed to this process as their reaper. Rounds until
-/// none is left (what a killed one had started is handed on in turn), for at most 200 ms.
-fn sweep_strays(active: &[Active]) {
-    let runs: Vec<i32> = active.iter().filter_map(|run| i32::try_from(run.child.id()).ok()).collect();
+/// Kills and reaps the children of this process that are neither the processes of `active` runs
+/// nor `spared`: what the programs left running, orphaned and handed to this process as their
+/// reaper. Rounds until none is left (what a killed one had started is handed on in turn), for at
+/// most 200 ms.
+fn sweep_strays(active: &[Active], spared: &[i32]) {
+    let mut runs: Vec<i32> = active.iter().filter_map(|run| i32::try_from(run.child.id()).ok()).collect();
+    runs.extend_from_slice(spared);
     let until = Instant::now() + Duration::from_millis(200);
     while Instant::now() < until {
         let strays: Vec<i32> = super::os::children().into_iter().filter(|pid| !runs.contains(pid)).collect();
@@ -356,7 +361,7 @@ mod tests {
         /// The run of `n` alone, nothing swept (the tests share their process).
         fn run(&self, n: u64, stop: &AtomicBool) -> ProgramRun {
             let mut runs = Vec::new();
-            run_all(self, &[n], 1, stop, false, &mut |run| runs.push(run));
+            run_all(self, &[n], 1, stop, None, &mut |run| runs.push(run));
             runs.pop().expect("a run not stopped is handed on")
         }
     }
@@ -412,12 +417,12 @@ mod tests {
         let stop = AtomicBool::new(false);
         let program = Program { command: "echo $(({} * 2))".into(), words: None, timeout: Duration::from_secs(20) };
         let mut runs = Vec::new();
-        run_all(&program, &[1, 2, 3, 4, 5], 3, &stop, false, &mut |run| runs.push(run));
+        run_all(&program, &[1, 2, 3, 4, 5], 3, &stop, None, &mut |run| runs.push(run));
         runs.sort_by_key(|run| run.n);
         let outputs: Vec<(u64, Vec<u8>)> = runs.into_iter().map(|run| (run.n, run.stdout)).collect();
         assert_eq!(outputs, (1..=5).map(|n| (n, format!("{}\n", 2 * n).into_bytes())).collect::<Vec<_>>());
         // once stopped, nothing runs and nothing is handed on
         stop.store(true, Ordering::Relaxed);
-        run_all(&program, &[1, 2], 2, &stop, false, &mut |run| panic!("{run:?}"));
+        run_all(&program, &[1, 2], 2, &stop, None, &mut |run| panic!("{run:?}"));
     }
 }

@@ -30,8 +30,9 @@ struct Runs<'a> {
     jobs: usize,
     keep: Option<&'a Path>,
     stop: &'a AtomicBool,
-    /// Whether what the programs leave running is killed ([`run_all`]'s `sweep`).
-    sweep: bool,
+    /// Where what the programs leave running is killed, the children this process had before, which
+    /// are not ([`run_all`]'s `sweep`).
+    sweep: Option<Vec<i32>>,
     hooks: Hooks<'a>,
     done: Mutex<BTreeMap<u64, ProgramRun>>,
     /// The first error keeping a run's output, or the refusal where the process limit left no room
@@ -71,7 +72,7 @@ impl Runs<'_> {
             done.insert(run.n, run);
             self.hooks.progress("runs", done.len() as u64, self.total.max(done.len() as u64));
         };
-        run_all(&self.program, &todo, self.jobs, self.stop, self.sweep, &mut record);
+        run_all(&self.program, &todo, self.jobs, self.stop, self.sweep.as_deref(), &mut record);
         let done = self.done.lock().expect("never poisoned");
         ns.iter().filter_map(|n| done.get(n).cloned()).collect()
     }
@@ -107,7 +108,8 @@ pub(super) fn stress(args: StressArgs) -> anyhow::Result<ExitCode> {
         Session::new(args.run.output.output.as_deref(), args.run.threads.threads, !args.json)?.naming(stress_flags);
     let stop = session.cancel_flag();
     // what the programs leave running, out of their groups too, is handed to this process to end
-    let sweep = super::os::become_subreaper().is_ok();
+    // (not what it had before: a shell that ran `job & exec fibtree stress ...` left it `job`)
+    let sweep = super::os::become_subreaper().is_ok().then(super::os::children);
     // the bar counts the runs, not the work of the true values counted before them
     session.count_runs("runs");
     let jobs = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
