@@ -258,8 +258,8 @@ impl Subject {
     ///
     /// # Errors
     /// [`Error::InvalidArgument`] naming [`Param::Threads`] for 0 threads or naming [`Param::Runs`]
-    /// for 0 runs or more than [`MAX_RUNS`]; [`Error::OutOfMemory`] naming [`Param::N`];
-    /// [`Error::Io`] when the pool cannot be started; [`Error::CrossCheck`] when a value disagrees
+    /// for 0 runs or more than [`MAX_RUNS`], or naming [`Param::Threads`] when the pool cannot be
+    /// started (the process limit); [`Error::OutOfMemory`] naming [`Param::N`]; [`Error::CrossCheck`] when a value disagrees
     /// with a residue; [`Error::RunsDisagree`] when two runs give different values;
     /// [`Error::Interrupted`] when `hooks.cancel` is set.
     pub fn measure(
@@ -275,10 +275,7 @@ impl Subject {
         if !(1..=MAX_RUNS).contains(&runs) {
             return Err(Error::invalid(Param::Runs, format!("expected from 1 to {MAX_RUNS} runs, got {runs}")));
         }
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .map_err(|e| Error::from(std::io::Error::other(format!("starting a pool of {threads} threads: {e}"))))?;
+        let pool = crate::budget::pool(threads)?;
         let (n, plan) = (self.n, &self.plan);
         let run = Run::Exact { values: 2 };
         Guard::new(run, self.memory_limit).check(pool.install(|| run.bytes(n, &plan.sizes())))?;

@@ -180,7 +180,8 @@ pub struct ShardCost {
 ///
 /// # Errors
 /// [`Error::InvalidArgument`] for n above [`crate::MAX_N`], a shard count of 0 (naming
-/// [`Param::Shard`]) or an invalid `FIBTREE_ISA`; [`Error::Interrupted`] once cancelled.
+/// [`Param::Shard`]), an invalid `FIBTREE_ISA`, or where the calibration's thread cannot be started
+/// from a pool of more than one (naming [`Param::Threads`]); [`Error::Interrupted`] once cancelled.
 pub fn estimate(n: u64, g: u64, shards: &[usize], census: Census, hooks: Hooks) -> Result<Estimate> {
     crate::game::check_n(n)?;
     crate::kernel()?;
@@ -337,14 +338,17 @@ const CALIBRATION_PRIMES: usize = 400;
 /// [`SWEEPS_PER_ROUND`] sweeps of about [`CALIBRATION_LANES`] lane operations for each of two
 /// moduli.
 fn calibrate(n: u64, hooks: Hooks) -> Result<Calibration> {
-    let one = rayon::ThreadPoolBuilder::new()
-        .num_threads(1)
-        .build()
-        .map_err(|e| Error::from(std::io::Error::other(format!("a thread for the calibration: {e}"))))?;
+    // a thread of its own; where none can be started (a process limit), the caller's thread where
+    // it is its pool's only one, whose CPU time is then the runs' own too
+    let one = match crate::budget::pool(1) {
+        Ok(pool) => Some(pool),
+        Err(_) if rayon::current_num_threads() == 1 => None,
+        Err(e) => return Err(e),
+    };
     // the route's first prime (the largest below 2^62): every prime of the route costs the same
     let prime = crate::crt::primes(1)[0];
     // on the pool's one thread, whose CPU time is then the runs' own
-    one.install(|| {
+    let rounds = || {
         let (start, cpu_start) = (std::time::Instant::now(), crate::arch::thread_cpu_seconds());
         let k = n.clamp(1000, CALIBRATION_N);
         let targets = Targets::one(k, 0);
@@ -379,7 +383,11 @@ fn calibrate(n: u64, hooks: Hooks) -> Result<Calibration> {
             garner_rate: garner.spread(),
             core_share: (crate::arch::thread_cpu_seconds() - cpu_start) / start.elapsed().as_secs_f64().max(1e-9),
         })
-    })
+    };
+    match one {
+        Some(pool) => pool.install(rounds),
+        None => rounds(),
+    }
 }
 
 #[cfg(test)]

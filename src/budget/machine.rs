@@ -84,7 +84,7 @@ fn field(text: &str, key: &str) -> Option<u64> {
 }
 
 /// The soft limit of the line `name` of `/proc/self/limits`, where it is set. Cost O(text).
-fn rlimit(text: &str, name: &str) -> Option<u64> {
+pub(super) fn rlimit(text: &str, name: &str) -> Option<u64> {
     text.lines().find_map(|l| l.strip_prefix(name))?.split_whitespace().next()?.parse().ok()
 }
 
@@ -157,8 +157,10 @@ mod tests {
     fn the_soft_limits_are_read() {
         let text = "Limit                     Soft Limit           Hard Limit           Units\n\
                     Max data size             unlimited            unlimited            bytes\n\
+                    Max processes             2                    2                    processes\n\
                     Max address space         61440000             unlimited            bytes\n";
         assert_eq!(rlimit(text, "Max address space"), Some(61_440_000));
+        assert_eq!(rlimit(text, "Max processes"), Some(2));
         assert_eq!(rlimit(text, "Max data size"), None);
         assert_eq!(field("VmSize:\t   10240 kB\nThreads:\t3\n", "Threads:"), Some(3));
     }

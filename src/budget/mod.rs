@@ -10,17 +10,20 @@
 //!   and which limit it is ([`crate::limits`] holds the type);
 //! - [`guard`]: the steps of a run over a plan, in the order that lets nothing large be allocated;
 //! - [`runs`]: the estimate of each kind of run ([`Run`]) from its plan's sizes
-//!   ([`crate::plan::Sizes`]).
+//!   ([`crate::plan::Sizes`]);
+//! - [`threads`]: the threads a run may start, and the refusal naming the process limit.
 
 mod guard;
 mod machine;
 mod runs;
+mod threads;
 
 pub(crate) use guard::Guard;
 pub(crate) use machine::run_limit;
 
 use crate::limits::Limit;
 pub(crate) use runs::{Run, distribution_predicted, kept_values};
+pub(crate) use threads::{not_started, pool};
 
 /// What the process needs before any run: code, thread stacks, the allocator's arenas (measured
 /// peak of `count 10` on Linux x86-64).

@@ -151,7 +151,6 @@ fn sorted<T: Ord>(mut v: Vec<T>) -> Vec<T> {
 pub(super) fn bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
     // the trees are `--n`, one per measured f(n)
     let bench_flags = |param| if param == Param::N { "--n" } else { flag(param) };
-    let mut session = Session::new(args.output.output.as_deref(), None, false)?.naming(bench_flags);
     let machine = Machine::detect();
     let ns = sorted(if args.n.is_empty() { DEFAULT_N.to_vec() } else { args.n.clone() });
     let threads = sorted(if args.threads.is_empty() {
@@ -159,6 +158,10 @@ pub(super) fn bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
     } else {
         args.threads.clone()
     });
+    // the most threads measured plan each n, and must start: a bench on fewer would mislead
+    let most = threads.last().copied();
+    let session = Session::new(args.output.output.as_deref(), most, false)?.naming(bench_flags);
+    let mut session = session.requiring_threads();
     let limit = args.memory.limit(threads.iter().copied().max());
     let cancel = session.cancel_flag();
     let hooks = fibtree::Hooks::default().cancel_on(&cancel);
@@ -171,7 +174,8 @@ pub(super) fn bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
     let mut results = Vec::new();
     for &n in &ns {
         let cut = if args.bottom_up { Cut::At(n) } else { Cut::Auto };
-        let mut subject = Subject::new(n, cut, limit, hooks).map_err(|e| session.error(e))?;
+        // planned in the session's pool, on the threads it could start
+        let mut subject = session.in_pool(|| Subject::new(n, cut, limit, hooks))?;
         if let Some(lanes) = args.chunk_lanes {
             subject.force_chunk_lanes(lanes).map_err(|e| session.error(e))?;
         }

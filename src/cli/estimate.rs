@@ -129,7 +129,9 @@ fn per_ns(rate: Spread) -> (f64, f64) {
 }
 
 impl EstimateOut {
-    fn new(e: &Estimate, kernel: String) -> EstimateOut {
+    /// `e` for the output, `kernel` the kernel set in use, `threads` those of the session (for the
+    /// memory a count here would have).
+    fn new(e: &Estimate, kernel: String, threads: usize) -> EstimateOut {
         let (exact_limbs_per_ns, exact_limbs_per_ns_low) = per_ns(e.exact_rate);
         let (residue_lanes_per_ns, residue_lanes_per_ns_low) = per_ns(e.prime_rate);
         let (garner_seconds, garner_seconds_high, garner_seconds_low) = ms_range(e.garner_seconds);
@@ -161,7 +163,7 @@ impl EstimateOut {
                 cpu_seconds_high,
                 cpu_seconds_low,
                 cut: e.cut,
-                fits_here: e.exact_bytes <= fibtree::Limit::new(None, rayon::current_num_threads()).bytes(),
+                fits_here: e.exact_bytes <= fibtree::Limit::new(None, threads).bytes(),
                 limb_additions: e.limb_additions.to_string(),
                 memory_bytes: e.exact_bytes,
                 seconds: exact_seconds,
@@ -323,7 +325,7 @@ pub(super) fn estimate(args: EstimateArgs) -> anyhow::Result<ExitCode> {
     let shards = if args.shards.is_empty() { vec![1, 64, 1024] } else { args.shards.clone() };
     let e =
         session.compute(|hooks, _| Ok(estimate::estimate(args.target.n, args.target.g, &shards, census, hooks)?))?;
-    let out = EstimateOut::new(&e, fibtree::kernel()?.to_string());
+    let out = EstimateOut::new(&e, fibtree::kernel()?.to_string(), session.threads());
     session.emit(&out, OutputForm::of(args.json, false))?;
     Ok(ExitCode::SUCCESS)
 }

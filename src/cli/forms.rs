@@ -104,19 +104,19 @@ impl Taken {
 /// batches, until [`PROBES`] n where all four forms differ are found; and the program's runs.
 ///
 /// # Errors
-/// As [`Counting::new`].
+/// As [`Counting::new`], and what `run` returns (runs that could not be made).
 pub(super) fn detect(
     ns: &[u64],
     g: u64,
     options: &Options,
-    run: impl FnOnce(&[u64]) -> Vec<ProgramRun>,
+    run: impl FnOnce(&[u64]) -> anyhow::Result<Vec<ProgramRun>>,
 ) -> anyhow::Result<Taken> {
     let probes = telling_apart(ns, g, options)?;
     let taken = if probes.is_empty() {
         let how = "no n run tells the forms apart (each gives one value in every form): taken as the exact value";
         Taken::new(AnswerForm::Exact, true, how.into())
     } else {
-        let runs = run(&probes.iter().map(|p| p.0).collect::<Vec<_>>());
+        let runs = run(&probes.iter().map(|p| p.0).collect::<Vec<_>>())?;
         let values: HashMap<u64, &BigUint> = probes.iter().map(|(n, v)| (*n, v)).collect();
         let answers: Vec<(u64, String)> = runs
             .iter()

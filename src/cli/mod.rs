@@ -169,6 +169,8 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> anyhow::Result<ExitCode>
             return Ok(ExitCode::from(2));
         }
     };
+    // rayon's global pool is this thread alone: it cannot fail to start, and starts no thread
+    session::calling_thread_as_global_pool();
     // the kernel set FIBTREE_ISA forces, checked before any command that computes starts
     let computes = !matches!(cli.command, Command::Completions { .. } | Command::Man { .. } | Command::Help { .. });
     if computes && let Err(e) = fibtree::kernel() {

@@ -1,7 +1,9 @@
 //! The operating system's calls that Rust's standard library does not wrap: a duplicate of one of the
 //! process's own descriptors, for writing through `/dev/fd/N`; the signal action that ends a
-//! process blocked writing its output; and the end of a process group (a program `stress` runs,
-//! with whatever it started). Only on unix; the calls go through `rustix`, and the two that it
+//! process blocked writing its output; the end of a process group (a program `stress` runs, with
+//! whatever it started), and of what such a program left running elsewhere (this process made its
+//! reaper, its children listed, killed and reaped); a wait on pipes with a time limit; the limit on
+//! the user's processes. Only on unix; the calls go through `rustix`, and the two that it
 //! cannot make safe (borrowing a descriptor by its number, a signal action) say why they hold.
 
 #![allow(unsafe_code)]
@@ -126,6 +128,102 @@ pub(super) fn kill_group(group: u32) -> std::io::Result<()> {
         Ok(()) | Err(rustix::io::Errno::SRCH) => Ok(()),
         Err(e) => Err(e.into()),
     }
+}
+
+/// Makes this process the reaper of the descendants that lose their parent (PR_SET_CHILD_SUBREAPER):
+/// what a program of `stress` leaves running, even in a process group or session of its own,
+/// becomes a child of this process once the program ends, so that it can be found ([`children`]),
+/// ended ([`kill_process`]) and reaped ([`reap`]). Linux only; elsewhere an error.
+///
+/// Cost: one system call.
+///
+/// # Errors
+/// What `prctl` says.
+pub(super) fn become_subreaper() -> std::io::Result<()> {
+    Ok(rustix::process::set_child_subreaper(Some(rustix::process::getpid()))?)
+}
+
+/// The process ids of this process's children, running or ended but not yet reaped: from
+/// `/proc/self/task/*/children` where the kernel has them, else from the parent of every
+/// `/proc/PID/stat`.
+///
+/// Cost: the reads of one small file a thread, or of one a process of the machine.
+pub(super) fn children() -> Vec<i32> {
+    let tasks = std::fs::read_dir("/proc/self/task").into_iter().flatten().flatten();
+    let lists: Option<Vec<String>> =
+        tasks.map(|task| std::fs::read_to_string(task.path().join("children")).ok()).collect();
+    if let Some(lists) = lists.filter(|l| !l.is_empty()) {
+        return lists.iter().flat_map(|l| l.split_whitespace()).filter_map(|pid| pid.parse().ok()).collect();
+    }
+    let me = rustix::process::getpid().as_raw_nonzero().get();
+    let processes = std::fs::read_dir("/proc").into_iter().flatten().flatten();
+    let pids = processes.filter_map(|entry| entry.file_name().to_str()?.parse::<i32>().ok());
+    pids.filter(|pid| parent_of(*pid) == Some(me)).collect()
+}
+
+/// The parent of the process `pid`, from `/proc/PID/stat` (the field after the state, which follows
+/// the command's name in parentheses, itself perhaps holding spaces or parentheses).
+fn parent_of(pid: i32) -> Option<i32> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    stat.get(stat.rfind(')')? + 1..)?.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// Sends SIGKILL to the process `pid`, and to the process group it leads where it leads one (what
+/// it started in that group). A process already gone is not an error.
+///
+/// Cost: two system calls.
+pub(super) fn kill_process(pid: i32) {
+    let Some(pid) = rustix::process::Pid::from_raw(pid).filter(|p| p.as_raw_nonzero().get() > 1) else { return };
+    // a group of that number can only be one the process made (its own id names no other)
+    let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
+    let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
+}
+
+/// Reaps the child `pid` where it has ended, without waiting: whether it is gone (reaped now, or no
+/// child of this process).
+///
+/// Cost: one system call.
+pub(super) fn reap(pid: i32) -> bool {
+    let Some(pid) = rustix::process::Pid::from_raw(pid) else { return true };
+    match rustix::process::waitpid(Some(pid), rustix::process::WaitOptions::NOHANG) {
+        Ok(Some(_)) | Err(rustix::io::Errno::CHILD) => true,
+        Ok(None) | Err(_) => false,
+    }
+}
+
+/// Whether the child `pid` has ended, without reaping it: its id (and the number of its process
+/// group) stays taken until it is reaped, so that nothing else can be killed by that number.
+///
+/// Cost: one system call.
+///
+/// # Errors
+/// What `waitid` says (no such child).
+pub(super) fn has_ended(pid: u32) -> std::io::Result<bool> {
+    use rustix::process::{WaitId, WaitIdOptions};
+    let pid = i32::try_from(pid).ok().and_then(rustix::process::Pid::from_raw);
+    let pid = pid.ok_or_else(|| std::io::Error::from(std::io::ErrorKind::InvalidInput))?;
+    let options = WaitIdOptions::EXITED | WaitIdOptions::NOHANG | WaitIdOptions::NOWAIT;
+    Ok(rustix::process::waitid(WaitId::Pid(pid), options)?.is_some())
+}
+
+/// Waits at most `wait` for any of `fds` to have bytes to read or its end; which do, in order. A
+/// signal that interrupts the wait ends it, with none ready.
+///
+/// Cost: one system call.
+pub(super) fn ready(fds: &[std::os::fd::BorrowedFd<'_>], wait: std::time::Duration) -> Vec<bool> {
+    use rustix::event::{PollFd, PollFlags, Timespec};
+    let mut polled: Vec<PollFd<'_>> = fds.iter().map(|fd| PollFd::new(fd, PollFlags::IN)).collect();
+    let timeout = Timespec::try_from(wait).unwrap_or(Timespec { tv_sec: 1, tv_nsec: 0 });
+    match rustix::event::poll(&mut polled, Some(&timeout)) {
+        Ok(_) => polled.iter().map(|p| !p.revents().is_empty()).collect(),
+        Err(_) => vec![false; fds.len()],
+    }
+}
+
+/// The soft limit on the processes (and threads) of this process's user (RLIMIT_NPROC), where one
+/// is set. Cost: one system call.
+pub(super) fn process_limit() -> Option<u64> {
+    rustix::process::getrlimit(rustix::process::Resource::Nproc).current
 }
 
 #[cfg(test)]

@@ -14,19 +14,21 @@ pub(super) fn self_test(seed: Option<u64>) -> anyhow::Result<ExitCode> {
     writeln!(session.out(), "seed {seed:#x}")?;
     writeln!(session.out(), "kernel {}", super::kernel_line()?)?;
     let cancel = session.cancel_flag();
-    let mut unwritten = None;
-    let all = fibtree::ladder::run(seed, Hooks::default().cancel_on(&cancel), |rung| {
-        let word = if rung.ok { "OK  " } else { "FAIL" };
-        let out = session.out();
-        let written = writeln!(out, "{word} {:<40} {:>6.2} s  {}", rung.name, rung.seconds, rung.detail);
-        if let Err(e) = written.and_then(|()| out.flush()) {
-            unwritten.get_or_insert(e);
+    // in the session's pool, on the threads it could start, as every command computes
+    let all = session.compute(|_, out| {
+        let mut unwritten = None;
+        let all = fibtree::ladder::run(seed, Hooks::default().cancel_on(&cancel), |rung| {
+            let word = if rung.ok { "OK  " } else { "FAIL" };
+            let written = writeln!(out, "{word} {:<40} {:>6.2} s  {}", rung.name, rung.seconds, rung.detail);
+            if let Err(e) = written.and_then(|()| out.flush()) {
+                unwritten.get_or_insert(e);
+            }
+        })?;
+        match unwritten {
+            Some(e) => Err(e.into()),
+            None => Ok(all),
         }
-    });
-    let all = all.map_err(|e| session.error(e))?;
-    if let Some(e) = unwritten {
-        return Err(e.into());
-    }
+    })?;
     session.finish()?;
     if all {
         Ok(ExitCode::SUCCESS)

@@ -8,7 +8,6 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-use anyhow::Context;
 use fibtree::{Error, Hooks, Param};
 use serde::Serialize;
 
@@ -52,7 +51,9 @@ pub(super) trait Outcome: Serialize {
 /// library's parameters.
 pub(super) struct Session {
     threads: usize,
-    pool: Option<rayon::ThreadPool>,
+    pool: Option<Pool>,
+    /// Whether threads that cannot be started are a refusal, not a warning (see [`Pool::start`]).
+    strict: bool,
     signals: Signals,
     progress: WeightedBar,
     out: Output,
@@ -74,6 +75,7 @@ impl Session {
         Ok(Session {
             threads,
             pool: None,
+            strict: false,
             signals,
             progress: WeightedBar::new(progress),
             out,
@@ -85,6 +87,12 @@ impl Session {
     /// This session, naming the library's parameters with `flags` in its errors.
     pub(super) fn naming(self, flags: fn(Param) -> &'static str) -> Session {
         Session { flags, ..self }
+    }
+
+    /// This session, refusing (exit 2, naming `--threads`) threads it cannot start, where a command
+    /// must have them (`bench`, whose threads are what it measures), rather than computing on one.
+    pub(super) fn requiring_threads(self) -> Session {
+        Session { strict: true, ..self }
     }
 
     /// Names the engine runs the session's work will report, in order, so that its progress bar
@@ -140,11 +148,7 @@ impl Session {
         &mut self,
         work: impl FnOnce(Hooks, &mut Output) -> anyhow::Result<T> + Send,
     ) -> anyhow::Result<T> {
-        let threads = self.threads;
-        let pool = match self.pool.take() {
-            Some(pool) => pool,
-            None => rayon::ThreadPoolBuilder::new().num_threads(threads).build().context("starting the thread pool")?,
-        };
+        let pool = self.take_pool()?;
         let progress = &self.progress;
         let update = |stage: &str, done: u64, total: u64| progress.update(stage, done, total);
         let notice = |line: &str| super::say(line);
@@ -154,6 +158,26 @@ impl Session {
         self.progress.finish();
         self.pool = Some(pool);
         result.map_err(|e| self.error(e))
+    }
+
+    /// Runs `work` in the session's pool, with no hooks of the session's (for work that brings its
+    /// own), its errors as [`Session::error`] says.
+    pub(super) fn in_pool<T: Send>(&mut self, work: impl FnOnce() -> fibtree::Result<T> + Send) -> anyhow::Result<T> {
+        let pool = self.take_pool()?;
+        let result = pool.install(work);
+        self.pool = Some(pool);
+        result.map_err(|e| self.error(e))
+    }
+
+    /// The session's pool, started on first use (see [`Pool::start`]); the session's threads are
+    /// then those it has.
+    fn take_pool(&mut self) -> anyhow::Result<Pool> {
+        let pool = match self.pool.take() {
+            Some(pool) => pool,
+            None => Pool::start(self.threads, self.strict)?,
+        };
+        self.threads = pool.threads();
+        Ok(pool)
     }
 
     /// The output, for a command that streams its result.
@@ -202,6 +226,74 @@ impl Session {
     pub(super) fn finish(&mut self) -> anyhow::Result<()> {
         Ok(self.out.finish()?)
     }
+}
+
+/// Where a session's work runs: a pool of worker threads, or the calling thread alone (which
+/// [`calling_thread_as_global_pool`] made the one worker of rayon's global pool).
+enum Pool {
+    Threads(rayon::ThreadPool),
+    Calling,
+}
+
+impl Pool {
+    /// A pool of `threads` threads; for one thread, the calling thread itself (no thread started).
+    /// Where the threads cannot be started (a limit on the user's processes, which counts threads),
+    /// the calling thread alone, with a warning on standard error saying why, unless `strict`.
+    ///
+    /// # Errors
+    /// A usage error naming `--threads` where the threads cannot be started and `strict` is set,
+    /// or the calling thread is not a pool of its own (when [`calling_thread_as_global_pool`] did
+    /// not run first).
+    fn start(threads: usize, strict: bool) -> anyhow::Result<Pool> {
+        let calling = rayon::current_thread_index().is_some() && rayon::current_num_threads() == 1;
+        if threads == 1 && calling {
+            return Ok(Pool::Calling);
+        }
+        match rayon::ThreadPoolBuilder::new().num_threads(threads).build() {
+            Ok(pool) => Ok(Pool::Threads(pool)),
+            Err(e) if calling && !strict => {
+                super::say(&format!("warning: {}: computing on one thread", not_started(threads, &e)));
+                Ok(Pool::Calling)
+            }
+            Err(e) => Err(super::usage("--threads", not_started(threads, &e))),
+        }
+    }
+
+    /// The threads that run the work.
+    fn threads(&self) -> usize {
+        match self {
+            Pool::Threads(pool) => pool.current_num_threads(),
+            Pool::Calling => 1,
+        }
+    }
+
+    /// Runs `work` in the pool.
+    fn install<T: Send>(&self, work: impl FnOnce() -> T + Send) -> T {
+        match self {
+            Pool::Threads(pool) => pool.install(work),
+            Pool::Calling => work(),
+        }
+    }
+}
+
+/// Makes the calling thread the one worker of rayon's global pool, which then starts no thread of
+/// its own: what runs outside a session's pool runs on the calling thread, and a session that asks
+/// for one thread, or cannot start those it asks for, computes on it. Nothing then finds the global
+/// pool uninitialised because its threads could not start (which panics in rayon). Called once, on
+/// the main thread, before anything computes; no other thread may use the global pool after it
+/// (none does: the threads of `stress`'s runs only run programs). Cost: no thread started.
+pub(super) fn calling_thread_as_global_pool() {
+    // an error (the global pool made already) leaves the pool as it was: sessions start their own
+    let _ = rayon::ThreadPoolBuilder::new().num_threads(1).use_current_thread().build_global();
+}
+
+/// Why `threads` threads did not start: `could not start 4 threads (CAUSE; the process limit
+/// RLIMIT_NPROC is 2)`, the limit said where one is set.
+fn not_started(threads: usize, cause: &dyn std::fmt::Display) -> String {
+    let s = if threads == 1 { "" } else { "s" };
+    let limit =
+        super::os::process_limit().map_or(String::new(), |l| format!("; the process limit RLIMIT_NPROC is {l}"));
+    format!("could not start {threads} thread{s} ({cause}{limit})")
 }
 
 /// The flags that SIGINT, SIGTERM and SIGHUP set: the first stops the run after its current layer

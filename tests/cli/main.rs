@@ -6,7 +6,9 @@
 //! `verify` (one claim), `claims` (`verify --claims`), `dist`, `table`, `moves`, `draw`, `bench`,
 //! `shards` for `shard` and `combine`, `estimate`, `stress`, `tools` for `grundy` and `brute`); the
 //! width and the texts of the help in `help`; output files and signals in `output`; checkpoints in
-//! `checkpoint`; damaged and forged shard and claims files, property-tested, in `forged`; the memory guard under `ulimit` and cgroup limits in `limits`; the kernel sets
+//! `checkpoint`; damaged and forged shard and claims files, property-tested, in `forged`; the memory
+//! guard under `ulimit` and cgroup limits in `limits`; every command under a limit on processes and
+//! threads (RLIMIT_NPROC) in `process_limit`; the kernel sets
 //! (`FIBTREE_ISA`) in `isa`; the files of `deploy/` in `deploy`, and on a real Slurm in `slurm`;
 //! the reference programs of `bench/reference/` and `bench/compare.py` in `reference`; every usage
 //! error (exit 2) of every command in `validation` (of outputs and checkpoints in
@@ -32,6 +34,7 @@ mod limits;
 mod mod_only;
 mod moves;
 mod output;
+mod process_limit;
 mod reference;
 mod shards;
 mod slurm;
