@@ -175,6 +175,11 @@ fn a_long_table_is_refused_under_the_address_space_limit() {
     };
     refused(&output, "(ulimit -v)");
     refused(&under("ulimit -v 100000", "table 1 600000 --max-memory 100M").unwrap(), "(ulimit -v)");
+    // stress's true values of a million n are such a table: refused before any run
+    let stress = under("ulimit -v 80000", "stress true --n 1..1000000").unwrap();
+    let err = stderr(&stress);
+    assert_eq!(stress.status.code(), Some(2), "{err}");
+    assert!(err.contains("for its --n") && err.contains("(ulimit -v)"), "{err}");
 }
 
 /// The figure a refusal names does not depend on the limit given: a plan small enough is measured

@@ -106,6 +106,12 @@ pub(super) fn stress(args: StressArgs) -> anyhow::Result<ExitCode> {
     let stress_flags = |param| if param == Param::N { "--n" } else { flag(param) };
     let mut session =
         Session::new(args.run.output.output.as_deref(), args.run.threads.threads, !args.json)?.naming(stress_flags);
+    // before any run: the true values of every n asked for fit the memory, as a table of as many rows
+    // up to the largest n would (the same floor, refused with the same figure)
+    if let (Some(&top), Ok(rows)) = (ns.iter().max(), u64::try_from(ns.len())) {
+        let options = Options { memory_limit: Some(args.run.memory_limit()), ..Options::default() };
+        fibtree::check_table_floor(top.saturating_sub(rows - 1), top, &options).map_err(|e| session.error(e))?;
+    }
     let stop = session.cancel_flag();
     // what the programs leave running, out of their groups too, is handed to this process to end
     // (not what it had before: a shell that ran `job & exec fibtree stress ...` left it `job`)
