@@ -18,14 +18,15 @@
 use num_bigint::BigUint;
 use num_traits::ToPrimitive;
 
-use crate::engines::modular::MODULUS_LIMIT;
 use crate::error::{Error, Result};
 use crate::options::Options;
-use crate::report::Report;
-use crate::run::{Counting, mod_only};
-use fibtree_util::{NotWhole, parse_modulus, parse_whole};
 
+mod answers;
+mod read;
 mod text;
+
+pub use answers::{Answers, Asked, answer};
+pub use read::{ClaimsReader, Line};
 
 /// The header a claims file must start with.
 pub const CLAIMS_HEADER: &str = "n,g,modulus,answer";
@@ -118,15 +119,13 @@ impl Checked {
     }
 }
 
-/// The columns of a claims file, in the order of [`CLAIMS_HEADER`].
-const COLUMNS: [&str; 4] = ["n", "g", "modulus", "answer"];
-
 /// Reads a claims file: a header that names the four columns `n`, `g`, `modulus` and `answer` once
 /// each, in any order (`n,g,modulus,answer` is the usual one), then one claim a line with its
 /// fields in the header's order (`g` may be empty, meaning 0). Blank lines and lines starting with
 /// `#` are skipped. A line ends with `\n`, `\r\n` or a lone `\r`; a UTF-8 byte-order mark is
 /// dropped, and a file with a UTF-16 byte-order mark is read as UTF-16. Every line after the header
-/// that is not a claim is reported with its number, once.
+/// that is not a claim is reported with its number, once. A file too large to hold is read a line
+/// at a time by [`ClaimsReader`], and its claims gathered by [`Asked`].
 ///
 /// Cost O(bytes).
 ///
@@ -135,87 +134,15 @@ const COLUMNS: [&str; 4] = ["n", "g", "modulus", "answer"];
 /// first line that is not blank or a comment must be it: the meaning of the columns cannot be
 /// guessed), or a UTF-16 file that is not valid UTF-16.
 pub fn parse_claims(file: &[u8]) -> Result<(Vec<Claim>, Vec<Malformed>)> {
-    let refuse = |why: String| Error::invalid(crate::Param::Claims, why);
-    let text = text::decoded(file).map_err(refuse)?;
     let (mut claims, mut malformed) = (Vec::new(), Vec::new());
-    let mut order = None;
-    for (i, raw) in text::lines(&text).enumerate() {
-        let line = i + 1;
-        let s = if raw.len() > MAX_LINE {
-            Err(format!("longer than {MAX_LINE} bytes"))
-        } else {
-            std::str::from_utf8(raw).map(str::trim).map_err(|_| "not text (invalid UTF-8)".to_string())
-        };
-        if s.as_ref().is_ok_and(|s| s.is_empty() || s.starts_with('#')) {
-            continue;
-        }
-        let Some(order) = &order else {
-            order = Some(header(s).map_err(|why| refuse(format!("line {line}: {why}")))?);
-            continue;
-        };
-        match s.and_then(|s| parse_claim(s, line, order)) {
-            Ok(claim) => claims.push(claim),
-            Err(error) => malformed.push(Malformed { line, error }),
+    for line in ClaimsReader::new(file) {
+        match line? {
+            Line::Claim(claim) => claims.push(claim),
+            Line::Malformed(m) => malformed.push(m),
+            Line::TooLong(line) => malformed.push(Malformed { line, error: format!("longer than {MAX_LINE} bytes") }),
         }
     }
-    match order {
-        Some(_) => Ok((claims, malformed)),
-        None => Err(refuse(format!("no header: {}", expected_header()))),
-    }
-}
-
-/// What a claims file must start with.
-fn expected_header() -> String {
-    format!("expected a header naming the columns n, g, modulus and answer in any order (e.g. '{CLAIMS_HEADER}')")
-}
-
-/// The order of the columns the header line `s` names: for each of [`COLUMNS`], the index of its
-/// field.
-///
-/// # Errors
-/// What is wrong, for a line that is not such a header.
-fn header(s: std::result::Result<&str, String>) -> std::result::Result<[usize; 4], String> {
-    let s = s.map_err(|why| format!("{why}; {}", expected_header()))?;
-    let fields: Vec<String> = s.split(',').map(|f| f.trim().to_ascii_lowercase()).collect();
-    let mut order = [usize::MAX; 4];
-    for (column, name) in COLUMNS.iter().enumerate() {
-        let mut at = fields.iter().enumerate().filter(|(_, f)| f == name).map(|(i, _)| i);
-        match (at.next(), at.next()) {
-            (Some(i), None) => order[column] = i,
-            _ => return Err(format!("{}, got '{s}'", expected_header())),
-        }
-    }
-    if fields.len() == 4 { Ok(order) } else { Err(format!("{}, got '{s}'", expected_header())) }
-}
-
-fn parse_claim(s: &str, line: usize, order: &[usize; 4]) -> std::result::Result<Claim, String> {
-    let fields: Vec<&str> = s.split(',').map(str::trim).collect();
-    if fields.len() != 4 {
-        let mut names = [""; 4];
-        for (column, &i) in order.iter().enumerate() {
-            names[i] = COLUMNS[column];
-        }
-        return Err(format!("expected 4 fields ({}), found {}", names.join(","), fields.len()));
-    }
-    let [n, g, modulus, answer] = order.map(|i| fields[i]);
-    let whole = |name: &str, t: &str| -> std::result::Result<u64, String> {
-        parse_whole(t).map_err(|e| match e {
-            NotWhole::NotDigits => format!("{name}: expected a whole number, got '{t}'"),
-            NotWhole::TooLarge => format!("{name}: '{t}' is larger than 2^64 - 1"),
-        })
-    };
-    let n = whole("n", n)?;
-    crate::game::check_n(n).map_err(|_| format!("n: at most {}, got {n}", crate::game::MAX_N))?;
-    let g = if g.is_empty() { 0 } else { whole("g", g)? };
-    let modulus = parse_modulus(modulus).map_err(|e| format!("modulus: {e}"))?;
-    let answer: u128 = parse_whole(answer).map_err(|e| match e {
-        NotWhole::NotDigits => format!("answer: expected a whole number, got '{answer}'"),
-        NotWhole::TooLarge => format!("answer: '{answer}' is not below the modulus {modulus}"),
-    })?;
-    if answer >= modulus {
-        return Err(format!("answer: {answer} is not below the modulus {modulus}"));
-    }
-    Ok(Claim { line, n, g, modulus, answer })
+    Ok((claims, malformed))
 }
 
 /// A claim that was not checked, with the reason: its own run would not fit in memory.
@@ -246,89 +173,17 @@ pub struct Refused {
 /// # Errors
 /// As [`Counting::new`], except the refusals for memory, which are per claim.
 pub fn check_claims(claims: &[Claim], options: &Options) -> Result<(Vec<Checked>, Vec<Refused>)> {
-    let mut targets: Vec<(u64, u64)> = claims.iter().map(|c| (c.n, c.g)).collect();
-    targets.sort_unstable();
-    targets.dedup();
-    let mut options = options.clone();
+    let mut asked = Asked::default();
+    claims.iter().for_each(|c| asked.add(c));
+    let answers = answer(&asked, options)?;
+    let (mut checked, mut refused) = (Vec::new(), Vec::new());
     for c in claims {
-        if let Ok(m) = u64::try_from(c.modulus)
-            && m < MODULUS_LIMIT
-            && !options.moduli.contains(&m)
-        {
-            options.moduli.push(m);
+        match answers.judge(c).expect("every claim was asked") {
+            Ok(verdict) => checked.push(verdict),
+            Err(refusal) => refused.push(refusal),
         }
     }
-    let mut checked: Vec<Option<Checked>> = vec![None; claims.len()];
-    let mut failures = Vec::new();
-    let mut sink = |_, report: Report| {
-        if !report.ok() {
-            failures.extend(report.projections.iter().filter(|p| !p.agrees()).map(|p| (report.n, report.g, p.clone())));
-        }
-        for (i, c) in claims.iter().enumerate().filter(|(_, c)| (c.n, c.g) == (report.n, report.g)) {
-            let expected = residue(&report.value, c.modulus);
-            let independent = u64::try_from(c.modulus).ok().and_then(|m| report.projection(m)).map(|p| p.independent);
-            checked[i] = Some(Checked { claim: c.clone(), expected, independent, judged: Judged::Exact });
-        }
-        Ok(())
-    };
-    let mut refused: Vec<((u64, u64), Error)> = Vec::new();
-    match Counting::new(&targets, &options) {
-        Ok(counting) => counting.for_each(&mut sink)?,
-        Err(Error::OutOfMemory { .. }) => {
-            let mut fit = Vec::new();
-            for &t in &targets {
-                match Counting::new(&[t], &options) {
-                    Ok(_) => fit.push(t),
-                    Err(e @ (Error::OutOfMemory { .. } | Error::InvalidArgument { .. })) => refused.push((t, e)),
-                    Err(e) => return Err(e),
-                }
-            }
-            match Counting::new(&fit, &options) {
-                Ok(counting) => counting.for_each(&mut sink)?,
-                Err(Error::OutOfMemory { .. }) => {
-                    for t in &fit {
-                        Counting::new(std::slice::from_ref(t), &options)?.for_each(&mut sink)?;
-                    }
-                }
-                Err(e) => return Err(e),
-            }
-        }
-        Err(e) => return Err(e),
-    }
-    // a target whose exact count does not fit, all of whose claims' moduli the modular engine
-    // takes: judged by the modular engine alone
-    for (t, error) in &mut refused {
-        let &mut Error::OutOfMemory { estimate, limit, .. } = error else { continue };
-        let mine = || claims.iter().enumerate().filter(|(_, c)| (c.n, c.g) == *t);
-        let Some(moduli) = mine().map(|(_, c)| u64::try_from(c.modulus).ok().filter(|&m| m < MODULUS_LIMIT)).collect()
-        else {
-            continue;
-        };
-        let report = match mod_only(t.0, t.1, &Options { moduli, ..options.clone() }) {
-            Ok(report) => report,
-            Err(e @ Error::OutOfMemory { .. }) => {
-                *error = e;
-                continue;
-            }
-            Err(e) => return Err(e),
-        };
-        for (i, c) in mine() {
-            let found =
-                report.residues.iter().find(|r| u128::from(r.0) == c.modulus).expect("each modulus is reported");
-            let judged = Judged::Modular { exact_estimate: estimate, limit };
-            checked[i] = Some(Checked { claim: c.clone(), expected: found.1.into(), independent: None, judged });
-        }
-    }
-    refused.retain(|(t, _)| !claims.iter().zip(&checked).any(|(c, k)| (c.n, c.g) == *t && k.is_some()));
-    if let Some((n, g, p)) = failures.first() {
-        return Err(Error::cross_check(*n, *g, p.modulus, p.residue, p.independent));
-    }
-    let refusals = claims
-        .iter()
-        .filter_map(|c| refused.iter().find(|r| r.0 == (c.n, c.g)).map(|r| (c, &r.1)))
-        .map(|(c, e)| Refused { claim: c.clone(), error: e.clone() })
-        .collect();
-    Ok((checked.into_iter().flatten().collect(), refusals))
+    Ok((checked, refused))
 }
 
 /// `value` mod `m`. Cost O(value's limbs).

@@ -2,28 +2,93 @@
 //! remainder theorem and checked as `count` checks its value.
 
 use std::collections::BTreeMap;
+use std::io::BufReader;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use fibtree::crt::{self, ShardResidues};
-use fibtree::{LAST18, Options, P998244353, Projection, Report};
+use fibtree::{Error, Hooks, LAST18, Limit, Options, P998244353, Param, Projection, Report};
+use serde::de::{Deserializer, IgnoredAny, MapAccess, Visitor};
 
 use super::args::{CombineArgs, parse_shard};
 use super::count::{Counted, all_agree};
+use super::input::{Stoppable, open};
 use super::output::distinct;
 use super::session::{OutputForm, Session};
-use super::shard::{FORMAT, ShardFile};
-use super::{say, usage};
+use super::shard::{FORMAT, ShardFile, with_budget};
+use super::{flag, say, usage};
+
+/// The bytes a shard file takes for each of its primes: the prime (19 digits, quoted, and a comma)
+/// and its residue, about as long. What the files' size says of the primes they hold.
+const FILE_BYTES_PER_PRIME: u64 = 44;
+
+/// The bytes reading holds for each prime: the prime and its residue (8 bytes each), in lists that
+/// grow by doubling.
+const READ_BYTES_PER_PRIME: u64 = 32;
+
+/// A source read through [`Stoppable`], buffered.
+fn reader(path: &Path, cancel: &Arc<AtomicBool>) -> std::io::Result<BufReader<Stoppable<std::fs::File>>> {
+    let (file, may_wait) = open(path)?;
+    Ok(BufReader::with_capacity(64 << 10, Stoppable::new(file, cancel.clone(), may_wait)))
+}
+
+/// Whether the top level of a JSON file is an object with a shard file's `shard` or `residues`
+/// field (read without holding the file: its values are skipped).
+struct ShardFields(bool);
+
+impl<'de> serde::Deserialize<'de> for ShardFields {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<ShardFields, D::Error> {
+        struct Key(bool);
+        impl<'de> serde::Deserialize<'de> for Key {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Key, D::Error> {
+                struct Name;
+                impl Visitor<'_> for Name {
+                    type Value = Key;
+                    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                        f.write_str("a field name")
+                    }
+                    fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<Key, E> {
+                        Ok(Key(s == "shard" || s == "residues"))
+                    }
+                }
+                d.deserialize_str(Name)
+            }
+        }
+        struct Object;
+        impl<'de> Visitor<'de> for Object {
+            type Value = ShardFields;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<ShardFields, A::Error> {
+                let mut found = false;
+                while let Some(Key(shard)) = map.next_key()? {
+                    found |= shard;
+                    map.next_value::<IgnoredAny>()?;
+                }
+                Ok(ShardFields(found))
+            }
+        }
+        d.deserialize_map(Object)
+    }
+}
 
 /// Whether the `*.json` file `path` found in a folder is something other than a shard file: a JSON
 /// object without a shard file's `shard` and `residues` fields (`combine --json -o` writes its result
 /// into the shards' folder, for example). A file that is not JSON, or is damaged, is not skipped:
 /// reading it as a shard file says what is wrong with it.
-fn is_other_json(path: &Path) -> bool {
-    let Ok(text) = std::fs::read_to_string(path) else { return false };
-    match serde_json::from_str::<serde_json::Value>(&text) {
-        Ok(serde_json::Value::Object(fields)) => !fields.contains_key("shard") && !fields.contains_key("residues"),
-        _ => false,
+///
+/// # Errors
+/// [`Error::Interrupted`] once the cancel flag is set.
+fn is_other_json(path: &Path, cancel: &Arc<AtomicBool>) -> anyhow::Result<bool> {
+    let Ok(reader) = reader(path, cancel) else { return Ok(false) };
+    match serde_json::from_reader::<_, ShardFields>(reader) {
+        Ok(ShardFields(shard)) => Ok(!shard),
+        // a read the cancel flag stopped
+        Err(_) if cancel.load(Ordering::Relaxed) => Err(Error::Interrupted.into()),
+        Err(_) => Ok(false),
     }
 }
 
@@ -31,24 +96,24 @@ fn is_other_json(path: &Path) -> bool {
 /// that are other JSON files ([`is_other_json`]), each skipped with a line on standard error.
 ///
 /// # Errors
-/// A path that cannot be read, or a folder with no shard file, naming it.
-fn shard_files(paths: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
+/// A path that cannot be read, or a folder with no shard file, naming it; [`Error::Interrupted`].
+fn shard_files(paths: &[PathBuf], cancel: &Arc<AtomicBool>) -> anyhow::Result<Vec<PathBuf>> {
     let mut files = Vec::new();
     for path in paths {
         let shown = path.display();
         if path.is_dir() {
             let entries = std::fs::read_dir(path).map_err(|e| usage("FILES", format!("cannot read '{shown}': {e}")))?;
-            let mut found: Vec<PathBuf> = entries
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.extension().is_some_and(|x| x == "json") && p.is_file())
-                .filter(|p| {
-                    let other = is_other_json(p);
-                    if other {
-                        say(&format!("skipped '{}': a JSON file, not a shard file", p.display()));
-                    }
-                    !other
-                })
-                .collect();
+            let mut found = Vec::new();
+            for p in entries.filter_map(|e| e.ok().map(|e| e.path())) {
+                if !(p.extension().is_some_and(|x| x == "json") && p.is_file()) {
+                    continue;
+                }
+                if is_other_json(&p, cancel)? {
+                    say(&format!("skipped '{}': a JSON file, not a shard file", p.display()));
+                } else {
+                    found.push(p);
+                }
+            }
             if found.is_empty() {
                 return Err(usage("FILES", format!("'{shown}' holds no shard file (*.json)")));
             }
@@ -69,26 +134,45 @@ struct Read {
     residues: ShardResidues,
 }
 
-/// Reads one shard file.
+/// The refusal of a combine whose `estimate` (bytes) exceeds `limit`, naming the shard files.
+fn too_large(estimate: u64, limit: Limit) -> anyhow::Error {
+    Error::OutOfMemory { param: Param::Shard, estimate, limit }.into()
+}
+
+/// Reads one shard file, its numbers parsed as they come (never held as text), within `budget`
+/// bytes of them (what is left is put back).
 ///
 /// # Errors
-/// A file that cannot be read, is not a shard file, is of another format, or is damaged, naming it.
-fn read(path: &Path) -> anyhow::Result<Read> {
+/// A file that cannot be read, is not a shard file, is of another format, or is damaged, naming it;
+/// [`Error::OutOfMemory`] for numbers past the budget; [`Error::Interrupted`].
+fn read(path: &Path, cancel: &Arc<AtomicBool>, budget: &mut u64, limit: Limit) -> anyhow::Result<Read> {
     let shown = path.display();
-    let text = std::fs::read_to_string(path).map_err(|e| usage("FILES", format!("cannot read '{shown}': {e}")))?;
-    let file: ShardFile = serde_json::from_str(&text)
-        .map_err(|e| usage("FILES", format!("'{shown}' is not a shard file of fibtree ({e})")))?;
+    let cannot = |e: std::io::Error| usage("FILES", format!("cannot read '{shown}': {e}"));
+    let source = reader(path, cancel).map_err(cannot)?;
+    let (parsed, left, over) = with_budget(*budget, || serde_json::from_reader::<_, ShardFile>(source));
+    *budget = left;
+    // past the budget: the lists held, and the doubling that did not fit
+    let held = limit.bytes().saturating_sub(left);
+    let mut file = match parsed {
+        Ok(file) => file,
+        // a read the cancel flag stopped
+        Err(_) if cancel.load(Ordering::Relaxed) => return Err(Error::Interrupted.into()),
+        Err(_) if over => return Err(too_large(held.saturating_mul(2).max(limit.bytes() + 1), limit)),
+        Err(e) if e.is_io() => return Err(cannot(std::io::Error::from(e))),
+        Err(e) => return Err(usage("FILES", format!("'{shown}' is not a shard file of fibtree ({e})"))),
+    };
     if file.format != FORMAT {
         return Err(usage("FILES", format!("'{shown}' has format {}, this version reads {FORMAT}", file.format)));
     }
     let damaged = |what: &str| usage("FILES", format!("'{shown}' is damaged ({what})"));
-    if file.checksum != file.content_checksum() {
-        return Err(damaged("its checksum does not match its content"));
+    match file.content_checksum() {
+        None if file.primes.odd => return Err(damaged("a prime is not a number")),
+        None => return Err(damaged("a residue is not a number")),
+        Some(checksum) if checksum != file.checksum => return Err(damaged("its checksum does not match its content")),
+        Some(_) => {}
     }
     let (index, count) = parse_shard(&file.shard).map_err(|_| damaged("its shard is not I/S"))?;
-    let numbers = |v: &[String]| v.iter().map(|x| x.parse::<u64>()).collect::<Result<Vec<u64>, _>>();
-    let primes = numbers(&file.primes).map_err(|_| damaged("a prime is not a number"))?;
-    let residues = numbers(&file.residues).map_err(|_| damaged("a residue is not a number"))?;
+    let (primes, residues) = (file.primes.values, file.residues.values);
     if primes.len() != residues.len() || primes.iter().zip(&residues).any(|(p, r)| r >= p) {
         return Err(damaged("its residues do not match its primes"));
     }
@@ -96,17 +180,38 @@ fn read(path: &Path) -> anyhow::Result<Read> {
 }
 
 pub(super) fn combine(args: CombineArgs) -> anyhow::Result<ExitCode> {
+    let output = args.output.output.as_deref();
+    // the shard files are what a refusal for memory names
+    let names = |param| if param == Param::Shard { "FILES" } else { flag(param) };
+    let mut session = Session::new(output, args.threads.threads, false)?.naming(names);
+    let result = combine_in(&mut session, &args);
+    // an interruption, wherever it came from, is the signal's; nothing is left written
+    result.map_err(|e| session.error(e))
+}
+
+fn combine_in(session: &mut Session, args: &CombineArgs) -> anyhow::Result<ExitCode> {
     let form = OutputForm::of(args.json, args.quiet);
-    let files = shard_files(&args.paths)?;
+    let cancel = session.cancel_flag();
+    let files = shard_files(&args.paths, &cancel)?;
     let output = args.output.output.as_deref();
     for file in &files {
         // the result may not replace one of the shards it is made from
         distinct(&[("FILES", Some(file)), ("--output", output)])?;
     }
+    // refused before any reading where the files' size says the run cannot fit
+    let limit = Limit::new(None, session.threads());
+    let size: u64 =
+        files.iter().filter_map(|f| std::fs::metadata(f).ok()).filter(|m| m.is_file()).map(|m| m.len()).sum();
+    let primes = usize::try_from(size / FILE_BYTES_PER_PRIME).unwrap_or(usize::MAX);
+    let estimate = (primes as u64).saturating_mul(READ_BYTES_PER_PRIME).saturating_add(crt::combine_bytes(primes));
+    if estimate > limit.bytes() {
+        return Err(too_large(estimate, limit));
+    }
+    let mut budget = limit.bytes();
     let mut first: Option<(PathBuf, u64, u64, usize)> = None;
     let mut by_index: BTreeMap<usize, (PathBuf, ShardResidues)> = BTreeMap::new();
     for path in &files {
-        let shard = read(path)?;
+        let shard = read(path, &cancel, &mut budget, limit)?;
         let shown = path.display();
         match &first {
             None => first = Some((path.clone(), shard.n, shard.g, shard.count)),
@@ -134,12 +239,19 @@ pub(super) fn combine(args: CombineArgs) -> anyhow::Result<ExitCode> {
     }
     let (_, n, g, count) = first.ok_or_else(|| usage("FILES", "no shard file given"))?;
     let shards: Vec<ShardResidues> = by_index.into_values().map(|(_, s)| s).collect();
-    let value = crt::combine_shards(n, count, &shards).map_err(|e| match e {
-        fibtree::Error::InvalidArgument { expected, .. } => usage("FILES", expected),
+    let primes: usize = shards.iter().map(|s| s.primes.len()).sum();
+    // the reconstruction's memory, now that the primes are known, within what is left
+    let limit = Limit::new(None, session.threads());
+    if crt::combine_bytes(primes) > limit.bytes() {
+        return Err(too_large(crt::combine_bytes(primes), limit));
+    }
+    let hooks = Hooks::default().cancel_on(&cancel);
+    let value = crt::combine_shards_with(n, count, &shards, hooks).map_err(|e| match e {
+        Error::InvalidArgument { expected, .. } => usage("FILES", expected),
         other => other.into(),
     })?;
-    let mut session = Session::new(output, args.threads.threads, false)?;
-    crt::check_below_tree(n, g, &value, shards.iter().map(|s| s.primes.len()).sum())?;
+    drop(shards);
+    crt::check_below_tree(n, g, &value, primes)?;
     // the modular engine run directly, both moduli at once (a thread each)
     let independent =
         session.compute(|hooks, _| Ok(fibtree::mod_only(n, g, &Options { hooks, ..Options::default() })?))?;
@@ -153,10 +265,13 @@ pub(super) fn combine(args: CombineArgs) -> anyhow::Result<ExitCode> {
         .collect();
     // the modular check's own estimate, and the reconstruction's: the residues and their mixed-radix
     // digits (two words a prime) and the value, with a product and a remainder beside it
-    let primes: usize = shards.iter().map(|s| s.primes.len()).sum();
     let reconstruction = 16 * primes as u64 + 3 * value.bits().div_ceil(8);
     let memory_estimate_bytes = independent.memory_estimate_bytes + reconstruction;
     let report = Report { n, g, value, projections, double_check: None, memory_estimate_bytes };
-    session.emit(&Counted::new(&report, session.threads(), session.seconds()), form)?;
+    let counted = Counted::new(&report, session.threads(), session.seconds());
+    if cancel.load(Ordering::Relaxed) {
+        return Err(Error::Interrupted.into());
+    }
+    session.emit(&counted, form)?;
     Ok(if all_agree(&report) { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }

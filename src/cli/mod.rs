@@ -17,6 +17,7 @@ mod dist;
 mod draw;
 mod estimate;
 mod forms;
+mod input;
 mod json;
 mod messages;
 mod moves;

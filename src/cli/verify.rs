@@ -1,23 +1,22 @@
 //! `fibtree verify`: is another program's residue right? One claim, or a CSV file of them.
 
-use std::io::{BufRead, Read, Write};
-use std::path::Path;
+use std::io::Write;
 use std::process::ExitCode;
 
-use fibtree::claims::{CLAIMS_HEADER, Checked, Claim, Judged, MAX_LINE, Malformed, check_claims, parse_claims};
-use fibtree::{Counting, Error, Options, Param};
+use fibtree::claims::{Checked, Claim, Judged, check_claims};
+use fibtree::{Counting, Error, Options};
 use num_bigint::BigUint;
 use serde::Serialize;
 
 use super::args::VerifyArgs;
-use super::messages::{escaped, one_line};
-use super::output::distinct;
 use super::session::{Outcome, OutputForm, Session};
-use super::{flag, say, usage};
+use super::{say, usage};
+
+mod claims;
 
 pub(super) fn verify(args: VerifyArgs) -> anyhow::Result<ExitCode> {
     match &args.claims {
-        Some(path) => verify_claims(path, &args),
+        Some(path) => claims::verify_claims(path, &args),
         None => verify_one(&args),
     }
 }
@@ -145,167 +144,4 @@ fn verify_whole(args: &VerifyArgs, n: u64, answer: &BigUint) -> anyhow::Result<E
 fn cross_check_failed(c: &Checked) -> Error {
     let modular = c.independent.map_or("-".into(), |r| r.to_string());
     Error::cross_check(c.claim.n, c.claim.g, c.claim.modulus, c.expected, modular)
-}
-
-/// A claims file's verdicts (fields in alphabetical order, as the JSON lists them).
-#[derive(Serialize)]
-struct Verdicts {
-    counts: Counts,
-    malformed: Vec<MalformedOut>,
-    verdicts: Vec<ClaimVerdict>,
-}
-
-#[derive(Serialize)]
-struct Counts {
-    malformed: usize,
-    mismatch: usize,
-    ok: usize,
-}
-
-#[derive(Serialize)]
-struct MalformedOut {
-    error: String,
-    line: usize,
-}
-
-#[derive(Serialize)]
-struct ClaimVerdict {
-    answer: String,
-    expected: String,
-    #[serde(serialize_with = "super::json::int")]
-    g: u64,
-    judged_by: &'static str,
-    line: usize,
-    modulus: String,
-    n: u64,
-    verdict: &'static str,
-}
-
-impl Verdicts {
-    fn new(checked: &[Checked], malformed: &[Malformed]) -> Verdicts {
-        let ok = checked.iter().filter(|c| c.ok()).count();
-        Verdicts {
-            counts: Counts { malformed: malformed.len(), mismatch: checked.len() - ok, ok },
-            // a reason quotes the line: one line, its control characters escaped and long numbers cut
-            malformed: malformed.iter().map(|m| MalformedOut { error: one_line(&m.error), line: m.line }).collect(),
-            verdicts: checked
-                .iter()
-                .map(|c| ClaimVerdict {
-                    answer: c.claim.answer.to_string(),
-                    expected: c.expected.to_string(),
-                    g: c.claim.g,
-                    judged_by: c.judged.name(),
-                    line: c.claim.line,
-                    modulus: c.claim.modulus.to_string(),
-                    n: c.claim.n,
-                    verdict: word(c),
-                })
-                .collect(),
-        }
-    }
-}
-
-impl Outcome for Verdicts {
-    /// Every line in file order, claims and malformed lines together, then the counts.
-    fn human(&self, out: &mut dyn Write) -> std::io::Result<()> {
-        let mut lines: Vec<(usize, String)> = self
-            .verdicts
-            .iter()
-            .map(|c| {
-                let ClaimVerdict { line, n, g, modulus, answer, expected, verdict, judged_by } = c;
-                let by = if *judged_by == "modular" { " (judged by the modular engine)" } else { "" };
-                let claim = format!("c({n}, {g}) mod {modulus}: claimed {answer}, true {expected}");
-                (*line, format!("line {line}: {claim}: {verdict}{by}"))
-            })
-            .chain(self.malformed.iter().map(|m| (m.line, format!("line {}: malformed: {}", m.line, m.error))))
-            .collect();
-        lines.sort_by_key(|l| l.0);
-        for (_, line) in lines {
-            writeln!(out, "{}", escaped(&line))?;
-        }
-        let Counts { ok, mismatch, malformed } = self.counts;
-        writeln!(out, "{ok} OK, {mismatch} MISMATCH, {malformed} malformed")
-    }
-}
-
-/// The text of a claims file, read line by line: a line longer than [`MAX_LINE`] bytes stops the
-/// reading with a usage error (no claims file has one: `/dev/zero` or a binary file is refused at
-/// once, without reading it whole). What cannot be read (a directory, say) is bad input, as a path
-/// that does not exist. Cost O(bytes); memory the text.
-fn read_claims(reader: &mut impl BufRead, source: &str) -> anyhow::Result<Vec<u8>> {
-    let mut text = Vec::new();
-    for line in 1.. {
-        let start = text.len();
-        let read = reader
-            .by_ref()
-            .take(MAX_LINE as u64 + 1)
-            .read_until(b'\n', &mut text)
-            .map_err(|e| usage("--claims", format!("cannot read {source}: {e}")))?;
-        if read == 0 {
-            break;
-        }
-        if read - usize::from(text[start..].ends_with(b"\n")) > MAX_LINE {
-            return Err(usage(
-                "--claims",
-                format!("line {line} of {source} is longer than {MAX_LINE} bytes, the most a claims line may hold"),
-            ));
-        }
-    }
-    Ok(text)
-}
-
-fn verify_claims(path: &Path, args: &VerifyArgs) -> anyhow::Result<ExitCode> {
-    distinct(&[("--claims", Some(path)), ("--output", args.run.output.output.as_deref())])?;
-    let source = if path.as_os_str() == "-" { "standard input" } else { "the file" };
-    let text = if path.as_os_str() == "-" {
-        read_claims(&mut std::io::stdin().lock(), source)?
-    } else {
-        let name = format!("'{}'", path.display());
-        let file = std::fs::File::open(path).map_err(|e| usage("--claims", format!("cannot read {name}: {e}")))?;
-        read_claims(&mut std::io::BufReader::new(file), &name)?
-    };
-    let name = if path.as_os_str() == "-" { "standard input".to_string() } else { format!("'{}'", path.display()) };
-    if text.iter().all(u8::is_ascii_whitespace) {
-        return Err(usage("--claims", format!("{source} is empty; expected the header '{CLAIMS_HEADER}' and claims")));
-    }
-    let (claims, malformed) = parse_claims(&text).map_err(|e| match e {
-        Error::InvalidArgument { expected, .. } => usage("--claims", format!("{name}: {expected}")),
-        other => other.into(),
-    })?;
-    if claims.is_empty() && malformed.is_empty() {
-        return Err(usage("--claims", format!("{source} has no claims, only its header")));
-    }
-    // A run too large for memory: the file is what asks for it.
-    let claims_flags = |param| if param == Param::N { "--claims" } else { flag(param) };
-    let mut session =
-        Session::new(args.run.output.output.as_deref(), args.run.threads.threads, !args.json)?.naming(claims_flags);
-    let (checked, refused) = if claims.is_empty() {
-        (Vec::new(), Vec::new())
-    } else {
-        let (engine, memory_limit) = (args.run.engine, Some(args.run.memory_limit()));
-        session.compute(|hooks, _| {
-            Ok(check_claims(&claims, &Options { hooks, engine, memory_limit, ..Options::default() })?)
-        })?
-    };
-    // a claim whose own run does not fit is a bad line like any other, with its reason
-    let mut malformed = malformed;
-    malformed.extend(refused.into_iter().map(|r| Malformed { line: r.claim.line, error: r.error.to_string() }));
-    malformed.sort_by_key(|m| m.line);
-    if let Some(bad) = checked.iter().find(|c| !c.engines_agree()) {
-        return Err(cross_check_failed(bad).into());
-    }
-    // each (n, g) the modular engine judged alone, once
-    let mut said = Vec::new();
-    for c in &checked {
-        if let Some(note) = c.judged.note()
-            && !said.contains(&(c.claim.n, c.claim.g))
-        {
-            said.push((c.claim.n, c.claim.g));
-            say(&format!("note: c({}, {}) {note}", c.claim.n, c.claim.g));
-        }
-    }
-    let verdicts = Verdicts::new(&checked, &malformed);
-    let Counts { mismatch, malformed, .. } = verdicts.counts;
-    let status = ExitCode::from(if malformed > 0 { 2 } else { u8::from(mismatch > 0) });
-    session.emit_verdict(&verdicts, OutputForm::of(args.json, false), status)
 }

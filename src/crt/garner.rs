@@ -4,6 +4,7 @@ use num_bigint::BigUint;
 use num_integer::Integer;
 
 use crate::error::{Error, Param, Result};
+use crate::hooks::Hooks;
 
 /// The unique x below p_0 p_1 ... p_(k-1) with x = `residues[i]` (mod `primes[i]`) for every i, by
 /// Garner's algorithm: x = v_0 + v_1 p_0 + v_2 p_0 p_1 + ..., each mixed-radix digit v_i found
@@ -18,6 +19,15 @@ use crate::error::{Error, Param, Result};
 /// [`Error::InvalidArgument`] naming [`Param::Modulus`] when the lengths differ, a modulus is below 2
 /// or not below 2^63, a residue is not below its modulus, or two moduli share a factor.
 pub fn garner(primes: &[u64], residues: &[u64]) -> Result<BigUint> {
+    garner_with(primes, residues, Hooks::default())
+}
+
+/// [`garner`], stopped by `hooks` (asked once a digit, and once a step of Horner's rule: O(k) word
+/// operations apart).
+///
+/// # Errors
+/// As [`garner`]; [`Error::Interrupted`] once `hooks` cancel the run.
+pub(crate) fn garner_with(primes: &[u64], residues: &[u64], hooks: Hooks) -> Result<BigUint> {
     if primes.len() != residues.len() {
         let what = format!("one residue per modulus, got {} moduli and {} residues", primes.len(), residues.len());
         return Err(Error::invalid(Param::Modulus, what));
@@ -32,6 +42,7 @@ pub fn garner(primes: &[u64], residues: &[u64]) -> Result<BigUint> {
     }
     let mut digits: Vec<u64> = Vec::with_capacity(primes.len());
     for (i, (&p, &r)) in primes.iter().zip(residues).enumerate() {
+        hooks.check()?;
         let mul = |a: u64, b: u64| ((a as u128 * b as u128) % p as u128) as u64;
         // the value of the digits so far, and the product of the moduli before p, both modulo p
         let (mut value, mut product) = (0u64, 1u64);
@@ -50,6 +61,7 @@ pub fn garner(primes: &[u64], residues: &[u64]) -> Result<BigUint> {
     }
     let mut x = BigUint::ZERO;
     for (&v, &p) in digits.iter().zip(primes).rev() {
+        hooks.check()?;
         x = x * p + v;
     }
     Ok(x)

@@ -26,4 +26,4 @@ pub(crate) mod shards;
 pub use garner::{check_below_tree, garner};
 pub use primes::{PRIME_BITS, REDUNDANCY_BITS, is_prime, primes, primes_needed};
 pub use residues::residues;
-pub use shards::{MAX_SHARDS, ShardResidues, combine_shards, shard_primes};
+pub use shards::{MAX_SHARDS, ShardResidues, combine_bytes, combine_shards, combine_shards_with, shard_primes};

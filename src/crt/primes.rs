@@ -1,7 +1,9 @@
 //! The primes residues are taken modulo: the largest primes below 2^62, in descending order, found
 //! by a deterministic Miller-Rabin test.
 
+use crate::error::Result;
 use crate::game;
+use crate::hooks::Hooks;
 
 /// The primes lie between 2^(PRIME_BITS - 1) and 2^PRIME_BITS: below 2^62, so that two residues
 /// add in a `u64` without overflow and the modular engines take them as moduli.
@@ -61,15 +63,24 @@ pub fn is_prime(n: u64) -> bool {
 /// Cost: about 22 primality tests per prime (the gaps between primes near 2^62 average 43), so
 /// O(count) tests of about 450 multiplications; memory 8 bytes a prime.
 pub fn primes(count: usize) -> Vec<u64> {
+    primes_with(count, Hooks::default()).expect("never cancelled")
+}
+
+/// [`primes`], stopped by `hooks` (asked once a prime).
+///
+/// # Errors
+/// [`crate::Error::Interrupted`] once `hooks` cancel the run.
+pub(crate) fn primes_with(count: usize, hooks: Hooks) -> Result<Vec<u64>> {
     let mut found = Vec::with_capacity(count);
     let mut candidate = (1u64 << PRIME_BITS) - 1;
     while found.len() < count {
         if is_prime(candidate) {
+            hooks.check()?;
             found.push(candidate);
         }
         candidate -= 2;
     }
-    found
+    Ok(found)
 }
 
 /// How many primes of [`primes`] determine any count c(n, g) with [`REDUNDANCY_BITS`] of room: every

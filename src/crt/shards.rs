@@ -5,9 +5,10 @@ use std::collections::BTreeMap;
 
 use num_bigint::BigUint;
 
-use super::garner::garner;
-use super::primes::{primes, primes_needed};
+use super::garner::garner_with;
+use super::primes::{primes, primes_needed, primes_with};
 use crate::error::{Error, Param, Result};
+use crate::hooks::Hooks;
 
 /// The most shards a count may be cut into: a million (f(1,000,000) has 11,384 primes, so more
 /// shards would be empty), so that a shard number read from a file cannot ask for a list of
@@ -60,6 +61,28 @@ pub struct ShardResidues {
 /// missing (the first missing ones named, and how many), a shard whose primes are not its share, or
 /// two different sets of residues for one shard.
 pub fn combine_shards(n: u64, count: usize, shards: &[ShardResidues]) -> Result<BigUint> {
+    combine_shards_with(n, count, shards, Hooks::default())
+}
+
+/// The bytes a reconstruction by [`combine_shards`] from `primes` primes in all may take, besides
+/// the shards themselves: the sequence of primes (while the shards' shares are checked), then the
+/// primes and residues gathered (16 bytes a prime), Garner's mixed-radix digits (8) and the value
+/// with its next step (16); and the decimal digits of the value a caller prints (about 19 bytes a
+/// prime, twice while they are made). An estimate with room to spare: 96 bytes a prime.
+///
+/// ```
+/// assert_eq!(fibtree::crt::combine_bytes(1000), 96_000);
+/// ```
+pub fn combine_bytes(primes: usize) -> u64 {
+    (primes as u64).saturating_mul(96)
+}
+
+/// [`combine_shards`], stopped by `hooks`: asked once a prime while the sequence of primes is made,
+/// and once a digit of Garner's algorithm. Memory as [`combine_bytes`] says.
+///
+/// # Errors
+/// As [`combine_shards`]; [`Error::Interrupted`] once `hooks` cancel the run.
+pub fn combine_shards_with(n: u64, count: usize, shards: &[ShardResidues], hooks: Hooks) -> Result<BigUint> {
     crate::game::check_n(n)?;
     if count > MAX_SHARDS {
         return Err(Error::invalid(Param::Shard, format!("at most {MAX_SHARDS} shards, got {count}")));
@@ -90,17 +113,22 @@ pub fn combine_shards(n: u64, count: usize, shards: &[ShardResidues]) -> Result<
         };
         return Err(Error::invalid(Param::Shard, format!("all {count} shards, but {named}")));
     }
-    let all = primes(primes_needed(n));
-    let (mut ps, mut rs) = (Vec::with_capacity(all.len()), Vec::with_capacity(all.len()));
+    let all = primes_with(primes_needed(n), hooks)?;
     for (&index, shard) in &by_index {
-        if shard.primes != share(&all, index, count) {
+        let mut share = all.iter().skip(index - 1).step_by(count);
+        if shard.primes.len() != share.len() || !shard.primes.iter().all(|p| share.next() == Some(p)) {
             let what = format!("shard {index}/{count} of c({n}, ..) to hold its share of the primes, and it does not");
             return Err(Error::invalid(Param::Shard, what));
         }
+    }
+    let total = all.len();
+    drop(all);
+    let (mut ps, mut rs) = (Vec::with_capacity(total), Vec::with_capacity(total));
+    for shard in by_index.values() {
         ps.extend_from_slice(&shard.primes);
         rs.extend_from_slice(&shard.residues);
     }
-    garner(&ps, &rs)
+    garner_with(&ps, &rs, hooks)
 }
 
 #[cfg(test)]

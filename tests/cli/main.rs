@@ -5,10 +5,12 @@
 //! Where new tests go: a command's output and behaviour in its module (`count`, `mod_only`,
 //! `verify` (one claim), `claims` (`verify --claims`), `dist`, `table`, `moves`, `draw`, `bench`,
 //! `shards` for `shard` and `combine`, `estimate`, `stress`, `tools` for `grundy` and `brute`); the
-//! width and the texts of the help in `help`; output files and signals in `output`; checkpoints in
-//! `checkpoint`; damaged and forged shard and claims files, property-tested, in `forged`; the memory
-//! guard under `ulimit` and cgroup limits in `limits`; every command under a limit on processes and
-//! threads (RLIMIT_NPROC) in `process_limit`; the kernel sets
+//! width and the texts of the help in `help`; output files and signals in `output`; claims files
+//! and shard sets too large to hold or that never end (memory under `ulimit -v`, signals while they
+//! are read or their verdicts written) in `inputs`; checkpoints in `checkpoint`; damaged and forged
+//! shard and claims files, property-tested, in `forged`; the memory guard under `ulimit` and cgroup
+//! limits in `limits`; every command under a limit on processes and threads (RLIMIT_NPROC) in
+//! `process_limit`; the kernel sets
 //! (`FIBTREE_ISA`) in `isa`; the files of `deploy/` in `deploy`, and on a real Slurm in `slurm`;
 //! the reference programs of `bench/reference/` and `bench/compare.py` in `reference`; every usage
 //! error (exit 2) of every command in `validation` (of outputs and checkpoints in
@@ -29,6 +31,7 @@ mod draw;
 mod estimate;
 mod forged;
 mod help;
+mod inputs;
 mod isa;
 mod limits;
 mod mod_only;

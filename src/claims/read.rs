@@ -1,0 +1,283 @@
+//! A claims file read a line at a time ([`ClaimsReader`]): its header, then each line a claim or a
+//! malformed line with its reason, in memory that does not grow with the file.
+
+use std::io::Read;
+
+use super::text::{Got, Lines};
+use super::{CLAIMS_HEADER, Claim, MAX_LINE, Malformed};
+use crate::error::{Error, Param, Result};
+use crate::hooks::Hooks;
+use fibtree_util::{NotWhole, parse_modulus, parse_whole};
+
+/// The columns of a claims file, in the order of [`CLAIMS_HEADER`].
+const COLUMNS: [&str; 4] = ["n", "g", "modulus", "answer"];
+
+/// A line of a claims file after its header, as [`ClaimsReader`] gives it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Line {
+    /// A claim.
+    Claim(Claim),
+    /// A line that is not a claim, with its reason.
+    Malformed(Malformed),
+    /// A line longer than [`MAX_LINE`] bytes, where the reader stops at one
+    /// ([`ClaimsReader::stop_at_long_lines`]): its number. The reader ends after it.
+    TooLong(usize),
+}
+
+/// A claims file read a line at a time, in the format [`super::parse_claims`] reads: each item is
+/// the next line after the header that is neither blank nor a comment. The memory is a buffer and
+/// one line, whatever the size of the file.
+///
+/// ```
+/// use fibtree::claims::{ClaimsReader, Line};
+/// let file = &b"n,g,modulus,answer\n10,0,7,3\n10,0\n"[..];
+/// let lines: Vec<Line> = ClaimsReader::new(file).collect::<Result<_, _>>()?;
+/// assert!(matches!(&lines[0], Line::Claim(c) if (c.line, c.n, c.modulus, c.answer) == (2, 10, 7, 3)));
+/// assert!(matches!(&lines[1], Line::Malformed(m) if m.line == 3));
+/// # Ok::<(), fibtree::Error>(())
+/// ```
+pub struct ClaimsReader<'a, R> {
+    lines: Lines<R>,
+    hooks: Hooks<'a>,
+    stop_long: bool,
+    order: Option<[usize; 4]>,
+    /// The number of the last line read.
+    line: usize,
+    text: Vec<u8>,
+    done: bool,
+}
+
+impl<R: Read> ClaimsReader<'static, R> {
+    /// A reader of the claims file `reader` gives (buffered here: a [`std::fs::File`] may be given
+    /// as it is). A line longer than [`MAX_LINE`] bytes is a malformed line, its rest skipped.
+    pub fn new(reader: R) -> Self {
+        let lines = Lines::new(reader);
+        ClaimsReader {
+            lines,
+            hooks: Hooks::default(),
+            stop_long: false,
+            order: None,
+            line: 0,
+            text: Vec::new(),
+            done: false,
+        }
+    }
+}
+
+impl<'a, R: Read> ClaimsReader<'a, R> {
+    /// This reader, stopped by `hooks`' cancel flag: asked once a line (and once a chunk of a line
+    /// too long), it ends the reading with [`Error::Interrupted`].
+    pub fn cancel_on<'b>(self, hooks: Hooks<'b>) -> ClaimsReader<'b, R> {
+        let ClaimsReader { lines, stop_long, order, line, text, done, .. } = self;
+        ClaimsReader { lines, hooks, stop_long, order, line, text, done }
+    }
+
+    /// This reader, ending at a line longer than [`MAX_LINE`] bytes ([`Line::TooLong`]) without
+    /// reading the rest of it: a source that is no claims file (`/dev/zero`, a binary file) is not
+    /// read whole.
+    pub fn stop_at_long_lines(self) -> Self {
+        ClaimsReader { stop_long: true, ..self }
+    }
+
+    /// Whether every byte read so far is ASCII whitespace (the file is empty, where the reading
+    /// ended without a header).
+    pub fn blank(&self) -> bool {
+        self.lines.blank()
+    }
+
+    /// The source.
+    pub fn get_ref(&self) -> &R {
+        self.lines.get_ref()
+    }
+
+    /// The source; what was read from it but not yet taken is lost.
+    pub fn into_inner(self) -> R {
+        self.lines.into_inner()
+    }
+
+    /// The next line that is neither blank nor a comment, `None` at the end.
+    fn read(&mut self) -> Result<Option<Line>> {
+        let refuse = |why: String| Error::invalid(Param::Claims, why);
+        loop {
+            self.hooks.check()?;
+            let got = self.lines.next_line(&mut self.text)?;
+            if got == Got::End {
+                return match self.order {
+                    Some(_) => Ok(None),
+                    None => Err(refuse(format!("no header: {}", expected_header()))),
+                };
+            }
+            self.line += 1;
+            let line = self.line;
+            if got == Got::TooLong && self.stop_long {
+                self.done = true;
+                return Ok(Some(Line::TooLong(line)));
+            }
+            if got == Got::TooLong {
+                let hooks = self.hooks;
+                self.lines.skip_line(|| hooks.cancelled())?;
+            }
+            let s = if got == Got::TooLong {
+                Err(format!("longer than {MAX_LINE} bytes"))
+            } else {
+                std::str::from_utf8(&self.text).map(str::trim).map_err(|_| "not text (invalid UTF-8)".to_string())
+            };
+            if s.as_ref().is_ok_and(|s| s.is_empty() || s.starts_with('#')) {
+                continue;
+            }
+            let Some(order) = &self.order else {
+                self.order = Some(header(s).map_err(|why| refuse(format!("line {line}: {why}")))?);
+                continue;
+            };
+            return Ok(Some(match s.and_then(|s| parse_claim(s, line, order)) {
+                Ok(claim) => Line::Claim(claim),
+                Err(error) => Line::Malformed(Malformed { line, error }),
+            }));
+        }
+    }
+}
+
+impl<R: Read> Iterator for ClaimsReader<'_, R> {
+    /// The next line, or why the reading ended: [`Error::InvalidArgument`] naming
+    /// [`Param::Claims`] for a file without its header (the first line that is not blank or a
+    /// comment must be it: the meaning of the columns cannot be guessed) or a UTF-16 file that is not
+    /// valid UTF-16; [`Error::Io`] for a read that failed; [`Error::Interrupted`] once cancelled.
+    /// Nothing follows an error.
+    type Item = Result<Line>;
+
+    fn next(&mut self) -> Option<Result<Line>> {
+        if self.done {
+            return None;
+        }
+        let next = self.read();
+        self.done |= !matches!(next, Ok(Some(_)));
+        next.transpose()
+    }
+}
+
+/// What a claims file must start with.
+fn expected_header() -> String {
+    format!("expected a header naming the columns n, g, modulus and answer in any order (e.g. '{CLAIMS_HEADER}')")
+}
+
+/// The order of the columns the header line `s` names: for each of [`COLUMNS`], the index of its
+/// field.
+///
+/// # Errors
+/// What is wrong, for a line that is not such a header.
+fn header(s: std::result::Result<&str, String>) -> std::result::Result<[usize; 4], String> {
+    let s = s.map_err(|why| format!("{why}; {}", expected_header()))?;
+    let fields: Vec<String> = s.split(',').map(|f| f.trim().to_ascii_lowercase()).collect();
+    let mut order = [usize::MAX; 4];
+    for (column, name) in COLUMNS.iter().enumerate() {
+        let mut at = fields.iter().enumerate().filter(|(_, f)| f == name).map(|(i, _)| i);
+        match (at.next(), at.next()) {
+            (Some(i), None) => order[column] = i,
+            _ => return Err(format!("{}, got '{s}'", expected_header())),
+        }
+    }
+    if fields.len() == 4 { Ok(order) } else { Err(format!("{}, got '{s}'", expected_header())) }
+}
+
+fn parse_claim(s: &str, line: usize, order: &[usize; 4]) -> std::result::Result<Claim, String> {
+    let fields: Vec<&str> = s.split(',').map(str::trim).collect();
+    if fields.len() != 4 {
+        let mut names = [""; 4];
+        for (column, &i) in order.iter().enumerate() {
+            names[i] = COLUMNS[column];
+        }
+        return Err(format!("expected 4 fields ({}), found {}", names.join(","), fields.len()));
+    }
+    let [n, g, modulus, answer] = order.map(|i| fields[i]);
+    let whole = |name: &str, t: &str| -> std::result::Result<u64, String> {
+        parse_whole(t).map_err(|e| match e {
+            NotWhole::NotDigits => format!("{name}: expected a whole number, got '{t}'"),
+            NotWhole::TooLarge => format!("{name}: '{t}' is larger than 2^64 - 1"),
+        })
+    };
+    let n = whole("n", n)?;
+    crate::game::check_n(n).map_err(|_| format!("n: at most {}, got {n}", crate::game::MAX_N))?;
+    let g = if g.is_empty() { 0 } else { whole("g", g)? };
+    let modulus = parse_modulus(modulus).map_err(|e| format!("modulus: {e}"))?;
+    let answer: u128 = parse_whole(answer).map_err(|e| match e {
+        NotWhole::NotDigits => format!("answer: expected a whole number, got '{answer}'"),
+        NotWhole::TooLarge => format!("answer: '{answer}' is not below the modulus {modulus}"),
+    })?;
+    if answer >= modulus {
+        return Err(format!("answer: {answer} is not below the modulus {modulus}"));
+    }
+    Ok(Claim { line, n, g, modulus, answer })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::AtomicBool;
+
+    /// A source that gives one byte a read, as a slow pipe may.
+    struct OneByte<'a>(&'a [u8]);
+
+    impl Read for OneByte<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let Some((&first, rest)) = self.0.split_first() else { return Ok(0) };
+            if buf.is_empty() {
+                return Ok(0);
+            }
+            buf[0] = first;
+            self.0 = rest;
+            Ok(1)
+        }
+    }
+
+    /// Read a byte at a time, a file gives the lines it gives read whole: its byte-order mark, its
+    /// line ends and its UTF-16 surrogate pairs split across reads.
+    #[test]
+    fn short_reads_give_the_same_lines() {
+        let text = "n,g,modulus,answer\r\n10,0,7,3\rx\u{1f600},1\n\n10,,7,3\r\n# c\n10,0";
+        let utf16 = |big: bool| {
+            let mut bytes = if big { vec![0xFE, 0xFF] } else { vec![0xFF, 0xFE] };
+            text.encode_utf16().for_each(|u| bytes.extend(if big { u.to_be_bytes() } else { u.to_le_bytes() }));
+            bytes
+        };
+        let forms =
+            [text.as_bytes().to_vec(), [&b"\xef\xbb\xbf"[..], text.as_bytes()].concat(), utf16(false), utf16(true)];
+        for bytes in forms {
+            let whole: Vec<Line> = ClaimsReader::new(&bytes[..]).map(Result::unwrap).collect();
+            let slow: Vec<Line> = ClaimsReader::new(OneByte(&bytes)).map(Result::unwrap).collect();
+            assert_eq!(whole.len(), 4, "{whole:?}");
+            assert_eq!(slow, whole);
+        }
+    }
+
+    /// A reader that stops at long lines ends at the first, unread past it; one that is cancelled
+    /// ends at once.
+    #[test]
+    fn long_lines_stop_and_cancelling_ends() {
+        let mut text = b"n,g,modulus,answer\n10,0,7,3\n".to_vec();
+        text.extend(std::iter::repeat_n(b'9', MAX_LINE + 1));
+        text.extend(b"\n10,0,7,3\n");
+        let lines: Vec<Line> = ClaimsReader::new(&text[..]).stop_at_long_lines().map(Result::unwrap).collect();
+        assert_eq!(lines.len(), 2);
+        assert_eq!(lines[1], Line::TooLong(3));
+        let all: Vec<Line> = ClaimsReader::new(&text[..]).map(Result::unwrap).collect();
+        assert!(matches!(&all[1], Line::Malformed(m) if m.line == 3 && m.error.contains("longer than 4096")));
+        assert_eq!(all.len(), 3);
+        let stop = AtomicBool::new(true);
+        let mut cancelled = ClaimsReader::new(&text[..]).cancel_on(Hooks::default().cancel_on(&stop));
+        assert!(matches!(cancelled.next(), Some(Err(Error::Interrupted))));
+        assert!(cancelled.next().is_none());
+        // the rest of a long line is skipped a chunk at a time, each asking the flag
+        let endless = std::io::repeat(b'0');
+        let stop = AtomicBool::new(false);
+        let hooks = Hooks::default().cancel_on(&stop);
+        let mut reader = ClaimsReader::new(b"n,g,modulus,answer\n".chain(endless)).cancel_on(hooks);
+        let flag = &stop;
+        std::thread::scope(|s| {
+            s.spawn(move || {
+                std::thread::sleep(std::time::Duration::from_millis(50));
+                flag.store(true, std::sync::atomic::Ordering::Relaxed);
+            });
+            assert!(matches!(reader.next(), Some(Err(Error::Interrupted))));
+        });
+    }
+}

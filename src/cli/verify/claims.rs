@@ -1,0 +1,471 @@
+//! `fibtree verify --claims`: a file of claims, read a line at a time. The first pass gathers what
+//! the claims ask (each distinct (n, g) and the moduli of its claims); the engines answer that; then
+//! each later pass reads the file again and writes each line's verdict as it goes. Memory: what is
+//! asked and its answers, not the lines (a regular file is read again from its start; standard
+//! input or a FIFO is held as it was read, within the memory limit). A signal stops every pass
+//! within a line, and leaves no output.
+
+use std::fs::File;
+use std::io::{BufWriter, Read, Seek, Write};
+use std::os::fd::AsFd;
+use std::path::Path;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use fibtree::claims::{Answers, Asked, CLAIMS_HEADER, ClaimsReader, Line, MAX_LINE, answer};
+use fibtree::{Error, Hooks, Limit, Options, Param};
+use serde::Serialize;
+
+use super::super::args::VerifyArgs;
+use super::super::input::{Stoppable, is_stop, open};
+use super::super::messages::{escaped, is_broken_pipe, one_line};
+use super::super::output::{Output, distinct};
+use super::super::session::Session;
+use super::super::{flag, say, usage};
+use super::word;
+
+/// The counts of a claims file's verdicts (fields in alphabetical order, as the JSON lists them).
+#[derive(Serialize, Default)]
+struct Counts {
+    malformed: usize,
+    mismatch: usize,
+    ok: usize,
+}
+
+#[derive(Serialize)]
+struct MalformedOut {
+    error: String,
+    line: usize,
+}
+
+#[derive(Serialize)]
+struct ClaimVerdict {
+    answer: String,
+    expected: String,
+    #[serde(serialize_with = "super::super::json::int")]
+    g: u64,
+    judged_by: &'static str,
+    line: usize,
+    modulus: String,
+    n: u64,
+    verdict: &'static str,
+}
+
+/// A line's verdict, as every pass after the first sees it.
+enum Verdict {
+    Claim(ClaimVerdict),
+    /// A malformed line, or a claim whose own run does not fit, with its reason.
+    Malformed(MalformedOut),
+}
+
+impl Verdict {
+    /// The line for people.
+    fn human(&self) -> String {
+        match self {
+            Verdict::Claim(c) => {
+                let ClaimVerdict { line, n, g, modulus, answer, expected, verdict, judged_by } = c;
+                let by = if *judged_by == "modular" { " (judged by the modular engine)" } else { "" };
+                escaped(&format!(
+                    "line {line}: c({n}, {g}) mod {modulus}: claimed {answer}, true {expected}: {verdict}{by}"
+                ))
+            }
+            Verdict::Malformed(m) => escaped(&format!("line {}: malformed: {}", m.line, m.error)),
+        }
+    }
+
+    fn count(&self, counts: &mut Counts) {
+        match self {
+            Verdict::Claim(c) if c.verdict == "OK" => counts.ok += 1,
+            Verdict::Claim(_) => counts.mismatch += 1,
+            Verdict::Malformed(_) => counts.malformed += 1,
+        }
+    }
+}
+
+/// Where the claims come from.
+enum Source {
+    /// A regular file, read again from where it started (`start`: standard input may be a file read
+    /// in part before) for each pass; its size and time of change when it was opened, which must
+    /// stay.
+    File { file: File, start: u64, seen: Option<(u64, std::time::SystemTime)> },
+    /// Standard input, a FIFO or a device, still to be read: it is held as the first pass reads it.
+    Unread(Box<dyn Read>),
+    /// What the first pass read of such a source.
+    Held(Vec<u8>),
+}
+
+/// The claims file and its names: `what` in sentences (`the file`, `standard input`), `name` with
+/// its path (`'claims.csv'`, `standard input`).
+struct Input {
+    source: Source,
+    what: &'static str,
+    name: String,
+    cancel: Arc<AtomicBool>,
+}
+
+/// The metadata that says a regular file has not changed.
+fn seen(file: &File) -> Option<(u64, std::time::SystemTime)> {
+    file.metadata().ok().and_then(|m| Some((m.len(), m.modified().ok()?)))
+}
+
+/// A source held in memory as it is read, within `ceiling` bytes (past it, or where the memory
+/// cannot be had, the read fails with [`TooLarge`]).
+struct Holding<R> {
+    inner: R,
+    held: Vec<u8>,
+    ceiling: u64,
+}
+
+#[derive(Debug)]
+struct TooLarge;
+
+impl std::fmt::Display for TooLarge {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("too large to hold in memory")
+    }
+}
+
+impl std::error::Error for TooLarge {}
+
+impl<R: Read> Read for Holding<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let read = self.inner.read(buf)?;
+        if (self.held.len() + read) as u64 > self.ceiling || self.held.try_reserve(read).is_err() {
+            return Err(std::io::Error::other(TooLarge));
+        }
+        self.held.extend_from_slice(&buf[..read]);
+        Ok(read)
+    }
+}
+
+impl Input {
+    /// Opens `path` (`-`: standard input).
+    ///
+    /// # Errors
+    /// A usage error naming `--claims` for a file that cannot be opened.
+    fn open(path: &Path, cancel: Arc<AtomicBool>) -> anyhow::Result<Input> {
+        if path.as_os_str() == "-" {
+            let (what, name) = ("standard input", "standard input".to_string());
+            // a regular file on standard input is read again as any file is
+            let file = std::io::stdin().as_fd().try_clone_to_owned().map(File::from);
+            if let Ok(mut file) = file
+                && file.metadata().is_ok_and(|m| m.is_file())
+                && let Ok(start) = file.stream_position()
+            {
+                let source = Source::File { seen: seen(&file), start, file };
+                return Ok(Input { source, what, name, cancel });
+            }
+            let stdin = Stoppable::new(std::io::stdin().lock(), cancel.clone(), true);
+            return Ok(Input { source: Source::Unread(Box::new(stdin)), what, name, cancel });
+        }
+        let name = format!("'{}'", path.display());
+        let (file, may_wait) = open(path).map_err(|e| usage("--claims", format!("cannot read {name}: {e}")))?;
+        let source = match file.metadata().is_ok_and(|m| m.is_file()) {
+            true => Source::File { seen: seen(&file), start: 0, file },
+            // a folder too: its first read fails, naming it
+            false => Source::Unread(Box::new(Stoppable::new(file, cancel.clone(), may_wait))),
+        };
+        Ok(Input { source, what: "the file", name, cancel })
+    }
+
+    /// The first pass: what the claims ask, gathered within `limit` (with what is held of a
+    /// source that is not a regular file).
+    ///
+    /// # Errors
+    /// Usage errors naming `--claims`: a source that cannot be read, a line longer than
+    /// [`MAX_LINE`], an empty file, one without its header or with only its header;
+    /// [`Error::OutOfMemory`] past `limit`; [`Error::Interrupted`] once the cancel flag is set.
+    fn gather(&mut self, limit: Limit) -> anyhow::Result<Asked> {
+        let cancel = self.cancel.clone();
+        let hooks = Hooks::default().cancel_on(&cancel);
+        match std::mem::replace(&mut self.source, Source::Held(Vec::new())) {
+            Source::File { file, start, seen } => {
+                let stoppable = Stoppable::new(&file, cancel.clone(), false);
+                let mut reader = ClaimsReader::new(stoppable).stop_at_long_lines().cancel_on(hooks);
+                let gathered = self.each_first(&mut reader, limit, |_| 0);
+                self.source = Source::File { file, start, seen };
+                gathered
+            }
+            Source::Unread(source) => {
+                let holding = Holding { inner: source, held: Vec::new(), ceiling: limit.bytes() };
+                let mut reader = ClaimsReader::new(holding).stop_at_long_lines().cancel_on(hooks);
+                let gathered = self.each_first(&mut reader, limit, |h| h.held.capacity());
+                self.source = Source::Held(reader.into_inner().held);
+                gathered
+            }
+            Source::Held(held) => {
+                let mut reader = ClaimsReader::new(&held[..]).stop_at_long_lines().cancel_on(hooks);
+                let gathered = self.each_first(&mut reader, limit, |_| 0);
+                self.source = Source::Held(held);
+                gathered
+            }
+        }
+    }
+
+    /// [`Input::gather`] over `reader`, whose source holds `held` bytes.
+    fn each_first<R: Read>(
+        &self,
+        reader: &mut ClaimsReader<'_, R>,
+        limit: Limit,
+        held: impl Fn(&R) -> usize,
+    ) -> anyhow::Result<Asked> {
+        let mut asked = Asked::default();
+        let mut lines = 0;
+        while let Some(line) = reader.next() {
+            let need = asked.bytes().saturating_add(held(reader.get_ref()) as u64);
+            match line {
+                Ok(Line::Claim(claim)) => asked.add(&claim),
+                Ok(Line::Malformed(_)) => {}
+                Ok(Line::TooLong(line)) => {
+                    let name = &self.name;
+                    let why = format!(
+                        "line {line} of {name} is longer than {MAX_LINE} bytes, the most a claims line may hold"
+                    );
+                    return Err(usage("--claims", why));
+                }
+                Err(e) => return Err(self.reading_error(e, reader.blank(), need, limit)),
+            }
+            lines += 1;
+            if need > limit.bytes() {
+                return Err(Error::OutOfMemory { param: Param::Claims, estimate: need, limit }.into());
+            }
+        }
+        if lines == 0 {
+            return Err(usage("--claims", format!("{} has no claims, only its header", self.what)));
+        }
+        Ok(asked)
+    }
+
+    /// A failed read in the terms of the command line (`need`: the bytes held when it failed).
+    fn reading_error(&self, e: Error, blank: bool, need: u64, limit: Limit) -> anyhow::Error {
+        let (what, name) = (self.what, &self.name);
+        match e {
+            Error::Io(io) if is_stop(&io) => Error::Interrupted.into(),
+            Error::Io(io) if io.get_ref().is_some_and(|e| e.is::<TooLarge>()) => {
+                // what was held, and the doubling that did not fit
+                let estimate = need.saturating_mul(2).max(limit.bytes() + 1);
+                Error::OutOfMemory { param: Param::Claims, estimate, limit }.into()
+            }
+            Error::Io(io) => usage("--claims", format!("cannot read {name}: {io}")),
+            Error::InvalidArgument { .. } if blank => {
+                usage("--claims", format!("{what} is empty; expected the header '{CLAIMS_HEADER}' and claims"))
+            }
+            Error::InvalidArgument { expected, .. } => usage("--claims", format!("{name}: {expected}")),
+            other => other.into(),
+        }
+    }
+
+    /// A later pass: each line's verdict, in the file's order, to `each`.
+    ///
+    /// # Errors
+    /// `each`'s; a usage error naming `--claims` for a file that cannot be read, or that is not
+    /// what the first pass read; [`Error::Interrupted`] once the cancel flag is set.
+    fn each_verdict(
+        &self,
+        answers: &Answers,
+        mut each: impl FnMut(Verdict) -> anyhow::Result<()>,
+    ) -> anyhow::Result<()> {
+        let name = &self.name;
+        let changed =
+            || usage("--claims", format!("{name} changed while it was read; expected a file that stays as it is"));
+        let cannot_read = |e: &dyn std::fmt::Display| usage("--claims", format!("cannot read {name}: {e}"));
+        let source: Box<dyn Read + '_> = match &self.source {
+            Source::File { file, start, .. } => {
+                let mut file: &File = file;
+                file.seek(std::io::SeekFrom::Start(*start)).map_err(|e| cannot_read(&e))?;
+                Box::new(file)
+            }
+            Source::Held(held) => Box::new(&held[..]),
+            Source::Unread(_) => return Err(anyhow::anyhow!("the claims were not gathered before they were judged")),
+        };
+        let cancel = self.cancel.clone();
+        let hooks = Hooks::default().cancel_on(&cancel);
+        for line in ClaimsReader::new(source).stop_at_long_lines().cancel_on(hooks) {
+            let verdict = match line {
+                Ok(Line::Claim(claim)) => match answers.judge(&claim) {
+                    Some(Ok(c)) => Verdict::Claim(ClaimVerdict {
+                        answer: c.claim.answer.to_string(),
+                        expected: c.expected.to_string(),
+                        g: c.claim.g,
+                        judged_by: c.judged.name(),
+                        line: c.claim.line,
+                        modulus: c.claim.modulus.to_string(),
+                        n: c.claim.n,
+                        verdict: word(&c),
+                    }),
+                    // a claim whose own run does not fit is a bad line like any other, with its reason
+                    Some(Err(r)) => {
+                        Verdict::Malformed(MalformedOut { error: one_line(&r.error.to_string()), line: claim.line })
+                    }
+                    None => return Err(changed()),
+                },
+                // a reason quotes the line: one line, its control characters escaped and long numbers cut
+                Ok(Line::Malformed(m)) => Verdict::Malformed(MalformedOut { error: one_line(&m.error), line: m.line }),
+                Ok(Line::TooLong(_)) | Err(Error::InvalidArgument { .. }) => return Err(changed()),
+                Err(Error::Io(e)) => return Err(cannot_read(&e)),
+                Err(e) => return Err(e.into()),
+            };
+            each(verdict)?;
+        }
+        match &self.source {
+            Source::File { file, seen: before, .. } if seen(file) != *before => Err(changed()),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// The output, buffered, unless its reader has gone. What is buffered is written only when it is
+/// flushed ([`Sink::finish`]): where the writing stops (an error, a signal), it is dropped unwritten.
+struct Sink<'a>(Option<BufWriter<&'a mut Output>>);
+
+impl<'a> Sink<'a> {
+    fn new(out: &'a mut Output) -> Sink<'a> {
+        Sink(Some(BufWriter::with_capacity(1 << 16, out)))
+    }
+
+    /// Whether the reader has gone.
+    fn closed(&self) -> bool {
+        self.0.is_none()
+    }
+
+    /// Writes with `write` unless the reader has gone: a closed pipe stops the writing quietly
+    /// (the verdicts' exit status is known before they are written, and is kept); any other error
+    /// is returned.
+    fn put(&mut self, write: impl FnOnce(&mut BufWriter<&'a mut Output>) -> std::io::Result<()>) -> anyhow::Result<()> {
+        let Some(writer) = &mut self.0 else { return Ok(()) };
+        match write(writer) {
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+                self.drop_buffer();
+                Ok(())
+            }
+            other => Ok(other?),
+        }
+    }
+
+    /// Writes what is buffered.
+    fn finish(&mut self) -> anyhow::Result<()> {
+        self.put(|w| w.flush())
+    }
+
+    fn drop_buffer(&mut self) {
+        if let Some(writer) = self.0.take() {
+            let _ = writer.into_parts();
+        }
+    }
+}
+
+impl Drop for Sink<'_> {
+    fn drop(&mut self) {
+        self.drop_buffer();
+    }
+}
+
+/// Every line for people, claims and malformed lines in the file's order, then the counts.
+fn write_text(input: &Input, answers: &Answers, out: &mut Output) -> anyhow::Result<Counts> {
+    let mut counts = Counts::default();
+    let mut sink = Sink::new(out);
+    input.each_verdict(answers, |v| {
+        v.count(&mut counts);
+        sink.put(|w| writeln!(w, "{}", v.human()))
+    })?;
+    let Counts { ok, mismatch, malformed } = counts;
+    sink.put(|w| writeln!(w, "{ok} OK, {mismatch} MISMATCH, {malformed} malformed"))?;
+    sink.finish()?;
+    Ok(counts)
+}
+
+/// The JSON object of every verdict (the keys in alphabetical order: the counts, the malformed
+/// lines, the verdicts), as `serde_json` writes it: a pass to count, then one for each list.
+fn write_json(input: &Input, answers: &Answers, out: &mut Output) -> anyhow::Result<Counts> {
+    let mut counts = Counts::default();
+    input.each_verdict(answers, |v| {
+        v.count(&mut counts);
+        Ok(())
+    })?;
+    let mut sink = Sink::new(out);
+    sink.put(|w| {
+        w.write_all(br#"{"counts":"#)?;
+        serde_json::to_writer(&mut *w, &counts)?;
+        w.write_all(br#","malformed":["#)
+    })?;
+    for malformed in [true, false] {
+        if !malformed {
+            sink.put(|w| w.write_all(br#"],"verdicts":["#))?;
+        }
+        if sink.closed() {
+            break;
+        }
+        let mut first = true;
+        input.each_verdict(answers, |v| {
+            let sep: &[u8] = if first { b"" } else { b"," };
+            let written = match v {
+                Verdict::Malformed(m) if malformed => sink.put(|w| {
+                    w.write_all(sep)?;
+                    Ok(serde_json::to_writer(&mut *w, &m)?)
+                }),
+                Verdict::Claim(c) if !malformed => sink.put(|w| {
+                    w.write_all(sep)?;
+                    Ok(serde_json::to_writer(&mut *w, &c)?)
+                }),
+                _ => return Ok(()),
+            };
+            first = false;
+            written
+        })?;
+    }
+    sink.put(|w| w.write_all(b"]}\n"))?;
+    sink.finish()?;
+    Ok(counts)
+}
+
+/// `verify --claims PATH`.
+pub(in crate::cli) fn verify_claims(path: &Path, args: &VerifyArgs) -> anyhow::Result<ExitCode> {
+    distinct(&[("--claims", Some(path)), ("--output", args.run.output.output.as_deref())])?;
+    // A run too large for memory: the file is what asks for it.
+    let claims_flags = |param| if param == Param::N { "--claims" } else { flag(param) };
+    let mut session =
+        Session::new(args.run.output.output.as_deref(), args.run.threads.threads, !args.json)?.naming(claims_flags);
+    let result = judge(&mut session, path, args);
+    // an interruption, wherever it came from, is the signal's; nothing is left written
+    result.map_err(|e| session.error(e))
+}
+
+fn judge(session: &mut Session, path: &Path, args: &VerifyArgs) -> anyhow::Result<ExitCode> {
+    let cancel = session.cancel_flag();
+    let mut input = Input::open(path, cancel.clone())?;
+    let asked = input.gather(args.run.memory_limit())?;
+    let answers = if asked.targets() == 0 {
+        Answers::default()
+    } else {
+        let (engine, memory_limit) = (args.run.engine, Some(args.run.memory_limit()));
+        session
+            .compute(|hooks, _| Ok(answer(&asked, &Options { hooks, engine, memory_limit, ..Options::default() })?))?
+    };
+    drop(asked);
+    if cancel.load(Ordering::Relaxed) {
+        return Err(Error::Interrupted.into());
+    }
+    if let Some(e) = answers.cross_check() {
+        return Err(e.into());
+    }
+    // each (n, g) the modular engine judged alone, once
+    for ((n, g), judged) in answers.modular() {
+        if let Some(note) = judged.note() {
+            say(&format!("note: c({n}, {g}) {note}"));
+        }
+    }
+    let counts = match args.json {
+        true => write_json(&input, &answers, session.out())?,
+        false => write_text(&input, &answers, session.out())?,
+    };
+    // a signal while the verdicts were written: the file is not put in place
+    if cancel.load(Ordering::Relaxed) {
+        return Err(Error::Interrupted.into());
+    }
+    let status = ExitCode::from(if counts.malformed > 0 { 2 } else { u8::from(counts.mismatch > 0) });
+    match session.finish() {
+        Err(e) if !is_broken_pipe(&e) => Err(e),
+        _ => Ok(status),
+    }
+}
