@@ -171,7 +171,7 @@ pub struct Refused {
 /// plan) and the runs that do.
 ///
 /// # Errors
-/// As [`Counting::new`], except the refusals for memory, which are per claim.
+/// As [`crate::Counting::new`], except the refusals for memory, which are per claim.
 pub fn check_claims(claims: &[Claim], options: &Options) -> Result<(Vec<Checked>, Vec<Refused>)> {
     let mut asked = Asked::default();
     claims.iter().for_each(|c| asked.add(c));

@@ -51,7 +51,7 @@ pub struct ShardResidues {
 
 /// c(n, g) from the residues of all `count` shards ([`shard_primes`]): every shard must be there
 /// with exactly its primes; a shard given twice must say the same. The value is then reconstructed
-/// ([`garner`]); checking it (below |T(n)|, its projections) is the caller's.
+/// ([`super::garner`]); checking it (below |T(n)|, its projections) is the caller's.
 ///
 /// Cost: O(k^2) word operations for k = [`primes_needed`]`(n)` primes, and making them.
 ///
