@@ -519,7 +519,8 @@ fn kept_layers(targets: &Targets, options: &Options, saved: Option<u64>) -> usiz
 /// use fibtree::{Options, check_table_floor};
 /// check_table_floor(1, 1000, &Options::default())?;
 /// let small = Options { memory_limit: Some((1 << 10).into()), ..Options::default() };
-/// assert!(matches!(check_table_floor(1, 100_000, &small), Err(fibtree::Error::OutOfMemory { .. })));
+/// // two million rows: past what a refusal may spend to measure the run
+/// assert!(matches!(check_table_floor(1, 2_000_000, &small), Err(fibtree::Error::OutOfMemory { .. })));
 /// # Ok::<(), fibtree::Error>(())
 /// ```
 pub fn check_table_floor(from: u64, to: u64, options: &Options) -> Result<()> {
