@@ -78,15 +78,6 @@ fn shard_change() -> impl Strategy<Value = ShardChange> {
     ]
 }
 
-/// The FNV-1a checksum a shard file carries, of its JSON with the checksum empty.
-fn checksum(file: &Value) -> String {
-    let mut blank = file.clone();
-    blank["checksum"] = Value::String(String::new());
-    let text = serde_json::to_string(&blank).unwrap();
-    let hash = text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3));
-    format!("{hash:016x}")
-}
-
 /// The text of `shard` with `change` made (and its checksum made right, but for a cut or a byte).
 fn changed(shard: &Value, change: &ShardChange) -> Vec<u8> {
     let mut file = shard.clone();
@@ -105,7 +96,7 @@ fn changed(shard: &Value, change: &ShardChange) -> Vec<u8> {
         ShardChange::Cut(_) | ShardChange::Byte(..) => {}
     }
     if !matches!(change, ShardChange::Field(i, _) if keys[i % keys.len()] == "checksum") {
-        file["checksum"] = Value::String(checksum(&file));
+        file["checksum"] = Value::String(shard_checksum(&file));
     }
     let mut text = serde_json::to_vec(&file).unwrap();
     match *change {

@@ -203,15 +203,6 @@ fn a_signal_while_the_verdicts_are_written_leaves_no_file() {
     }
 }
 
-/// The FNV-1a checksum of a shard file's JSON with its checksum empty.
-fn checksum(file: &Value) -> String {
-    let mut blank = file.clone();
-    blank["checksum"] = Value::String(String::new());
-    let text = serde_json::to_string(&blank).unwrap();
-    let hash = text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3));
-    format!("{hash:016x}")
-}
-
 /// A shard file `1/2` of `primes` numbers (none of them the real primes), with its checksum.
 fn large_shard(primes: usize) -> String {
     let numbers: Vec<Value> =
@@ -222,7 +213,7 @@ fn large_shard(primes: usize) -> String {
         "checksum": "", "format": 1, "g": 0, "n": 3000, "primes": numbers, "program": "fibtree 0.1.0",
         "residues": residues, "seconds": 1.5, "shard": "1/2",
     });
-    file["checksum"] = Value::String(checksum(&file));
+    file["checksum"] = Value::String(shard_checksum(&file));
     serde_json::to_string(&file).unwrap()
 }
 

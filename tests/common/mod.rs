@@ -308,3 +308,12 @@ pub fn skip(reason: impl std::fmt::Display) {
     let name = thread.name().unwrap_or("a test");
     let _ = writeln!(std::io::stderr().lock(), "SKIPPED {name}: {reason}");
 }
+
+/// The FNV-1a checksum a shard file carries (docs/formats.md): of its JSON with the checksum empty.
+pub fn shard_checksum(file: &Value) -> String {
+    let mut blank = file.clone();
+    blank["checksum"] = Value::String(String::new());
+    let text = serde_json::to_string(&blank).unwrap();
+    let hash = text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3));
+    format!("{hash:016x}")
+}

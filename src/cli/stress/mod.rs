@@ -203,24 +203,11 @@ fn bisect(ns: &[u64], known: &[u64], judge: impl Fn(u64) -> Option<Judged>) -> O
     }
     Some(ns[wrong])
 }
+
 #[cfg(test)]
 mod tests {
+    use super::report::tests::judged;
     use super::*;
-
-    /// A run of n judged `verdict`, with nothing else to say.
-    fn judged(n: u64, verdict: Verdict) -> Judged {
-        let status = String::new();
-        Judged {
-            answer: None,
-            expected: String::new(),
-            n,
-            seconds: 0.0,
-            status,
-            stdout_cut: false,
-            verdict,
-            stderr: vec![],
-        }
-    }
 
     #[test]
     fn bisection_finds_the_first_wrong_n_in_few_runs() {

@@ -271,11 +271,11 @@ impl Outcome for Report {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
     /// A run of n judged `verdict`, with nothing else to say.
-    fn judged(n: u64, verdict: Verdict) -> Judged {
+    pub(in crate::cli::stress) fn judged(n: u64, verdict: Verdict) -> Judged {
         let status = String::new();
         Judged {
             answer: None,
