@@ -18,10 +18,12 @@ struct Limited {
     binary: String,
 }
 
-/// The next user id for a run: one per run, apart from those of other test processes.
+/// The next user id for a run: one per run (the tests here make fewer than 100, some at the same
+/// time, and the limit counts the processes of every run of one user), apart from those of other
+/// test processes.
 fn fresh_uid() -> u32 {
     static NEXT: AtomicU32 = AtomicU32::new(0);
-    50_000 + (std::process::id() % 1000) * 10 + NEXT.fetch_add(1, Ordering::Relaxed) % 10
+    50_000 + (std::process::id() % 10_000) * 100 + NEXT.fetch_add(1, Ordering::Relaxed) % 100
 }
 
 impl Limited {
