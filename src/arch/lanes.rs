@@ -1,7 +1,8 @@
 //! The blocked engine's kernels over chunks of C lanes: for exact values (`u64` words, each holding
-//! up to P payload bits between normalisations) the lane-wise sum of a layer and the normalisation
-//! at a block's end; for residues (lane i modulo its own modulus m_i) the lane-wise sum modulo each
-//! lane's modulus. Portable Rust, vectorised by the compiler for each instruction set.
+//! up to P payload bits between normalisations) the lane-wise sum of a layer (the normalisation at a
+//! block's end is [`super::normalise`]); for residues (lane i modulo its own modulus m_i) the
+//! lane-wise sum modulo each lane's modulus. Portable Rust, vectorised by the compiler for each
+//! instruction set.
 
 use super::{Kernel, Vectorised, compiled};
 
@@ -132,54 +133,12 @@ impl<T: ModLane, const C: usize> Vectorised for SumMod<'_, T, C> {
     }
 }
 
-/// Normalises each state's chunk of C lanes of `layer` (all but its last chunk, the layer's zero
-/// chunk) in place: every lane keeps its P payload bits and adds the high bits of the lane below,
-/// lane 0 only its payload. Writes each state's carry out of its top lane (its high bits, which
-/// lane 0 of the next chunk must add) to `carries`.
-///
-/// Cost: O(lanes of `layer`).
-pub(crate) fn normalise<const C: usize, const P: u32>(isa: Kernel, layer: &mut [u64], carries: &mut Vec<u64>) {
-    compiled(isa, Normalise::<C, P> { layer, carries })
-}
-
-struct Normalise<'a, const C: usize, const P: u32> {
-    layer: &'a mut [u64],
-    carries: &'a mut Vec<u64>,
-}
-
-impl<const C: usize, const P: u32> Vectorised for Normalise<'_, C, P> {
-    type Output = ();
-
-    #[inline(always)]
-    fn run(self) {
-        normalise_loop::<C, P>(self.layer, self.carries)
-    }
-}
-
-/// The loop of [`normalise`]: each chunk is copied into a local, normalised there and stored back
-/// before its carry is written (as [`sum`] says why); the carries are sized first, so that the loop
-/// stores each carry without growing a vector.
-#[inline(always)]
-fn normalise_loop<const C: usize, const P: u32>(layer: &mut [u64], carries: &mut Vec<u64>) {
-    let mask = (1u64 << P) - 1;
-    let states = layer.len() / C - 1;
-    carries.clear();
-    carries.resize(states, 0);
-    for (chunk, carry) in layer[..states * C].chunks_exact_mut(C).zip(carries.iter_mut()) {
-        let lanes: [u64; C] = (&*chunk).try_into().expect("C lanes");
-        let high: [u64; C] = std::array::from_fn(|i| lanes[i] >> P);
-        let kept: [u64; C] = std::array::from_fn(|i| (lanes[i] & mask) + if i > 0 { high[i - 1] } else { 0 });
-        chunk.copy_from_slice(&kept);
-        *carry = high[C - 1];
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn every_instruction_set_sums_and_normalises_alike() {
+    fn every_instruction_set_sums_alike() {
         let mut rng = fibtree_util::SplitMix64(0x5eed);
         let old: Vec<u64> = (0..64 * 16).map(|_| rng.next_u64() >> 2).collect();
         let older: Vec<u64> = (0..64 * 16).map(|_| rng.next_u64() >> 2).collect();
@@ -191,28 +150,10 @@ mod tests {
                 w[i] = old[left[s] as usize * 16 + i] + older[right[s] as usize * 16 + i];
             }
         }
-        let mut normalised = want.clone();
-        let mut carries = Vec::new();
-        normalise::<16, 48>(Kernel::Baseline, &mut normalised, &mut carries);
-        assert_eq!(carries.len(), 50);
-        let value = |lanes: &[u64], top: u64| -> num_bigint::BigUint {
-            let mut v = num_bigint::BigUint::from(top) << (48 * lanes.len());
-            for (i, &lane) in lanes.iter().enumerate() {
-                v += num_bigint::BigUint::from(lane) << (48 * i);
-            }
-            v
-        };
-        for (s, chunk) in normalised.chunks_exact(16).take(50).enumerate() {
-            assert_eq!(value(chunk, carries[s]), value(&want[s * 16..][..16], 0), "state {s}: the value is kept");
-            assert!(chunk.iter().all(|&l| l < (1 << 48) + (1 << 16)), "state {s}: lanes normalised");
-        }
         for isa in Kernel::available() {
             let mut got = vec![0; 51 * 16];
             sum_layer::<16>(isa, &mut got, &old, &older, &left, &right);
             assert_eq!(got, want, "{isa:?}");
-            let mut got_carries = Vec::new();
-            normalise::<16, 48>(isa, &mut got, &mut got_carries);
-            assert_eq!((&got, &got_carries), (&normalised, &carries), "{isa:?}");
         }
     }
 

@@ -6,8 +6,9 @@
 //! x86-64, NEON on aarch64). Where hand-written intrinsics beat the compiler (the dense modular
 //! sweep's lane permutation), the kernel's file holds them beside its portable form.
 //!
-//! - [`lanes`]: the blocked engine's kernels, the lane-wise sum of a layer and the normalisation
-//!   at a block's end (exact values), and the lane-wise sum modulo each lane's modulus (residues);
+//! - [`lanes`]: the blocked engine's kernels, the lane-wise sum of a layer (exact values) and the
+//!   lane-wise sum modulo each lane's modulus (residues);
+//! - [`normalise`]: the normalisation of exact lanes at a block's end (AVX-512 and AVX2 intrinsics);
 //! - [`dense`]: the dense modular engine's sweep of a window: portable (blocks of 4 lanes whose
 //!   permutation the compiler turns into shuffles), AVX2 and AVX-512;
 //! - [`carry`]: the add-with-carry chain of the reference exact engine;
@@ -28,6 +29,7 @@ mod carry;
 mod clock;
 mod dense;
 mod lanes;
+mod normalise;
 pub(crate) mod select;
 
 pub(crate) use aligned::AlignedLanes;
@@ -36,7 +38,8 @@ pub(crate) use cache::l2_bytes;
 pub(crate) use carry::add_run;
 pub(crate) use clock::thread_cpu_seconds;
 pub(crate) use dense::{Residue, window};
-pub(crate) use lanes::{ModLane, normalise, sum_layer, sum_layer_mod};
+pub(crate) use lanes::{ModLane, sum_layer, sum_layer_mod};
+pub(crate) use normalise::normalise;
 pub(crate) use select::Kernel;
 
 /// A kernel: portable code for [`compiled`] to run as compiled for an instruction set (vectorised

@@ -184,7 +184,8 @@ fn a_count_from_both_ends_resumes_from_either_half() {
 }
 
 /// A file whose checksum is right but whose state is not one the engine saves (a chunk cut short, a
-/// non-zero set far outside the target's window, lanes that do not match the set) is refused with
+/// non-zero set far outside the target's window, lanes that do not match the set, a carry no lane
+/// can have) is refused with
 /// the checkpoint named, never run into a panic or a huge allocation.
 #[test]
 fn a_state_inconsistent_with_itself_is_refused() {
@@ -219,6 +220,11 @@ fn a_state_inconsistent_with_itself_is_refused() {
         ("carries of one pass too few", {
             let mut s = clone(&state);
             s.carries.pop();
+            s
+        }),
+        ("a carry of 2^16, above the high bits of any lane", {
+            let mut s = clone(&state);
+            s.carries[0][1][0] = 1 << 16;
             s
         }),
     ];

@@ -114,7 +114,7 @@ mod tests {
 
     #[test]
     fn between_the_bounds_on_a_layered_graph() {
-        // blocks of chunks as the engine cuts them: (b, j) waits for (b-1, j-1..=j+1)
+        // blocks of chunks: (b, j) waits for (b-1, j-1..=j+1), more than the engine's (b-1, j-1..=j)
         let (blocks, chunks) = (12usize, 9usize);
         let mut tasks = Vec::new();
         for b in 0..blocks {

@@ -49,6 +49,12 @@ pub(crate) struct TaskGraph {
     serial_seconds: f64,
 }
 
+/// How far the blocked engine's descriptions run ahead of its passes, in blocks: D(b) waits for the
+/// end of block b - `DESCRIBED_AHEAD` (the schedule's rule, which [`Recorder::take`] draws). Eight:
+/// two groups of the blocks a worker walks one chunk through, so that one group is described while
+/// the other is walked; at layers of 8192 states a description is about 1.4 MiB.
+pub(crate) const DESCRIBED_AHEAD: usize = 8;
+
 /// The worker counts a prediction is made for: 1, 2, 4, ..., 128.
 pub const PREDICTED_THREADS: [usize; 8] = [1, 2, 4, 8, 16, 32, 64, 128];
 
@@ -199,8 +205,9 @@ impl Recorder {
     }
 
     /// The graph recorded so far, emptying the recorder. D(b) waits for D(b-1) and every pass of
-    /// block b-3; S(b, q) for D(b); P(b, j) for every S(b, q) and passes j-1, j and j+1 of block b-1
-    /// (the schedule of the blocked engine). A task declared but not recorded (a stopped run) is left
+    /// block b - [`DESCRIBED_AHEAD`]; S(b, q) for D(b); P(b, j) for every S(b, q) and passes j-1 and
+    /// j of block b-1 (the schedule of the blocked engine; a run of residues waits for pass j alone,
+    /// which the graph takes as both). A task declared but not recorded (a stopped run) is left
     /// out, and so are the dependencies on it.
     ///
     /// Cost O(tasks log tasks + dependencies); memory the graph.
@@ -218,7 +225,7 @@ impl Recorder {
                 let deps: Vec<usize> = match r.kind {
                     TaskKind::Describe => {
                         let previous = before(b, 1).and_then(|p| id(TaskKind::Describe, p, 0));
-                        let ended = before(b, 3).into_iter().flat_map(|e| {
+                        let ended = before(b, DESCRIBED_AHEAD).into_iter().flat_map(|e| {
                             (0..passes.get(e).copied().unwrap_or(0)).filter_map(move |j| id(TaskKind::Pass, e, j))
                         });
                         previous.into_iter().chain(ended).collect()
@@ -234,7 +241,7 @@ impl Recorder {
                             id(TaskKind::Describe, b, 0).into_iter().collect()
                         };
                         let above = before(b, 1).into_iter().flat_map(|p| {
-                            (r.chunk.saturating_sub(1)..=r.chunk + 1).filter_map(move |j| id(TaskKind::Pass, p, j))
+                            (r.chunk.saturating_sub(1)..=r.chunk).filter_map(move |j| id(TaskKind::Pass, p, j))
                         });
                         described.into_iter().chain(above).collect()
                     }
@@ -295,7 +302,8 @@ mod tests {
         assert_eq!(deps(P, 1, 1), [find(D, 1, 0), find(P, 0, 0)]);
         assert_eq!(deps(P, 3, 2), [find(S, 3, 0), find(S, 3, 1), find(P, 2, 1)]);
         assert_eq!(deps(S, 3, 1), [find(D, 3, 0)]);
-        assert_eq!(deps(D, 3, 0), [find(D, 2, 0), find(P, 0, 0)]);
+        assert_eq!(deps(D, 3, 0), [find(D, 2, 0)]); // block 3 - DESCRIBED_AHEAD is none
+        assert_eq!(deps(P, 2, 1), [find(D, 2, 0), find(P, 1, 0), find(P, 1, 1)]); // not pass 2 of block 1
         assert_eq!(g.tasks.len(), 4 + 2 + 8);
         assert_eq!(g.work(), 4.0 * 0.5 + 0.25 + 8.0);
         assert_eq!(g.serial_seconds, 0.25);
@@ -303,6 +311,16 @@ mod tests {
         assert!(g.tasks.iter().enumerate().all(|(i, t)| t.deps.iter().all(|&d| d < i)));
         // the recorder starts over
         assert_eq!(r.take(), TaskGraph::default());
+        // a description waits for the end of the block DESCRIBED_AHEAD before it
+        assert_eq!(r.blocks([2; DESCRIBED_AHEAD + 1], true), 0);
+        for b in 0..=DESCRIBED_AHEAD {
+            r.task(TaskKind::Describe, b, 0, 0.5);
+            (0..2).for_each(|j| r.task(TaskKind::Pass, b, j, 1.0));
+        }
+        let g = r.take();
+        let find = |kind, b, j| g.tasks.iter().position(|t| key(t) == (kind, b, j)).unwrap();
+        let ahead = g.tasks[find(D, DESCRIBED_AHEAD, 0)].deps.clone();
+        assert_eq!(ahead, [find(D, DESCRIBED_AHEAD - 1, 0), find(P, 0, 0), find(P, 0, 1)]);
     }
 
     #[test]

@@ -36,19 +36,21 @@
 //! each reads from.
 //!
 //! **The schedule** ([`schedule`]). The passes are tasks of a graph rather than rounds with a
-//! barrier: pass j of block b waits only for the description of block b and for passes j-1, j and
-//! j+1 of block b-1 (pass j alone for residues), so a thread that finishes early starts the next
-//! block. A description is itself a short task for the non-zero sets (a chain from block to block)
-//! and a few tasks for the source positions (off that chain). The longest chain of the graph is
-//! about one chunk's pass per block, so the parallelism is about the number of chunks of a block:
-//! [`Tuning::for_run`] cuts smaller chunks (down to one lane) when there are many threads, and
-//! keeps the width's cut on one or two. A run can record its graph ([`crate::graph`]).
+//! barrier: pass j of block b waits only for the description of block b and for passes j-1 and j
+//! of block b-1 (pass j alone for residues), so a thread that finishes early starts the next block.
+//! A description is itself a short task for the non-zero sets (a chain from block to block) and a
+//! few tasks for the source positions (off that chain). The ready tasks are taken in an order that
+//! walks a chunk through a few blocks in a row, so that its edge layers stay in the cache between
+//! them. The longest chain of the graph is about one chunk's pass per block, so the parallelism is
+//! about the number of chunks of a block: [`Tuning::for_run`] cuts smaller chunks (down to one lane)
+//! when there are many threads, and keeps the width's cut on one or two. A run can record its graph
+//! ([`crate::graph`]).
 //!
 //! **Carries** (exact lanes only). At the end of a block each pass normalises chunk j of the
 //! block's last two layers: each lane keeps its low 48 bits and adds the high bits of the lane
-//! below; the high bits of the chunk's top lane (the carry out, per state) are handed to pass j + 1
-//! of the next block, which adds them to its lane 0 before it starts. Targets are taken from the raw lanes and fully
-//! normalised once.
+//! below; the high bits of the chunk's top lane (the carry out, per state, below 2^16) are handed to
+//! pass j + 1 of the next block, which adds them to its lane 0 before it starts. Targets are taken
+//! from the raw lanes and fully normalised once.
 //!
 //! **Invariants.**
 //! - (exact lanes) at a block's start every lane of its two edge layers (carries applied) is below
@@ -60,8 +62,9 @@
 //!   layer;
 //! - (residues) every lane is below its modulus at the end of every layer.
 //!
-//! **Memory**: the two layers at a block's edge in full, a carry word per state and chunk of them,
-//! per thread three layers of one chunk, per block in flight two source indices per state
+//! **Memory**: the two layers at a block's edge in full, a 16-bit carry per state and chunk of the
+//! last two layers of each block in flight, per thread three layers of one chunk, per block in
+//! flight two source indices per state
 //! ([`memory_bytes`]; residues: the moduli in place of the lanes and no carries,
 //! [`residue_memory_bytes`]).
 
@@ -105,17 +108,21 @@ use crate::targets::Targets;
 use schedule::{Segment, Shared};
 
 /// The bytes a run up to layer `n` over a plan whose widest layer has `widest_layer` states holds
-/// at its peak on `threads` threads: the two
-/// edge layers, their carries (two blocks' worth), three layers of one chunk per running pass, and
-/// the source positions of the blocks in flight (their descriptions run up to three blocks ahead).
-/// Cost O(1).
+/// at its peak on `threads` threads: the two edge layers; the carries of every block described and
+/// not yet ended (2 bytes a state of each of its two last layers and passes), since a pass keeps its
+/// carries until the next block's pass j + 1 takes them; three layers of one chunk per running
+/// pass; and the source positions of those blocks (the descriptions run up to
+/// [`schedule::DESCRIBED_AHEAD`] blocks ahead of the passes). Cost O(1).
 pub(crate) fn memory_bytes(widest_layer: usize, n: usize, threads: usize) -> u64 {
     let widest = widest_layer as u64 + 1;
     let tuning = Tuning::for_run(widest_layer, n, threads);
     let c = tuning.chunk_lanes as u64;
     let lanes = (lanes(n) as u64).div_ceil(c) * c;
-    let per_state =
-        2 * lanes * 8 + 2 * 2 * (lanes / c) * 8 + 3 * threads as u64 * c * 8 + 4 * tuning.block_layers as u64 * 8;
+    let in_flight = schedule::DESCRIBED_AHEAD as u64 + 1;
+    let per_state = 2 * lanes * 8
+        + in_flight * 2 * (lanes / c) * 2
+        + 3 * threads as u64 * c * 8
+        + in_flight * tuning.block_layers as u64 * 8;
     widest.saturating_mul(per_state)
 }
 
@@ -128,7 +135,8 @@ pub(crate) fn residue_memory_bytes(widest_layer: usize, moduli: usize, threads: 
     let tuning = Tuning::for_residues(widest_layer, moduli, threads);
     let c = tuning.chunk_lanes as u64;
     let lanes = (moduli as u64).div_ceil(c) * c;
-    let per_state = 2 * lanes * 8 + 3 * threads as u64 * c * 8 + 4 * tuning.block_layers as u64 * 8;
+    let in_flight = schedule::DESCRIBED_AHEAD as u64 + 1;
+    let per_state = 2 * lanes * 8 + 3 * threads as u64 * c * 8 + in_flight * tuning.block_layers as u64 * 8;
     widest.saturating_mul(per_state)
 }
 
@@ -249,8 +257,9 @@ impl State {
     /// Whether a state read from a file is one this engine could have saved for a run whose states
     /// all lie at or below `hi`: the members of its two non-zero sets within that bound, a whole
     /// number of passes, each pass's chunks as long as its sets say (C lanes a state and the zero
-    /// chunk's) and a carry per state, with the carries of every pass (exact lanes). A file that passes its checksum but
-    /// not this is refused before any work, not run into a panic. Cost O(passes).
+    /// chunk's) and a carry per state below 2^16, with the carries of every pass (exact lanes). A
+    /// file that passes its checksum but not this is refused before any work, not run into a panic.
+    /// Cost O(passes).
     pub(crate) fn fits(&self, hi: u64) -> bool {
         let c = self.chunk_lanes;
         // every member at most `hi` (the layers of a target's g at or above W reach down to 0)
@@ -260,7 +269,10 @@ impl State {
         });
         let lens = [self.edges[0].len as usize, self.edges[1].len as usize];
         let chunks = self.chunks.iter().all(|[a, b]| a.len() == (lens[0] + 1) * c && b.len() == (lens[1] + 1) * c);
-        let carries = self.carries.iter().all(|[a, b]| a.len() == lens[0] && b.len() == lens[1]);
+        // a carry is the high bits of a lane: below 2^16, as a pass keeps it
+        let small = |carries: &Vec<u64>| carries.iter().all(|&c| c <= u16::MAX as u64);
+        let carries =
+            self.carries.iter().all(|[a, b]| a.len() == lens[0] && b.len() == lens[1] && small(a) && small(b));
         CHUNK_LANES.contains(&c) && sets && chunks && carries && self.carries.len() == self.chunks.len()
     }
 
@@ -545,7 +557,7 @@ fn run_kind(
             .collect();
         let segment = Segment::new(&shared, &bounds, block_targets, std::mem::take(&mut state));
         serial_since(outside);
-        rayon::scope(|s| segment.describe(s, 0));
+        segment.run();
         outside = recorder.map(|_| arch::thread_cpu_seconds());
         if !resumable && hooks.cancelled() {
             return Err(Error::Interrupted);

@@ -13,20 +13,24 @@ use crate::hooks::Hooks;
 /// is the zero chunk, which the states that read nothing read).
 pub(crate) type Chunk = [Vec<u64>; 2];
 
+/// The carries out of the top lane of chunk j of two consecutive layers, one a state: the high bits
+/// of a lane, below 2^16 (a lane is below 2^64 and keeps [`PAYLOAD`] = 48 bits).
+pub(crate) type Carries = [Vec<u16>; 2];
+
 /// Buffers left by finished passes, to reuse: layer chunks, and carry vectors.
-pub(super) type Spares = Mutex<(Vec<Vec<u64>>, Vec<Chunk>)>;
+pub(super) type Spares = Mutex<(Vec<Vec<u64>>, Vec<Carries>)>;
 
 /// What pass j starts from: chunk j of the block's edge layers, and buffers for its carries.
 pub(super) struct PassInput {
     pub(super) chunk: Chunk,
-    pub(super) spare_carries: Chunk,
+    pub(super) spare_carries: Carries,
 }
 
 /// What pass j leaves: chunk j of the block's last two layers (normalised), the carries out of its
 /// top lane (one per state of each), and chunk j of its targets' values (raw lanes), in order.
 pub(super) struct PassResult {
     pub(super) chunk: Chunk,
-    pub(super) carries: Chunk,
+    pub(super) carries: Carries,
     pub(super) targets: Vec<u64>,
 }
 
@@ -45,7 +49,7 @@ impl PassContext<'_> {
     /// Pass j in chunks of `c` lanes (1, 2, 4, 8, 16, 32 or 64): chunk j of every layer of the block, from
     /// chunk j of the two layers before it and the carries out of chunk j - 1 of those layers. A pass
     /// stopped by the hooks returns early, with fewer target lanes (the caller discards it).
-    pub(super) fn pass(&self, c: usize, j: usize, input: PassInput, carry_in: Option<&Chunk>) -> PassResult {
+    pub(super) fn pass(&self, c: usize, j: usize, input: PassInput, carry_in: Option<&Carries>) -> PassResult {
         match c {
             1 => self.pass_in::<1>(j, input, carry_in),
             2 => self.pass_in::<2>(j, input, carry_in),
@@ -60,14 +64,14 @@ impl PassContext<'_> {
 
     /// Pass j in chunks of C lanes, of exact lanes (with carries in and normalised at the end) or of
     /// residues modulo this pass's moduli (no carries; a direct move adds to every lane).
-    fn pass_in<const C: usize>(&self, j: usize, input: PassInput, carry_in: Option<&Chunk>) -> PassResult {
+    fn pass_in<const C: usize>(&self, j: usize, input: PassInput, carry_in: Option<&Carries>) -> PassResult {
         let moduli: Option<&[u64; C]> = self.moduli.map(|m| m.try_into().expect("C moduli"));
         let PassInput { chunk: [mut older, mut old], spare_carries } = input;
         let mut cur = self.spares.lock().expect("not poisoned").0.pop().unwrap_or_default();
         if let Some([a, b]) = carry_in {
             for (layer, carries) in [(&mut older, a), (&mut old, b)] {
                 for (lane0, &carry) in layer.iter_mut().step_by(C).zip(carries) {
-                    *lane0 += carry;
+                    *lane0 += carry as u64;
                 }
             }
         }
