@@ -11,9 +11,11 @@
 //! assert_eq!(fibtree::count_mod(10_000, 0, 998_244_353).unwrap(), 163_314_502);
 //! ```
 //!
-//! The vector kernels are the widest set the CPU has unless the environment variable `FIBTREE_ISA`
-//! forces another ([`KERNEL_VAR`]); [`kernel`] says which set runs. An invalid value is an
-//! [`Error::InvalidArgument`] naming [`Param::Isa`], which every function that runs a kernel returns.
+//! The vector kernels of the exact engine are the set found fastest on this CPU, measured once per
+//! process ([`calibration`]; the dense modular sweep takes the widest), unless the environment
+//! variable `FIBTREE_ISA` forces one ([`KERNEL_VAR`]); [`kernel`] says which set runs. An invalid
+//! value is an [`Error::InvalidArgument`] naming [`Param::Isa`], which every function that runs a
+//! kernel returns.
 //!
 //! The counting API is at the root: the counts ([`count`], [`count_mod`], [`distribution`],
 //! [`support`]), a checked counting run ([`Counting`], steered by [`Options`], giving a [`Report`]
@@ -58,7 +60,8 @@ mod report;
 mod run;
 mod targets;
 
-pub use arch::select::{KERNEL_VAR, Kernel, kernel};
+pub use arch::Calibration;
+pub use arch::select::{KERNEL_VAR, Kernel, calibration, kernel};
 pub use checkpoint::Checkpoint;
 pub use engines::both_ends::Split;
 pub use engines::modular::MODULUS_LIMIT;

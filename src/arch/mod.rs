@@ -13,9 +13,11 @@
 //!   permutation the compiler turns into shuffles), AVX2 and AVX-512;
 //! - [`carry`]: the add-with-carry chain of the reference exact engine;
 //! - [`aligned`]: zeroed arrays aligned to a cache line, for the vector loads;
-//! - [`select`]: which kernel set runs ([`select::kernel`]: the CPU's widest, or the one the
-//!   environment variable `FIBTREE_ISA` forces). The engines take [`Kernel::in_use`], never
+//! - [`select`]: which kernel set runs ([`select::kernel`]: the one the environment variable
+//!   `FIBTREE_ISA` forces, or the fastest for the lanes as [`calibrate`] measures it and the widest
+//!   for the dense sweep). The engines take [`Kernel::in_use`] or [`select::dense_kernel`], never
 //!   [`Kernel::detect`], which says only what the CPU has.
+//! - [`calibrate`]: the measurements that choose the lanes' kernel set and the chunks' lanes;
 //! - [`clock`]: the calling thread's CPU time;
 //! - [`cache`]: the level-2 cache the operating system reports;
 //! - [`arenas`]: the allocator's arenas, kept to one under an address-space limit.
@@ -25,6 +27,7 @@
 mod aligned;
 mod arenas;
 mod cache;
+mod calibrate;
 mod carry;
 mod clock;
 mod dense;
@@ -35,6 +38,8 @@ pub(crate) mod select;
 pub(crate) use aligned::AlignedLanes;
 pub(crate) use arenas::one_arena;
 pub(crate) use cache::l2_bytes;
+pub use calibrate::Calibration;
+pub(crate) use calibrate::chunk_lanes;
 pub(crate) use carry::add_run;
 pub(crate) use clock::thread_cpu_seconds;
 pub(crate) use dense::{Residue, window};

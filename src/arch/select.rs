@@ -1,10 +1,17 @@
-//! Which kernel set runs: the CPU's widest unless the environment variable `FIBTREE_ISA` forces
-//! one, read once per process.
+//! Which kernel set runs, read once per process: the one the environment variable `FIBTREE_ISA`
+//! forces, or where it does not, for the exact engine's lanes the fastest of this CPU's sets as
+//! measured ([`super::calibrate`]) and for the dense modular sweep (and the plan's bitset passes)
+//! the widest.
 //!
-//! `FIBTREE_ISA` is `auto` (or empty, or unset: the widest set the CPU has), `baseline` (the
-//! portable kernels as compiled for the build's target: SSE2 on x86-64, NEON on aarch64), `avx2` or
-//! `avx512`, in any case. An unknown value, or a set this CPU lacks, is an error that [`kernel`]
-//! returns and that every engine returns before it runs a kernel: nothing falls back silently.
+//! `FIBTREE_ISA` is `auto` (or empty, or unset: chosen as above), `baseline` (the portable kernels
+//! as compiled for the build's target: SSE2 on x86-64, NEON on aarch64), `avx2` or `avx512`, in any
+//! case. An unknown value, or a set this CPU lacks, is an error that [`kernel`] returns and that
+//! every engine returns before it runs a kernel: nothing falls back silently.
+//!
+//! Why two rules: the lanes' kernel streams chunks through the level-2 cache, where the widest set
+//! was not the fastest on the AMD EPYC Zen 4 and the Intel Xeon measured; the dense sweep permutes
+//! residues in registers with hand-written intrinsics, 3 to 4 times faster with AVX2 or AVX-512 than
+//! the baseline and fastest with the widest on both.
 
 use std::ffi::OsStr;
 use std::sync::OnceLock;
@@ -71,8 +78,26 @@ impl Kernel {
         Kernel::ALL.into_iter().filter(|&set| set <= Kernel::detect()).collect()
     }
 
-    /// The widest kernel set this CPU has, detected once per process: what [`kernel`] chooses
-    /// where `FIBTREE_ISA` does not say. Cost: one load after the first call.
+    /// The kernel set `FIBTREE_ISA` forces, or `None` where it leaves the choice (`auto`, empty or
+    /// unset): a check of the variable that measures nothing. Read once per process.
+    ///
+    /// # Errors
+    /// As [`kernel`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// // with FIBTREE_ISA unset (or valid), no error; a forced set is one this CPU has
+    /// let forced = fibtree::Kernel::forced()?;
+    /// assert!(forced.is_none_or(|k| fibtree::Kernel::available().contains(&k)));
+    /// # Ok::<(), fibtree::Error>(())
+    /// ```
+    pub fn forced() -> Result<Option<Kernel>> {
+        forced()
+    }
+
+    /// The widest kernel set this CPU has, detected once per process. Cost: one load after the
+    /// first call.
     pub(crate) fn detect() -> Kernel {
         static DETECTED: OnceLock<Kernel> = OnceLock::new();
         *DETECTED.get_or_init(|| {
@@ -87,10 +112,10 @@ impl Kernel {
         })
     }
 
-    /// The kernel set the engines run: [`kernel`]'s, or where `FIBTREE_ISA` is invalid the widest
-    /// the CPU has (the engines' entry points have returned that error before they get here; only
-    /// the kernels on their own of [`crate::kernels`], whose use is the caller's, reach it then).
-    /// Cost: one load after the first call of the process.
+    /// The kernel set the exact engine's lanes run: [`kernel`]'s, or where `FIBTREE_ISA` is invalid
+    /// the widest the CPU has (the engines' entry points have returned that error before they get
+    /// here; only the kernels on their own of [`crate::kernels`], whose use is the caller's, reach it
+    /// then). Cost: one load after the first call of the process (which may calibrate).
     pub(crate) fn in_use() -> Kernel {
         kernel().unwrap_or_else(|_| Kernel::detect())
     }
@@ -102,10 +127,11 @@ impl std::fmt::Display for Kernel {
     }
 }
 
-/// The kernel set in use: the one `FIBTREE_ISA` names, or the widest this CPU has where it is
-/// `auto`, empty or unset. The variable is read on the first call of the process only.
+/// The kernel set the exact engine's lanes run (most of a count's time): the one `FIBTREE_ISA`
+/// names, or where it is `auto`, empty or unset the fastest of this CPU's sets as measured once per
+/// process ([`calibration`]). The variable is read on the first call of the process only.
 ///
-/// Cost: one load after the first call.
+/// Cost: about 20 ms of one core on the first call where it measures, one load after.
 ///
 /// # Errors
 /// [`Error::InvalidArgument`] naming [`Param::Isa`] for a value that is not a kernel set, or one
@@ -120,27 +146,65 @@ impl std::fmt::Display for Kernel {
 /// # Ok::<(), fibtree::Error>(())
 /// ```
 pub fn kernel() -> Result<Kernel> {
-    static CHOSEN: OnceLock<Result<Kernel, String>> = OnceLock::new();
-    CHOSEN
+    Ok(match forced()? {
+        Some(kernel) => kernel,
+        None => super::calibrate::lanes_kernel(&Kernel::available()).chosen,
+    })
+}
+
+/// The kernel set of the dense modular sweep and of the plan's bitset passes: the one
+/// `FIBTREE_ISA` names, or the widest this CPU has. Cost: one load after the first call.
+///
+/// # Errors
+/// As [`kernel`].
+pub(crate) fn dense_kernel() -> Result<Kernel> {
+    Ok(forced()?.unwrap_or_else(Kernel::detect))
+}
+
+/// What the calibration of the lanes' kernel set measured, where `FIBTREE_ISA` leaves the choice
+/// to it (`None` where it forces a set, or is invalid): each set's rate, the one chosen and the time
+/// it took. Measures on the first call of the process, as [`kernel`] does.
+///
+/// # Examples
+///
+/// ```
+/// if let Some(measured) = fibtree::calibration() {
+///     assert_eq!(measured.chosen, fibtree::kernel()?);
+///     assert_eq!(measured.rates.len(), fibtree::Kernel::available().len());
+/// }
+/// # Ok::<(), fibtree::Error>(())
+/// ```
+pub fn calibration() -> Option<&'static super::Calibration> {
+    match forced() {
+        Ok(None) => Some(super::calibrate::lanes_kernel(&Kernel::available())),
+        _ => None,
+    }
+}
+
+/// The kernel set `FIBTREE_ISA` forces, `None` where it leaves the choice (auto, empty or unset).
+/// Read once per process. Cost: one load after the first call.
+fn forced() -> Result<Option<Kernel>> {
+    static FORCED: OnceLock<Result<Option<Kernel>, String>> = OnceLock::new();
+    FORCED
         .get_or_init(|| choose(std::env::var_os(KERNEL_VAR).as_deref(), &Kernel::available()))
         .clone()
         .map_err(|expected| Error::invalid(Param::Isa, expected))
 }
 
-/// The kernel set `value` of `FIBTREE_ISA` names on a CPU that runs `has` (the narrowest first), or
-/// what is wrong with it. Cost O(length of `value`).
-fn choose(value: Option<&OsStr>, has: &[Kernel]) -> Result<Kernel, String> {
-    let widest = has.last().copied().unwrap_or(Kernel::Baseline);
+/// The kernel set `value` of `FIBTREE_ISA` forces on a CPU that runs `has` (the narrowest first),
+/// `None` where it leaves the choice to the engines, or what is wrong with it. Cost O(length of
+/// `value`).
+fn choose(value: Option<&OsStr>, has: &[Kernel]) -> Result<Option<Kernel>, String> {
     let value = value.map(OsStr::to_string_lossy).unwrap_or_default();
     let wanted = value.trim().to_ascii_lowercase();
     if wanted.is_empty() || wanted == "auto" {
-        return Ok(widest);
+        return Ok(None);
     }
     let Some(kernel) = Kernel::ALL.into_iter().find(|k| k.name() == wanted) else {
         return Err(format!("expected auto, baseline, avx2 or avx512, got {value:?}"));
     };
     if has.contains(&kernel) {
-        Ok(kernel)
+        Ok(Some(kernel))
     } else {
         let names: Vec<&str> = has.iter().map(|k| k.name()).collect();
         Err(format!("this CPU has no {} (it has: {})", kernel.vendor_name(), names.join(", ")))
@@ -156,20 +220,20 @@ mod tests {
     }
 
     #[test]
-    fn auto_empty_and_unset_choose_the_widest() {
+    fn auto_empty_and_unset_leave_the_choice() {
         let has = [Kernel::Baseline, Kernel::Avx2];
         for value in [None, os(""), os("auto"), os("AUTO"), os(" Auto ")] {
-            assert_eq!(choose(value, &has), Ok(Kernel::Avx2), "{value:?}");
+            assert_eq!(choose(value, &has), Ok(None), "{value:?}");
         }
-        assert_eq!(choose(None, &[Kernel::Baseline]), Ok(Kernel::Baseline));
+        assert_eq!(choose(None, &[Kernel::Baseline]), Ok(None));
     }
 
     #[test]
     fn a_named_set_is_taken_in_any_case() {
         let has = Kernel::ALL;
         for kernel in Kernel::ALL {
-            assert_eq!(choose(os(kernel.name()), &has), Ok(kernel));
-            assert_eq!(choose(os(&kernel.name().to_uppercase()), &has), Ok(kernel));
+            assert_eq!(choose(os(kernel.name()), &has), Ok(Some(kernel)));
+            assert_eq!(choose(os(&kernel.name().to_uppercase()), &has), Ok(Some(kernel)));
             assert_eq!(kernel.to_string(), kernel.name());
         }
     }

@@ -29,8 +29,13 @@ fn route(split: Split) -> String {
 /// The measurements (fields in alphabetical order, as the JSON lists them).
 #[derive(Serialize)]
 struct Bench {
+    /// How the kernel set was chosen, where it was measured (null where `FIBTREE_ISA` forced it).
+    calibration: Option<CalibrationOut>,
     /// The kernel set every run used.
     kernel: &'static str,
+    /// The kernel line of the human form ([`super::kernel_line`]).
+    #[serde(skip)]
+    kernel_line: String,
     machine: MachineOut,
     results: Vec<ResultOut>,
     /// Each n's plan, for the table's heading (not in the JSON, whose rows repeat it).
@@ -44,6 +49,20 @@ struct MachineOut {
     cpu: Option<String>,
     /// The kernel sets this CPU runs, the narrowest first.
     kernels: Vec<&'static str>,
+}
+
+/// What the calibration of the exact engine's kernel set measured: each set's lane additions per
+/// nanosecond, and the seconds it took.
+#[derive(Serialize)]
+struct CalibrationOut {
+    rates: Vec<RateOut>,
+    seconds: f64,
+}
+
+#[derive(Serialize)]
+struct RateOut {
+    kernel: &'static str,
+    lane_additions_per_ns: f64,
 }
 
 /// One (n, threads) row; `parallelism` to `work_s` describe the median run's task graph.
@@ -84,7 +103,7 @@ impl Outcome for Bench {
         let cores =
             if self.machine.cores == 1 { "1 core".to_string() } else { format!("{} cores", self.machine.cores) };
         writeln!(out, "machine  {}, {cores}", self.machine.cpu.as_deref().unwrap_or("unknown CPU"))?;
-        writeln!(out, "kernel   {} (this CPU has: {})", self.kernel, self.machine.kernels.join(", "))?;
+        writeln!(out, "kernel   {}", self.kernel_line)?;
         for (n, states, limb_additions, route) in &self.plans {
             writeln!(out, "plan     n={n}: {states} states, {limb_additions} limb additions {route}")?;
         }
@@ -231,7 +250,12 @@ pub(super) fn bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
     let kernels = Kernel::available().into_iter().map(Kernel::name).collect();
     let machine = MachineOut { cores: machine.cores, cpu: machine.cpu, kernels };
     let kernel = fibtree::kernel().map_err(|e| session.error(e))?.name();
-    let bench = Bench { kernel, machine, results, plans };
+    let kernel_line = super::kernel_line().map_err(|e| session.error(e))?;
+    let calibration = fibtree::calibration().map(|c| CalibrationOut {
+        rates: c.rates.iter().map(|&(k, rate)| RateOut { kernel: k.name(), lane_additions_per_ns: rate }).collect(),
+        seconds: c.seconds,
+    });
+    let bench = Bench { calibration, kernel, kernel_line, machine, results, plans };
     session.emit(&bench, OutputForm::of(args.json, false))?;
     Ok(ExitCode::SUCCESS)
 }

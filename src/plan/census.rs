@@ -44,7 +44,7 @@ impl Census {
 /// [`crate::Error::InvalidArgument`] for an n above [`crate::game::MAX_N`];
 /// [`crate::Error::Interrupted`] once cancelled (checked every layer).
 pub(crate) fn census(targets: &Targets, hooks: Hooks) -> Result<Census> {
-    census_in(targets, crate::arch::select::kernel()?, hooks)
+    census_in(targets, crate::arch::select::dense_kernel()?, hooks)
 }
 
 /// [`census`] with its kernel compiled for `isa`.

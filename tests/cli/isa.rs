@@ -1,6 +1,7 @@
 //! `FIBTREE_ISA`: the same answers under every kernel set this CPU has, each run saying which set
 //! it used; an unknown value or a set this CPU lacks refused (exit 2, one line naming the
-//! variable) before any work; the value taken in any case, empty or `auto` for the widest set.
+//! variable) before any work; the value taken in any case, empty or `auto` for the set measured
+//! fastest (one of those the CPU has: which one is the machine's, never asserted).
 
 use std::process::Output;
 
@@ -40,7 +41,8 @@ fn available() -> Vec<String> {
         .collect();
     assert_eq!(kernels.first().map(String::as_str), Some("baseline"), "{json}");
     assert!(kernels.iter().all(|k| ALL.contains(&k.as_str())), "{json}");
-    assert_eq!(json["kernel"].as_str(), kernels.last().map(String::as_str), "auto is the widest: {json}");
+    let auto = json["kernel"].as_str().unwrap_or_default().to_string();
+    assert!(kernels.contains(&auto), "auto is one of the sets: {json}");
     kernels
 }
 
@@ -59,9 +61,9 @@ fn count_under(isa: &str) -> (Value, String) {
 #[test]
 fn every_kernel_set_counts_alike() {
     let kernels = available();
-    let (auto, widest) = count_under("");
-    assert_eq!(Some(&widest), kernels.last(), "empty is auto, the widest set");
-    assert_eq!(count_under("auto").1, widest);
+    let (auto, measured) = count_under("");
+    assert!(kernels.contains(&measured), "empty is auto, a set measured fastest: {measured}");
+    assert!(kernels.contains(&count_under("auto").1));
     for kernel in &kernels {
         let (json, used) = count_under(kernel);
         assert_eq!(&used, kernel, "FIBTREE_ISA={kernel} runs its kernels");
@@ -77,7 +79,7 @@ fn every_kernel_set_counts_alike() {
         // and the benchmark's header says so
         let output = with_isa(Some(kernel), &["bench", "--n", "100", "--threads", "1", "--runs", "1", "-q"]);
         let out = stdout(&output);
-        let line = format!("kernel   {kernel} (this CPU has: {})", kernels.join(", "));
+        let line = format!("kernel   {kernel} (forced by FIBTREE_ISA; this CPU has: {})", kernels.join(", "));
         assert!(out.lines().any(|l| l == line), "{line:?} in\n{out}");
     }
 }
@@ -90,7 +92,7 @@ fn names_are_taken_in_any_case() {
             assert_eq!(&count_under(&written).1, kernel, "FIBTREE_ISA={written:?}");
         }
     }
-    assert_eq!(count_under("AUTO").1, *kernels.last().unwrap());
+    assert!(kernels.contains(&count_under("AUTO").1));
 }
 
 #[test]
@@ -143,7 +145,7 @@ fn self_test_says_which_kernel_set_it_tests() {
     let _ = child.kill();
     let _ = child.wait();
     assert_eq!(header[0], "seed 0x1", "{header:?}");
-    assert!(header[1].starts_with("kernel baseline (this CPU has: baseline"), "{header:?}");
+    assert!(header[1].starts_with("kernel baseline (forced by FIBTREE_ISA; this CPU has: baseline"), "{header:?}");
 }
 
 #[test]

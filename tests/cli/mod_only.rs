@@ -121,5 +121,5 @@ fn output_file_and_verbose() {
     assert_eq!(out, "");
     assert_eq!(std::fs::read_to_string(&file).unwrap(), success(&["count", "500", "--mod-only", "-q"]));
     assert!(err.contains("memory estimate"), "--verbose prints the estimate: {err:?}");
-    assert!(err.lines().any(|l| l.starts_with("kernel ") && l.contains("(this CPU has: baseline")), "{err:?}");
+    assert!(err.lines().any(|l| l.starts_with("kernel ") && l.contains("this CPU has: baseline")), "{err:?}");
 }

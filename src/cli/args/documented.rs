@@ -16,12 +16,13 @@ pub(in crate::cli) struct Documented {
 /// and by the manual's ENVIRONMENT section.
 pub(in crate::cli) const ENVIRONMENT_VARIABLES: [Documented; 1] = [Documented {
     name: "FIBTREE_ISA",
-    summary: "auto (the widest kernels this CPU has; also when empty or unset),\n\
-              baseline, avx2 or avx512, in any case; a set this CPU lacks is\n\
-              refused (exit 2)",
-    text: "The vector kernels: auto (the widest set this CPU has; also when empty or unset), baseline (the portable \
-           code as compiled for the build's target), avx2 or avx512, in any case. A set this CPU lacks, or any other \
-           value, is refused (exit 2) by every command that computes.",
+    summary: "auto (the kernels measured fastest on this CPU; also when\n\
+              empty or unset), baseline, avx2 or avx512, in any case; a\n\
+              set this CPU lacks is refused (exit 2)",
+    text: "The vector kernels: auto (also when empty or unset: for the exact engine the set measured fastest on this \
+           CPU, once per run, in a few milliseconds; for the modular sweep the widest), baseline (the portable code as \
+           compiled for the build's target), avx2 or avx512, in any case. A set this CPU lacks, or any other value, is \
+           refused (exit 2) by every command that computes.",
 }];
 
 /// What a signal that stops a run says in `--help` (the statuses 129, 130 and 143 share a line).

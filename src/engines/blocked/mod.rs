@@ -29,9 +29,9 @@
 //! **Blocks and passes** ([`pass`]). Because lanes are independent within a block, chunk j (lanes
 //! jC .. (j+1)C) of every value of every layer of the block depends only on chunk j of the two
 //! layers before the block. So a block is a set of independent passes, pass j computing chunk j of
-//! every layer of the block while only three layers of one chunk (at most 2 MiB,
-//! [`chunk_working_set`]) are live: the working set stays in cache (L2 or L3) however long the
-//! numbers grow, and the passes run on any number of threads without waiting for each other.
+//! every layer of the block while only three layers of one chunk (their size chosen for this CPU's
+//! caches, [`Tuning::for_width`]) are live: the working set stays in cache (L2 or L3) however long
+//! the numbers grow, and the passes run on any number of threads without waiting for each other.
 //! Before its passes, a block is described ([`describe`]): which states are non-zero, and where
 //! each reads from.
 //!
@@ -153,37 +153,22 @@ pub(crate) struct Tuning {
     pub(crate) isa: Kernel,
 }
 
-/// The bytes that three layers of one chunk (what a pass keeps live) may take: 3 x 8 x C bytes a
-/// state of the widest layer for C-lane chunks. Larger chunks cost fewer instructions per lane (each
-/// state reads its pair of source indices once a chunk, for C lanes), and up to this size that gain
-/// outweighs the working set leaving the L2 cache: [`L2_MULTIPLE`] times the level-2 cache the
-/// operating system reports ([`arch::l2_bytes`]), or [`FALLBACK_WORKING_SET`] where it reports none.
-/// On the AMD EPYC of docs/performance.md (512 KiB of L2 a core) that is 2 MiB: 8 lanes (1.5 MiB)
-/// at layers of 8192 states, 16 lanes (768 KiB) at 2048. That guide gives the runs that chose it.
-/// Cost O(1) after the first call.
-pub(crate) fn chunk_working_set() -> usize {
-    arch::l2_bytes().map_or(FALLBACK_WORKING_SET, |l2| (l2 as usize).saturating_mul(L2_MULTIPLE))
-}
-
-/// The working set of a pass in level-2 caches: measured on a 512 KiB L2, where 2 MiB of working
-/// set (8 lanes at layers of 8192 states) ran as fast as 3 MiB and 1.3 times as fast as 0.75 MiB.
-const L2_MULTIPLE: usize = 4;
-
-/// The working set of a pass where the operating system reports no level-2 cache.
-const FALLBACK_WORKING_SET: usize = 2 << 20;
+/// The chunk sizes [`Tuning::for_width`] chooses from, in lanes.
+const WIDTH_CHUNKS: [usize; 3] = [4, 8, 16];
 
 impl Tuning {
-    /// A tuning for layers of at most `widest` states: the largest chunk (4 to 16 lanes) whose three
-    /// layers fit in [`chunk_working_set`], blocks as long as the lanes allow, the kernels in use
-    /// ([`Kernel::in_use`]: the CPU's widest unless `FIBTREE_ISA` forces others).
+    /// A tuning for layers of at most `widest` states: the kernels in use ([`Kernel::in_use`]: those
+    /// `FIBTREE_ISA` forces, or the fastest as measured), blocks as long as the lanes allow, and
+    /// chunks of 4, 8 or 16 lanes. Larger chunks cost fewer instructions per lane (each state reads
+    /// its pair of source indices once a chunk, for C lanes), until their three layers (what a pass
+    /// keeps live) leave the level-2 cache, which costs little on some CPUs and much on others (the
+    /// performance guide gives both): so the largest is taken where its three layers fit in half of
+    /// L2, and otherwise the fastest as measured on this CPU at this width ([`arch::chunk_lanes`]).
+    /// Cost O(1), or a few milliseconds the first time a width is measured.
     pub(crate) fn for_width(widest: usize) -> Tuning {
-        let widest = widest.max(1);
-        let chunk_lanes = match chunk_working_set() / (3 * 8 * widest) {
-            0..8 => 4,
-            8..16 => 8,
-            _ => 16,
-        };
-        Tuning { block_layers: MAX_BLOCK_LAYERS, chunk_lanes, isa: Kernel::in_use() }
+        let isa = Kernel::in_use();
+        let chunk_lanes = arch::chunk_lanes(isa, widest.max(1), &WIDTH_CHUNKS, arch::l2_bytes());
+        Tuning { block_layers: MAX_BLOCK_LAYERS, chunk_lanes, isa }
     }
 
     /// A tuning for a run up to layer `n` whose layers have at most `widest` states, on `threads`

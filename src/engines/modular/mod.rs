@@ -84,7 +84,7 @@ pub(crate) fn count_mod_with_plan(
     for &m in moduli {
         check_modulus(m)?;
     }
-    let isa = crate::arch::select::kernel()?;
+    let isa = crate::arch::select::dense_kernel()?;
     match dense_width(plan, moduli.len()) {
         Some(w) => dense::run(&dense::Shape::of_plan(plan), targets, moduli, hooks, w, isa, true),
         None => generic::run(plan, targets, moduli, hooks),
@@ -109,7 +109,7 @@ pub(crate) fn count_mod_unplanned(targets: &Targets, moduli: &[u64], hooks: Hook
     for &m in moduli {
         check_modulus(m)?;
     }
-    let isa = crate::arch::select::kernel()?;
+    let isa = crate::arch::select::dense_kernel()?;
     let top = targets.top();
     let Some(w) = unplanned_width(targets, moduli.len(), hooks)? else { return Ok(None) };
     if top < 2 {
@@ -207,7 +207,7 @@ impl Sweep {
     /// [`Error::InvalidArgument`] for n above [`crate::game::MAX_N`] or below 3, an n whose width
     /// would take more than [`DENSE_LIMIT_BYTES`] of arrays, or an invalid `FIBTREE_ISA`.
     pub(crate) fn new(n: u64, lanes: u64) -> Result<Sweep> {
-        let isa = crate::arch::select::kernel()?;
+        let isa = crate::arch::select::dense_kernel()?;
         if n < 3 {
             return Err(Error::invalid(Param::N, format!("at least 3 for a calibration, got {n}")));
         }
