@@ -95,7 +95,7 @@ fn layer_before<'e>(new_edges: &'e [NonZeroSet], edges: &'e [NonZeroSet; 2], k0:
 
 /// Where each non-zero state `me` of step t of `sweep` reads from in the steps `old` (t - 1) and
 /// `older` (t - 2), through the edge values `r` and `l`, and its `direct` states. Cost: two rank
-/// lookups a state (a population count each).
+/// lookups a state (a population count each, within words looked up once per 64 states).
 struct Positions<'a> {
     me: &'a NonZeroSet,
     old: &'a NonZeroSet,
@@ -113,20 +113,22 @@ impl Vectorised for Positions<'_> {
     fn run(self) -> Sources {
         let Positions { me, old, older, sweep, direct: named, r, l } = self;
         let states = me.len as usize;
-        let (mut left, mut right) = (vec![0u32; states], vec![0u32; states]);
-        let mut s = 0;
+        let (mut left, mut right) = (Vec::with_capacity(states), Vec::with_capacity(states));
         let base = me.set.base();
-        for (w, &word) in me.set.words().iter().enumerate() {
+        for (w, &word) in me.set.words().iter().enumerate().filter(|(_, w)| **w != 0) {
+            // the 64 states of a word read from at most two words of each source layer: each
+            // pair of words and ranks is read once a word, not once a state
+            let g0 = base + 64 * w as u64;
+            let (to_left, to_right) = (sweep.sources_of_word(g0, r, old), sweep.sources_of_word(g0, l, older));
             let mut rest = word;
             while rest != 0 {
-                let g = base + 64 * w as u64 + rest.trailing_zeros() as u64;
+                let b = rest.trailing_zeros() as u64;
                 rest &= rest - 1;
-                // u64::MAX (no source) is in no layer
-                left[s] = old.index(sweep.source(g, r));
-                right[s] = older.index(sweep.source(g, l));
-                s += 1;
+                left.push(to_left.index(b));
+                right.push(to_right.index(b));
             }
         }
+        debug_assert_eq!(left.len(), states);
         // bottom-up the direct moves (deleting the right child leaves R, the left child (k >= 3) L);
         // top-down the target
         debug_assert!(named.iter().all(|&g| me.index(g) < me.len || !me.set.contains(g)), "a direct move is not zero");

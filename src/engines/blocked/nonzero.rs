@@ -43,6 +43,18 @@ impl NonZeroSet {
         let position = rank + (word & ((1 << bit) - 1)).count_ones();
         (position & member) | (self.len & !member)
     }
+    /// The word of the set that holds g = `at` .. `at` + 63 (`at` - base a multiple of 64), with the
+    /// rank of its first bit and the number of non-zero states: `(0, 0, len)` where the window holds
+    /// none of them. Cost O(1).
+    #[inline(always)]
+    pub(crate) fn word_at(&self, at: u64) -> (u64, u32, u32) {
+        let w = (at.wrapping_sub(self.set.base()) / 64) as usize;
+        match (self.set.words().get(w), self.rank.get(w)) {
+            (Some(&word), Some(&rank)) => (word, rank, self.len),
+            _ => (0, 0, self.len),
+        }
+    }
+
     /// The positions of the states `named` among the non-zero ones, each once with the times it is
     /// named (the direct moves R and L may be one state); a g that is no non-zero state is left out.
     /// Cost O(named^2), for the one or two states of a layer.

@@ -90,13 +90,36 @@ impl Sweep {
     }
 
     /// The state step `t` reads in a step before it through edge value `e`, or u64::MAX (no
-    /// state) where there is none.
-    #[inline(always)]
-    pub(crate) fn source(self, g: u64, e: u64) -> u64 {
+    /// state) where there is none: the definition [`Sweep::sources_of_word`] computes by words.
+    #[cfg(test)]
+    fn source(self, g: u64, e: u64) -> u64 {
         match self {
             // a negative source (g xor e = 0) wraps to u64::MAX
             Sweep::Up { .. } => (g ^ e).wrapping_sub(1),
             Sweep::Down { .. } => g.wrapping_add(1) ^ e,
+        }
+    }
+
+    /// Where the 64 states g0 .. g0 + 63 (g0 a multiple of 64) read from in `from` through the edge
+    /// value `e`: [`Sweep::source`] of each, as the words of `from` that hold them. Cost O(1).
+    #[inline(always)]
+    pub(crate) fn sources_of_word(self, g0: u64, e: u64, from: &NonZeroSet) -> WordSources {
+        let (high, low) = (e & !63, e & 63);
+        match self {
+            // (g xor e) - 1: in the word at g0 xor high, one bit down; the state whose low bits
+            // equal e's reads bit 63 of the word before (none below g = 0)
+            Sweep::Up { .. } => {
+                let at = g0 ^ high;
+                WordSources { step: Step::Back, low, here: from.word_at(at), next: from.word_at(at.wrapping_sub(64)) }
+            }
+            // (g + 1) xor e: one bit up in the word at g0 xor high, the top state's in bit 0 of the
+            // word at (g0 + 64) xor high
+            Sweep::Down { .. } => WordSources {
+                step: Step::Forward,
+                low,
+                here: from.word_at(g0 ^ high),
+                next: from.word_at(g0.wrapping_add(64) ^ high),
+            },
         }
     }
 
@@ -157,6 +180,42 @@ impl Sweep {
     }
 }
 
+/// Where the 64 states of a word read from in one source layer ([`Sweep::sources_of_word`]): the
+/// two words of the source layer that hold their sources, with their ranks.
+#[derive(Clone, Copy)]
+pub(crate) struct WordSources {
+    step: Step,
+    /// The low six bits of the edge value.
+    low: u64,
+    /// The word holding most of the sources, and the one holding the rest (bottom-up the word
+    /// below, top-down the word above), each as [`NonZeroSet::word_at`] gives it.
+    here: (u64, u32, u32),
+    next: (u64, u32, u32),
+}
+
+impl WordSources {
+    /// The position among the non-zero states of its source layer of the source of the state at bit
+    /// `b` of the word, or the layer's zero chunk's (its count of states) where there is none; as
+    /// [`NonZeroSet::index`] of [`Sweep::source`]. Cost: a population count.
+    #[inline(always)]
+    pub(crate) fn index(&self, b: u64) -> u32 {
+        let ((word, rank, len), bit) = match self.step {
+            Step::Back => match b ^ self.low {
+                0 => (self.next, 63),
+                y => (self.here, y - 1),
+            },
+            _ => match b {
+                63 => (self.next, self.low),
+                b => (self.here, (b + 1) ^ self.low),
+            },
+        };
+        // branch-free, as `NonZeroSet::index`: membership is as good as random
+        let member = 0u32.wrapping_sub(((word >> bit) & 1) as u32);
+        let position = rank + (word & ((1 << bit) - 1)).count_ones();
+        (position & member) | (len & !member)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -171,5 +230,35 @@ mod tests {
         assert!(!down(10).reads_old(23) && down(10).reads_old(22));
         assert_eq!((down(10).lanes(2), down(10).lanes(30)), (1, lanes(29)));
         assert_eq!(Sweep::Up { last: 17 }.last_step(), 17);
+    }
+
+    /// The positions of a word's sources, looked up once a word, against [`Sweep::source`] and
+    /// [`NonZeroSet::index`] state by state: random source sets in windows far from 0 and at 0, every
+    /// edge value's low bits, both sweeps (fixed, printed seed).
+    #[test]
+    fn sources_by_words_match_the_definition() {
+        let seed = 0x0500_ace5_u64;
+        println!("SplitMix64 seed {seed:#x}");
+        let mut rng = fibtree_util::SplitMix64(seed);
+        for case in 0..400 {
+            let base = [0u64, 64, 640, 1 << 20][case % 4];
+            let words: Vec<u64> = (0..1 + rng.below(6)).map(|_| rng.next_u64() & rng.next_u64()).collect();
+            let from = NonZeroSet::new(LayerSet::from_words(base, words).unwrap());
+            let e = rng.below(if case % 2 == 0 { 64 } else { 1024 });
+            for sweep in [Sweep::Up { last: 9 }, Sweep::Down { n: 9, seed: 0, cut: 3 }] {
+                for g0 in (0..base + 512).step_by(64) {
+                    let by_word = sweep.sources_of_word(g0, e, &from);
+                    for b in 0..64 {
+                        let want = from.index(sweep.source(g0 + b, e));
+                        assert_eq!(
+                            by_word.index(b),
+                            want,
+                            "seed {seed:#x}, case {case}, {sweep:?}, e {e}, g {}",
+                            g0 + b
+                        );
+                    }
+                }
+            }
+        }
     }
 }
