@@ -146,7 +146,8 @@ pub fn grundy(k: u64) -> Option<u64> {
 /// c(n, g) mod 2 from the closed form of G alone, with no count: 1 where g < G(n), else 0 (0 for
 /// T(0), which has no move; its value counts as -1). Every rooted tree has as many moves to each
 /// value below its own, mod 2, as a nim heap of that size has: one (docs/math.md, "The parity of a
-/// count"). So the parity of every count is known without either engine.
+/// count"). So the parity of every count is known without either engine: each report checks its
+/// exact value against it ([`crate::Parity`]).
 ///
 /// Cost: O(1) time and memory ([`grundy`]'s closed form), for any n and g.
 ///

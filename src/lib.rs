@@ -69,7 +69,7 @@ pub use hooks::{Hooks, NoticeFn, ProgressFn};
 pub use limits::{Bound, Limit};
 pub use options::{LAST18, Options, P998244353};
 pub use plan::known_zero;
-pub use report::{ModReport, Projection, Report};
+pub use report::{ModReport, Parity, Projection, Report};
 pub use run::{Counting, check_table_floor, mod_only, mod_only_each};
 
 use num_bigint::BigUint;
