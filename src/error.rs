@@ -118,6 +118,23 @@ pub enum Error {
         /// The independent value it is checked against (the modular engine's residue, or a bound).
         independent: String,
     },
+    /// The exact value's parity is not the one the closed form of G gives, c(n, g) mod 2 =
+    /// [g < G(n)] (docs/math.md, "The parity of a count"): a bug, reported loudly, as a failed
+    /// [`Error::CrossCheck`] is.
+    #[error(
+        "CROSS-CHECK FAILED for c({n}, {g}) mod 2: the exact value gives {exact}, the closed form of G gives \
+         {closed_form} (c(n, g) is odd exactly where g < G(n))"
+    )]
+    ParityCheck {
+        /// The tree T(n).
+        n: u64,
+        /// The Grundy value the moves lead to.
+        g: u64,
+        /// The exact value's parity.
+        exact: u8,
+        /// The closed form's, [g < G(n)].
+        closed_form: u8,
+    },
     /// Two runs of the same exact computation gave different values: a bug, reported loudly.
     #[error("RUNS DISAGREE: {0}")]
     RunsDisagree(String),

@@ -143,6 +143,29 @@ pub fn grundy(k: u64) -> Option<u64> {
     })
 }
 
+/// c(n, g) mod 2 from the closed form of G alone, with no count: 1 where g < G(n), else 0 (0 for
+/// T(0), which has no move; its value counts as -1). Every rooted tree has as many moves to each
+/// value below its own, mod 2, as a nim heap of that size has: one (docs/math.md, "The parity of a
+/// count"). So the parity of every count is known without either engine: each report checks its
+/// exact value against it ([`crate::Parity`]).
+///
+/// Cost: O(1) time and memory ([`grundy`]'s closed form), for any n and g.
+///
+/// # Examples
+///
+/// ```
+/// use fibtree::{count, count_parity, grundy};
+/// assert_eq!(grundy(10), Some(14));
+/// assert_eq!((count(10, 0)?.to_string(), count_parity(10, 0)), ("17".to_string(), 1)); // 0 < 14: odd
+/// assert_eq!((count(10, 26)?.to_string(), count_parity(10, 26)), ("4".to_string(), 0)); // 26 >= 14: even
+/// assert_eq!(count_parity(0, 0), 0); // T(0) has no move
+/// assert_eq!(count_parity(u64::MAX, 1 << 60), 1); // below G = 4m + 3, about 2^63.4
+/// # Ok::<(), fibtree::Error>(())
+/// ```
+pub fn count_parity(n: u64, g: u64) -> u8 {
+    grundy(n).map_or(0, |value| u8::from(g < value))
+}
+
 /// The number of nodes |T(k)| = F(k + 2) - 1 (F(1) = F(2) = 1), exactly.
 ///
 /// Cost: O(k^2 / 64) time (k additions of numbers up to 0.7 k bits), O(k) bits of memory.
@@ -223,6 +246,106 @@ mod tests {
         for k in [u64::MAX - 20, u64::MAX - 7, u64::MAX - 1] {
             let e = |k: u64| u128::from(grundy(k).unwrap()) + 1;
             assert_eq!(u128::from(grundy(k + 1).unwrap()), e(k) ^ e(k - 1), "G({})", k + 1);
+        }
+    }
+
+    /// c(k, .) mod 2 for every k up to `top` by the recurrence of docs/math.md ("The count c(k, g)"),
+    /// each layer k over every g up to the bound on the values a move of T(k) can leave (above it
+    /// every count is 0: docs/math.md, "Where the counts are zero").
+    fn parities_by_recurrence(top: usize) -> Vec<Vec<u8>> {
+        let e = edge_values(top as u64).unwrap();
+        let mut layers: Vec<Vec<u8>> = vec![Vec::new(), Vec::new()];
+        let mut highest = 1;
+        for k in 2..=top {
+            let (l, r) = (e[k - 1] as usize, e[k - 2] as usize);
+            highest = highest.max(e[k] as usize);
+            let bound = value_bound(k as u64, highest as u64).unwrap() as usize;
+            let at = |layer: &Vec<u8>, h: usize| h.checked_sub(1).and_then(|h| layer.get(h)).copied().unwrap_or(0);
+            let layer: Vec<u8> = (0..=bound)
+                .map(|g| {
+                    let direct = u8::from(g == r) ^ u8::from(k >= 3 && g == l);
+                    direct ^ at(&layers[k - 1], g ^ r) ^ at(&layers[k - 2], g ^ l)
+                })
+                .collect();
+            layers.push(layer);
+        }
+        layers
+    }
+
+    /// The closed form of the parity against the recurrence taken mod 2, for every k up to 300 and
+    /// every g up to the bound on the values a move can leave, and 64 past it.
+    #[test]
+    fn the_parity_is_the_recurrence_mod_2() {
+        let layers = parities_by_recurrence(300);
+        let mut odd = 0;
+        for (k, layer) in layers.iter().enumerate() {
+            for g in 0..layer.len() + 64 {
+                let want = layer.get(g).copied().unwrap_or(0);
+                assert_eq!(count_parity(k as u64, g as u64), want, "c({k}, {g}) mod 2");
+                odd += usize::from(want);
+            }
+        }
+        // every g below G(k) is odd, the others even: the odd ones are exactly sum of G(k)
+        assert_eq!(odd as u64, (1..=300).map(|k| grundy(k).unwrap()).sum::<u64>());
+    }
+
+    /// The closed form of the parity against both brute-force oracles: every g of every T(k), k <= 22
+    /// for the explicit tree and k <= 7 for first principles, and 16 values past each support.
+    #[test]
+    fn the_parity_is_the_oracles_mod_2() {
+        use crate::oracles::{MAX_FIRST_PRINCIPLES_K, explicit_tree_counts, first_principles_counts};
+        for k in 0..=22u32 {
+            let mut oracles = vec![explicit_tree_counts(k).unwrap()];
+            if k <= MAX_FIRST_PRINCIPLES_K {
+                oracles.push(first_principles_counts(k).unwrap());
+            }
+            for counts in oracles {
+                for g in 0..counts.len() + 16 {
+                    let want = counts.get(g).map_or(0, |c| (c % 2) as u8);
+                    assert_eq!(count_parity(u64::from(k), g as u64), want, "c({k}, {g}) = {:?}", counts.get(g));
+                }
+            }
+        }
+    }
+
+    /// The fact behind the closed form holds for every rooted tree, not only the Fibonacci trees: on
+    /// random rooted trees of up to 40 nodes (and a path and a star), the number of moves to each
+    /// value g is odd exactly where g is below the tree's own value. Values by the colon principle;
+    /// a move deletes a non-root node with its subtree, and the root's value is recomputed on the
+    /// path up from it.
+    #[test]
+    fn every_rooted_tree_has_the_parities_of_a_nim_heap() {
+        let seed = 0x009a_417e_5eed_u64;
+        println!("seed = {seed:#x}");
+        let mut rng = fibtree_util::SplitMix64(seed);
+        let mut shapes: Vec<Vec<usize>> = vec![(0..12).map(|i: usize| i.saturating_sub(1)).collect(), vec![0; 12]];
+        for _ in 0..2000 {
+            let nodes = 1 + rng.below(40) as usize;
+            shapes.push((0..nodes).map(|i| if i == 0 { 0 } else { rng.below(i as u64) as usize }).collect());
+        }
+        for parent in shapes {
+            // parent[i] < i: children come after their parent, so a pass from the last node up
+            // gives every subtree's value before its parent's
+            let mut value = vec![0u64; parent.len()];
+            for i in (1..parent.len()).rev() {
+                value[parent[i]] ^= value[i] + 1;
+            }
+            let mut counts = vec![0u64; 64];
+            for deleted in 1..parent.len() {
+                let (mut node, mut before, mut after) = (parent[deleted], value[deleted] + 1, 0);
+                loop {
+                    let new = value[node] ^ before ^ after;
+                    if node == 0 {
+                        counts[new as usize] += 1;
+                        break;
+                    }
+                    (before, after) = (value[node] + 1, new + 1);
+                    node = parent[node];
+                }
+            }
+            for (g, &c) in counts.iter().enumerate() {
+                assert_eq!(c % 2, u64::from((g as u64) < value[0]), "g = {g} in the tree of parents {parent:?}");
+            }
         }
     }
 

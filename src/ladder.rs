@@ -10,6 +10,7 @@ use num_bigint::BigUint;
 
 use crate::engines::{Engine, count_exact};
 use crate::error::Result;
+use crate::game::{count_parity, grundy};
 use crate::hooks::Hooks;
 use crate::options::Options;
 use crate::oracles::{MAX_FIRST_PRINCIPLES_K, explicit_tree_counts, first_principles_counts};
@@ -209,6 +210,67 @@ pub(crate) fn both_ends_agree(seed: u64, cases: usize, max_n: u64, hooks: Hooks)
     Ok(Ok(format!("{cases} cases from seed {seed:#x}, every cut, whole values and the blocked engine's halves")))
 }
 
+/// The seventh rung: the parity of the engines' counts against the closed form, c(n, g) mod 2 =
+/// [g < G(n)] (docs/math.md, "The parity of a count"), which needs no engine. For `cases` n below
+/// `max_n` drawn from `seed`: every g of the whole distribution of T(n), by the exact engine and by
+/// the modular engine mod 2, and every g from the support's top to 64 past it and past G(n) (counts
+/// 0); then 4 `cases` (n, g), n below 10 `max_n`, g at G(n) - 1, G(n), G(n) + 1 and below 2 G(n) + 2
+/// in turn (where the parity changes), by one counting run of each engine. The verdict says how many
+/// (n, g) were compared and how many counts were odd.
+///
+/// Cost: `cases` distributions of n below `max_n` by both engines (about 12 times the work of
+/// c(n, 0) each), and one exact and one modular run over 4 `cases` targets of n below 10 `max_n`.
+///
+/// # Errors
+/// [`crate::Error::Interrupted`] when cancelled; what the engines return for memory.
+pub(crate) fn parity_agrees_with_closed_form(seed: u64, cases: usize, max_n: u64, hooks: Hooks) -> Result<Verdict> {
+    let mut rng = SplitMix64(seed);
+    let options = Options { hooks, memory_limit: Some(u64::MAX.into()), ..Options::default() };
+    let (mut compared, mut odd) = (0usize, 0usize);
+    for _ in 0..cases {
+        let n = rng.below(max_n);
+        let exact = crate::dist::distribution(n, &options)?;
+        let modular = crate::dist::distribution_mod(n, 2, &options)?;
+        let top = exact.last().map_or(0, |e| e.0).max(grundy(n).unwrap_or(0)) + 64;
+        let (mut exact, mut modular) = (exact.iter().peekable(), modular.iter().peekable());
+        for g in 0..=top {
+            let e = exact.next_if(|e| e.0 == g).map_or(0, |e| u8::from(e.1.bit(0)));
+            let (m, want) = (modular.next_if(|m| m.0 == g).map_or(0, |m| m.1 as u8), count_parity(n, g));
+            if (e, m) != (want, want) {
+                return Ok(Err(format!("c({n}, {g}) mod 2: exact gives {e}, modular {m}, the closed form {want}")));
+            }
+            (compared, odd) = (compared + 1, odd + usize::from(e));
+        }
+    }
+    let targets: Vec<(u64, u64)> = (0..4 * cases)
+        .map(|case| {
+            let n = rng.below(10 * max_n);
+            let value = grundy(n).unwrap_or(0);
+            let g = match case % 4 {
+                0 => value.saturating_sub(1),
+                1 => value,
+                2 => value + 1,
+                _ => rng.below(2 * value + 2),
+            };
+            (n, g)
+        })
+        .collect();
+    let residues = crate::run::mod_only_each(&targets, &Options { moduli: vec![2], ..options.clone() })?;
+    let reports = crate::run::Counting::new(&targets, &options)?.reports()?;
+    for ((&(n, g), report), residues) in targets.iter().zip(&reports).zip(&residues) {
+        let (e, m, want) = (u8::from(report.value.bit(0)), residues.residues[2].1 as u8, count_parity(n, g));
+        if (e, m) != (want, want) {
+            return Ok(Err(format!("c({n}, {g}) mod 2: exact gives {e}, modular {m}, the closed form {want}")));
+        }
+        (compared, odd) = (compared + 1, odd + usize::from(e));
+    }
+    let (near, above) = (4 * cases, 10 * max_n);
+    Ok(Ok(format!(
+        "{compared} (n, g) from seed {seed:#x}: every g of {cases} trees below {max_n}, {near} near G(n) below \
+         {above}; {odd} odd"
+    )))
+}
+
 /// One rung of the ladder as [`run`] reports it: what was checked, whether it held, what was seen,
 /// and how long it took.
 #[derive(Clone, Debug)]
@@ -228,12 +290,14 @@ pub struct Rung {
 /// The rungs: first principles against the explicit tree (k <= 7, every g); the explicit tree
 /// against the exact DP (k <= 22, every g); exact against modular for 100 random (n, g, m) drawn
 /// from `seed`; the same count with 1, 2 and 4 threads; the reference engine against the blocked
-/// one; counting from both ends against bottom-up at every cut, for 8 random (n, g) from `seed`.
+/// one; counting from both ends against bottom-up at every cut, for 8 random (n, g) from `seed`; the
+/// parity of counts by both engines against the closed form of G, for 8 trees and 32 (n, g) from
+/// `seed`.
 ///
-/// Cost: the six rungs': both oracles up to k = 7, the explicit tree and a distribution up to
+/// Cost: the seven rungs': both oracles up to k = 7, the explicit tree and a distribution up to
 /// k = 22, 100 exact and 100 modular counts of n below 4000, c(6000, 5) on 1, 2 and 4 threads, and
-/// both exact engines over f(10000)'s plan and four smaller ones, and n + 1 counts each of 8 n
-/// below 300.
+/// both exact engines over f(10000)'s plan and four smaller ones, n + 1 counts each of 8 n
+/// below 300, and 8 distributions of n below 400 and 32 counts of n below 4000 by both engines.
 ///
 /// # Errors
 /// [`crate::Error::OutOfMemory`] before any rung where the machine leaves less than the ladder's
@@ -271,6 +335,7 @@ pub fn run(seed: u64, hooks: Hooks, mut report: impl FnMut(&Rung)) -> Result<boo
     rung("1, 2 and 4 threads give one answer", &mut || thread_counts_agree(&[(6000, 5)], &[1, 2, 4]))?;
     rung("reference engine = blocked engine", &mut || engines_agree(hooks))?;
     rung("bottom-up = both ends, every cut", &mut || both_ends_agree(seed, 8, 300, hooks))?;
+    rung("parity = closed form, g < G(n)", &mut || parity_agrees_with_closed_form(seed, 8, 400, hooks))?;
     Ok(all)
 }
 
@@ -310,6 +375,19 @@ mod tests {
             verdict,
             Ok(format!("16 cases from seed {seed:#x}, every cut, whole values and the blocked engine's halves"))
         );
+    }
+
+    #[test]
+    fn seventh_rung_wider_than_self_test_runs_it() {
+        let seed = 0x00dd_0e7e_5eed_u64;
+        println!("seed = {seed:#x}");
+        let verdict = parity_agrees_with_closed_form(seed, 24, 500, Hooks::default()).unwrap();
+        let detail = verdict.unwrap_or_else(|disagreement| panic!("seed {seed:#x}: {disagreement}"));
+        assert!(detail.contains("every g of 24 trees below 500, 96 near G(n) below 5000"), "{detail}");
+        // both parities must be seen often for the agreement to mean anything
+        let compared: usize = detail.split(' ').next().unwrap().parse().unwrap();
+        let odd: usize = detail.rsplit("; ").next().and_then(|s| s.split(' ').next()).unwrap().parse().unwrap();
+        assert!(odd >= 1000 && compared - odd >= 1000, "{detail}");
     }
 
     #[test]

@@ -67,12 +67,12 @@ pub use engines::both_ends::Split;
 pub use engines::modular::MODULUS_LIMIT;
 pub use engines::{Cut, Engine};
 pub use error::{Error, Param, Result};
-pub use game::{MAX_N, grundy, tree_size};
+pub use game::{MAX_N, count_parity, grundy, tree_size};
 pub use hooks::{Hooks, NoticeFn, ProgressFn};
 pub use limits::{Bound, Limit};
 pub use options::{LAST18, Options, P998244353};
 pub use plan::known_zero;
-pub use report::{ModReport, Projection, Report};
+pub use report::{ModReport, Parity, Projection, Report};
 pub use run::{Counting, check_table_floor, mod_only, mod_only_each};
 
 use num_bigint::BigUint;

@@ -17,11 +17,12 @@ use crate::error::{Error, Param, Result};
 use crate::hooks::Hooks;
 use crate::options::{LAST18, Options, P998244353};
 use crate::plan::{self, Plan};
-use crate::report::{ModReport, Projection, Report};
+use crate::report::{ModReport, Parity, Projection, Report};
 use crate::targets::Targets;
 
 /// A counting run: the exact c(n, g) of every target, each checked modulo 10^18, 998244353 and every
-/// modulus of the [`Options`] against the modular engine, in the current rayon pool. It is planned
+/// modulus of the [`Options`] against the modular engine, and mod 2 against the closed form of G
+/// ([`crate::Parity`]), in the current rayon pool. It is planned
 /// and checked against the memory limit first ([`Counting::new`]), so that a caller can refuse a
 /// run (or print its estimate) before it writes anything, then run ([`Counting::for_each`] or
 /// [`Counting::reports`]). [`mod_only`], [`crate::dist::distribution`] and
@@ -271,7 +272,9 @@ impl<'a> Counting<'a> {
                 moduli.iter().map(|&modulus| Projection { modulus, residue: 0, independent: 0 }).collect();
             let double_check = options.double_check.then_some(true);
             let value = BigUint::ZERO;
-            sink(t, Report { n, g, value, projections, double_check, memory_estimate_bytes: estimate })?;
+            // known to be 0, and still checked: an odd count (g < G(n)) is never known to be 0
+            let parity = Parity::of(n, g, &value);
+            sink(t, Report { n, g, value, projections, parity, double_check, memory_estimate_bytes: estimate })?;
         }
         let Some(plan) = plan else { return Ok(()) };
         let targets = &live;
@@ -535,7 +538,8 @@ pub fn check_table_floor(from: u64, to: u64, options: &Options) -> Result<()> {
     }
 }
 
-/// The report of c(n, g) from its exact words and the modular engine's residues.
+/// The report of c(n, g) from its exact words and the modular engine's residues, with its parity
+/// beside the closed form's.
 fn assemble((n, g): (u64, u64), words: &[u64], moduli: &[u64], independent: &[u64], estimate: u64) -> Report {
     let value = engines::to_biguint(words);
     let projections = moduli
@@ -547,5 +551,6 @@ fn assemble((n, g): (u64, u64), words: &[u64], moduli: &[u64], independent: &[u6
             independent,
         })
         .collect();
-    Report { n, g, value, projections, double_check: None, memory_estimate_bytes: estimate }
+    let parity = Parity::of(n, g, &value);
+    Report { n, g, value, projections, parity, double_check: None, memory_estimate_bytes: estimate }
 }

@@ -146,7 +146,8 @@ impl Answers {
 ///
 /// # Errors
 /// As [`Counting::new`], except the refusals for memory, which are per (n, g);
-/// [`Error::CrossCheck`] where the engines disagree.
+/// [`Error::CrossCheck`] where the engines disagree, [`Error::ParityCheck`] where an exact value and the
+/// closed form of G disagree on its parity.
 pub fn answer(asked: &Asked, options: &Options) -> Result<Answers> {
     let targets: Vec<(u64, u64)> = asked.targets.keys().copied().collect();
     let mut options = options.clone();
@@ -161,9 +162,7 @@ pub fn answer(asked: &Asked, options: &Options) -> Result<Answers> {
     let mut answers: BTreeMap<(u64, u64), Answer> = BTreeMap::new();
     let mut failures = Vec::new();
     let mut sink = |_, report: Report| {
-        if !report.ok() {
-            failures.extend(report.projections.iter().filter(|p| !p.agrees()).map(|p| (report.n, report.g, p.clone())));
-        }
+        failures.extend(report.failures());
         let wanted = &asked.targets[&(report.n, report.g)];
         let independent: BTreeMap<u64, u64> = report.projections.iter().map(|p| (p.modulus, p.independent)).collect();
         let residues = wanted
@@ -225,8 +224,8 @@ pub fn answer(asked: &Asked, options: &Options) -> Result<Answers> {
         }
         answers.insert(t, Answer { first_line: wanted.first_line, found: Found::Refused(error) });
     }
-    if let Some((n, g, p)) = failures.first() {
-        return Err(Error::cross_check(*n, *g, p.modulus, p.residue, p.independent));
+    if let Some(failure) = failures.into_iter().next() {
+        return Err(failure);
     }
     Ok(Answers { targets: answers })
 }

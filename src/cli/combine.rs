@@ -1,5 +1,6 @@
 //! `fibtree combine`: the exact c(N, G) from the files `shard` wrote, reconstructed by the Chinese
-//! remainder theorem and checked as `count` checks its value.
+//! remainder theorem and checked as `count` checks its value: its last 18 digits and its residue mod
+//! 998244353 against the modular engine, its parity against the closed form of G.
 
 use std::collections::BTreeMap;
 use std::io::BufReader;
@@ -9,11 +10,11 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use fibtree::crt::{self, ShardResidues};
-use fibtree::{Error, Hooks, LAST18, Limit, Options, P998244353, Param, Projection, Report};
+use fibtree::{Error, Hooks, LAST18, Limit, Options, P998244353, Param, Parity, Projection, Report};
 use serde::de::{Deserializer, IgnoredAny, MapAccess, Visitor};
 
 use super::args::{CombineArgs, parse_shard};
-use super::count::{Counted, all_agree};
+use super::count::{Counted, all_agree, perturb};
 use super::input::{Stoppable, open};
 use super::output::distinct;
 use super::session::{OutputForm, Session};
@@ -267,7 +268,10 @@ fn combine_in(session: &mut Session, args: &CombineArgs) -> anyhow::Result<ExitC
     // digits (two words a prime) and the value, with a product and a remainder beside it
     let reconstruction = 16 * primes as u64 + 3 * value.bits().div_ceil(8);
     let memory_estimate_bytes = independent.memory_estimate_bytes + reconstruction;
-    let report = Report { n, g, value, projections, double_check: None, memory_estimate_bytes };
+    // the third projection, which needs no engine: the parity the closed form of G gives
+    let parity = Parity::of(n, g, &value);
+    let mut report = Report { n, g, value, projections, parity, double_check: None, memory_estimate_bytes };
+    perturb(&mut report, args.test_perturb);
     let counted = Counted::new(&report, session.threads(), session.seconds());
     if cancel.load(Ordering::Relaxed) {
         return Err(Error::Interrupted.into());

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use fibtree::Split;
-use fibtree::{Checkpoint, Counting, Cut, Error, LAST18, ModReport, Options, P998244353, Report};
+use fibtree::{Checkpoint, Counting, Cut, LAST18, ModReport, Options, P998244353, Report};
 use fibtree_util::human_bytes;
 use serde::Serialize;
 
@@ -27,6 +27,7 @@ pub(super) struct Counted {
     mod_998244353: Option<String>,
     n: u64,
     ok: bool,
+    parity: ParityOut,
     projections: Vec<ProjectionOut>,
     seconds: f64,
     threads: usize,
@@ -42,6 +43,14 @@ struct ProjectionOut {
     residue: String,
 }
 
+/// The parity as `count --json` gives it: the exact value's (`residue`) and the closed form's.
+#[derive(Serialize)]
+struct ParityOut {
+    agrees: bool,
+    closed_form: u8,
+    residue: u8,
+}
+
 impl Counted {
     pub(super) fn new(report: &Report, threads: usize, seconds: f64) -> Counted {
         let value = report.value.to_str_radix(10);
@@ -55,6 +64,11 @@ impl Counted {
             mod_998244353: residue(P998244353),
             n: report.n,
             ok: report.ok(),
+            parity: ParityOut {
+                agrees: report.parity.agrees(),
+                closed_form: report.parity.closed_form,
+                residue: report.parity.residue,
+            },
             projections: report
                 .projections
                 .iter()
@@ -84,7 +98,7 @@ impl Outcome for Counted {
     /// residue, so that a long `--mod` keeps the columns aligned.
     fn human(&self, out: &mut dyn Write) -> std::io::Result<()> {
         writeln!(out, "{}", title(self.n, self.g))?;
-        let rows: Vec<(String, &str, &str)> = self
+        let mut rows: Vec<(String, &str, &str)> = self
             .projections
             .iter()
             .map(|p| {
@@ -96,6 +110,10 @@ impl Outcome for Counted {
                 }
             })
             .collect();
+        let parity = if self.parity.residue == 1 { "odd" } else { "even" };
+        let verdict =
+            if self.parity.agrees { "agrees with the closed form of G" } else { "DISAGREES with the closed form of G" };
+        rows.push(("parity".to_string(), parity, verdict));
         let label = rows.iter().map(|r| r.0.len()).chain([15]).max().unwrap_or(15);
         let residue = rows.iter().map(|r| r.1.len()).chain([20]).max().unwrap_or(20);
         writeln!(out, "{:<label$} {}", "digits", self.digits)?;
@@ -124,12 +142,24 @@ fn title(n: u64, g: u64) -> String {
     }
 }
 
-/// Prints the loud message for each projection of `report` that disagrees; true when all agree.
+/// Prints the loud message for each projection of `report` that disagrees (the parity's too); true
+/// when all agree.
 pub(super) fn all_agree(report: &Report) -> bool {
-    for p in report.projections.iter().filter(|p| !p.agrees()) {
-        say(&format!("error: {}", Error::cross_check(report.n, report.g, p.modulus, p.residue, p.independent)));
+    for failure in report.failures() {
+        say(&format!("error: {failure}"));
     }
     report.ok()
+}
+
+/// `--test-perturb M`: the independent residue of the projection onto M off by one, and for M = 2
+/// the closed form's parity flipped (with any `--mod 2` projection), to show a check bite.
+pub(super) fn perturb(report: &mut Report, modulus: Option<u64>) {
+    for p in report.projections.iter_mut().filter(|p| Some(p.modulus) == modulus) {
+        p.independent += 1;
+    }
+    if modulus == Some(2) {
+        report.parity.closed_form ^= 1;
+    }
 }
 
 /// `count --verbose`: the run's memory estimate and its kernel set on stderr.
@@ -223,10 +253,7 @@ pub(super) fn count(args: CountArgs) -> anyhow::Result<ExitCode> {
         })?;
         Ok(report.expect("the one target is reported"))
     })?;
-    // --test-perturb: the independent residue of one modulus off by one, to show the check bite
-    for p in report.projections.iter_mut().filter(|p| Some(p.modulus) == args.test_perturb) {
-        p.independent += 1;
-    }
+    perturb(&mut report, args.test_perturb);
     let counted = Counted::new(&report, session.threads(), session.seconds());
     session.emit(&counted, form)?;
     if args.verbose

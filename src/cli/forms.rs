@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use num_bigint::BigUint;
 use serde::Serialize;
 
-use fibtree::{Counting, Error, LAST18, Options, P998244353};
+use fibtree::{Counting, LAST18, Options, P998244353};
 
 use super::runner::{Ending, ProgramRun};
 
@@ -208,7 +208,7 @@ fn telling_apart(ns: &[u64], g: u64, options: &Options) -> anyhow::Result<Vec<(u
 }
 
 /// The exact c(n, g) of every n of `ns`, from one counting run over them all, each checked against
-/// the modular engine.
+/// the modular engine and the closed form's parity.
 ///
 /// # Errors
 /// As [`Counting::new`]; a cross-check that fails.
@@ -216,8 +216,8 @@ fn exact(ns: &[u64], g: u64, options: &Options) -> anyhow::Result<Vec<BigUint>> 
     let targets: Vec<(u64, u64)> = ns.iter().map(|&n| (n, g)).collect();
     let mut values = vec![BigUint::ZERO; ns.len()];
     Counting::new(&targets, options)?.for_each(|i, report| {
-        if let Some(p) = report.projections.iter().find(|p| !p.agrees()) {
-            return Err(Error::cross_check(report.n, report.g, p.modulus, p.residue, p.independent));
+        if let Some(failure) = report.failures().into_iter().next() {
+            return Err(failure);
         }
         values[i] = report.value;
         Ok(())

@@ -4,7 +4,7 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use fibtree::claims::{Checked, Claim, Judged, check_claims};
-use fibtree::{Counting, Error, Options};
+use fibtree::{Counting, Error, Options, Parity};
 use num_bigint::BigUint;
 use serde::Serialize;
 
@@ -35,8 +35,39 @@ struct Verdict {
     last_digits: Option<u32>,
     modulus: Option<String>,
     n: u64,
+    parity: Option<ClaimedParity>,
     true_last_digits: Option<String>,
     verdict: &'static str,
+}
+
+/// A whole claim's parity beside the one the closed form of G gives (fields in alphabetical order).
+#[derive(Serialize)]
+struct ClaimedParity {
+    agrees: bool,
+    claimed: u8,
+    closed_form: u8,
+    /// The line that tells a claim of the wrong parity (not in the JSON).
+    #[serde(skip)]
+    why: String,
+}
+
+impl ClaimedParity {
+    /// The parity of `answer`, claimed to be c(n, g), and the closed form's, with the reason.
+    fn of(n: u64, g: u64, answer: &BigUint) -> ClaimedParity {
+        let Parity { residue: claimed, closed_form } = Parity::of(n, g, answer);
+        let reason = match fibtree::grundy(n) {
+            None => "T(0) has no move".to_string(),
+            Some(value) if g < value => format!("{g} < G({n}) = {value}"),
+            Some(value) => format!("{g} >= G({n}) = {value}"),
+        };
+        let word = |p: u8| if p == 1 { "odd" } else { "even" };
+        let why = format!(
+            "the claim is {}, and c({n}, {g}) is {} by the closed form of G ({reason}): it cannot be right",
+            word(claimed),
+            word(closed_form)
+        );
+        ClaimedParity { agrees: claimed == closed_form, claimed, closed_form, why }
+    }
 }
 
 impl Outcome for Verdict {
@@ -48,6 +79,9 @@ impl Outcome for Verdict {
         if let (Some(d), Some(digits)) = (self.last_digits, &self.true_last_digits) {
             let noun = if d == 1 { "digit" } else { "digits" };
             writeln!(out, "the true last {d} {noun}: {digits}")?;
+        }
+        if let Some(parity) = self.parity.as_ref().filter(|p| !p.agrees) {
+            writeln!(out, "{}", parity.why)?;
         }
         Ok(())
     }
@@ -103,6 +137,7 @@ fn verify_one(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
         last_digits: args.last_digits,
         modulus: Some(modulus.to_string()),
         n,
+        parity: None,
         true_last_digits: args.last_digits.map(|d| format!("{:0width$}", checked.expected, width = d as usize)),
         verdict: word(&checked),
     };
@@ -111,7 +146,8 @@ fn verify_one(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
 }
 
 /// A claim of the whole count c(n, g) (no modulus): compared with the exact count, which is
-/// checked against the modular engine as `count` checks it.
+/// checked against the modular engine and the closed form's parity as `count` checks it; the claim's
+/// own parity is compared with the closed form's, and a claim of the wrong parity is told so.
 fn verify_whole(args: &VerifyArgs, n: u64, answer: &BigUint) -> anyhow::Result<ExitCode> {
     let mut session = Session::new(args.run.output.output.as_deref(), args.run.threads.threads, !args.json)?;
     let (engine, memory_limit) = (args.run.engine, Some(args.run.memory_limit()));
@@ -120,8 +156,8 @@ fn verify_whole(args: &VerifyArgs, n: u64, answer: &BigUint) -> anyhow::Result<E
         let options = Options { hooks, engine, memory_limit, ..Options::default() };
         Ok(Counting::new(&targets, &options)?.reports()?.remove(0))
     })?;
-    if let Some(p) = report.projections.iter().find(|p| !p.agrees()) {
-        return Err(Error::cross_check(n, args.g, p.modulus, p.residue, p.independent).into());
+    if let Some(failure) = report.failures().into_iter().next() {
+        return Err(failure.into());
     }
     let right = report.value == *answer;
     let verdict = Verdict {
@@ -134,6 +170,7 @@ fn verify_whole(args: &VerifyArgs, n: u64, answer: &BigUint) -> anyhow::Result<E
         last_digits: None,
         modulus: None,
         n,
+        parity: Some(ClaimedParity::of(n, args.g, answer)),
         true_last_digits: None,
         verdict: if right { "OK" } else { "MISMATCH" },
     };

@@ -202,6 +202,42 @@ fn cross_check_failure_exits_1() {
     assert!(!out.contains("DISAGREES") && out.contains("agrees"), "{out}");
 }
 
+/// The parity, the projection that needs no engine: in every form, odd and even, and a perturbed one
+/// failing as a perturbed residue fails (exit 1, loudly), the residues still agreeing.
+#[test]
+fn the_parity_is_checked_against_the_closed_form() {
+    // f(10) = 17 is odd (0 < G(10) = 14), c(10, 26) = 4 even (26 >= 14)
+    for (g, parity) in [("0", 1), ("26", 0)] {
+        let json = success_json(&["count", "10", "--g", g, "--json"]);
+        assert_eq!(json["parity"], serde_json::json!({"agrees": true, "closed_form": parity, "residue": parity}));
+        assert_eq!(json["ok"], true);
+    }
+    let out = success(&["count", "10", "--g", "26"]);
+    let line = out.lines().find(|l| l.starts_with("parity ")).unwrap_or_else(|| panic!("a parity line in\n{out}"));
+    assert!(line.contains(" even ") && line.ends_with("agrees with the closed form of G"), "{line}");
+
+    let output = fibtree(&["count", "50", "--test-perturb", "2"]);
+    let (out, err) = (stdout(&output), stderr(&output));
+    assert_eq!(output.status.code(), Some(1), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.starts_with("error: CROSS-CHECK FAILED for c(50, 0) mod 2: the exact value gives 1"), "{err}");
+    assert!(out.contains("DISAGREES with the closed form of G"), "{out}");
+    assert!(!out.contains("DISAGREES with the modular engine"), "{out}");
+
+    let output = fibtree(&["count", "50", "--test-perturb", "2", "--json"]);
+    assert_eq!(output.status.code(), Some(1));
+    let json: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    assert_eq!((json["ok"].clone(), json["parity"]["agrees"].clone()), (Value::Bool(false), Value::Bool(false)));
+    assert!(json["projections"].as_array().unwrap().iter().all(|p| p["agrees"] == true), "{json}");
+
+    // with --mod 2, the modular engine's projection onto 2 beside it: both perturbed, both said
+    let output = fibtree(&["count", "50", "--mod", "2", "--test-perturb", "2"]);
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(1), "{err}");
+    assert!(err.contains("the modular engine gives 2") && err.contains("the closed form of G gives 0"), "{err}");
+    assert_eq!(err.lines().count(), 2, "{err}");
+}
+
 #[test]
 fn a_panic_is_reported_in_one_line_with_exit_101() {
     let output = fibtree(&["count", "10", "--test-panic"]);
@@ -252,13 +288,17 @@ fn the_readme_json_example_has_the_real_fields() {
         example.split('"').collect::<Vec<_>>().windows(2).filter(|w| w[1].starts_with(':')).map(|w| w[0]).collect();
     let real = success_json(&["count", "100", "--json"]);
     let top: std::collections::BTreeSet<&str> = real.as_object().unwrap().keys().map(String::as_str).collect();
-    let projection: std::collections::BTreeSet<&str> =
-        real["projections"][0].as_object().unwrap().keys().map(String::as_str).collect();
+    let keys = |v: &Value| -> std::collections::BTreeSet<String> { v.as_object().unwrap().keys().cloned().collect() };
+    let (projection, parity) = (keys(&real["projections"][0]), keys(&real["parity"]));
     for key in &top {
         assert!(named.contains(key), "README's example lacks {key:?}: {example}");
     }
+    for key in parity.iter().chain(&projection) {
+        assert!(named.contains(key.as_str()), "README's example lacks {key:?}: {example}");
+    }
     for key in &named {
-        assert!(top.contains(key) || projection.contains(key), "README's example has {key:?}, not printed: {example}");
+        let printed = top.contains(key) || projection.contains(*key) || parity.contains(*key);
+        assert!(printed, "README's example has {key:?}, not printed: {example}");
     }
 }
 
@@ -395,6 +435,6 @@ fn last_18_digits_agree_in_every_form_and_columns_align() {
         assert!(words >= 2);
     }
     let verdicts: Vec<usize> = lines.iter().filter_map(|l| l.find("agrees with")).collect();
-    assert_eq!(verdicts.len(), 3, "{human}");
+    assert_eq!(verdicts.len(), 4, "three projections and the parity: {human}");
     assert!(verdicts.windows(2).all(|w| w[0] == w[1]), "the verdicts line up:\n{human}");
 }

@@ -104,7 +104,7 @@ fn self_test_runs_on_the_threads_it_can_have() {
         let output = limited.run(nproc, &["self-test", "--seed", "0x5eed"]);
         let (out, err) = (stdout(&output), stderr(&output));
         assert_eq!(output.status.code(), Some(0), "--nproc={nproc}: {out}{err}");
-        assert_eq!(out.lines().filter(|l| l.starts_with("OK ")).count(), 6, "--nproc={nproc}: {out}");
+        assert_eq!(out.lines().filter(|l| l.starts_with("OK ")).count(), 7, "--nproc={nproc}: {out}");
         assert!(out.contains("threads not compared: could not start"), "--nproc={nproc}: {out}");
     }
 }

@@ -24,9 +24,11 @@ fn shards_combine_to_the_count_in_every_form() {
     assert_eq!(file["primes"].as_array().unwrap().len(), file["residues"].as_array().unwrap().len());
     let count = success_json(&["count", "3000", "--g", "2", "--json"]);
     let combined = success_json(&["combine", dir.path().to_str().unwrap(), "--json"]);
-    for field in ["value", "digits", "last18", "mod_998244353", "ok"] {
+    for field in ["value", "digits", "last18", "mod_998244353", "ok", "parity", "projections"] {
         assert_eq!(combined[field], count[field], "{field}");
     }
+    // c(3000, 2) is odd: 2 < G(3000) = 1999
+    assert_eq!(combined["parity"], serde_json::json!({"agrees": true, "closed_form": 1, "residue": 1}));
     // its memory: the modular check's estimate and the reconstruction's, not 0
     let modular = success_json(&["count", "3000", "--g", "2", "--mod-only", "--json"]);
     let estimate = combined["memory_estimate_bytes"].as_u64().unwrap();
@@ -114,6 +116,26 @@ fn bad_sets_of_shards_are_refused() {
     assert!(line.contains("1.json"), "{line}");
     // and everything still combines once repaired
     assert_eq!(success_json(&["combine", &folder, "--json"])["ok"], true);
+}
+
+/// The value rebuilt from shards is checked mod 2 against the closed form of G, the third projection:
+/// a perturbed parity (`--test-perturb 2`, as for `count`) fails loudly with exit 1, and so does a
+/// perturbed residue.
+#[test]
+fn combine_checks_the_parity_of_the_value_it_rebuilds() {
+    let dir = TempDir::new("shards-parity");
+    write_shards(&dir, "900", "5", 2);
+    let folder = dir.path().to_str().unwrap().to_string();
+    let out = success(&["combine", &folder]);
+    assert!(out.contains("agrees with the closed form of G"), "{out}");
+    for (perturbed, said) in [("2", "mod 2: the exact value gives"), ("998244353", "mod 998244353")] {
+        let output = fibtree(&["combine", &folder, "--test-perturb", perturbed, "--json"]);
+        let err = stderr(&output);
+        assert_eq!(output.status.code(), Some(1), "{err}");
+        assert!(err.contains(&format!("CROSS-CHECK FAILED for c(900, 5) {said}")), "{err}");
+        let json: Value = serde_json::from_str(&stdout(&output)).unwrap();
+        assert_eq!((&json["ok"], &json["parity"]["agrees"]), (&Value::Bool(false), &Value::Bool(perturbed != "2")));
+    }
 }
 
 #[test]

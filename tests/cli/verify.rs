@@ -203,6 +203,7 @@ fn one_claim_as_json() {
     assert_eq!(json["independent"], "9755", "the modular engine ran below 2^63");
     assert_eq!(json["last_digits"], Value::Null);
     assert_eq!(json["true_last_digits"], Value::Null);
+    assert_eq!(json["parity"], Value::Null, "a residue's parity is not compared");
 
     let args = ["verify", "10", "--answer", "18", "--last-digits", "5", "--json"];
     let json = json_line(&args, &expect_status(&args, 1));
@@ -244,6 +245,46 @@ fn a_claim_of_the_whole_count() {
     assert_eq!((json["verdict"].as_str(), json["judged_by"].as_str()), (Some("OK"), Some("exact")));
     let args = ["verify", "10", "--answer", "18", "--json"];
     assert_eq!(json_line(&args, &expect_status(&args, 1))["verdict"], "MISMATCH");
+}
+
+/// A whole claim's parity against the closed form's: a wrong claim of the wrong parity is told so in a
+/// second line and in the JSON, a wrong claim of the right parity is a plain MISMATCH, with the same
+/// exit status 1 either way; a right claim has nothing more to say.
+#[test]
+fn a_whole_claim_of_the_wrong_parity_is_told_so() {
+    // c(399, 9) is odd (9 < G(399) = 267), c(10, 26) = 4 even (26 >= G(10) = 14)
+    let value = exact(399, 9);
+    assert!(value.bit(0), "c(399, 9) = {value}");
+    for (claim, odd) in [(&value + 1u32, false), (&value + 2u32, true)] {
+        let claim = claim.to_string();
+        let out = expect_status(&["verify", "399", "--g", "9", "--answer", &claim], 1);
+        let lines: Vec<&str> = out.lines().collect();
+        assert!(lines[0].starts_with(&format!("MISMATCH: c(399, 9): claimed {claim}, true {value}")), "{out}");
+        if odd {
+            assert_eq!(lines.len(), 1, "the right parity: nothing more to say\n{out}");
+        } else {
+            let why = "the claim is even, and c(399, 9) is odd by the closed form of G (9 < G(399) = 267): it cannot \
+                       be right";
+            assert_eq!(lines[1..], [why], "{out}");
+        }
+        let args = ["verify", "399", "--g", "9", "--answer", &claim, "--json"];
+        let json = json_line(&args, &expect_status(&args, 1));
+        let want = serde_json::json!({"agrees": odd, "claimed": u8::from(odd), "closed_form": 1});
+        assert_eq!((&json["verdict"], &json["parity"]), (&Value::from("MISMATCH"), &want), "{json}");
+    }
+    let out = expect_status(&["verify", "10", "--g", "26", "--answer", "5"], 1);
+    assert!(
+        out.ends_with(
+            "the claim is odd, and c(10, 26) is even by the closed form of G (26 >= G(10) = 14): \
+                           it cannot be right\n"
+        ),
+        "{out}"
+    );
+    let out = expect_status(&["verify", "0", "--answer", "1"], 1);
+    assert!(out.ends_with("c(0, 0) is even by the closed form of G (T(0) has no move): it cannot be right\n"), "{out}");
+    let args = ["verify", "10", "--g", "26", "--answer", "4", "--json"];
+    let json = json_line(&args, &expect_status(&args, 0));
+    assert_eq!(json["parity"], serde_json::json!({"agrees": true, "claimed": 0, "closed_form": 0}));
 }
 
 /// A residue whose exact count does not fit in memory is judged by the modular engine alone, as

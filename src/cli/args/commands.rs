@@ -69,7 +69,7 @@ pub(in crate::cli) struct CountArgs {
     /// Testing only: panic, to exercise the report of a bug.
     #[arg(long, hide = true)]
     pub(in crate::cli) test_panic: bool,
-    /// Testing only: perturb the independent residue for this modulus.
+    /// Testing only: perturb the independent residue for this modulus (2: the closed form's parity).
     #[arg(long, hide = true, value_name = "M", value_parser = parse_whole)]
     pub(in crate::cli) test_perturb: Option<u64>,
 }
@@ -107,6 +107,9 @@ pub(in crate::cli) struct CombineArgs {
     pub(in crate::cli) threads: ThreadsArg,
     #[command(flatten)]
     pub(in crate::cli) output: OutputArg,
+    /// Testing only: perturb the independent residue for this modulus (2: the closed form's parity).
+    #[arg(long, hide = true, value_name = "M", value_parser = parse_whole)]
+    pub(in crate::cli) test_perturb: Option<u64>,
 }
 
 /// `estimate`'s arguments.
