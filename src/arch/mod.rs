@@ -16,7 +16,8 @@
 //!   environment variable `FIBTREE_ISA` forces). The engines take [`Kernel::in_use`], never
 //!   [`Kernel::detect`], which says only what the CPU has.
 //! - [`clock`]: the calling thread's CPU time;
-//! - [`cache`]: the level-2 cache the operating system reports;
+//! - [`cache`]: the level-2 and level-3 caches the operating system reports;
+//! - [`stream`]: the streaming add `out[i] = b[i] + c[i]`, the yardstick of `fibtree bench`;
 //! - [`arenas`]: the allocator's arenas, kept to one under an address-space limit.
 
 #![allow(unsafe_code)]
@@ -29,15 +30,17 @@ mod clock;
 mod dense;
 mod lanes;
 pub(crate) mod select;
+mod stream;
 
 pub(crate) use aligned::AlignedLanes;
 pub(crate) use arenas::one_arena;
-pub(crate) use cache::l2_bytes;
+pub(crate) use cache::{l2_bytes, l3_bytes};
 pub(crate) use carry::add_run;
 pub(crate) use clock::thread_cpu_seconds;
 pub(crate) use dense::{Residue, window};
 pub(crate) use lanes::{ModLane, normalise, sum_layer, sum_layer_mod};
 pub(crate) use select::Kernel;
+pub(crate) use stream::stream_add;
 
 /// A kernel: portable code for [`compiled`] to run as compiled for an instruction set (vectorised
 /// by the compiler for each). Its `run` must be `#[inline(always)]`, so that it is compiled into
