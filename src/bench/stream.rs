@@ -22,14 +22,17 @@
 //! caches that hold them), the loop is warmed up until 2 ms have passed since the writing began,
 //! then timed in rounds of 10 ms, at most 5 of them and no more once two have run and 50 ms have
 //! passed; the fastest round gives the rate. A round goes on over the arrays from where the last
-//! one stopped, so that at the memory level it needs no whole sweep of 4 x L3 bytes. The fastest, not the median: the rate is what the core can do, and what
-//! shares the machine (other programs on the core, in the caches and on the memory bus, interrupts)
-//! only ever slows a round down, so the fastest round is the nearest to it (as `estimate`'s
-//! calibration keeps its fastest run). Against the engine's median time, the fraction is thereby
-//! rather low than high.
+//! one stopped, so that at the memory level it needs no whole sweep of 4 x L3 bytes. Time is the
+//! thread's CPU time (as `estimate`'s calibration counts it), so that the time it waits while other
+//! programs hold the core is not the loop's.
+//!
+//! The fastest round, not the median: the rate is what the core can do, and what shares the
+//! machine (other programs in the caches and on the memory bus, a preempted thread coming back to
+//! a cold cache, interrupts) only ever slows a round down, so the fastest is the nearest to it (as
+//! `estimate`'s calibration keeps its fastest run). Against the engine's median time, the fraction
+//! `fibtree bench` gives is thereby rather low than high.
 
 use std::hint::black_box;
-use std::time::{Duration, Instant};
 
 use fibtree_util::human_bytes;
 
@@ -39,16 +42,16 @@ use crate::hooks::Hooks;
 use crate::limits::Limit;
 
 /// The warm-up at each size before any round is timed (one sweep at least).
-const WARM_UP: Duration = Duration::from_millis(2);
+const WARM_UP: f64 = 2e-3;
 
 /// A timed round: sweeps until this much time has passed (one sweep at least).
-const ROUND: Duration = Duration::from_millis(10);
+const ROUND: f64 = 10e-3;
 
 /// The most rounds at a size.
 const ROUNDS: usize = 5;
 
 /// No round more at a size once two have run and their time reaches this.
-const LEVEL_TIME: Duration = Duration::from_millis(50);
+const LEVEL_TIME: f64 = 50e-3;
 
 /// The caches a streaming measurement is sized by, in bytes: as the operating system reports them
 /// or, where it reports none, the fallback.
@@ -278,7 +281,7 @@ struct Arrays {
     /// The words of each array.
     words: usize,
     /// When they began to be written: the start of the warm-up.
-    made: Instant,
+    made: f64,
 }
 
 /// Words in a cache line, and in 4 KiB.
@@ -288,8 +291,9 @@ const PAGE: usize = 512;
 /// The words of each array one call of the kernel adds (256 KiB of each): a block.
 const BLOCK: usize = 1 << 15;
 
-/// A batch of blocks between two reads of the clock takes at least this (a read is about 25 ns).
-const BATCH: Duration = Duration::from_micros(50);
+/// A batch of blocks between two reads of the clock takes at least this (seconds; a read is a
+/// system call of about 1 µs).
+const BATCH: f64 = 200e-6;
 
 impl Arrays {
     /// Three arrays of whole cache lines in at most `bytes` (their own bytes; the allocation adds at
@@ -303,7 +307,7 @@ impl Arrays {
         let words = (words / LINE * LINE).max(LINE);
         let stride = words.div_ceil(PAGE) * PAGE + LINE;
         let Some(len) = stride.checked_mul(2).and_then(|l| l.checked_add(words + LINE)) else { return Ok(None) };
-        let made = Instant::now();
+        let made = arch::thread_cpu_seconds();
         let mut buf: Vec<u64> = Vec::new();
         if buf.try_reserve_exact(len).is_err() {
             return Ok(None);
@@ -351,29 +355,31 @@ impl Arrays {
             black_box(&*a);
             done
         };
-        let mut batch = 1;
-        // a batch of blocks, doubled for the next while it takes under `BATCH`
-        let mut timed = |batch: &mut usize| -> u64 {
-            let start = Instant::now();
+        let (mut batch, mut last) = (1usize, arch::thread_cpu_seconds());
+        // a batch of blocks and the clock after it; the batch doubled for the next while it takes
+        // under `BATCH`
+        let mut timed = |batch: &mut usize, last: &mut f64| -> u64 {
             let done = blocks(*batch);
-            if start.elapsed() < BATCH {
+            let now = arch::thread_cpu_seconds();
+            if now - *last < BATCH {
                 *batch *= 2;
             }
+            *last = now;
             done
         };
-        while self.made.elapsed() < WARM_UP {
-            timed(&mut batch);
+        while last - self.made < WARM_UP {
+            timed(&mut batch, &mut last);
         }
-        let (mut best, mut spent) = (0.0f64, Duration::ZERO);
+        let (mut best, mut spent) = (0.0f64, 0.0);
         for round in 1..=ROUNDS {
             hooks.check()?;
-            let (start, mut done) = (Instant::now(), 0u64);
-            while done == 0 || start.elapsed() < ROUND {
-                done += timed(&mut batch);
+            let (start, mut done) = (last, 0u64);
+            while done == 0 || last - start < ROUND {
+                done += timed(&mut batch, &mut last);
             }
-            let elapsed = start.elapsed();
-            best = best.max(done as f64 / elapsed.as_nanos().max(1) as f64);
-            spent += elapsed;
+            let seconds = last - start;
+            best = best.max(done as f64 / (seconds * 1e9).max(1.0));
+            spent += seconds;
             if round >= 2 && spent >= LEVEL_TIME {
                 break;
             }
