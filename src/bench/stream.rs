@@ -200,7 +200,7 @@ pub struct Stream {
     /// The kernel set the loop was compiled for.
     pub kernel: Kernel,
     /// The rate at each level of [`Level::ALL`], in that order.
-    pub rates: Vec<StreamRate>,
+    pub rates: [StreamRate; 3],
 }
 
 impl Stream {
@@ -220,41 +220,8 @@ impl Stream {
     /// the arrays are written).
     pub fn measure(caches: Caches, kernel: Kernel, limit: impl Into<Limit>, held: u64, hooks: Hooks) -> Result<Stream> {
         let limit = limit.into();
-        let room = limit.bytes().saturating_sub(held);
-        let mut rates = Vec::with_capacity(Level::ALL.len());
-        for level in Level::ALL {
-            hooks.check()?;
-            let (wanted, least) = caches.sizes(level);
-            let skipped = |note: String| StreamRate { level, wanted, bytes: 0, adds_per_ns: None, note: Some(note) };
-            if wanted < least {
-                let why = format!(
-                    "skipped: an L3 of {} is under 4 x the L2 of {}",
-                    human_bytes(caches.l3),
-                    human_bytes(caches.l2)
-                );
-                rates.push(skipped(why));
-                continue;
-            }
-            let room_note = || format!("{} left of {}", human_bytes(room), limit);
-            let size = wanted.min(room);
-            if size < least {
-                let wants = match least < wanted {
-                    true => format!("{} (at least {})", human_bytes(wanted), human_bytes(least)),
-                    false => human_bytes(wanted),
-                };
-                rates.push(skipped(format!("skipped: {wants} wanted, {}", room_note())));
-                continue;
-            }
-            let Some(mut arrays) = Arrays::new(size, hooks)? else {
-                rates.push(skipped(format!("skipped: {} could not be allocated", human_bytes(size))));
-                continue;
-            };
-            let adds_per_ns = arrays.rate(kernel, hooks)?;
-            let note = (size < wanted)
-                .then(|| format!("{} of {} wanted: {}", human_bytes(arrays.bytes()), human_bytes(wanted), room_note()));
-            rates.push(StreamRate { level, wanted, bytes: arrays.bytes(), adds_per_ns: Some(adds_per_ns), note });
-        }
-        Ok(Stream { caches, kernel, rates })
+        let at = |level| measure_level(level, caches, kernel, (limit, held), hooks);
+        Ok(Stream { caches, kernel, rates: [at(Level::L2)?, at(Level::L3)?, at(Level::Memory)?] })
     }
 
     /// The rate at `level`. Cost O(1).
@@ -267,6 +234,44 @@ impl Stream {
     pub fn in_l2(&self) -> Option<f64> {
         self.rate(Level::L2).adds_per_ns
     }
+}
+
+/// The rate at `level` ([`Stream::measure`]), its arrays within `limit` less `held` bytes.
+///
+/// # Errors
+/// [`crate::Error::Interrupted`] when `hooks.cancel` is set.
+fn measure_level(
+    level: Level,
+    caches: Caches,
+    kernel: Kernel,
+    (limit, held): (Limit, u64),
+    hooks: Hooks,
+) -> Result<StreamRate> {
+    hooks.check()?;
+    let (wanted, least) = caches.sizes(level);
+    let skipped = |note: String| Ok(StreamRate { level, wanted, bytes: 0, adds_per_ns: None, note: Some(note) });
+    if wanted < least {
+        let (l3, l2) = (human_bytes(caches.l3), human_bytes(caches.l2));
+        return skipped(format!("skipped: an L3 of {l3} is under 4 x the L2 of {l2}"));
+    }
+    let room = limit.bytes().saturating_sub(held);
+    let room_note = || format!("{} left of {}", human_bytes(room), limit);
+    let size = wanted.min(room);
+    if size < least {
+        let wants = match least < wanted {
+            true => format!("{} (at least {})", human_bytes(wanted), human_bytes(least)),
+            false => human_bytes(wanted),
+        };
+        return skipped(format!("skipped: {wants} wanted, {}", room_note()));
+    }
+    let Some(mut arrays) = Arrays::new(size, hooks)? else {
+        return skipped(format!("skipped: {} could not be allocated", human_bytes(size)));
+    };
+    let adds_per_ns = arrays.rate(kernel, hooks)?;
+    let bytes = arrays.bytes();
+    let note =
+        (size < wanted).then(|| format!("{} of {} wanted: {}", human_bytes(bytes), human_bytes(wanted), room_note()));
+    Ok(StreamRate { level, wanted, bytes, adds_per_ns: Some(adds_per_ns), note })
 }
 
 /// The three arrays of a streaming add in one allocation: `a` at a cache line, `b` and `c` after it,
