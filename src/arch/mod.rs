@@ -19,7 +19,8 @@
 //!   [`Kernel::detect`], which says only what the CPU has.
 //! - [`calibrate`]: the measurements that choose the lanes' kernel set and the chunks' lanes;
 //! - [`clock`]: the calling thread's CPU time;
-//! - [`cache`]: the level-2 cache the operating system reports;
+//! - [`cache`]: the level-2 and level-3 caches the operating system reports;
+//! - [`stream`]: the streaming add `out[i] = b[i] + c[i]`, the yardstick of `fibtree bench`;
 //! - [`arenas`]: the allocator's arenas, kept to one under an address-space limit.
 
 #![allow(unsafe_code)]
@@ -34,10 +35,11 @@ mod dense;
 mod lanes;
 mod normalise;
 pub(crate) mod select;
+mod stream;
 
 pub(crate) use aligned::AlignedLanes;
 pub(crate) use arenas::one_arena;
-pub(crate) use cache::l2_bytes;
+pub(crate) use cache::{l2_bytes, l3_bytes};
 pub use calibrate::Calibration;
 pub(crate) use calibrate::chunk_lanes;
 pub(crate) use carry::add_run;
@@ -46,6 +48,7 @@ pub(crate) use dense::{Residue, window};
 pub(crate) use lanes::{ModLane, sum_layer, sum_layer_mod};
 pub(crate) use normalise::normalise;
 pub(crate) use select::Kernel;
+pub(crate) use stream::stream_add;
 
 /// A kernel: portable code for [`compiled`] to run as compiled for an instruction set (vectorised
 /// by the compiler for each). Its `run` must be `#[inline(always)]`, so that it is compiled into

@@ -129,7 +129,11 @@ pub(super) enum Command {
     /// Time the exact engine for each N and thread count.
     ///
     /// Every run is checked against the modular engine. The table gives the median seconds, the
-    /// speedup, the parallel efficiency and the limb additions per nanosecond.
+    /// speedup, the parallel efficiency and the limb additions per nanosecond; `of stream`, that
+    /// rate per core used (the smaller of the threads and the cores) as a fraction of one core's
+    /// streaming add in L2 (a[i] = b[i] + c[i] over 64-bit words: the limb addition's word
+    /// operation alone), which the `stream` line gives in L2, in L3 and from memory, measured once
+    /// before the timed runs.
     Bench(BenchArgs),
     /// The verification ladder: every engine against a simpler one.
     ///

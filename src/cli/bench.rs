@@ -1,13 +1,15 @@
 //! `fibtree bench`: the exact engine's time and throughput for each n and thread count, every run
-//! checked (the work is in `fibtree::bench`).
+//! checked, and that throughput as a fraction of one core's streaming add (the work is in
+//! `fibtree::bench`).
 
 use std::io::Write;
 use std::process::ExitCode;
 
 use fibtree::Split;
 use fibtree::bench::PREDICTED_THREADS;
-use fibtree::bench::{DEFAULT_N, Machine, Measurement, Subject, default_threads};
+use fibtree::bench::{Caches, DEFAULT_N, Level, Machine, Measurement, Stream, Subject, default_threads};
 use fibtree::{Cut, Kernel, Param};
+use fibtree_util::human_bytes;
 use serde::Serialize;
 
 use super::args::{BenchArgs, MAX_THREADS};
@@ -38,6 +40,11 @@ struct Bench {
     kernel_line: String,
     machine: MachineOut,
     results: Vec<ResultOut>,
+    /// One core's streaming add, measured once before the timed runs (`None`: no n was planned).
+    stream: Option<StreamOut>,
+    /// The header's stream lines ([`stream_lines`]; not in the JSON, which has `stream`).
+    #[serde(skip)]
+    stream_lines: Option<Vec<String>>,
     /// Each n's plan, for the table's heading (not in the JSON, whose rows repeat it).
     #[serde(skip)]
     plans: Vec<(u64, u64, u128, String)>,
@@ -65,6 +72,84 @@ struct RateOut {
     lane_additions_per_ns: f64,
 }
 
+/// The streaming add `a[i] = b[i] + c[i]` on one core at each level, and the caches that sized it.
+#[derive(Serialize)]
+struct StreamOut {
+    caches: CachesOut,
+    /// The kernel set the loop was compiled for.
+    kernel: &'static str,
+    l2: LevelOut,
+    l3: LevelOut,
+    memory: LevelOut,
+}
+
+#[derive(Serialize)]
+struct CachesOut {
+    l2_bytes: u64,
+    l2_reported: bool,
+    l3_bytes: u64,
+    l3_reported: bool,
+}
+
+/// The rate at one level: `bytes` 0 and `adds_per_ns` null where it was skipped, `note` why.
+#[derive(Serialize)]
+struct LevelOut {
+    adds_per_ns: Option<f64>,
+    bytes: u64,
+    note: Option<String>,
+    wanted_bytes: u64,
+}
+
+impl StreamOut {
+    fn of(stream: &Stream) -> StreamOut {
+        let level = |level| {
+            let r = stream.rate(level);
+            LevelOut { adds_per_ns: r.adds_per_ns, bytes: r.bytes, note: r.note.clone(), wanted_bytes: r.wanted }
+        };
+        let c = stream.caches;
+        StreamOut {
+            caches: CachesOut {
+                l2_bytes: c.l2,
+                l2_reported: c.l2_reported,
+                l3_bytes: c.l3,
+                l3_reported: c.l3_reported,
+            },
+            kernel: stream.kernel.name(),
+            l2: level(Level::L2),
+            l3: level(Level::L3),
+            memory: level(Level::Memory),
+        }
+    }
+}
+
+/// The header's stream line, `L2 (1.0 MiB) 3.95 adds/ns, L3 (8.0 MiB) 2.10 adds/ns, memory (1.0 GiB)
+/// 0.85 adds/ns` (the three arrays' bytes; a level skipped: `memory skipped`), then a line for each
+/// note and each cache not reported.
+fn stream_lines(stream: &Stream) -> Vec<String> {
+    let figures: Vec<String> = stream
+        .rates
+        .iter()
+        .map(|r| match r.adds_per_ns {
+            // the size asked for, unless a limit made it smaller (the arrays' own bytes are within
+            // a few cache lines of it)
+            Some(rate) => {
+                let bytes = if r.note.is_none() { r.wanted } else { r.bytes };
+                format!("{} ({}) {rate:.2} adds/ns", r.level.name(), human_bytes(bytes))
+            }
+            None => format!("{} skipped", r.level.name()),
+        })
+        .collect();
+    let mut lines = vec![figures.join(", ")];
+    lines.extend(stream.rates.iter().filter_map(|r| Some(format!("{} {}", r.level.name(), r.note.as_deref()?))));
+    let c = stream.caches;
+    for (level, bytes, reported) in [("L2", c.l2, c.l2_reported), ("L3", c.l3, c.l3_reported)] {
+        if !reported {
+            lines.push(format!("no {level} cache reported: taken as {}", human_bytes(bytes)));
+        }
+    }
+    lines
+}
+
 /// One (n, threads) row; `parallelism` to `work_s` describe the median run's task graph.
 #[derive(Serialize)]
 struct ResultOut {
@@ -85,6 +170,9 @@ struct ResultOut {
     span_s: f64,
     speedup: Option<f64>,
     states: u64,
+    /// The limb additions per ns of each core used (the smaller of `threads` and the machine's
+    /// cores) as a fraction of the streaming add's in L2 (`None`: not measured there).
+    stream_fraction: Option<f64>,
     tasks: usize,
     threads: usize,
     work_s: f64,
@@ -104,13 +192,18 @@ impl Outcome for Bench {
             if self.machine.cores == 1 { "1 core".to_string() } else { format!("{} cores", self.machine.cores) };
         writeln!(out, "machine  {}, {cores}", self.machine.cpu.as_deref().unwrap_or("unknown CPU"))?;
         writeln!(out, "kernel   {}", self.kernel_line)?;
+        if let Some(lines) = &self.stream_lines {
+            for (i, line) in lines.iter().enumerate() {
+                writeln!(out, "{}{line}", if i == 0 { "stream   " } else { "         " })?;
+            }
+        }
         for (n, states, limb_additions, route) in &self.plans {
             writeln!(out, "plan     n={n}: {states} states, {limb_additions} limb additions {route}")?;
         }
         writeln!(out)?;
         writeln!(
             out,
-            "{:>8} {:>7} {:>10} {:>10} {:>10} {:>8} {:>10} {:>12} {:>9} {:>9} {:>7} {:>9}",
+            "{:>8} {:>7} {:>10} {:>10} {:>10} {:>8} {:>10} {:>12} {:>9} {:>9} {:>9} {:>7} {:>9}",
             "n",
             "threads",
             "median s",
@@ -119,6 +212,7 @@ impl Outcome for Bench {
             "speedup",
             "efficiency",
             "limb adds/ns",
+            "of stream",
             "work s",
             "span s",
             "par.",
@@ -129,14 +223,15 @@ impl Outcome for Bench {
                 (Some(s), Some(e)) => (format!("{s:.2}"), format!("{e:.2}")),
                 _ => ("-".into(), "-".into()),
             };
+            let fraction = r.stream_fraction.map_or_else(|| "-".into(), |f| format!("{f:.3}"));
             let predicted = match r.predicted.iter().find(|p| p.threads == r.threads) {
                 Some(p) => format!("{:.4}", p.seconds),
                 None => "-".into(),
             };
             writeln!(
                 out,
-                "{:>8} {:>7} {:>10.4} {:>10.4} {:>10.4} {speedup:>8} {efficiency:>10} {:>12.3} {:>9.4} {:>9.4} {:>7.1} \
-                 {predicted:>9}",
+                "{:>8} {:>7} {:>10.4} {:>10.4} {:>10.4} {speedup:>8} {efficiency:>10} {:>12.3} {fraction:>9} {:>9.4} \
+                 {:>9.4} {:>7.1} {predicted:>9}",
                 r.n,
                 r.threads,
                 r.median_seconds,
@@ -171,6 +266,7 @@ pub(super) fn bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
     // the trees are `--n`, one per measured f(n)
     let bench_flags = |param| if param == Param::N { "--n" } else { flag(param) };
     let machine = Machine::detect();
+    let cores = machine.cores.max(1);
     let ns = sorted(if args.n.is_empty() { DEFAULT_N.to_vec() } else { args.n.clone() });
     let threads = sorted(if args.threads.is_empty() {
         default_threads(machine.cores).into_iter().filter(|&t| t as u64 <= MAX_THREADS).collect()
@@ -191,6 +287,7 @@ pub(super) fn bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
     };
     let mut plans = Vec::new();
     let mut results = Vec::new();
+    let mut stream: Option<Stream> = None;
     for &n in &ns {
         let cut = if args.bottom_up { Cut::At(n) } else { Cut::Auto };
         // planned in the session's pool, on the threads it could start
@@ -204,6 +301,16 @@ pub(super) fn bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
         let route = route(subject.split());
         say(format!("n={n}: {} states, {} limb additions {route}", subject.states(), subject.limb_additions()));
         plans.push((n, subject.states(), subject.limb_additions(), route));
+        if stream.is_none() {
+            // once, on this thread, after the first plan and before any timed run, beside the plan
+            let kernel = fibtree::kernel().map_err(|e| session.error(e))?;
+            let held = subject.held_bytes();
+            let measured =
+                Stream::measure(Caches::detect(), kernel, limit, held, hooks).map_err(|e| session.error(e))?;
+            say(format!("stream: {}", stream_lines(&measured).join("; ")));
+            stream = Some(measured);
+        }
+        let in_l2 = stream.as_ref().and_then(Stream::in_l2);
         let mut row: Vec<Measurement> = Vec::new();
         for &t in &threads {
             let measured = subject.measure(t, args.runs, hooks, |run, seconds| {
@@ -241,6 +348,7 @@ pub(super) fn bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
                 span_s: g.span,
                 speedup,
                 states: subject.states(),
+                stream_fraction: in_l2.map(|l2| m.limb_additions_per_ns() / m.threads.min(cores) as f64 / l2),
                 tasks: g.tasks,
                 threads: m.threads,
                 work_s: g.work,
@@ -255,7 +363,9 @@ pub(super) fn bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
         rates: c.rates.iter().map(|&(k, rate)| RateOut { kernel: k.name(), lane_additions_per_ns: rate }).collect(),
         seconds: c.seconds,
     });
-    let bench = Bench { calibration, kernel, kernel_line, machine, results, plans };
+    let stream = stream.as_ref().map(|s| (StreamOut::of(s), stream_lines(s)));
+    let (stream, stream_lines) = stream.unzip();
+    let bench = Bench { calibration, kernel, kernel_line, machine, results, stream, stream_lines, plans };
     session.emit(&bench, OutputForm::of(args.json, false))?;
     Ok(ExitCode::SUCCESS)
 }

@@ -1,5 +1,7 @@
 //! `fibtree bench`: the table and the JSON of the measurements, every run checked, a disagreement
-//! loud (exit 1), Ctrl-C exit 130. No timing is asserted.
+//! loud (exit 1), Ctrl-C exit 130; the streaming rate in the header and the JSON, each row's
+//! fraction of it computed from the two figures, a memory limit shrinking or skipping the memory
+//! level. No timing is asserted.
 
 use std::time::Duration;
 
@@ -7,12 +9,43 @@ use serde_json::Value;
 
 use crate::common::*;
 
-/// The rows of the human table: the lines of 12 fields whose first is a number.
+/// The rows of the human table: the lines of 13 fields whose first is a number.
 fn table_rows(out: &str) -> Vec<Vec<String>> {
     out.lines()
         .map(|l| l.split_whitespace().map(str::to_string).collect::<Vec<_>>())
-        .filter(|f| f.len() == 12 && f[0].parse::<u64>().is_ok())
+        .filter(|f| f.len() == 13 && f[0].parse::<u64>().is_ok())
         .collect()
+}
+
+/// The columns of the human table: n, threads, then these.
+const LIMB_ADDS: usize = 7;
+const OF_STREAM: usize = 8;
+const WORK: usize = 9;
+const SPAN: usize = 10;
+
+/// The header's stream line, the rate in L2 from it (`None`: skipped) and the lines under it
+/// (notes, indented by 9 spaces).
+fn stream_header(out: &str) -> (String, Option<f64>, Vec<String>) {
+    let mut lines = out.lines().skip_while(|l| !l.starts_with("kernel   ")).skip(1);
+    let line = lines.next().unwrap_or_default().to_string();
+    assert!(line.starts_with("stream   L2 "), "the stream line after the kernel line:\n{out}");
+    let notes = lines.take_while(|l| l.starts_with("         ")).map(str::to_string).collect();
+    // `stream   L2 (1.0 MiB) 3.95 adds/ns, ...` or `stream   L2 skipped, ...`
+    let l2 = line["stream   L2 ".len()..].split(',').next().unwrap();
+    let rate = l2.strip_suffix(" adds/ns").map(|l2| l2.rsplit(' ').next().unwrap().parse::<f64>().unwrap());
+    (line, rate, notes)
+}
+
+/// The fraction a row gives checked against its rate and the rate in L2, as printed: the rate per
+/// core used (the smaller of `threads` and `cores`) over the rate in L2, each rounded as printed
+/// (3 and 2 decimals) and the fraction to 3.
+fn assert_fraction_printed(row: &[String], l2: f64, cores: usize) {
+    let threads: usize = row[1].parse().unwrap();
+    let used = threads.min(cores) as f64;
+    let rate: f64 = row[LIMB_ADDS].parse().unwrap();
+    let fraction: f64 = row[OF_STREAM].parse().unwrap_or_else(|_| panic!("a fraction in {row:?}"));
+    let (low, high) = ((rate - 5e-4).max(0.0) / used / (l2 + 5e-3), (rate + 5e-4) / used / (l2 - 5e-3));
+    assert!(fraction >= low - 5e-4 && fraction <= high + 5e-4, "{fraction} not in {low}..{high}: {row:?}, L2 {l2}");
 }
 
 /// The rows of the predicted speedups: n, threads, then 8 speedups (P = 1 to 128).
@@ -63,7 +96,7 @@ fn table_has_a_row_for_each_n_and_thread_count() {
             assert!(field.parse::<f64>().is_ok_and(|x| x >= 0.0), "{row:?}");
         }
         // work s >= span s > 0
-        let (work, span): (f64, f64) = (row[8].parse().unwrap(), row[9].parse().unwrap());
+        let (work, span): (f64, f64) = (row[WORK].parse().unwrap(), row[SPAN].parse().unwrap());
         assert!(work >= span && span > 0.0, "{row:?}");
         if row[1] == "1" {
             assert_eq!((row[5].as_str(), row[6].as_str()), ("1.00", "1.00"), "{row:?}");
@@ -86,7 +119,18 @@ fn table_has_a_row_for_each_n_and_thread_count() {
     ] {
         assert!(out.contains(needle), "{needle:?} in\n{out}");
     }
-    // progress on stderr: two runs of each (n, T)
+    // the stream line, in the header, before the plans; each row's fraction of its rate in L2
+    let (line, l2, _) = stream_header(&out);
+    assert!(line.contains(", L3 ") && line.contains(", memory "), "{line}");
+    assert!(out.find(&line) < out.find("plan     n=300"), "{out}");
+    let l2 = l2.expect("no limit here: the L2 level is measured");
+    assert!(l2 > 0.0, "{line}");
+    for row in &rows {
+        assert_fraction_printed(row, l2, machine_cores());
+    }
+    // progress on stderr: the stream once, before the first timed run; two runs of each (n, T)
+    assert_eq!(err.matches("stream: L2 ").count(), 1, "{err}");
+    assert!(err.find("stream: ") < err.find("n=300 threads=1 run 1/2"), "{err}");
     assert!(err.contains("n=500 threads=2 run 2/2"), "{err}");
     let (_, quiet) = success_with_stderr(&["bench", "--n", "300", "--threads", "1", "--runs", "1", "-q"]);
     assert_eq!(quiet, "", "-q prints nothing on stderr");
@@ -98,6 +142,7 @@ fn without_one_thread_no_speedup() {
     let rows = table_rows(&out);
     assert_eq!(rows.len(), 1, "{out}");
     assert_eq!((rows[0][5].as_str(), rows[0][6].as_str()), ("-", "-"), "{out}");
+    assert!(rows[0][OF_STREAM].parse::<f64>().is_ok(), "a fraction without a speedup: {out}");
     let json = success_json(&["bench", "--n", "200", "--threads", "2", "--runs", "1", "--json"]);
     assert_eq!(json["results"][0]["speedup"], Value::Null);
     assert_eq!(json["results"][0]["efficiency"], Value::Null);
@@ -138,6 +183,87 @@ fn json_shape_and_limb_additions() {
     assert_eq!(results[0]["speedup"].as_f64(), Some(1.0));
     assert_eq!(results[0]["efficiency"].as_f64(), Some(1.0));
     assert!(results[1]["speedup"].as_f64().is_some(), "{json}");
+    let l2 = assert_stream_shape(&json);
+    let cores = json["machine"]["cores"].as_u64().unwrap() as f64;
+    for r in results {
+        let used = (r["threads"].as_u64().unwrap() as f64).min(cores);
+        let want = r["limb_additions_per_ns"].as_f64().unwrap() / used / l2.expect("L2 measured");
+        let fraction = r["stream_fraction"].as_f64().unwrap_or_else(|| panic!("stream_fraction in {r}"));
+        assert!((fraction - want).abs() <= 1e-12 * want.max(1.0), "{fraction} against {want}: {r}");
+    }
+}
+
+/// The cores `fibtree bench` counts, from its JSON.
+fn machine_cores() -> usize {
+    let json = success_json(&["bench", "--n", "100", "--threads", "1", "--runs", "1", "--json", "-q"]);
+    json["machine"]["cores"].as_u64().unwrap() as usize
+}
+
+/// The JSON's `stream`: the caches, the kernel set of the runs, and each level's sizes as the caches
+/// ask (half the L2; 4 x L2 at most half the L3; 4 x L3), its rate (positive) or, skipped, none
+/// and a note. Returns the rate in L2.
+fn assert_stream_shape(json: &Value) -> Option<f64> {
+    let stream = &json["stream"];
+    let caches = &stream["caches"];
+    let (l2, l3) = (caches["l2_bytes"].as_u64().unwrap(), caches["l3_bytes"].as_u64().unwrap());
+    assert!(l2 > 0 && l3 > 0 && caches["l2_reported"].is_boolean() && caches["l3_reported"].is_boolean(), "{stream}");
+    assert_eq!(stream["kernel"], json["kernel"], "the loop compiled for the runs' kernel set: {stream}");
+    for (level, wanted) in [("l2", l2 / 2), ("l3", (4 * l2).min(l3 / 2)), ("memory", 4 * l3)] {
+        let at = &stream[level];
+        assert_eq!(at["wanted_bytes"], wanted, "{level}: {stream}");
+        let bytes = at["bytes"].as_u64().unwrap_or_else(|| panic!("{level}.bytes in {stream}"));
+        match at["adds_per_ns"].as_f64() {
+            Some(rate) => {
+                assert!(rate > 0.0 && rate.is_finite(), "{level}: {stream}");
+                // whole cache lines of three arrays: at most 191 bytes under the size asked, else a note
+                assert!(bytes <= wanted && (wanted - bytes < 192 || at["note"].is_string()), "{level}: {stream}");
+            }
+            None => {
+                assert_eq!(bytes, 0, "{level}: {stream}");
+                assert!(at["note"].as_str().is_some_and(|n| n.starts_with("skipped: ")), "{level}: {stream}");
+            }
+        }
+    }
+    stream["l2"]["adds_per_ns"].as_f64()
+}
+
+#[test]
+fn a_memory_limit_shrinks_or_skips_the_memory_level() {
+    let base = ["bench", "--n", "300", "--threads", "1", "--runs", "1", "-q"];
+    let json = success_json(&[&base[..], &["--json"]].concat());
+    assert_stream_shape(&json);
+    let l3 = json["stream"]["caches"]["l3_bytes"].as_u64().unwrap();
+    // 2 x L3 leaves less than the least the memory level takes (2 x L3): skipped, said so, the
+    // rest measured, the run done
+    let limit = (2 * l3).to_string();
+    let out = success(&[&base[..], &["--max-memory", &limit]].concat());
+    let (line, l2, notes) = stream_header(&out);
+    assert!(line.ends_with(", memory skipped"), "{out}");
+    let note = notes.iter().find(|n| n.trim_start().starts_with("memory skipped: ")).unwrap_or_else(|| panic!("{out}"));
+    assert!(note.contains(&format!("left of the {}", fibtree_util::human_bytes(2 * l3))), "{note}");
+    let rows = table_rows(&out);
+    assert_eq!(rows.len(), 1, "{out}");
+    assert_fraction_printed(&rows[0], l2.expect("L2 measured"), machine_cores());
+    let json = success_json(&[&base[..], &["--max-memory", &limit, "--json"]].concat());
+    assert_stream_shape(&json);
+    assert_eq!(json["stream"]["memory"]["adds_per_ns"], Value::Null, "{json}");
+    // 4 x L3 less what the process holds: smaller than asked, or skipped where that is under 2 x L3
+    let limit = (4 * l3).to_string();
+    let json = success_json(&[&base[..], &["--max-memory", &limit, "--json"]].concat());
+    assert_stream_shape(&json);
+    let memory = &json["stream"]["memory"];
+    assert!(memory["bytes"].as_u64().unwrap() < 4 * l3 - 191, "{json}");
+    assert!(memory["note"].as_str().is_some_and(|n| n.contains("wanted")), "{json}");
+    // a limit with no room for any level: every one skipped, no fraction, the run done
+    let json = success_json(&[&base[..], &["--max-memory", "9M", "--json"]].concat());
+    assert_stream_shape(&json);
+    assert_eq!(json["stream"]["l2"]["adds_per_ns"], Value::Null, "{json}");
+    assert_eq!(json["results"][0]["stream_fraction"], Value::Null, "{json}");
+    assert_eq!(json["results"][0]["checked"], true, "{json}");
+    let out = success(&[&base[..], &["--max-memory", "9M"]].concat());
+    let (line, _, _) = stream_header(&out);
+    assert_eq!(line, "stream   L2 skipped, L3 skipped, memory skipped", "{out}");
+    assert_eq!(table_rows(&out)[0][OF_STREAM], "-", "{out}");
 }
 
 #[test]

@@ -10,6 +10,11 @@
 //! the measurement keeps the figures of the median run's graph: its work, span, parallelism and the
 //! time a greedy scheduler would take on 1 to 128 workers.
 //!
+//! [`Stream`] measures the yardstick: the rate of a plain streaming add `a[i] = b[i] + c[i]` over
+//! `u64` words on one core (the limb addition's word operation alone), in L2, in L3 and from
+//! memory, sized by the [`Caches`] the operating system reports; `fibtree bench` states the
+//! engine's rate as a fraction of the rate in L2.
+//!
 //! ```
 //! use fibtree::bench::Subject;
 //! let mut subject = Subject::new(300, fibtree::Cut::Auto, fibtree::Limit::given(1 << 30), fibtree::Hooks::default())?;
@@ -42,6 +47,9 @@ use crate::limits::Limit;
 use crate::options::{LAST18, P998244353};
 use crate::plan::Plan;
 use crate::targets::Targets;
+
+mod stream;
+pub use stream::{Caches, Level, Stream, StreamRate};
 
 /// The values of n measured when none is given.
 pub const DEFAULT_N: [u64; 3] = [5_000, 10_000, 20_000];
@@ -194,6 +202,19 @@ impl Subject {
         let residues = [found[0], found[1]];
         let split = crate::engines::both_ends::split(plan.lens(), cut.resolve(&[(n, 0)], Engine::Blocked)?);
         Ok(Subject { n, plan, split, chunk_lanes: None, residues, memory_limit, first: None })
+    }
+
+    /// The bytes the process holds while this subject is kept and no run is timed: its fixed part
+    /// (code, stacks, the allocator's arenas) and the plan. What a measurement beside it, such as
+    /// [`Stream::measure`], counts as held. Cost O(n).
+    ///
+    /// ```
+    /// let subject = fibtree::bench::Subject::new(300, fibtree::Cut::Auto, u64::MAX, fibtree::Hooks::default())?;
+    /// assert!(subject.held_bytes() > 8 << 20);
+    /// # Ok::<(), fibtree::Error>(())
+    /// ```
+    pub fn held_bytes(&self) -> u64 {
+        crate::budget::PROCESS_BYTES.saturating_add(self.plan.sizes().plan)
     }
 
     /// The plan's states.
