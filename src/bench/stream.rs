@@ -10,8 +10,8 @@
 //! Each level is measured at a size taken from the caches ([`Caches`], three arrays together):
 //!
 //! - **L2**: half the level-2 cache, so that the three arrays and what else runs stay in it;
-//! - **L3**: 4 x L2, at most half the level-3 cache: the working set the blocked engine sizes
-//!   its chunks to (three layers of a chunk in 4 x L2), well past L2 and well within L3; skipped
+//! - **L3**: 4 x L2, at most half the level-3 cache: the largest working set a pass of the
+//!   blocked engine keeps (a chunk past L2 where measured fastest), well past L2 and well within L3; skipped
 //!   where the L3 is under 4 x L2 (no size is both);
 //! - **memory**: 4 x L3, so that nearly every word comes from memory; under the memory limit the
 //!   room left (the limit less what the process holds) caps it, down to 2 x L3, below which the
