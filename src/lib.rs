@@ -12,7 +12,7 @@
 //! ```
 //!
 //! The vector kernels of the exact engine are the set found fastest on this CPU, measured once per
-//! process ([`calibration`]; the dense modular sweep takes the widest), unless the environment
+//! process ([`kernel_choice`]; the dense modular sweep takes the widest), unless the environment
 //! variable `FIBTREE_ISA` forces one ([`KERNEL_VAR`]); [`kernel`] says which set runs. An invalid
 //! value is an [`Error::InvalidArgument`] naming [`Param::Isa`], which every function that runs a
 //! kernel returns.
@@ -60,8 +60,8 @@ mod report;
 mod run;
 mod targets;
 
-pub use arch::Calibration;
-pub use arch::select::{KERNEL_VAR, Kernel, calibration, kernel};
+pub use arch::KernelChoice;
+pub use arch::select::{KERNEL_VAR, Kernel, kernel, kernel_choice};
 pub use checkpoint::Checkpoint;
 pub use engines::both_ends::Split;
 pub use engines::modular::MODULUS_LIMIT;

@@ -31,7 +31,7 @@ const LAYERS: usize = 6;
 
 /// What the calibration of the lanes' kernel set measured: each set's rate and the time it took.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Calibration {
+pub struct KernelChoice {
     /// Each kernel set this CPU has, the narrowest first, with its best rate in lane additions per
     /// nanosecond (the sum of a layer of 8-lane chunks whose three layers take half of L2).
     pub rates: Vec<(Kernel, f64)>,
@@ -44,8 +44,8 @@ pub struct Calibration {
 /// The lanes' kernel set measured once per process among `has` (the sets this CPU runs), with its
 /// measurement. Cost: about 20 ms of one core the first time (a few hundred kilobytes to a few
 /// megabytes of buffers, sized from L2), one load after.
-pub(crate) fn lanes_kernel(has: &[Kernel]) -> &'static Calibration {
-    static MEASURED: OnceLock<Calibration> = OnceLock::new();
+pub(crate) fn lanes_kernel(has: &[Kernel]) -> &'static KernelChoice {
+    static MEASURED: OnceLock<KernelChoice> = OnceLock::new();
     MEASURED.get_or_init(|| {
         let start = thread_cpu_seconds();
         let l2 = super::l2_bytes().unwrap_or(1 << 20) as usize;
@@ -56,7 +56,7 @@ pub(crate) fn lanes_kernel(has: &[Kernel]) -> &'static Calibration {
         let rates = measure(&candidates, states).unwrap_or_else(|| vec![0.0; has.len()]);
         let rates: Vec<(Kernel, f64)> = has.iter().copied().zip(rates).collect();
         let chosen = pick(&rates, &[Kernel::Avx2, Kernel::Avx512, Kernel::Baseline]);
-        Calibration { rates, chosen, seconds: thread_cpu_seconds() - start }
+        KernelChoice { rates, chosen, seconds: thread_cpu_seconds() - start }
     })
 }
 

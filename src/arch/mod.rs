@@ -40,7 +40,7 @@ mod stream;
 pub(crate) use aligned::AlignedLanes;
 pub(crate) use arenas::one_arena;
 pub(crate) use cache::{l2_bytes, l3_bytes};
-pub use calibrate::Calibration;
+pub use calibrate::KernelChoice;
 pub(crate) use calibrate::chunk_lanes;
 pub(crate) use carry::add_run;
 pub(crate) use clock::thread_cpu_seconds;

@@ -129,7 +129,7 @@ impl std::fmt::Display for Kernel {
 
 /// The kernel set the exact engine's lanes run (most of a count's time): the one `FIBTREE_ISA`
 /// names, or where it is `auto`, empty or unset the fastest of this CPU's sets as measured once per
-/// process ([`calibration`]). The variable is read on the first call of the process only.
+/// process ([`kernel_choice`]). The variable is read on the first call of the process only.
 ///
 /// Cost: about 20 ms of one core on the first call where it measures, one load after.
 ///
@@ -168,13 +168,13 @@ pub(crate) fn dense_kernel() -> Result<Kernel> {
 /// # Examples
 ///
 /// ```
-/// if let Some(measured) = fibtree::calibration() {
+/// if let Some(measured) = fibtree::kernel_choice() {
 ///     assert_eq!(measured.chosen, fibtree::kernel()?);
 ///     assert_eq!(measured.rates.len(), fibtree::Kernel::available().len());
 /// }
 /// # Ok::<(), fibtree::Error>(())
 /// ```
-pub fn calibration() -> Option<&'static super::Calibration> {
+pub fn kernel_choice() -> Option<&'static super::KernelChoice> {
     match forced() {
         Ok(None) => Some(super::calibrate::lanes_kernel(&Kernel::available())),
         _ => None,

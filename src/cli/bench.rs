@@ -359,7 +359,7 @@ pub(super) fn bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
     let machine = MachineOut { cores: machine.cores, cpu: machine.cpu, kernels };
     let kernel = fibtree::kernel().map_err(|e| session.error(e))?.name();
     let kernel_line = super::kernel_line().map_err(|e| session.error(e))?;
-    let calibration = fibtree::calibration().map(|c| CalibrationOut {
+    let calibration = fibtree::kernel_choice().map(|c| CalibrationOut {
         rates: c.rates.iter().map(|&(k, rate)| RateOut { kernel: k.name(), lane_additions_per_ns: rate }).collect(),
         seconds: c.seconds,
     });

@@ -94,7 +94,7 @@ fn flag(param: Param) -> &'static str {
 fn kernel_line() -> fibtree::Result<String> {
     let names: Vec<&str> = fibtree::Kernel::available().into_iter().map(fibtree::Kernel::name).collect();
     let has = format!("this CPU has: {}", names.join(", "));
-    Ok(match fibtree::calibration() {
+    Ok(match fibtree::kernel_choice() {
         Some(c) => {
             let rates: Vec<String> = c.rates.iter().map(|(k, r)| format!("{k} {r:.2}")).collect();
             let widest = fibtree::Kernel::available().last().copied().unwrap_or(fibtree::Kernel::Baseline);
