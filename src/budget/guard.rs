@@ -82,7 +82,8 @@ impl Guard {
     /// 2. the prediction, O(n) time and no memory: windows spanning the W-aligned blocks of the
     ///    targets' g ([`crate::game::window`]; W for one target, every state of which lies in its g's
     ///    block), a widest layer of a quarter of its window (docs/math.md: 2048 of 8192 at
-    ///    n = 10000), and of a plan kept below a layer ([`Guard::plan_below`]) that share of its layers;
+    ///    n = 10000), and of a plan kept below a layer ([`Guard::plan_below`]) that share of its layers,
+    ///    with the support's checkpoints that thin them ([`plan::support_bytes`]);
     /// 3. the plan itself, when the prediction fits or the plan is small ([`Guard::allowance`]), and
     ///    the estimate from its real sizes.
     ///
@@ -112,7 +113,9 @@ impl Guard {
         let w = crate::game::window(top, hooks)?;
         // every state lies in the W-aligned block of some target's g: the blocks from lo's to hi's
         let window = (hi | (w - 1)).saturating_sub(lo & !(w - 1)).saturating_add(1);
-        let plan_bytes = plan::kept_share(plan::bytes_at(top, window), top, keep);
+        // and the support below W that thins the layers (about 2 sqrt(n) layers)
+        let plan_bytes =
+            plan::kept_share(plan::bytes_at(top, window), top, keep).saturating_add(plan::support_bytes(targets, w));
         let predicted_sizes = Sizes { plan: plan_bytes, widest: (window / 4).max(1), highest: hi | (w - 1) };
         let predicted = whole(&predicted_sizes);
         if let Some(floor) = floor {
