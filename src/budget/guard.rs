@@ -2,6 +2,8 @@
 //! order that lets nothing large be allocated and every refusal show the whole run's estimate.
 
 use super::{PROCESS_BYTES, Run, check, refuse};
+use std::sync::atomic::AtomicBool;
+
 use crate::error::{Error, Result};
 use crate::hooks::Hooks;
 use crate::limits::{Bound, Limit};
@@ -102,6 +104,25 @@ impl Guard {
     /// # Errors
     /// As [`Guard::plan`].
     pub(crate) fn plan_below(&self, targets: &Targets, keep: usize, hooks: Hooks) -> Result<(Plan, u64)> {
+        self.plan_below_alongside(targets, keep, hooks, |_, _| ()).map(|(plan, estimate, _)| (plan, estimate))
+    }
+
+    /// [`Guard::plan_below`], running `alongside` while the plan is made where the prediction of the
+    /// whole run fits the limit ([`Plan::below_alongside`]: with the plan's skeleton and a flag set
+    /// once it is made), and giving what it returned (`None` where it did not run: a plan made past
+    /// the prediction only to measure the run). What `alongside` allocates is the run's, within its
+    /// estimate: checked on the prediction before it starts, and on the plan's real sizes after; a
+    /// refusal then drops what it made.
+    ///
+    /// # Errors
+    /// As [`Guard::plan`].
+    pub(crate) fn plan_below_alongside<T: Send>(
+        &self,
+        targets: &Targets,
+        keep: usize,
+        hooks: Hooks,
+        alongside: impl FnOnce(&Plan, &AtomicBool) -> T + Send,
+    ) -> Result<(Plan, u64, Option<T>)> {
         let (top, (lo, hi)) = (targets.top(), targets.g_range());
         // a floor past the limit is refused with the prediction (O(n) time, no memory), so that a
         // run is refused with the same figure whatever the limit
@@ -127,7 +148,9 @@ impl Guard {
             return Err(refuse(predicted, self.limit));
         }
         let budget = Limit { bytes: bytes.max(allowance), ..self.limit };
-        let plan = Plan::below(targets, keep, budget, hooks).map_err(|e| match e {
+        let fits = predicted <= bytes;
+        let alongside = move |plan: &Plan, done: &AtomicBool| fits.then(|| alongside(plan, done));
+        let (plan, beside) = Plan::below_alongside(targets, keep, budget, hooks, alongside).map_err(|e| match e {
             // the plan outgrew its prediction: the whole run with the plan as far as it was projected
             Error::OutOfMemory { estimate, .. } => {
                 refuse(whole(&Sizes { plan: estimate, ..predicted_sizes }).max(predicted), self.limit)
@@ -135,7 +158,7 @@ impl Guard {
             e => e,
         })?;
         let estimate = self.check(whole(&plan.sizes()))?;
-        Ok((plan, estimate))
+        Ok((plan, estimate, beside))
     }
 }
 

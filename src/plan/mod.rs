@@ -35,6 +35,9 @@ pub use support::known_zero;
 pub(crate) use support::{known_zeros, support};
 pub(crate) use thinning::Support;
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use crate::cost::check;
 use crate::error::Result;
 use crate::hooks::Hooks;
@@ -97,8 +100,9 @@ pub struct Plan {
     /// The number of states of each layer.
     lens: Vec<u32>,
     /// The support below W that thinned the layers (where some target is below W), kept for the
-    /// top-down sweeps, which thin their own layers by it.
-    support: Option<Support>,
+    /// top-down sweeps, which thin their own layers by it (shared with a sweep that starts before
+    /// the plan is made: [`Plan::below_alongside`]).
+    support: Option<Arc<Support>>,
 }
 
 impl Plan {
@@ -131,7 +135,27 @@ impl Plan {
     /// # Errors
     /// As [`Plan::new`].
     pub(crate) fn below(targets: &Targets, keep: usize, memory_limit: impl Into<Limit>, hooks: Hooks) -> Result<Plan> {
-        Plan::made(targets, keep, memory_limit.into(), hooks, true)
+        Plan::made(targets, keep, memory_limit.into(), hooks, true, |_, _| ()).map(|(plan, ())| plan)
+    }
+
+    /// [`Plan::below`], running `alongside` meanwhile (on another thread of the current pool where
+    /// one is free, else after the backward pass) with the plan's skeleton: its edge values and the
+    /// support its layers are thinned by, but no layers ([`Plan::top_down`]); the flag it is
+    /// handed is set once the backward pass is done (or has failed), when it should stop. Where the
+    /// memory guard refuses the plan before its support is made, `alongside` is not run.
+    ///
+    /// Cost: [`Plan::new`]'s, and `alongside`'s.
+    ///
+    /// # Errors
+    /// As [`Plan::new`]; what `alongside` returns is dropped then.
+    pub(crate) fn below_alongside<T: Send>(
+        targets: &Targets,
+        keep: usize,
+        memory_limit: impl Into<Limit>,
+        hooks: Hooks,
+        alongside: impl FnOnce(&Plan, &AtomicBool) -> T + Send,
+    ) -> Result<(Plan, T)> {
+        Plan::made(targets, keep, memory_limit.into(), hooks, true, alongside)
     }
 
     /// The plan of `targets` with every state the backward pass reaches, those of count zero
@@ -139,11 +163,20 @@ impl Plan {
     /// support.
     #[cfg(test)]
     pub(crate) fn unthinned(targets: &Targets) -> Plan {
-        Plan::made(targets, usize::MAX, Limit::from(u64::MAX), Hooks::default(), false).expect("no limit")
+        let plan = Plan::made(targets, usize::MAX, Limit::from(u64::MAX), Hooks::default(), false, |_, _| ());
+        plan.expect("no limit").0
     }
 
-    /// [`Plan::below`], thinned by the support where `thin` says so and some target is below W.
-    fn made(targets: &Targets, keep: usize, memory_limit: Limit, hooks: Hooks, thin: bool) -> Result<Plan> {
+    /// [`Plan::below_alongside`], thinned by the support where `thin` says so and some target is
+    /// below W.
+    fn made<T: Send>(
+        targets: &Targets,
+        keep: usize,
+        memory_limit: Limit,
+        hooks: Hooks,
+        thin: bool,
+        alongside: impl FnOnce(&Plan, &AtomicBool) -> T + Send,
+    ) -> Result<(Plan, T)> {
         let top = targets.top();
         crate::game::check_n(top)?;
         // Before allocating anything: the Grundy values, one set per layer and at least one word in
@@ -154,18 +187,32 @@ impl Plan {
         let support_bytes = if thin { support_bytes(targets, w) } else { 0 };
         check(kept_share(bytes_at(top, w), top, keep).saturating_add(support_bytes), memory_limit)?;
         let support = match thin && thins(targets, w) {
-            true => Some(Support::new(&edge, w, crate::arch::Kernel::in_use(), hooks)?),
+            true => Some(Arc::new(Support::new(&edge, w, crate::arch::Kernel::in_use(), hooks)?)),
             false => None,
         };
         let layers = vec![LayerSet::default(); top as usize + 1];
         let lens = vec![0; top as usize + 1];
         let used = bytes_at(top, 0) + support_bytes;
         let mut kept = Kept { layers, lens, used, limit: memory_limit, keep };
-        let mut walk = support.as_ref().map(Walk::new);
-        backward(targets, &edge, hooks, walk.as_mut(), &mut kept)?;
-        drop(walk);
+        let skeleton = Plan::top_down(edge, support);
+        let done = AtomicBool::new(false);
+        let made = || {
+            let mut walk = skeleton.support.as_deref().map(Walk::new);
+            let made = backward(targets, &skeleton.edge, hooks, walk.as_mut(), &mut kept);
+            done.store(true, Ordering::Relaxed);
+            made
+        };
+        let (made, beside) = rayon::join(made, || alongside(&skeleton, &done));
+        made?;
         let Kept { layers, lens, .. } = kept;
-        Ok(Plan { edge, layers, lens, support })
+        Ok((Plan { layers, lens, ..skeleton }, beside))
+    }
+
+    /// A plan of the edge values `edge` (0 to the top layer) and the support that thins its layers,
+    /// holding no layer: what a top-down sweep reads (it makes its own layers) while the plan is
+    /// made. Cost O(1).
+    fn top_down(edge: Vec<u32>, support: Option<Arc<Support>>) -> Plan {
+        Plan { edge, layers: Vec::new(), lens: Vec::new(), support }
     }
 
     /// Frees the sets of the layers above `cut` and hands over those up to it, one lock each, to a
@@ -196,12 +243,12 @@ impl Plan {
 
     /// The highest layer.
     pub fn top(&self) -> usize {
-        self.layers.len() - 1
+        self.edge.len() - 1
     }
 
-    /// The states of layer `k`.
+    /// The states of layer `k` (none above the top).
     pub fn layer(&self, k: usize) -> &LayerSet {
-        &self.layers[k]
+        self.layers.get(k).unwrap_or(&EMPTY)
     }
 
     /// The edge value `1 + G(k)`: what T(k) contributes hung under a root edge (0 for k = 0).
@@ -219,9 +266,9 @@ impl Plan {
         &self.lens
     }
 
-    /// The number of states of layer `k`. Cost O(1).
+    /// The number of states of layer `k` (none above the top). Cost O(1).
     pub fn layer_len(&self, k: usize) -> usize {
-        self.lens[k] as usize
+        self.lens.get(k).map_or(0, |&l| l as usize)
     }
 
     /// The largest number of states in one layer. Cost O(n).
@@ -231,7 +278,7 @@ impl Plan {
 
     /// Bytes held by the plan: its edge values, its sets and the support's checkpoints.
     pub fn bytes(&self) -> u64 {
-        let support = self.support.as_ref().map_or(0, Support::bytes);
+        let support = self.support.as_deref().map_or(0, Support::bytes);
         4 * self.edge.len() as u64 + self.layers.iter().map(LayerSet::bytes).sum::<u64>() + support
     }
 

@@ -131,3 +131,64 @@ fn the_best_cut_halves_the_work_where_the_layers_are_wide() {
     assert_eq!(best_cut(unthinned.lens()).1, 514_742_749);
     assert!(work <= 514_742_749 * 78 / 100, "{work}: the states of count zero left out");
 }
+
+/// The best cut is the bound on it whatever the layers' sizes (docs/math.md, "Counting from both
+/// ends"), so that a count from both ends knows its cut before its plan: for random sizes (zeros
+/// among them; fixed, printed seed) and for the plans of the tests.
+#[test]
+fn the_best_cut_is_known_before_the_plan() {
+    let seed = 0xc075_be57u64;
+    println!("SplitMix64 seed {seed:#x}");
+    let mut rng = fibtree_util::SplitMix64(seed);
+    for case in 0..400 {
+        let n = 3 + rng.below([20, 300, 5000, 40_000][case % 4]) as usize;
+        let lens: Vec<u32> =
+            (0..=n).map(|k| if k < 2 || rng.below(5) == 0 { 0 } else { rng.below(9000) as u32 }).collect();
+        let split = super::split(&lens, Cut::Auto);
+        assert_eq!(split.cut as usize, keep_for_both_ends(n), "n = {n}, case {case}, seed {seed:#x}");
+        assert_eq!(split.work(), best_cut(&lens).1, "n = {n}, case {case}, seed {seed:#x}");
+    }
+    for (n, g) in [(300, 0), (2000, 3), (10_000, 0)] {
+        let plan = plan_of(n, g);
+        assert_eq!(super::split(plan.lens(), Cut::Auto).cut as usize, keep_for_both_ends(n as usize));
+    }
+}
+
+/// A top-down half started while the plan is made, paused wherever the plan's end finds it (or run
+/// whole, or not at all), goes on beside the bottom-up half to the bottom-up count, on 1, 2 and 3
+/// threads.
+#[test]
+fn a_top_down_half_started_early_gives_the_same_count() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    for (n, g) in [(300u64, 0u64), (700, 3), (2000, 0), (1500, 1 << 40)] {
+        let targets = Targets::one(n, g);
+        let want = count(&plan_of(n, g), (n, g), n, Hooks::default()).unwrap();
+        let cut = keep_for_both_ends(n as usize) as u64;
+        for (threads, delay) in [(1, None), (2, None), (2, Some(0)), (3, Some(2)), (2, Some(20))] {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            let got = pool.install(|| {
+                // the half's own stop: never (it runs whole), or set by another thread after `delay` ms
+                let stop = AtomicBool::new(false);
+                let start = |skeleton: &Plan, done: &AtomicBool| {
+                    let flag = if delay.is_some() { &stop } else { done };
+                    start_top_down(skeleton, (n, g), cut, 256, Hooks::default(), flag)
+                };
+                let stop_ref = &stop;
+                let (plan, started) = std::thread::scope(|s| {
+                    if let Some(ms) = delay {
+                        s.spawn(move || {
+                            std::thread::sleep(std::time::Duration::from_millis(ms));
+                            stop_ref.store(true, Ordering::Relaxed)
+                        });
+                    }
+                    let keep = keep_for_both_ends(n as usize);
+                    Plan::below_alongside(&targets, keep, u64::MAX, Hooks::default(), start).unwrap()
+                });
+                let started = started.unwrap();
+                assert!(started.as_ref().is_none_or(|s| s.cut == cut && s.state.k0 > 2));
+                count_taking(plan, (n, g), cut, Hooks::default(), started).unwrap()
+            });
+            assert_eq!(got, want, "c({n}, {g}) on {threads} threads, stopped after {delay:?} ms");
+        }
+    }
+}
