@@ -7,7 +7,9 @@
 //! step reached, the non-zero sets of the two live layers, their lane chunks and pending carries),
 //! and in the top-down half also the bottom-up half's end and the paths to the direct moves found
 //! so far; and a 64-bit FNV-1a checksum of everything before it. A file of version 2 (before counts
-//! from both ends) is read as a bottom-up count at its layer. It is written through an
+//! from both ends) is read as a bottom-up count at its layer; one of version 3 (before the top-down
+//! half left out the states of count zero, docs/math.md "Zero states") in its bottom-up half, whose
+//! layers are the same, and refused in its top-down half, whose are not. It is written through an
 //! [`crate::AtomicFile`], so a kill at any moment leaves the previous checkpoint or the new one, never
 //! a torn one.
 //!
@@ -60,7 +62,10 @@ pub struct Checkpoint {
 /// The first bytes of a checkpoint file.
 const MAGIC: &[u8; 8] = b"FIBTCKPT";
 /// The version of the format.
-const VERSION: u64 = 3;
+const VERSION: u64 = 4;
+/// The version before the top-down half left out the states of count zero: a bottom-up half still
+/// reads (its non-zero sets are the same), a top-down half does not (its sets held such states).
+const UNTHINNED_VERSION: u64 = 3;
 /// The version before counts from both ends, which still reads: a bottom-up state alone.
 const BOTTOM_UP_VERSION: u64 = 2;
 
@@ -176,9 +181,9 @@ fn decode(bytes: &[u8]) -> std::result::Result<Saved, String> {
     let mut rest = &body[MAGIC.len()..];
     let mut next = || get(&mut rest).ok_or_else(|| damaged("truncated"));
     let version = next()?;
-    if version != VERSION && version != BOTTOM_UP_VERSION {
+    if !(BOTTOM_UP_VERSION..=VERSION).contains(&version) {
         return Err(format!(
-            "has format version {version}; this fibtree reads versions {BOTTOM_UP_VERSION} and {VERSION}"
+            "has format version {version}; this fibtree reads versions {BOTTOM_UP_VERSION} to {VERSION}"
         ));
     }
     let (n, g, engine, count) = (next()?, next()?, next()?, next()?);
@@ -191,6 +196,12 @@ fn decode(bytes: &[u8]) -> std::result::Result<Saved, String> {
         BOTTOM_UP_VERSION => (n, 0),
         _ => (next()?, next()?),
     };
+    if version == UNTHINNED_VERSION && half == 1 {
+        return Err(format!(
+            "was saved in the top-down half of a count by an earlier fibtree (format version {version}), \
+             whose layers this one no longer makes; use --fresh to start over"
+        ));
+    }
     let state = |rest: &mut &[u8]| read_state(rest).ok_or_else(|| damaged("truncated state"));
     let position = match half {
         0 => Position::Up { cut, state: state(&mut rest)? },

@@ -3,14 +3,15 @@
 //! and the time on this machine, from a short calibration of both engines.
 //!
 //! **Method.**
-//! - *States.* The plan's backward pass is run layer by layer and counted, keeping two layers
-//!   (the plan's census): the exact number, at the cost of the pass without its memory,
-//!   O(n x W / 64) word operations. Where that pass would take long (n x W above [`CENSUS_LIMIT`],
-//!   W the width of the layers: n above about 480,000 for g = 0) it is skipped unless asked for,
-//!   and the states are bounded instead by the g of the classes modulo 4 that the plan can hold
-//!   below W (the dense modular engine's windows): an upper bound, 1.05 x the plan's states at
-//!   n = 20000, 1.34 x at n = 100000, 1.22 x at n = 200000 and 1.39 x at n = 1,000,000 (where its
-//!   limb additions are 1.77 x the plan's).
+//! - *States.* The plan's backward pass is run layer by layer and counted, keeping two layers,
+//!   each thinned to its states of non-zero count as the plan's are (the plan's census): the exact
+//!   number, at the cost of the pass without its memory, O(n x W / 64) word operations (and as many
+//!   for each of the support's two forward passes). Where that would take long (n x W above
+//!   [`CENSUS_LIMIT`], W the width of the layers: n above about 480,000 for g = 0) it is skipped
+//!   unless asked for, and the states are bounded instead by the g of the classes modulo 4 that the
+//!   plan can hold below W (the dense modular engine's windows, which hold the states of count zero
+//!   too): an upper bound, 1.10 x the plan's states at n = 20000, 2.87 x at n = 100000, 1.29 x at
+//!   n = 200000 and 2.49 x at n = 1,000,000 (where its limb additions are 1.94 x the plan's).
 //! - *Work.* The exact engine's limb additions, counted from both ends at the cut with the least of
 //!   them ([`crate::Cut::Auto`]): below the cut the sum over layers of the states times the limbs of a
 //!   count of the layer, above it the states times the limbs of a path count, limbs(n - k + 1)
@@ -33,8 +34,8 @@
 //! use fibtree::estimate::{Census, estimate};
 //! let e = estimate(300, 0, &[1], Census::Always, fibtree::Hooks::default())?;
 //! assert!(e.states_counted);
-//! assert_eq!((e.states, e.bottom_up_limb_additions), (32_496, 63_925));
-//! assert_eq!((e.cut, e.limb_additions), (180, 48_327)); // what `fibtree bench 300` runs
+//! assert_eq!((e.states, e.bottom_up_limb_additions), (27_680, 59_109));
+//! assert_eq!((e.cut, e.limb_additions), (180, 43_511)); // what `fibtree bench 300` runs
 //! # Ok::<(), fibtree::Error>(())
 //! ```
 
@@ -50,7 +51,8 @@ pub use spread::{Seconds, Spread};
 
 /// The largest n x W (the top layer times the width of the layers) for which [`estimate`] counts
 /// the plan's states by default: the census is O(n x W / 64) word operations, about 3.9 x 10^9
-/// words at this limit (n = 476,837 for g = 0, where W = 2^19; n = 200000 has n x W = 5.2 x 10^10,
+/// words at this limit for the backward pass and as many for each of the support's two forward
+/// passes (n = 476,837 for g = 0, where W = 2^19; n = 200000 has n x W = 5.2 x 10^10,
 /// n = 1,000,000 has 1.05 x 10^12).
 pub const CENSUS_LIMIT: u64 = 250_000_000_000;
 
@@ -173,10 +175,11 @@ pub struct ShardCost {
 /// for the method.
 ///
 /// Cost: the plan's backward pass when it is counted (O(n x W / 64) word operations; W = 2^17 at
-/// n = 100000), O(n) otherwise; then the calibration (about a second: three rounds or more, each
-/// an exact run of f(7000) at most, 4.6 x 10^8 limb additions, and 2 x 10^8 lane operations of
-/// the dense sweep); memory two layers of the plan (W / 8 bytes each), the calibration's plan of
-/// f(7000) (a few MB), one prime's arrays, and 8 bytes a layer.
+/// n = 100000) with the support's forward pass twice (for a g below W), O(n) otherwise; then the
+/// calibration (about a second: three rounds or more, each an exact run of f(7000) at most, and
+/// 2 x 10^8 lane operations of the dense sweep); memory two layers of the plan (W / 8 bytes each),
+/// the support's checkpoints (about 4 sqrt(n) layers of W / 8 bytes: 20 MB at n = 100000), the
+/// calibration's plan of f(7000) (a few MB), one prime's arrays, and 8 bytes a layer.
 ///
 /// # Errors
 /// [`Error::InvalidArgument`] for n above [`crate::MAX_N`], a shard count of 0 (naming
@@ -196,9 +199,10 @@ pub fn estimate(n: u64, g: u64, shards: &[usize], census: Census, hooks: Hooks) 
     estimate_with(n, g, shards, limit, hooks)
 }
 
-/// The memory [`estimate`] itself takes, at most: per layer the edge values (4 bytes), the states
-/// (4), the dense windows' lanes (8) and their shape (22); the census's layers and the calibration's
-/// plan and arrays (under 64 MiB here). 38 MB at n = 1,000,000. Cost O(1).
+/// The memory [`estimate`] itself takes, at most, but the support's checkpoints of the census of a
+/// target below W ([`plan::support_bytes`]): per layer the edge values (4 bytes), the states (4), the
+/// dense windows' lanes (8) and their shape (22); the census's layers and the calibration's plan and
+/// arrays (under 64 MiB here). 38 MB at n = 1,000,000. Cost O(1).
 fn own_bytes(n: u64) -> u64 {
     PROCESS_BYTES + (64 << 20) + 38 * (n + 1)
 }
@@ -227,11 +231,15 @@ fn estimate_with(n: u64, g: u64, shards: &[usize], census_limit: u64, hooks: Hoo
     let (lens, sizes) = match bound {
         _ if known_zero => (vec![0; n as usize + 1], Sizes { plan: 0, widest: 0, highest: 0 }),
         Some(lens) => {
-            // every layer's window within [0, W)
+            // every layer's window within [0, W), and the support's checkpoints that thin them
             let widest = lens.iter().copied().max().unwrap_or(0) as u64;
-            (lens, Sizes { plan: 4 * (n + 1) + (n + 1) * (w / 8), widest, highest: w - 1 })
+            let plan = 4 * (n + 1) + (n + 1) * (w / 8) + plan::support_bytes(&targets, w);
+            (lens, Sizes { plan, widest, highest: w - 1 })
         }
         None => {
+            // the census keeps the support's checkpoints too, for a g below W
+            let support = plan::support_bytes(&targets, w);
+            crate::budget::check(own_bytes(n).saturating_add(support), crate::budget::available_limit())?;
             let census = plan::census(&targets, hooks)?;
             let sizes = census.sizes();
             (census.lens, sizes)
@@ -243,8 +251,10 @@ fn estimate_with(n: u64, g: u64, shards: &[usize], census_limit: u64, hooks: Hoo
     let exact_bytes = if known_zero {
         PROCESS_BYTES
     } else {
-        // from both ends the plan keeps its layers up to the bound on the cut
-        let kept = plan::kept_share(sizes.plan, n, engines::both_ends::keep_for_both_ends(n as usize));
+        // from both ends the plan keeps its layers up to the bound on the cut, and the support whole
+        let support = plan::support_bytes(&targets, w).min(sizes.plan);
+        let keep = engines::both_ends::keep_for_both_ends(n as usize);
+        let kept = plan::kept_share(sizes.plan - support, n, keep) + support;
         let sizes = Sizes { plan: kept, ..sizes };
         Run::Count { moduli: 2, targets: 1, double_check: false }.bytes(n, &sizes)
     };
@@ -333,7 +343,7 @@ const CALIBRATION_PRIMES: usize = 400;
 /// [`MAX_ROUNDS`].
 ///
 /// Cost: the plan of f(k), k = n clamped to 1000..=7000; then a round is an exact run over it (at
-/// 7000, 2.0 x 10^7 states and 4.6 x 10^8 limb additions), Garner's algorithm over
+/// 7000, 4.9 x 10^6 states and 1.3 x 10^8 limb additions from both ends), Garner's algorithm over
 /// [`CALIBRATION_PRIMES`] primes (O(k^2) word multiplications for k primes) and
 /// [`SWEEPS_PER_ROUND`] sweeps of about [`CALIBRATION_LANES`] lane operations for each of two
 /// moduli.

@@ -99,6 +99,12 @@ impl<'a> Hooks<'a> {
         Hooks { stop: Some(flag), ..self }
     }
 
+    /// These hooks without their progress callback: for a part of a run whose work is told later
+    /// (a half of a count started early, whose progress its resumed run tells).
+    pub(crate) fn without_progress(self) -> Self {
+        Hooks { progress: None, ..self }
+    }
+
     /// These hooks without their cancel flags: for a part of a run that must finish once started.
     pub(crate) fn uncancellable(self) -> Self {
         Hooks { cancel: None, stop: None, ..self }

@@ -79,7 +79,7 @@ use num_bigint::BigUint;
 
 /// The exact c(n, g): the number of moves in T(n) that leave Grundy value g.
 ///
-/// Cost: about 16.7 million states of up to 6,930 bits at n = 10000 (time O(states x n / 64)), in
+/// Cost: about 10.4 million states of up to 6,930 bits at n = 10000 (time O(states x n / 64)), in
 /// the current rayon pool; memory O(one layer) plus one bit per g of each layer's window of the plan.
 ///
 /// # Errors
@@ -100,10 +100,17 @@ pub fn count(n: u64, g: u64) -> Result<BigUint> {
         return Ok(BigUint::ZERO);
     }
     let target = targets::Targets::one(n, g);
-    // the top-down half makes its own layers: the plan keeps the lower half
-    let (plan, _) = guard.plan_below(&target, engines::both_ends::keep_for_both_ends(n as usize), Hooks::default())?;
+    // the top-down half makes its own layers: the plan keeps the lower half, and the top-down half
+    // starts while it is made, cut where the best cut is whatever the plan (the bound on it)
+    let (keep, hooks) = (engines::both_ends::keep_for_both_ends(n as usize), Hooks::default());
+    let widest = (game::window(n, hooks)? / 4).max(1) as usize;
+    let start = |skeleton: &plan::Plan, done: &std::sync::atomic::AtomicBool| match n >= 3 && (keep as u64) < n {
+        true => engines::both_ends::start_top_down(skeleton, (n, g), keep as u64, widest, hooks, done),
+        false => Ok(None),
+    };
+    let (plan, _, started) = guard.plan_below_alongside(&target, keep, hooks, start)?;
     let cut = engines::route(&plan, &target, Cut::Auto).map_or(n, |split| split.cut);
-    engines::both_ends::count_taking(plan, (n, g), cut, Hooks::default())
+    engines::both_ends::count_taking(plan, (n, g), cut, hooks, started.transpose()?.flatten())
 }
 
 /// c(n, g) modulo m, in machine arithmetic only.

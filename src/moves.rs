@@ -85,14 +85,12 @@ impl<'a> Counts<'a> {
         Ok(Counts { plan, block, checkpoints, cache: Vec::new(), hooks })
     }
 
-    /// c(k, t) for a state of the plan (0 for layers 0 and 1). Cost O(1) when its block is cached,
+    /// c(k, t) for a state the target needs (0 for layers 0 and 1, and for a state the plan leaves
+    /// out, whose count is zero: docs/math.md, "Zero states"). Cost O(1) when its block is cached,
     /// else one block's recomputation.
     ///
     /// # Errors
     /// [`Error::Interrupted`] when cancelled during a recomputation.
-    ///
-    /// # Panics
-    /// If (k, t) is not a state of the plan: a walk never asks for one.
     pub fn count(&mut self, k: usize, t: u64) -> Result<BigUint> {
         if k < 2 {
             return Ok(BigUint::ZERO);
@@ -115,7 +113,8 @@ impl<'a> Counts<'a> {
             }
         };
         let layer = &self.cache[at].1[k - 2 - b * self.block];
-        Ok(to_biguint(layer.value(t).expect("a walk asks only for states of its plan")))
+        // a walk asks only for states the target needs: outside the plan, those of count zero
+        Ok(layer.value(t).map_or(BigUint::ZERO, to_biguint))
     }
 
     /// `1 + G(k)`, 0 for the empty tree.

@@ -11,7 +11,7 @@ use num_traits::ToPrimitive;
 
 use crate::budget::{Guard, PROCESS_BYTES, Run, kept_values};
 use crate::checkpoint::{self, Saver};
-use crate::engines::both_ends::{Point, Position};
+use crate::engines::both_ends::{Point, Position, Started};
 use crate::engines::{self, Cut, Engine, modular};
 use crate::error::{Error, Param, Result};
 use crate::hooks::Hooks;
@@ -64,6 +64,8 @@ pub struct Counting<'a> {
     independent: Option<Vec<Vec<u64>>>,
     /// Where the blocked engine stood, read from the checkpoint.
     resume: Option<Position>,
+    /// The top-down half of a count from both ends, started while the plan was made.
+    top_down: Option<Started>,
     /// The run's hold on its checkpoint, for the run's life.
     _hold: Option<checkpoint::Hold>,
 }
@@ -73,8 +75,11 @@ impl<'a> Counting<'a> {
     /// known to be 0 without counting (g above every value a move of T(n) can leave, or outside the
     /// support, docs/math.md "Where the counts are zero") is answered 0 and left out of the plan. Where the
     /// targets' g are small, the modular engine runs meanwhile, with no plan, so that its residues
-    /// are ready when the exact engine starts. With a checkpoint, reads it first (or discards it,
-    /// with [`crate::Checkpoint::fresh`]).
+    /// are ready when the exact engine starts; and for one target counted from both ends, the
+    /// top-down half (which reads no plan layer) runs on the threads the plan leaves free, once the
+    /// prediction of the whole run fits the limit, and pauses when the plan is made, to go on beside
+    /// the bottom-up half. With a checkpoint, reads it first (or discards it, with
+    /// [`crate::Checkpoint::fresh`]).
     ///
     /// Cost: O(1) for the floor of the memory guard, which comes first; O(top n) for the bounds;
     /// the support's forward pass for a target g between the edge values' power of two and the
@@ -123,36 +128,40 @@ impl<'a> Counting<'a> {
                 None => zero.push(i),
             }
         }
-        let (plan, estimate, independent, resume) = if live.is_empty() {
-            (None, PROCESS_BYTES, None, None)
+        let (plan, estimate, independent, resume, top_down) = if live.is_empty() {
+            (None, PROCESS_BYTES, None, None, None)
         } else if let Some(spec) = &options.checkpoint
             && let Some(saved) = checkpoint::load(spec, live[0], &moduli, options.hooks)?
         {
             // the residues are the checkpoint's: the modular engine needs no plan
             let keep = kept_layers(&live, options, Some(saved.position.cut()));
-            let (plan, estimate) = planned(&live, options, moduli.len(), keep)?;
-            (Some(plan), estimate, Some(vec![saved.independent]), Some(saved.position))
+            let (plan, estimate, _) = planned(&live, options, moduli.len(), keep, None)?;
+            (Some(plan), estimate, Some(vec![saved.independent]), Some(saved.position), None)
         } else {
             let (early, keep) = route(&live, options, moduli.len())?;
+            let cut = (options.checkpoint.is_none()).then(|| cut_before_the_plan(&live, options)).flatten();
             // the plan stops the modular engine when it fails
             let failed = AtomicBool::new(false);
             let (result, independent) = rayon::join(
-                || planned(&live, options, moduli.len(), keep).inspect_err(|_| failed.store(true, Ordering::Relaxed)),
+                || {
+                    planned(&live, options, moduli.len(), keep, cut)
+                        .inspect_err(|_| failed.store(true, Ordering::Relaxed))
+                },
                 || match early {
                     true => modular::count_mod_unplanned(&live, &moduli, options.hooks.also_stopped_by(&failed)),
                     false => Ok(None),
                 },
             );
-            let (plan, estimate) = match result {
+            let (plan, estimate, top_down) = match result {
                 // refused on the route that keeps every layer: with the figure of the cheapest
                 // route, the one a larger limit would take, so that the figure is the same whatever the limit
                 Err(e @ Error::OutOfMemory { .. }) if !early => {
                     let keep = kept_layers(&live, options, None);
-                    return Err(planned(&live, options, moduli.len(), keep).err().unwrap_or(e));
+                    return Err(planned(&live, options, moduli.len(), keep, None).err().unwrap_or(e));
                 }
                 result => result?,
             };
-            (Some(plan), estimate, independent?, None)
+            (Some(plan), estimate, independent?, None, top_down)
         };
         // a resumed run goes on at its checkpoint's cut
         let cut = match &resume {
@@ -175,6 +184,7 @@ impl<'a> Counting<'a> {
             estimate,
             independent,
             resume,
+            top_down,
             _hold: hold,
         })
     }
@@ -264,6 +274,7 @@ impl<'a> Counting<'a> {
             estimate,
             independent,
             resume,
+            top_down,
             _hold,
         } = self;
         for &t in &zero {
@@ -311,7 +322,7 @@ impl<'a> Counting<'a> {
         // the plan given up to the count, which frees it as it goes.
         if let Some(split) = split.filter(|s| s.both_ends()) {
             let independent = independent_of(&plan)?;
-            let value = engines::both_ends::count_taking(plan, targets[0], split.cut, hooks)?;
+            let value = engines::both_ends::count_taking(plan, targets[0], split.cut, hooks, top_down)?;
             let reports = vec![report(0, &engines::to_words(&value), &independent[0])];
             return self_checked(reports, targets, options)?.into_iter().try_for_each(|r| sink(0, r));
         }
@@ -472,12 +483,49 @@ fn count_guard(targets: usize, moduli: usize, options: &Options) -> Guard {
 }
 
 /// The plan of a counting run and its memory estimate, checked against the limit by the memory
-/// guard ([`Guard::plan`]) before anything large is allocated.
+/// guard ([`Guard::plan`]) before anything large is allocated; for the one target of a count from
+/// both ends cut at `cut`, with its top-down half started meanwhile where the prediction of the
+/// whole run fits ([`engines::both_ends::start_top_down`], in chunks for the predicted widest layer,
+/// a quarter of W).
 ///
 /// # Errors
 /// As [`Counting::new`].
-fn planned(targets: &Targets, options: &Options, moduli: usize, keep: usize) -> Result<(Plan, u64)> {
-    count_guard(targets.len(), moduli, options).plan_below(targets, keep, options.hooks)
+fn planned(
+    targets: &Targets,
+    options: &Options,
+    moduli: usize,
+    keep: usize,
+    cut: Option<u64>,
+) -> Result<(Plan, u64, Option<Started>)> {
+    let guard = count_guard(targets.len(), moduli, options);
+    let Some(cut) = cut else {
+        let (plan, estimate) = guard.plan_below(targets, keep, options.hooks)?;
+        return Ok((plan, estimate, None));
+    };
+    let (target, hooks) = (targets[0], options.hooks);
+    let widest = (crate::game::window(target.0, hooks)? / 4).max(1) as usize;
+    let start = |skeleton: &Plan, done: &AtomicBool| {
+        engines::both_ends::start_top_down(skeleton, target, cut, widest, hooks, done)
+    };
+    let (plan, estimate, started) = guard.plan_below_alongside(targets, keep, hooks, start)?;
+    Ok((plan, estimate, started.transpose()?.flatten()))
+}
+
+/// The cut of the one target of `targets` counted from both ends, known before its plan: the one
+/// asked for, or for [`Cut::Auto`] the bound on the best cut, which is the best cut whatever the
+/// layers' sizes ([`engines::both_ends::keep_for_both_ends`], docs/math.md "Counting from both
+/// ends"); `None` for any other run (several targets, another engine, T(n) with no layer to cut,
+/// or a cut at the top: bottom-up alone). Cost O(log n).
+fn cut_before_the_plan(targets: &Targets, options: &Options) -> Option<u64> {
+    let (n, _) = *targets.iter().next()?;
+    if targets.len() != 1 || options.engine != Engine::Blocked || n < 3 {
+        return None;
+    }
+    let cut = match options.cut {
+        Cut::At(m) => m,
+        Cut::Auto => engines::both_ends::keep_for_both_ends(n as usize) as u64,
+    };
+    (cut < n).then_some(cut)
 }
 
 /// The route of a count of `targets` with `moduli` moduli: whether the modular engine runs without

@@ -181,8 +181,8 @@ impl Subject {
     /// current rayon pool; the runs will be cut as `cut` says ([`Cut::Auto`]: from both ends).
     ///
     /// Cost: the plan's backward pass (O(n x W / 64) word operations) and the modular engine over its
-    /// windows, for each of two moduli (17.4 million lane operations a modulus at n = 10000); memory
-    /// the plan (one bit per g of each layer's window, 10 MB at n = 10000), kept until the subject is
+    /// windows, for each of two moduli (11.8 million lane operations a modulus at n = 10000); memory
+    /// the plan (one bit per g of each layer's window, 6.3 MB at n = 10000), kept until the subject is
     /// dropped.
     ///
     /// # Errors
@@ -223,10 +223,11 @@ impl Subject {
     }
 
     /// The 64-bit limb additions of the route measured: bottom-up, the sum over the layers k from
-    /// 2 to n of (states of layer k) x (limbs of a count of layer k), 763,862,076 for (10000, 0) over
-    /// its 16.7 million states; from both ends, that sum to the cut and above it the states times
-    /// the limbs of a path count of layer k, limbs(n - k + 1) (514,742,749 at n = 10000). The work
-    /// unit of [`Measurement::limb_additions_per_ns`]. Cost O(1).
+    /// 2 to n of (states of layer k) x (limbs of a count of layer k), 620,736,444 for (10000, 0) over
+    /// its 10.4 million states (the plan's, those of count zero left out); from both ends, that sum
+    /// to the cut and above it the states times the limbs of a path count of layer k,
+    /// limbs(n - k + 1) (373,415,634 at n = 10000). The work unit of
+    /// [`Measurement::limb_additions_per_ns`]. Cost O(1).
     pub fn limb_additions(&self) -> u128 {
         self.split.work()
     }
@@ -383,12 +384,15 @@ mod tests {
         // From (6, 0), with 1 + G(k) = 0, 1, 2, 4, 7, 4, 4 for k = 0..6 and layer k reading
         // (k-1, (g xor (1 + G(k-2))) - 1) and (k-2, (g xor (1 + G(k-1))) - 1):
         // (6,0) -> (5,6), (4,3); (5,6) -> (4,1), (3,0); (4,3) -> (3,0), (2,6); (4,1) -> (3,2), (2,4);
-        // (3,0) -> (2,0); (3,2) -> (2,2); layers 0 and 1 are never marked.
-        let plan = Plan::new(&crate::targets::Targets::new(&[(6, 0)]), u64::MAX, Hooks::default()).unwrap();
-        let layers: Vec<Vec<u64>> = (2..=6).map(|k| plan.layer(k).iter().collect()).collect();
-        assert_eq!(layers, [vec![0, 2, 4, 6], vec![0, 2], vec![1, 3], vec![6], vec![0]]);
+        // (3,0) -> (2,0); (3,2) -> (2,2); layers 0 and 1 are never marked. T(2)'s one move leaves 0,
+        // so (2, 2), (2, 4) and (2, 6) count zero and the plan leaves them out.
+        let targets = crate::targets::Targets::new(&[(6, 0)]);
+        let plan = Plan::new(&targets, u64::MAX, Hooks::default()).unwrap();
+        let layers = |plan: &Plan| -> Vec<Vec<u64>> { (2..=6).map(|k| plan.layer(k).iter().collect()).collect() };
+        assert_eq!(layers(&Plan::unthinned(&targets)), [vec![0, 2, 4, 6], vec![0, 2], vec![1, 3], vec![6], vec![0]]);
+        assert_eq!(layers(&plan), [vec![0], vec![0, 2], vec![1, 3], vec![6], vec![0]]);
         assert!((2..=6).all(|k| crate::cost::limbs(k) == 1), "every count of T(6) fits one limb");
-        assert_eq!(limb_additions(&plan), 4 + 2 + 2 + 1 + 1);
+        assert_eq!(limb_additions(&plan), 1 + 2 + 2 + 1 + 1);
         // T(0) and T(1) have no layers to compute
         assert_eq!(
             limb_additions(&Plan::new(&crate::targets::Targets::new(&[(1, 0)]), u64::MAX, Hooks::default()).unwrap()),

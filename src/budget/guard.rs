@@ -2,6 +2,8 @@
 //! order that lets nothing large be allocated and every refusal show the whole run's estimate.
 
 use super::{PROCESS_BYTES, Run, check, refuse};
+use std::sync::atomic::AtomicBool;
+
 use crate::error::{Error, Result};
 use crate::hooks::Hooks;
 use crate::limits::{Bound, Limit};
@@ -82,7 +84,8 @@ impl Guard {
     /// 2. the prediction, O(n) time and no memory: windows spanning the W-aligned blocks of the
     ///    targets' g ([`crate::game::window`]; W for one target, every state of which lies in its g's
     ///    block), a widest layer of a quarter of its window (docs/math.md: 2048 of 8192 at
-    ///    n = 10000), and of a plan kept below a layer ([`Guard::plan_below`]) that share of its layers;
+    ///    n = 10000), and of a plan kept below a layer ([`Guard::plan_below`]) that share of its layers,
+    ///    with the support's checkpoints that thin them ([`plan::support_bytes`]);
     /// 3. the plan itself, when the prediction fits or the plan is small ([`Guard::allowance`]), and
     ///    the estimate from its real sizes.
     ///
@@ -101,6 +104,25 @@ impl Guard {
     /// # Errors
     /// As [`Guard::plan`].
     pub(crate) fn plan_below(&self, targets: &Targets, keep: usize, hooks: Hooks) -> Result<(Plan, u64)> {
+        self.plan_below_alongside(targets, keep, hooks, |_, _| ()).map(|(plan, estimate, _)| (plan, estimate))
+    }
+
+    /// [`Guard::plan_below`], running `alongside` while the plan is made where the prediction of the
+    /// whole run fits the limit ([`Plan::below_alongside`]: with the plan's skeleton and a flag set
+    /// once it is made), and giving what it returned (`None` where it did not run: a plan made past
+    /// the prediction only to measure the run). What `alongside` allocates is the run's, within its
+    /// estimate: checked on the prediction before it starts, and on the plan's real sizes after; a
+    /// refusal then drops what it made.
+    ///
+    /// # Errors
+    /// As [`Guard::plan`].
+    pub(crate) fn plan_below_alongside<T: Send>(
+        &self,
+        targets: &Targets,
+        keep: usize,
+        hooks: Hooks,
+        alongside: impl FnOnce(&Plan, &AtomicBool) -> T + Send,
+    ) -> Result<(Plan, u64, Option<T>)> {
         let (top, (lo, hi)) = (targets.top(), targets.g_range());
         // a floor past the limit is refused with the prediction (O(n) time, no memory), so that a
         // run is refused with the same figure whatever the limit
@@ -112,7 +134,9 @@ impl Guard {
         let w = crate::game::window(top, hooks)?;
         // every state lies in the W-aligned block of some target's g: the blocks from lo's to hi's
         let window = (hi | (w - 1)).saturating_sub(lo & !(w - 1)).saturating_add(1);
-        let plan_bytes = plan::kept_share(plan::bytes_at(top, window), top, keep);
+        // and the support below W that thins the layers (about 2 sqrt(n) layers)
+        let plan_bytes =
+            plan::kept_share(plan::bytes_at(top, window), top, keep).saturating_add(plan::support_bytes(targets, w));
         let predicted_sizes = Sizes { plan: plan_bytes, widest: (window / 4).max(1), highest: hi | (w - 1) };
         let predicted = whole(&predicted_sizes);
         if let Some(floor) = floor {
@@ -124,7 +148,9 @@ impl Guard {
             return Err(refuse(predicted, self.limit));
         }
         let budget = Limit { bytes: bytes.max(allowance), ..self.limit };
-        let plan = Plan::below(targets, keep, budget, hooks).map_err(|e| match e {
+        let fits = predicted <= bytes;
+        let alongside = move |plan: &Plan, done: &AtomicBool| fits.then(|| alongside(plan, done));
+        let (plan, beside) = Plan::below_alongside(targets, keep, budget, hooks, alongside).map_err(|e| match e {
             // the plan outgrew its prediction: the whole run with the plan as far as it was projected
             Error::OutOfMemory { estimate, .. } => {
                 refuse(whole(&Sizes { plan: estimate, ..predicted_sizes }).max(predicted), self.limit)
@@ -132,7 +158,7 @@ impl Guard {
             e => e,
         })?;
         let estimate = self.check(whole(&plan.sizes()))?;
-        Ok((plan, estimate))
+        Ok((plan, estimate, beside))
     }
 }
 

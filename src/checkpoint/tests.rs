@@ -61,6 +61,18 @@ fn encoding_round_trips_and_detects_damage() {
         decode(&old).unwrap(),
         Saved { n: 300, g: 0, moduli: vec![7, 11], independent: vec![3, 5], position: progress }
     );
+    // a file of version 3: its bottom-up half reads, its top-down half is refused in one line
+    let version = |bytes: &[u8], v: u64| {
+        let mut old = bytes[..bytes.len() - 8].to_vec();
+        old[MAGIC.len()..MAGIC.len() + 8].copy_from_slice(&v.to_le_bytes());
+        let sum = checksum(&old);
+        put(&mut old, sum);
+        old
+    };
+    assert_eq!(decode(&version(&bytes, 3)), decode(&bytes));
+    let refused = decode(&version(&down, 3)).unwrap_err();
+    assert!(refused.contains("top-down half") && refused.contains("--fresh") && !refused.contains('\n'), "{refused}");
+    assert!(decode(&version(&down, 5)).unwrap_err().contains("reads versions 2 to 4"));
     for at in [0, 9, bytes.len() / 2, bytes.len() - 1] {
         let mut bad = bytes.clone();
         bad[at] ^= 0x40;

@@ -17,6 +17,8 @@ pub(crate) mod both_ends;
 pub(crate) mod modular;
 pub(crate) mod recurrence;
 pub(crate) mod reference;
+#[cfg(test)]
+mod tests;
 
 use num_bigint::BigUint;
 

@@ -12,8 +12,9 @@
 //! `width(k)` words wide. Layer k reads only layers k-1 and k-2, so three buffers roll: memory is
 //! O(one layer), never O(n x layer).
 //!
-//! Invariants: the plan is closed under the recurrence (every state a marked state reads is marked),
-//! so a read of layer k-1 or k-2 at g >= 0 always finds its value; a layer's range of states is split
+//! Invariants: every state a marked state reads is marked or counts zero (the plan leaves out the
+//! states of count zero, docs/math.md "Zero states"), so a read of layer k-1 or k-2 at g >= 0 finds
+//! its value or reads nothing there; a layer's range of states is split
 //! into contiguous chunks computed by rayon threads, each writing only its own slice, so the result is
 //! the same for every thread count.
 
@@ -134,8 +135,8 @@ pub(crate) fn run_range<N: Numbers>(
         let width = cur.width;
         let task = |(out, gs): (&mut [u64], &[u64])| {
             for (o, &g) in out.chunks_exact_mut(width).zip(gs) {
-                let left = (g ^ right_edge).checked_sub(1).filter(|_| k >= 3).map(|a| old.member(a));
-                let right = (g ^ left_edge).checked_sub(1).filter(|_| k >= 4).map(|b| older.member(b));
+                let left = (g ^ right_edge).checked_sub(1).filter(|_| k >= 3).and_then(|a| old.value(a));
+                let right = (g ^ left_edge).checked_sub(1).filter(|_| k >= 4).and_then(|b| older.value(b));
                 let direct = (g == right_edge) as u64 + (k >= 3 && g == left_edge) as u64;
                 numbers.combine(k, o, left, right, direct);
             }
@@ -170,8 +171,8 @@ pub(crate) struct Layer {
 }
 
 impl Layer {
-    /// Takes the states of layer `k`, reusing the buffers. Only members' slots are written: the
-    /// plan guarantees that nothing else is read.
+    /// Takes the states of layer `k`, reusing the buffers. Only members' slots are written: a read
+    /// of another g ([`Layer::value`]) finds a slot whose state is not it.
     fn fill(&mut self, k: usize, set: &LayerSet, width: usize) {
         self.k = k;
         self.states.clear();
@@ -185,15 +186,8 @@ impl Layer {
         self.data.resize(self.states.len() * width, 0); // every word is rewritten before it is read
     }
 
-    /// The value of state `g`, which must be a member.
-    #[inline]
-    fn member(&self, g: u64) -> &[u64] {
-        let i = self.slot[(g - self.base) as usize] as usize;
-        debug_assert_eq!(self.states[i], g, "the plan is closed under the recurrence");
-        &self.data[i * self.width..(i + 1) * self.width]
-    }
-
     /// The value of state `g`, or `None` if the layer does not hold it. Cost O(1).
+    #[inline]
     pub(crate) fn value(&self, g: u64) -> Option<&[u64]> {
         let i = *self.slot.get(usize::try_from(g.checked_sub(self.base)?).ok()?)? as usize;
         (self.states.get(i) == Some(&g)).then(|| &self.data[i * self.width..(i + 1) * self.width])

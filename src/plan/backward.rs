@@ -3,9 +3,13 @@
 //! c(k, g) reads c(k - 1, (g xor R) - 1) and c(k - 2, (g xor L) - 1), with R = 1 + G(k - 2) and
 //! L = 1 + G(k - 1); so layer i needs its own targets, the image of layer i + 1 through that layer's
 //! R (edge value i - 1) and the image of layer i + 2 through its L (edge value i + 1). Layers 0 and
-//! 1 hold no moves and are never made. The plan keeps every layer; the census keeps two.
+//! 1 hold no moves and are never made. The plan keeps every layer; the census keeps two. With the
+//! support below W ([`Walk`]) each layer is thinned to its states of non-zero count as it is made
+//! (docs/math.md, "Zero states"): the image of the thinned layers above it is then the plan's layer
+//! less some of its zero states, and the thinning takes the rest.
 
 use super::layer_set::{LayerSet, Step};
+use super::thinning::Walk;
 use crate::error::Result;
 use crate::hooks::Hooks;
 use crate::targets::Targets;
@@ -34,15 +38,23 @@ pub(super) trait Keep {
     fn keep(&mut self, i: usize, set: LayerSet) -> Result<()>;
 }
 
-/// Makes every layer of the plan of `targets` from the top down to layer 2, handing each to `keeper`.
+/// Makes every layer of the plan of `targets` from the top down to layer 2, handing each to `keeper`,
+/// thinned by the support of `support` where given (the targets themselves kept in their layers).
 /// `edge` holds the edge values `1 + G(k)` from 0 to at least the top layer.
 ///
 /// Cost: O(window / 64) word operations a layer (the sources' words, twice where the keeper
-/// projects); memory what the keeper keeps. `hooks` are checked every layer.
+/// projects, and the support's); with the support, its walk down (one forward pass in all);
+/// memory what the keeper keeps. `hooks` are checked every layer.
 ///
 /// # Errors
 /// [`crate::Error::Interrupted`] once cancelled; whatever the keeper refuses with.
-pub(super) fn backward<K: Keep>(targets: &Targets, edge: &[u32], hooks: Hooks, keeper: &mut K) -> Result<()> {
+pub(super) fn backward<K: Keep>(
+    targets: &Targets,
+    edge: &[u32],
+    hooks: Hooks,
+    mut support: Option<&mut Walk>,
+    keeper: &mut K,
+) -> Result<()> {
     for i in (2..=targets.top() as usize).rev() {
         hooks.check()?;
         let own: Vec<u64> = targets.at_layer(i as u64).iter().map(|t| t.1).collect();
@@ -55,7 +67,12 @@ pub(super) fn backward<K: Keep>(targets: &Targets, edge: &[u32], hooks: Hooks, k
             };
             keeper.before(i, (hi - lo + 1).saturating_mul(8))?;
         }
-        let set = LayerSet::image(&back_sources(i, keeper.above(i), edge), Step::Back, &own);
+        let mut set = LayerSet::image(&back_sources(i, keeper.above(i), edge), Step::Back, &own);
+        if let Some(walk) = support.as_deref_mut()
+            && !set.is_empty()
+        {
+            set.retain_below(walk.layer(i, hooks)?, &own);
+        }
         keeper.keep(i, set)?;
     }
     Ok(())

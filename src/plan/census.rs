@@ -2,9 +2,11 @@
 //! estimate` reports), by the backward pass with two layers kept, or, for targets below W, by
 //! whole-array passes compiled for the kernel set.
 
-use super::Sizes;
+use super::arrays::{back_image_into, words_below};
 use super::backward::{Keep, backward};
-use super::layer_set::{LOWER_HALVES, LayerSet};
+use super::layer_set::LayerSet;
+use super::thinning::{Support, Walk};
+use super::{Sizes, support_bytes};
 use crate::error::Result;
 use crate::hooks::Hooks;
 use crate::targets::Targets;
@@ -34,11 +36,13 @@ impl Census {
 }
 
 /// The [`Census`] of the plan of `targets`: every layer of [`Plan::new`] made in turn, from the top
-/// down, counted and dropped once the two layers below it are made.
+/// down, thinned as the plan thins it (by the support below W, in its checkpoints), counted and
+/// dropped once the two layers below it are made.
 ///
 /// Cost: the time of [`Plan::new`], O(n x window / 64) word operations (for targets below W, as for
-/// g = 0, whole-array passes of n x W / 64 words), without its memory: two layers' bitsets (W / 8
-/// bytes each) and 8 bytes a layer for the edge values and the counts.
+/// g = 0, whole-array passes of n x W / 64 words, and the support's two forward passes), without
+/// its memory: two layers' bitsets (W / 8 bytes each), the support's checkpoints (about 2 sqrt(n)
+/// layers, [`Support::bytes_for`]) and 8 bytes a layer for the edge values and the counts.
 ///
 /// # Errors
 /// [`crate::Error::InvalidArgument`] for an n above [`crate::game::MAX_N`];
@@ -54,15 +58,20 @@ fn census_in(targets: &Targets, isa: crate::arch::Kernel, hooks: Hooks) -> Resul
     let edge = crate::game::edge_values(top)?;
     let max_edge = edge.iter().copied().max().unwrap_or(0);
     let w = crate::game::window_of_edge(max_edge);
+    // the plan's thinning: the support below W where it is kept, with its bytes
+    let kept = support_bytes(targets, w);
+    let support = if kept > 0 { Some(Support::new(&edge, w, isa, hooks)?) } else { None };
+    let mut walk = support.as_ref().map(Walk::new);
     if targets.g_range().1 < w {
-        return crate::arch::compiled(
-            isa,
-            CensusBelow { targets: targets.to_vec(), edge: &edge, w: w as usize, hooks },
-        );
+        let below = CensusBelow { targets: targets.to_vec(), edge: &edge, w: w as usize, support: walk, hooks };
+        let mut census = crate::arch::compiled(isa, below)?;
+        census.plan_bytes += kept;
+        return Ok(census);
     }
-    let census = Census { lens: vec![0u32; top as usize + 1], plan_bytes: 4 * (top + 1), highest: max_edge as u64 };
+    let plan_bytes = 4 * (top + 1) + kept;
+    let census = Census { lens: vec![0u32; top as usize + 1], plan_bytes, highest: max_edge as u64 };
     let mut counted = Counted { census, above: [LayerSet::default(), LayerSet::default()] };
-    backward(targets, &edge, hooks, &mut counted)?;
+    backward(targets, &edge, hooks, walk.as_mut(), &mut counted)?;
     Ok(counted.census)
 }
 
@@ -96,16 +105,18 @@ impl Keep for Counted {
 /// (xor with a value below `w` and subtracting one cannot leave [0, w)), so each layer is a bitset
 /// of w / 64 words at fixed places, and its image a few passes over whole arrays that the compiler
 /// vectorises (the swaps of [`xor_bits`](super::layer_set::xor_bits) over blocks of eight words at
-/// once), where [`LayerSet::image`] goes word by word. `targets` is sorted.
+/// once), where [`LayerSet::image`] goes word by word. Each layer is thinned by the support's
+/// `walk`, where given, as the plan's is (the targets kept). `targets` is sorted.
 ///
-/// Cost: O(n x w / 64) word operations, six passes of w / 64 words a layer (clearing, the xor and
-/// the shift of each of two images, counting); memory four arrays of w / 64 words, and 4 bytes a
-/// layer. Compiled for the kernel set in use ([`crate::arch::compiled`]), for its vectors and
-/// `popcnt`.
+/// Cost: O(n x w / 64) word operations, seven passes of w / 64 words a layer (clearing, the xor and
+/// the shift of each of two images, the thinning, counting) and the support's walk down; memory
+/// four arrays of w / 64 words, and 4 bytes a layer. Compiled for the kernel set in use
+/// ([`crate::arch::compiled`]), for its vectors and `popcnt`.
 struct CensusBelow<'a> {
     targets: Vec<(u64, u64)>,
     edge: &'a [u32],
     w: usize,
+    support: Option<Walk<'a>>,
     hooks: Hooks<'a>,
 }
 
@@ -114,16 +125,22 @@ impl crate::arch::Vectorised for CensusBelow<'_> {
 
     #[inline(always)]
     fn run(self) -> Result<Census> {
-        census_below(self.targets, self.edge, self.w, self.hooks)
+        census_below(self.targets, self.edge, self.w, self.support, self.hooks)
     }
 }
 
 /// The loop of [`CensusBelow`].
 #[inline(always)]
-fn census_below(mut targets: Vec<(u64, u64)>, edge: &[u32], w: usize, hooks: Hooks) -> Result<Census> {
+fn census_below(
+    mut targets: Vec<(u64, u64)>,
+    edge: &[u32],
+    w: usize,
+    mut support: Option<Walk>,
+    hooks: Hooks,
+) -> Result<Census> {
     let n = edge.len() - 1;
     // at least a block of back_image_into: the words above w stay empty
-    let words = (w / 64).max(8);
+    let words = words_below(w as u64);
     let mut lens = vec![0u32; n + 1];
     let mut plan_bytes = 4 * (n as u64 + 1);
     let mut highest = edge.iter().copied().max().unwrap_or(0) as u64;
@@ -138,6 +155,9 @@ fn census_below(mut targets: Vec<(u64, u64)>, edge: &[u32], w: usize, hooks: Hoo
             if *any {
                 back_image_into(&mut cur, set, edge[e] as usize, &mut image);
             }
+        }
+        if let Some(walk) = &mut support {
+            cur.iter_mut().zip(walk.layer(i, hooks)?).for_each(|(c, &s)| *c &= s);
         }
         while let Some((_, g)) = targets.pop_if(|t| t.0 as usize == i) {
             cur[g as usize / 64] |= 1 << (g % 64);
@@ -156,40 +176,6 @@ fn census_below(mut targets: Vec<(u64, u64)>, edge: &[u32], w: usize, hooks: Hoo
         above1.1 = count > 0;
     }
     Ok(Census { lens, plan_bytes, highest })
-}
-
-/// Adds to `dst` the image of `src` under the backward step with edge `e` (g -> (g xor e) - 1), both
-/// bitsets of the same power-of-two number of words (at least 8) from g = 0, e below their width;
-/// `scratch` has one word more. Cost: two passes over the words, one for the xor (of the words'
-/// indices, and within them the swaps of [`xor_bits`]) and one for the shift by one.
-#[inline(always)]
-fn back_image_into(dst: &mut [u64], src: &[u64], e: usize, scratch: &mut [u64]) {
-    const BLOCK: usize = 8;
-    let (high, low) = (e / 64, e % 64);
-    let len = src.len();
-    assert!(len.is_power_of_two() && len >= BLOCK && scratch.len() > len && high < len, "bitsets from g = 0");
-    // g xor e: whole words move to index v xor high (aligned blocks of 8 words move whole, the words
-    // within them by the low three bits of high), the bits within them as xor_bits moves them (the
-    // swaps `low` selects, each over the whole block)
-    for (b, out) in scratch[..len].chunks_exact_mut(BLOCK).enumerate() {
-        let from = (b * BLOCK) ^ (high & !(BLOCK - 1));
-        let block: [u64; BLOCK] = src[from..from + BLOCK].try_into().expect("a block");
-        let mut words: [u64; BLOCK] = std::array::from_fn(|v| block[v ^ (high % BLOCK)]);
-        for (t, &mask) in LOWER_HALVES.iter().enumerate() {
-            if (low >> t) & 1 == 1 {
-                let d = 1 << t;
-                for x in &mut words {
-                    *x = ((*x & mask) << d) | ((*x >> d) & mask);
-                }
-            }
-        }
-        out.copy_from_slice(&words);
-    }
-    scratch[len] = 0;
-    // minus one: bit 0 of word v + 1 becomes bit 63 of word v; bit 0 of word 0 is g = -1, no state
-    for (v, out) in dst.iter_mut().enumerate() {
-        *out |= (scratch[v] >> 1) | (scratch[v + 1] << 63);
-    }
 }
 
 #[cfg(test)]

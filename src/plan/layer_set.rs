@@ -150,6 +150,23 @@ impl LayerSet {
         self.trim();
     }
 
+    /// Keeps of the members below 64 x `support.len()` only those in `support` (the words of a set
+    /// from g = 0: the support of a layer below W), every member at or above that, and every g of
+    /// `keep` that is a member: a layer thinned to its states of non-zero count (docs/math.md,
+    /// "Zero states"), the targets `keep` left in whatever they count. An empty `support` keeps
+    /// every member. Cost O(window / 64 + keep).
+    pub(crate) fn retain_below(&mut self, support: &[u64], keep: &[u64]) {
+        let kept: Vec<u64> = keep.iter().copied().filter(|&g| self.contains(g)).collect();
+        let first = self.base / 64;
+        for (at, w) in (first..).zip(self.words.iter_mut()) {
+            if let Some(s) = usize::try_from(at).ok().and_then(|at| support.get(at)) {
+                *w &= s;
+            }
+        }
+        kept.iter().for_each(|&g| self.insert(g));
+        self.trim();
+    }
+
     /// The set with the given window, or `None` if `base` is not a multiple of 64 or the window
     /// does not fit in u64.
     pub(crate) fn from_words(base: u64, words: Vec<u64>) -> Option<LayerSet> {

@@ -31,8 +31,8 @@ impl Sources {
 }
 
 /// The non-zero states of the steps `range` of a block of `sweep` (as the steps after them read
-/// them), from the plan (or its layers `handed` over, each taken and freed here) and the block's two
-/// edge steps (the older first).
+/// them), from the plan (or its layers `handed` over, each taken and freed here; top-down, the
+/// support the plan was thinned by) and the block's two edge steps (the older first).
 ///
 /// Cost: O(window / 64) per step.
 pub(crate) fn nonzero_sets(
@@ -51,7 +51,9 @@ pub(crate) fn nonzero_sets(
             (Sweep::Up { .. }, Some(handed)) => Some(std::mem::take(&mut *handed[layer].lock().expect("not poisoned"))),
             _ => None,
         };
-        let within = taken.as_ref().unwrap_or_else(|| plan.layer(layer));
+        // top-down: the support of the layer below W, which thins it as the plan's layers are thinned
+        let support = matches!(sweep, Sweep::Down { .. }).then(|| plan.support_below(layer));
+        let within = support.as_ref().or(taken.as_ref()).unwrap_or_else(|| plan.layer(layer));
         let set = sweep.nonzero_set(plan, k, before(1), before(2), within);
         new_edges.push(set);
     }

@@ -210,7 +210,7 @@ pub(crate) const CHUNKS_PER_THREAD: usize = 2;
 
 /// Where a run stands between two blocks: enough to go on from there (a checkpoint holds it). The
 /// layers before `k0` are done.
-#[derive(Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub(crate) struct State {
     /// The first layer not yet computed.
     pub(crate) k0: usize,

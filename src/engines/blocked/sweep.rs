@@ -17,7 +17,8 @@
 //!
 //! The non-zero states of a step are the image of the two before it: forward for `Up` (kept within
 //! the plan's layer), backward for `Down` (the backward pass of the plan itself, so that the layers
-//! above the cut need no plan).
+//! above the cut need no plan), thinned as the plan's layers are to the states whose count c is not
+//! zero (docs/math.md, "Zero states"): a path count N only ever multiplies such a count.
 
 use super::lanes::lanes;
 use super::nonzero::NonZeroSet;
@@ -149,8 +150,9 @@ impl Sweep {
         }
     }
 
-    /// The non-zero states of step `t`, from those of the steps t - 1 (`old`) and t - 2 (`older`),
-    /// bottom-up within the plan's layer `within`. Cost O(window / 64).
+    /// The non-zero states of step `t`, from those of the steps t - 1 (`old`) and t - 2 (`older`):
+    /// bottom-up within the plan's layer `within`; top-down thinned by `within`, the support of the
+    /// layer below W ([`crate::plan::Plan::support_below`]). Cost O(window / 64).
     pub(crate) fn nonzero_set(
         self,
         plan: &Plan,
@@ -173,7 +175,9 @@ impl Sweep {
                     sources.push((&old.set, r));
                 }
                 sources.retain(|(s, _)| !s.is_empty());
-                LayerSet::image(&sources, Step::Back, &direct)
+                let mut set = LayerSet::image(&sources, Step::Back, &direct);
+                set.retain_below(within.words(), &[]);
+                set
             }
         };
         NonZeroSet::new(set)

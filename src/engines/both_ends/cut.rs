@@ -138,11 +138,14 @@ pub(crate) fn best_cut(lens: &[u32]) -> (usize, u128) {
     (1..=n).map(|m| (m, below[m] + above[m])).min_by_key(|&(m, work)| (work, std::cmp::Reverse(m))).expect("a cut")
 }
 
-/// The highest layer the best cut of a count of one target at layer `n` from both ends can be
-/// ([`best_cut`]): the last m with limbs(m) <= limbs(n - m + 1). A layer k above it costs more
-/// bottom-up (limbs(k)) than top-down (limbs(n - k + 1)), and the difference grows with k, so the
-/// least work never puts it below the cut, whatever the layers' sizes: the plan of such a count
-/// needs its sets up to here only ([`crate::plan::Plan::below`]). Cost O(log n).
+/// The best cut of a count of one target at layer `n` from both ends ([`split`] of [`Cut::Auto`]),
+/// whatever the layers' sizes: the last m with limbs(m) <= limbs(n - m + 1). A layer k above it
+/// costs more bottom-up (limbs(k)) than top-down (limbs(n - k + 1)), and the difference grows with
+/// k, so the least work never puts it below the cut; a layer at or below it costs no more
+/// bottom-up, so the least work is at it ([`best_cut`] may tie above it only past layers of no
+/// states). So the cut is known before the plan: the plan of such a count needs its sets up to
+/// here only ([`crate::plan::Plan::below`]), and its top-down half can start while the plan is made
+/// ([`super::start_top_down`]). Cost O(log n).
 pub(crate) fn keep_for_both_ends(n: usize) -> usize {
     let fits = |m: usize| limbs(m) <= limbs(n - m + 1).max(1);
     // fits is true then false as m grows (limbs grows with m, limbs(n - m + 1) falls)

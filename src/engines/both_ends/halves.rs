@@ -5,6 +5,7 @@ use std::sync::atomic::AtomicU64;
 
 use num_bigint::BigUint;
 
+use super::early::Started;
 use crate::engines::blocked::sweeps::{self, State, Sweep, SweepRun, Tally, Tuning};
 use crate::engines::reference::to_biguint;
 use crate::error::Result;
@@ -37,24 +38,32 @@ pub(crate) fn count_blocked(
     hooks: Hooks,
     tune: impl Fn(Tuning) -> Tuning,
 ) -> Result<BigUint> {
-    count_halves(plan, (n, g), cut, hooks, tune, None)
+    count_halves(plan, (n, g), cut, hooks, tune, None, None)
 }
 
 /// [`count_blocked`] over a plan given up to the count: the layers above the cut are freed before
 /// the halves start (the top-down half makes its own) and each layer below it once the bottom-up
 /// half has read it ([`Plan::hand_over`]), so that the memory held shrinks with the plan as the two
-/// halves' layers grow.
+/// halves' layers grow. The top-down half goes on from where `started` paused it where given (and
+/// cut at `cut`: [`super::early::start_top_down`], while the plan was made), in its chunks.
 ///
-/// Cost: as [`count_blocked`]; memory the two halves' edge layers, and what is left of the plan.
+/// Cost: as [`count_blocked`], less what the top-down half did before; memory the two halves' edge
+/// layers, and what is left of the plan.
 ///
 /// # Errors
 /// As [`count_blocked`].
-pub(crate) fn count_taking(mut plan: Plan, (n, g): (u64, u64), cut: u64, hooks: Hooks) -> Result<BigUint> {
+pub(crate) fn count_taking(
+    mut plan: Plan,
+    (n, g): (u64, u64),
+    cut: u64,
+    hooks: Hooks,
+    started: Option<Started>,
+) -> Result<BigUint> {
     if n < 3 || cut >= n {
         return count_blocked(&plan, (n, g), cut, hooks, |t| t);
     }
     let handed = plan.hand_over(cut as usize);
-    count_halves(&plan, (n, g), cut, hooks, |t| t, Some(&handed))
+    count_halves(&plan, (n, g), cut, hooks, |t| t, Some(&handed), started.filter(|s| s.cut == cut))
 }
 
 /// The two sweeps of a count from both ends, with the tuning of each (chunks cut for its own lanes and
@@ -106,7 +115,8 @@ pub(super) fn assert_cut(n: u64, cut: u64) {
     assert!(cut >= 2, "a cut from 2 to {n}, got {cut}");
 }
 
-/// [`count_blocked`], the bottom-up half reading the plan's layers from `handed` where given.
+/// [`count_blocked`], the bottom-up half reading the plan's layers from `handed` where given, the
+/// top-down one going on from `started` where given.
 fn count_halves(
     plan: &Plan,
     (n, g): (u64, u64),
@@ -114,6 +124,7 @@ fn count_halves(
     hooks: Hooks,
     tune: impl Fn(Tuning) -> Tuning,
     handed: Option<&sweeps::Handed>,
+    started: Option<Started>,
 ) -> Result<BigUint> {
     debug_assert_eq!(plan.top() as u64, n, "the plan's top layer is the target's");
     if n < 3 || cut >= n {
@@ -121,14 +132,19 @@ fn count_halves(
     }
     assert_cut(n, cut);
     let cut = cut as usize;
-    let halves = Halves::new(plan, (n as usize, g), cut, tune);
-    let done = AtomicU64::new(0);
+    let mut halves = Halves::new(plan, (n as usize, g), cut, tune);
+    // a top-down half started early goes on in its chunks, its work done so far told as done
+    let (start, mut direct) = started.map_or((None, BigUint::ZERO), |s| (Some(s.state), s.direct));
+    let before = start.as_ref().map_or(0, |s| sweeps::sweep_work(plan, halves.down, 2..=s.k0 - 1));
+    if let Some(state) = &start {
+        halves.tuning_down.chunk_lanes = state.chunk_lanes;
+    }
+    let done = AtomicU64::new(before);
     let tally = Some(Tally { done: &done, total: halves.total });
     let none = Targets::default();
     let up = SweepRun { sweep: Some(halves.up), tally, handed, start: None };
-    let down = SweepRun { sweep: Some(halves.down), tally, ..SweepRun::default() };
+    let down = SweepRun { sweep: Some(halves.down), tally, start, ..SweepRun::default() };
     // the first sum of the join: the paths to the direct moves above the cut
-    let mut direct = BigUint::ZERO;
     let below = || sweeps::run_sweep(plan, up, &none, hooks, halves.tuning_up, None, |_, _| {});
     let above = || {
         sweeps::run_sweep(plan, down, &none, hooks, halves.tuning_down, None, |times, words| {

@@ -19,7 +19,9 @@
 //!   bottom-up count);
 //! - [`halves`], [`count_blocked`] and [`count_taking`]: the two halves at once in the blocked
 //!   engine's lanes (its sweeps [`Sweep::Up`] and [`Sweep::Down`]), then the join in parallel; the
-//!   taking form frees the plan as the bottom-up half reads it;
+//!   taking form frees the plan as the bottom-up half reads it, and goes on with a top-down half
+//!   started while the plan was made ([`mod@early`], [`start_top_down`]: it needs no plan layer, and
+//!   the cut is known before the plan, [`keep_for_both_ends`]);
 //! - [`resumable`], [`count_resumable`]: the halves one after the other, each in segments, for a
 //!   checkpoint ([`Position`]).
 //!
@@ -37,6 +39,7 @@
 //! cut - 1), whose non-zero states are each a subset of the plan's.
 
 pub(crate) mod cut;
+pub(crate) mod early;
 pub(crate) mod halves;
 pub(crate) mod reference;
 pub(crate) mod resumable;
@@ -46,6 +49,7 @@ mod tests;
 pub use cut::Cut;
 pub use cut::Split;
 pub(crate) use cut::{keep_for_both_ends, split};
+pub(crate) use early::{Started, start_top_down};
 pub(crate) use halves::{count_blocked, count_taking};
 // the reference form checks the others: the tests and the ladder (`self-test`)
 pub(crate) use reference::count;

@@ -61,8 +61,10 @@ pub(crate) fn count(plan: &Plan, (n, g): (u64, u64), cut: u64, hooks: Hooks) -> 
     for (layer, at) in kept.iter().zip([cut - 1, cut]) {
         let (Some(layer), Some(reached)) = (layer, down.get(&at)) else { continue };
         for (h, paths) in reached {
-            let value = layer.value(*h).expect("the plan holds every state a path reaches");
-            total += paths * to_biguint(value);
+            // a state a path reaches is in the plan, or its count is zero (docs/math.md, "Zero states")
+            if let Some(value) = layer.value(*h) {
+                total += paths * to_biguint(value);
+            }
         }
     }
     Ok(total)

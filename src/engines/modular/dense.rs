@@ -18,9 +18,12 @@
 //! is thus the dense sweep of [`crate::arch::window`] over V lanes, its sources shifted by a and b:
 //! a quarter of the lanes of a sweep over all of W where a layer needs one class. Layers 0 and 1 are
 //! all zero (which takes care of the k >= 3 and k >= 4 conditions). Every q of a layer's window is
-//! computed, members of the plan or not: a non-member's value is never read by a member, since the
-//! plan (and the classes) are closed under the recurrence, and every stored value stays below m
-//! because the arrays start at zero and every write is a sum reduced mod m. A block of lanes
+//! computed, members of the plan or not, and every lane outside the window and the classes kept is
+//! 0 (what an earlier layer left there is cleared): a member reads members and states of count zero
+//! (the plan leaves those out, docs/math.md "Zero states"), and a state of count zero reads only
+//! such states, so that by induction each reads 0 or its count, whatever a non-member of non-zero
+//! count holds; every stored value stays below m because the arrays start at zero and every write is
+//! a sum reduced mod m or a clearing. A block of lanes
 //! aligned to the vector reads a block of the source aligned to it (offset by a) permuted by xor
 //! with the low bits of R >> 2 (or L >> 2): with AVX-512 one load, one lane permutation, an add and
 //! a min per 8 lanes (16 lanes of `u32` for m < 2^31). The moduli run in parallel, one rayon task
@@ -215,6 +218,8 @@ impl SharedSweep<'_> {
         let v = self.v;
         let layer = || -> [AlignedLanes<T>; CLASSES] { std::array::from_fn(|_| AlignedLanes::zeroed(v + 1)) };
         let mut live = [layer(), layer(), layer()];
+        // the lanes of each array that may hold a value (the rest are 0), as `live` rolls
+        let mut written = [[(0usize, 0usize); CLASSES]; 3];
         let mut found = Vec::with_capacity(self.targets.len());
         let mut next = self.targets.iter().copied().peekable();
         let (one, modulus) = (T::from_u64(1), T::from_u64(m));
@@ -226,6 +231,16 @@ impl SharedSweep<'_> {
             let (r, l) = (self.shape.edge[k - 2] as usize, self.shape.edge[k - 1] as usize);
             // live = [D_{k-2}, D_{k-1}, D_k], each by class
             let [older, old, cur] = &mut live;
+            // what D_{k-3} left in the arrays of D_k outside this layer's window and classes, cleared:
+            // a state read there counts zero (the plan leaves such states out: docs/math.md, "Zero
+            // states")
+            for (c, was) in written[2].iter_mut().enumerate() {
+                let now = if classes >> c & 1 == 1 && hi > lo { (lo + 1, hi + 1) } else { (0, 0) };
+                let lanes = cur[c].as_mut_slice();
+                lanes[was.0..was.1.min(now.0).max(was.0)].fill(T::from_u64(0));
+                lanes[was.0.max(now.1).min(was.1)..was.1].fill(T::from_u64(0));
+                *was = now;
+            }
             for c in (0..CLASSES).filter(|c| classes >> c & 1 == 1) {
                 let ((c1, a), (c2, b)) = (source(c, r), source(c, l));
                 if hi > lo {
@@ -238,6 +253,8 @@ impl SharedSweep<'_> {
                 if classes >> (e & 3) & 1 == 1 {
                     let x = &mut cur[e & 3].as_mut_slice()[(e >> 2) + 1];
                     *x = T::add_mod(*x, one, modulus);
+                    let (was, at) = (&mut written[2][e & 3], (e >> 2) + 1);
+                    *was = if was.1 > was.0 { (was.0.min(at), was.1.max(at + 1)) } else { (at, at + 1) };
                 }
             }
             while let Some((_, g)) = next.next_if(|t| t.0 as usize == k) {
@@ -247,6 +264,7 @@ impl SharedSweep<'_> {
                 found.push(cur[c].as_slice()[(g >> 2) as usize + 1].to_u64());
             }
             live.rotate_left(1);
+            written.rotate_left(1);
             unreported += ((hi - lo) * classes.count_ones() as usize) as u64;
             if self.hooks.wants_progress() && (unreported >= PROGRESS_EVERY || k == self.shape.top()) {
                 let done = self.done.fetch_add(unreported, Ordering::Relaxed) + unreported;

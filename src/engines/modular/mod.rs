@@ -64,8 +64,8 @@ pub(crate) fn check_modulus(m: u64) -> Result<()> {
 /// pool; otherwise the generic engine over the plan's states.
 ///
 /// Cost, dense: O(sum of the plan's window widths times the classes modulo 4 they need / 4) lane
-/// operations per modulus, 17.4 million lanes at n = 10000 (16.7 million states), 159 million at
-/// n = 20000 (157 million states); memory three layers of W + 4 words, about, per modulus
+/// operations per modulus, 11.8 million lanes at n = 10000 (10.4 million states), 152 million at
+/// n = 20000 (149 million states); memory three layers of W + 4 words, about, per modulus
 /// ([`memory_bytes`]). Generic:
 /// O(plan states x moduli) word operations; memory three layers of 8 bytes per state and modulus.
 ///
@@ -98,7 +98,7 @@ pub(crate) fn count_mod_with_plan(
 /// plan the run and use [`count_mod_with_plan`]).
 ///
 /// Cost: n x W x (the classes modulo 4 a layer needs) / 4 lane operations per modulus (20.5 million
-/// at n = 10000, where W = 8192 and a layer needs one class, 18 % more than over the plan's windows,
+/// at n = 10000, where W = 8192 and a layer needs one class, 1.7 times those over the plan's windows,
 /// but with no plan to build; 164 million at n = 20000, two classes a layer); memory three layers of
 /// W + 4 words, about, per modulus ([`unplanned_bytes`]) and the Grundy values.
 ///

@@ -20,6 +20,10 @@ fn all_agree(targets: &[(u64, u64)]) -> Vec<Vec<u64>> {
     let plan = Plan::new(targets, u64::MAX, Hooks::default()).unwrap();
     let want = generic::run(&plan, targets, &MODULI, Hooks::default()).unwrap();
     assert_eq!(count_mod_with_plan(&plan, targets, &MODULI, Hooks::default()).unwrap(), want);
+    // over the plan with its states of count zero (docs/math.md, "Zero states")
+    let unthinned = Plan::unthinned(targets);
+    assert_eq!(generic::run(&unthinned, targets, &MODULI, Hooks::default()).unwrap(), want, "{targets:?}");
+    assert_eq!(count_mod_with_plan(&unthinned, targets, &MODULI, Hooks::default()).unwrap(), want, "{targets:?}");
     if let Some(got) = count_mod_unplanned(targets, &MODULI, Hooks::default()).unwrap() {
         assert_eq!(got, want, "unplanned, targets {targets:?}");
     }
@@ -176,18 +180,21 @@ fn cancel_and_progress() {
 }
 
 /// The classes of g modulo 4 kept per layer hold every class of the plan's members (so that the
-/// sweep over them is closed under the recurrence); for f(n) exactly the plan's classes, at most one a layer
-/// at n = 10000 (a quarter of the lanes of every g), two at n = 2000.
+/// sweep over them is closed under the recurrence); for f(n) exactly the classes of the plan with
+/// its states of count zero, at most one a layer at n = 10000 (a quarter of the lanes of every g),
+/// two at n = 2000.
 #[test]
 fn classes_cover_the_plan() {
     let cases =
         [vec![(2000u64, 0u64)], vec![(10_000, 0)], vec![(300, 5), (299, 2), (10, 3)], vec![(500, 1 << 20), (400, 7)]];
     for targets in cases.iter().map(|t| Targets::new(t)) {
-        let plan = Plan::new(&targets, u64::MAX, Hooks::default()).unwrap();
+        let (plan, unthinned) = (Plan::new(&targets, u64::MAX, Hooks::default()).unwrap(), Plan::unthinned(&targets));
         let edge: Vec<u32> = (0..=plan.top()).map(|k| plan.edge_value(k)).collect();
         let kept = dense::classes(&edge, &targets);
         for (k, &kept) in kept.iter().enumerate().skip(2) {
-            let members = plan.layer(k).iter().fold(0u8, |c, g| c | 1 << (g % 4));
+            let thinned = plan.layer(k).iter().fold(0u8, |c, g| c | 1 << (g % 4));
+            let members = unthinned.layer(k).iter().fold(0u8, |c, g| c | 1 << (g % 4));
+            assert_eq!(members & thinned, thinned, "layer {k} of {targets:?}");
             assert_eq!(kept & members, members, "layer {k} of {targets:?}");
             if let [(n, 0)] = targets[..] {
                 assert_eq!(kept, members, "layer {k} of {targets:?}");
