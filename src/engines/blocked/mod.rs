@@ -112,10 +112,16 @@ use schedule::{Segment, Shared};
 /// not yet ended (2 bytes a state of each of its two last layers and passes), since a pass keeps its
 /// carries until the next block's pass j + 1 takes them; three layers of one chunk per running
 /// pass; and the source positions of those blocks (the descriptions run up to
-/// [`schedule::DESCRIBED_AHEAD`] blocks ahead of the passes). Cost O(1).
+/// [`schedule::DESCRIBED_AHEAD`] blocks ahead of the passes). The chunk size is measured on some
+/// CPUs ([`Tuning::for_width`]), so the figure is the largest over every chunk size the run may
+/// take: the same in every process, whatever a measurement finds. Cost O(1).
 pub(crate) fn memory_bytes(widest_layer: usize, n: usize, threads: usize) -> u64 {
-    let widest = widest_layer as u64 + 1;
-    let tuning = Tuning::for_run(widest_layer, n, threads);
+    let possible = Tuning::possible(lanes(n.max(2)), threads);
+    possible.map(|tuning| bytes_with(tuning, widest_layer, n, threads)).max().unwrap_or(0)
+}
+
+/// [`memory_bytes`] for one cut. Cost O(1).
+fn bytes_with(tuning: Tuning, widest_layer: usize, n: usize, threads: usize) -> u64 {
     let c = tuning.chunk_lanes as u64;
     let lanes = (lanes(n) as u64).div_ceil(c) * c;
     let in_flight = schedule::DESCRIBED_AHEAD as u64 + 1;
@@ -123,21 +129,25 @@ pub(crate) fn memory_bytes(widest_layer: usize, n: usize, threads: usize) -> u64
         + in_flight * 2 * (lanes / c) * 2
         + 3 * threads as u64 * c * 8
         + in_flight * tuning.block_layers as u64 * 8;
-    widest.saturating_mul(per_state)
+    (widest_layer as u64 + 1).saturating_mul(per_state)
 }
 
 /// The bytes a run of the residue kind ([`run_residues`]) modulo `moduli` moduli over a plan whose
 /// widest layer has `widest_layer` states holds at its peak on `threads` threads: as
 /// [`memory_bytes`], with the moduli (rounded up to whole chunks) in place of the lanes and no
-/// carries. Cost O(1).
+/// carries, the largest over every chunk size the run may take. Cost O(1).
 pub(crate) fn residue_memory_bytes(widest_layer: usize, moduli: usize, threads: usize) -> u64 {
-    let widest = widest_layer as u64 + 1;
-    let tuning = Tuning::for_residues(widest_layer, moduli, threads);
+    let possible = Tuning::possible(moduli.max(1), threads);
+    possible.map(|tuning| residue_bytes_with(tuning, widest_layer, moduli, threads)).max().unwrap_or(0)
+}
+
+/// [`residue_memory_bytes`] for one cut. Cost O(1).
+fn residue_bytes_with(tuning: Tuning, widest_layer: usize, moduli: usize, threads: usize) -> u64 {
     let c = tuning.chunk_lanes as u64;
     let lanes = (moduli as u64).div_ceil(c) * c;
     let in_flight = schedule::DESCRIBED_AHEAD as u64 + 1;
     let per_state = 2 * lanes * 8 + 3 * threads as u64 * c * 8 + in_flight * tuning.block_layers as u64 * 8;
-    widest.saturating_mul(per_state)
+    (widest_layer as u64 + 1).saturating_mul(per_state)
 }
 
 /// How a run is cut into blocks and chunks, and the instruction set its kernels are compiled for.
@@ -191,12 +201,26 @@ impl Tuning {
     /// [`Tuning::for_width`]'s cut, with chunks halved (down to one lane) on more than two threads
     /// while values of `top_lanes` lanes have fewer than [`CHUNKS_PER_THREAD`] chunks per thread.
     pub(crate) fn for_lanes(widest: usize, top_lanes: usize, threads: usize) -> Tuning {
-        let mut tuning = Tuning::for_width(widest);
+        Tuning::for_width(widest).halved(top_lanes, threads)
+    }
+
+    /// This cut with chunks halved (down to one lane) on more than two threads while values of
+    /// `top_lanes` lanes have fewer than [`CHUNKS_PER_THREAD`] chunks per thread.
+    fn halved(mut self, top_lanes: usize, threads: usize) -> Tuning {
         let wanted = CHUNKS_PER_THREAD.saturating_mul(threads);
-        while threads > 2 && tuning.chunk_lanes > 1 && top_lanes.div_ceil(tuning.chunk_lanes) < wanted {
-            tuning.chunk_lanes /= 2;
+        while threads > 2 && self.chunk_lanes > 1 && top_lanes.div_ceil(self.chunk_lanes) < wanted {
+            self.chunk_lanes /= 2;
         }
-        tuning
+        self
+    }
+
+    /// Every cut [`Tuning::for_lanes`] may give values of `top_lanes` lanes on `threads` threads,
+    /// whichever chunk size [`Tuning::for_width`] finds (without measuring): what the memory
+    /// estimates bound. Cost O(1).
+    fn possible(top_lanes: usize, threads: usize) -> impl Iterator<Item = Tuning> {
+        WIDTH_CHUNKS.into_iter().map(move |chunk_lanes| {
+            Tuning { block_layers: MAX_BLOCK_LAYERS, chunk_lanes, isa: Kernel::Baseline }.halved(top_lanes, threads)
+        })
     }
 }
 

@@ -233,3 +233,17 @@ fn residue_tuning_cuts_by_the_moduli() {
     assert_eq!(Tuning::for_residues(8192, 1000, 4).chunk_lanes, Tuning::for_width(8192).chunk_lanes);
     assert!(residue_memory_bytes(8192, 230, 2) < memory_bytes(8192, 20_000, 2), "no carries, fewer lanes");
 }
+
+#[test]
+fn memory_estimates_bound_the_cut_taken_whatever_the_measurement() {
+    for (widest, n) in [(100, 1_000), (8192, 20_000), (100_000, 100_000)] {
+        for threads in [1, 2, 4, 64] {
+            let taken = Tuning::for_run(widest, n, threads);
+            assert!(Tuning::possible(lanes(n), threads).any(|t| t.chunk_lanes == taken.chunk_lanes), "{taken:?}");
+            let bound = memory_bytes(widest, n, threads);
+            assert!(bytes_with(taken, widest, n, threads) <= bound, "{widest} {n} {threads}");
+            let residues = Tuning::for_residues(widest, 230, threads);
+            assert!(residue_bytes_with(residues, widest, 230, threads) <= residue_memory_bytes(widest, 230, threads));
+        }
+    }
+}
