@@ -4,21 +4,28 @@
 //! runs under; and the runs of the modular engine alone ([`mod_only`], [`mod_only_each`]).
 //! Checkpoints and the double check are policies of the run ([`Options`]).
 
+mod mod_only;
+mod route;
+
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use num_bigint::BigUint;
 use num_traits::ToPrimitive;
 
-use crate::budget::{Guard, PROCESS_BYTES, Run, kept_values};
+use crate::budget::{PROCESS_BYTES, kept_values};
 use crate::checkpoint::{self, Saver};
 use crate::engines::both_ends::{Point, Position, Started};
-use crate::engines::{self, Cut, Engine, modular};
+use crate::engines::{self, Engine, modular};
 use crate::error::{Error, Param, Result};
-use crate::hooks::Hooks;
-use crate::options::{LAST18, Options, P998244353};
+use crate::options::Options;
 use crate::plan::{self, Plan};
-use crate::report::{ModReport, Parity, Projection, Report};
+use crate::report::{Parity, Projection, Report};
 use crate::targets::Targets;
+
+use mod_only::moduli_of;
+pub use mod_only::{mod_only, mod_only_each};
+pub use route::check_table_floor;
+use route::{count_guard, cut_before_the_plan, kept_layers, planned, route};
 
 /// A counting run: the exact c(n, g) of every target, each checked modulo 10^18, 998244353 and every
 /// modulus of the [`Options`] against the modular engine, and mod 2 against the closed form of G
@@ -375,215 +382,6 @@ fn self_checked(mut reports: Vec<Report>, targets: &Targets, options: &Options) 
         }
     }
     Ok(reports)
-}
-
-/// c(n, g) modulo 10^18, 998244353 and every modulus in `options`, by the modular engine alone: no
-/// big integers, no exact engine, so nothing to cross-check (the options' engine, double check,
-/// checkpoint are not used).
-///
-/// Cost: where g is small (the dense arrays within 256 MiB), the modular engine over every g below W
-/// (in the classes modulo 4 the target needs) in every layer, with no plan; otherwise the plan's
-/// backward pass and the engine over it. Memory the process, the engine's arrays and the plan
-/// if any, estimated and checked against the limit before anything large is allocated.
-///
-/// # Errors
-/// As [`Counting::new`].
-///
-/// # Examples
-///
-/// ```
-/// let options = fibtree::Options { moduli: vec![7], ..Default::default() };
-/// let report = fibtree::mod_only(10, 0, &options)?;
-/// assert_eq!(report.residues.last(), Some(&(7, 17 % 7)));
-/// # Ok::<(), fibtree::Error>(())
-/// ```
-pub fn mod_only(n: u64, g: u64, options: &Options) -> Result<ModReport> {
-    Ok(mod_only_each(&[(n, g)], options)?.remove(0))
-}
-
-/// [`mod_only`] for every target at once, in one run of the modular engine over them
-/// all (a table of residues: every c(k, 0) of a range of k from the one sweep that reaches the
-/// top k); the reports in the order of `targets`, a repeated target reported each time.
-///
-/// Cost: one modular run up to the highest n, as [`mod_only`] for it (its window
-/// holding every target's g), and the targets' residues; a target known to count 0 without
-/// counting costs nothing.
-///
-/// # Errors
-/// As [`Counting::new`].
-///
-/// # Examples
-///
-/// ```
-/// let options = fibtree::Options { moduli: vec![7], ..Default::default() };
-/// let reports = fibtree::mod_only_each(&[(10, 0), (6, 0), (300, 0)], &options)?;
-/// let mod7: Vec<u64> = reports.iter().map(|r| r.residues[2].1).collect();
-/// assert_eq!(mod7, [17 % 7, 3, fibtree::count_mod(300, 0, 7)?]); // as the runs of each alone
-/// assert_eq!(reports[2].residues[1], (fibtree::P998244353, 110_881_951));
-/// # Ok::<(), fibtree::Error>(())
-/// ```
-pub fn mod_only_each(targets: &[(u64, u64)], options: &Options) -> Result<Vec<ModReport>> {
-    let moduli = moduli_of(options)?;
-    let all = Targets::new(targets);
-    // Before anything of size O(n): the Grundy values either way take 4 bytes a layer.
-    let guard = Guard::new(Run::Residues { moduli: moduli.len(), at_once: 1 }, options.limit());
-    guard.floor(all.top(), all.g_range().1)?;
-    let mut live = Vec::new();
-    for &(n, g) in all.iter() {
-        if !plan::known_zero(n, g, options.hooks)? {
-            live.push((n, g));
-        }
-    }
-    let live = Targets::new(&live);
-    let (residues, estimate) =
-        if live.is_empty() { (Vec::new(), PROCESS_BYTES) } else { residues_of(&live, &moduli, &guard, options.hooks)? };
-    let report = |&(n, g): &(u64, u64)| {
-        let residues = live.index_of((n, g)).map_or_else(|| vec![0; moduli.len()], |at| residues[at].clone());
-        ModReport { n, g, residues: moduli.iter().copied().zip(residues).collect(), memory_estimate_bytes: estimate }
-    };
-    Ok(targets.iter().map(report).collect())
-}
-
-/// The residues of every one of `targets` (none known to count 0) modulo each of `moduli`, in one run
-/// of the modular engine, and the run's memory estimate, checked by `guard`: without a plan where
-/// the dense arrays are small (g below about 2^20), else over the plan.
-///
-/// # Errors
-/// As [`Counting::new`].
-fn residues_of(targets: &Targets, moduli: &[u64], guard: &Guard, hooks: Hooks) -> Result<(Vec<Vec<u64>>, u64)> {
-    if let Some(bytes) = modular::unplanned_bytes(targets, moduli.len(), hooks)? {
-        let estimate = guard.unplanned(bytes)?;
-        if let Some(residues) = modular::count_mod_unplanned(targets, moduli, hooks)? {
-            return Ok((residues, estimate));
-        }
-    }
-    let (plan, estimate) = guard.plan(targets, hooks)?;
-    Ok((modular::count_mod_with_plan(&plan, targets, moduli, hooks)?, estimate))
-}
-
-/// The moduli a run projects onto: 10^18, 998244353, then those of `options` (repeats removed).
-///
-/// # Errors
-/// [`Error::InvalidArgument`] for a modulus outside 2..2^63.
-fn moduli_of(options: &Options) -> Result<Vec<u64>> {
-    let mut moduli = vec![LAST18, P998244353];
-    for &m in &options.moduli {
-        modular::check_modulus(m)?;
-        if !moduli.contains(&m) {
-            moduli.push(m);
-        }
-    }
-    Ok(moduli)
-}
-
-/// The memory guard of a counting run of `targets` targets (for a table, its rows) with `moduli`
-/// projections, within the options' limit.
-fn count_guard(targets: usize, moduli: usize, options: &Options) -> Guard {
-    Guard::new(Run::Count { moduli, targets, double_check: options.double_check }, options.limit())
-}
-
-/// The plan of a counting run and its memory estimate, checked against the limit by the memory
-/// guard ([`Guard::plan`]) before anything large is allocated; for the one target of a count from
-/// both ends cut at `cut`, with its top-down half started meanwhile where the prediction of the
-/// whole run fits ([`engines::both_ends::start_top_down`], in chunks for the predicted widest layer,
-/// a quarter of W).
-///
-/// # Errors
-/// As [`Counting::new`].
-fn planned(
-    targets: &Targets,
-    options: &Options,
-    moduli: usize,
-    keep: usize,
-    cut: Option<u64>,
-) -> Result<(Plan, u64, Option<Started>)> {
-    let guard = count_guard(targets.len(), moduli, options);
-    let Some(cut) = cut else {
-        let (plan, estimate) = guard.plan_below(targets, keep, options.hooks)?;
-        return Ok((plan, estimate, None));
-    };
-    let (target, hooks) = (targets[0], options.hooks);
-    let widest = (crate::game::window(target.0, hooks)? / 4).max(1) as usize;
-    let start = |skeleton: &Plan, done: &AtomicBool| {
-        engines::both_ends::start_top_down(skeleton, target, cut, widest, hooks, done)
-    };
-    let (plan, estimate, started) = guard.plan_below_alongside(targets, keep, hooks, start)?;
-    Ok((plan, estimate, started.transpose()?.flatten()))
-}
-
-/// The cut of the one target of `targets` counted from both ends, known before its plan: the one
-/// asked for, or for [`Cut::Auto`] the bound on the best cut, which is the best cut whatever the
-/// layers' sizes ([`engines::both_ends::keep_for_both_ends`], docs/math.md "Counting from both
-/// ends"); `None` for any other run (several targets, another engine, T(n) with no layer to cut,
-/// or a cut at the top: bottom-up alone). Cost O(log n).
-fn cut_before_the_plan(targets: &Targets, options: &Options) -> Option<u64> {
-    let (n, _) = *targets.iter().next()?;
-    if targets.len() != 1 || options.engine != Engine::Blocked || n < 3 {
-        return None;
-    }
-    let cut = match options.cut {
-        Cut::At(m) => m,
-        Cut::Auto => engines::both_ends::keep_for_both_ends(n as usize) as u64,
-    };
-    (cut < n).then_some(cut)
-}
-
-/// The route of a count of `targets` with `moduli` moduli: whether the modular engine runs without
-/// a plan (its dense arrays fit the limit), and the highest layer the plan keeps: where the modular
-/// engine needs no plan a count from both ends keeps only its lower half ([`kept_layers`]), else
-/// every layer. One rule for the run and for its refusal. Cost O(n) time, no memory.
-///
-/// # Errors
-/// As [`modular::unplanned_bytes`].
-fn route(targets: &Targets, options: &Options, moduli: usize) -> Result<(bool, usize)> {
-    let residues = Guard::new(Run::Residues { moduli, at_once: 1 }, options.limit());
-    let early = modular::unplanned_bytes(targets, moduli, options.hooks)?.is_some_and(|b| residues.fits_unplanned(b));
-    Ok((early, if early { kept_layers(targets, options, None) } else { usize::MAX }))
-}
-
-/// The highest layer whose set the plan of `targets` must keep where the modular engine needs no
-/// plan: for one target counted from both ends, the highest its cut can be (a checkpoint's `saved`
-/// cut, the one asked for, or the bound on the best one, [`engines::both_ends::keep_for_both_ends`]), since the
-/// top-down half makes its own layers; every layer otherwise. Cost O(log n).
-fn kept_layers(targets: &Targets, options: &Options, saved: Option<u64>) -> usize {
-    let top = targets.top();
-    let one = targets.len() == 1 && targets[0].0 == top && options.engine == Engine::Blocked;
-    match (saved, options.cut) {
-        _ if !one => usize::MAX,
-        (Some(cut), _) | (None, Cut::At(cut)) => cut.min(top) as usize,
-        (None, Cut::Auto) => engines::both_ends::keep_for_both_ends(top as usize),
-    }
-}
-
-/// Refuses at once a table (f(k) for every k from `from` to `to`, `from <= to`) whose smallest
-/// possible size, rows included, exceeds the limit, without listing the targets; a floor small
-/// enough to be refined passes, so that [`Counting::new`] refuses with the full estimate. Cost O(1).
-///
-/// # Errors
-/// As [`Counting::new`]'s first check: [`Error::InvalidArgument`] naming [`Param::N`] for `to`
-/// above [`crate::MAX_N`] and for a modulus outside 2..2^63, [`Error::OutOfMemory`] naming
-/// [`Param::N`].
-///
-/// # Examples
-///
-/// ```
-/// use fibtree::{Options, check_table_floor};
-/// check_table_floor(1, 1000, &Options::default())?;
-/// let small = Options { memory_limit: Some((1 << 10).into()), ..Options::default() };
-/// // two million rows: past what a refusal may spend to measure the run
-/// assert!(matches!(check_table_floor(1, 2_000_000, &small), Err(fibtree::Error::OutOfMemory { .. })));
-/// # Ok::<(), fibtree::Error>(())
-/// ```
-pub fn check_table_floor(from: u64, to: u64, options: &Options) -> Result<()> {
-    let moduli = moduli_of(options)?;
-    let rows = (to.saturating_sub(from) + 1).try_into().unwrap_or(usize::MAX);
-    let guard = count_guard(rows, moduli.len(), options);
-    // past the limit, refused with the whole table's prediction (O(n) time, no memory), as
-    // [`Counting::new`] refuses it: the figure a larger limit would give too
-    match guard.floor(to, 0) {
-        Err(e @ Error::OutOfMemory { .. }) => Err(guard.plan(&Targets::one(to, 0), options.hooks).err().unwrap_or(e)),
-        other => other,
-    }
 }
 
 /// The report of c(n, g) from its exact words and the modular engine's residues, with its parity
