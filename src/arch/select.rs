@@ -131,7 +131,8 @@ impl std::fmt::Display for Kernel {
 /// names, or where it is `auto`, empty or unset the fastest of this CPU's sets as measured once per
 /// process ([`kernel_choice`]). The variable is read on the first call of the process only.
 ///
-/// Cost: about 20 ms of one core on the first call where it measures, one load after.
+/// Cost: a few milliseconds of one core on the first call where it measures (2 to 5 ms on the CPUs
+/// measured), one load after.
 ///
 /// # Errors
 /// [`Error::InvalidArgument`] naming [`Param::Isa`] for a value that is not a kernel set, or one
