@@ -69,9 +69,11 @@ impl Session {
     /// A usage error naming `--output` for a file that cannot be written; an error if the signal
     /// handlers cannot be installed.
     pub(super) fn new(output: Option<&Path>, threads: Option<usize>, progress: bool) -> anyhow::Result<Session> {
+        // the handlers first: opening the output probes its folder with a temporary file, which a
+        // signal's default action would leave behind
+        let signals = Signals::install()?;
         let out = Output::open(output, "--output")?;
         let threads = threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-        let signals = Signals::install()?;
         Ok(Session {
             threads,
             pool: None,
