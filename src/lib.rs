@@ -103,14 +103,10 @@ pub fn count(n: u64, g: u64) -> Result<BigUint> {
     // the top-down half makes its own layers: the plan keeps the lower half, and the top-down half
     // starts while it is made, cut where the best cut is whatever the plan (the bound on it)
     let (keep, hooks) = (engines::both_ends::keep_for_both_ends(n as usize), Hooks::default());
-    let widest = (game::window(n, hooks)? / 4).max(1) as usize;
-    let start = |skeleton: &plan::Plan, done: &std::sync::atomic::AtomicBool| match n >= 3 && (keep as u64) < n {
-        true => engines::both_ends::start_top_down(skeleton, (n, g), keep as u64, widest, hooks, done),
-        false => Ok(None),
-    };
-    let (plan, _, started) = guard.plan_below_alongside(&target, keep, hooks, start)?;
+    let early_cut = (n >= 3 && (keep as u64) < n).then_some(keep as u64);
+    let (plan, _, started) = run::planned_under(&guard, &target, keep, early_cut, hooks)?;
     let cut = engines::route(&plan, &target, Cut::Auto).map_or(n, |split| split.cut);
-    engines::both_ends::count_taking(plan, (n, g), cut, hooks, started.transpose()?.flatten())
+    engines::both_ends::count_taking(plan, (n, g), cut, hooks, started)
 }
 
 /// c(n, g) modulo m, in machine arithmetic only.

@@ -25,6 +25,7 @@ use crate::targets::Targets;
 use mod_only::moduli_of;
 pub use mod_only::{mod_only, mod_only_each};
 pub use route::check_table_floor;
+pub(crate) use route::planned_under;
 use route::{count_guard, cut_before_the_plan, kept_layers, planned, route};
 
 /// A counting run: the exact c(n, g) of every target, each checked modulo 10^18, 998244353 and every

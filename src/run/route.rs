@@ -21,10 +21,8 @@ pub(super) fn count_guard(targets: usize, moduli: usize, options: &Options) -> G
 }
 
 /// The plan of a counting run and its memory estimate, checked against the limit by the memory
-/// guard ([`Guard::plan`]) before anything large is allocated; for the one target of a count from
-/// both ends cut at `cut`, with its top-down half started meanwhile where the prediction of the
-/// whole run fits ([`engines::both_ends::start_top_down`], in chunks for the predicted widest layer,
-/// a quarter of W).
+/// guard ([`Guard::plan`]) before anything large is allocated: [`planned_under`] the guard of a
+/// count of `targets` with `moduli` projections.
 ///
 /// # Errors
 /// As [`Counting::new`](super::Counting::new).
@@ -35,12 +33,29 @@ pub(super) fn planned(
     keep: usize,
     cut: Option<u64>,
 ) -> Result<(Plan, u64, Option<Started>)> {
-    let guard = count_guard(targets.len(), moduli, options);
+    planned_under(&count_guard(targets.len(), moduli, options), targets, keep, cut, options.hooks)
+}
+
+/// The plan of `targets` kept up to layer `keep` and its memory estimate, under `guard`; for the
+/// one target of a count from both ends cut at `cut`, with its top-down half started meanwhile
+/// where the prediction of the whole run fits ([`engines::both_ends::start_top_down`], in chunks
+/// for the predicted widest layer, a quarter of W). The one way a count starts its top-down half
+/// early, for [`crate::count`] and a counting run alike.
+///
+/// # Errors
+/// As [`Guard::plan`]; [`Error::Interrupted`] when `hooks` are cancelled.
+pub(crate) fn planned_under(
+    guard: &Guard,
+    targets: &Targets,
+    keep: usize,
+    cut: Option<u64>,
+    hooks: crate::hooks::Hooks,
+) -> Result<(Plan, u64, Option<Started>)> {
     let Some(cut) = cut else {
-        let (plan, estimate) = guard.plan_below(targets, keep, options.hooks)?;
+        let (plan, estimate) = guard.plan_below(targets, keep, hooks)?;
         return Ok((plan, estimate, None));
     };
-    let (target, hooks) = (targets[0], options.hooks);
+    let target = targets[0];
     let widest = (crate::game::window(target.0, hooks)? / 4).max(1) as usize;
     let start = |skeleton: &Plan, done: &AtomicBool| {
         engines::both_ends::start_top_down(skeleton, target, cut, widest, hooks, done)
