@@ -83,8 +83,7 @@ pub struct Caches {
 }
 
 impl Caches {
-    /// The L2 taken where none is reported: 512 KiB, what the blocked engine assumes then (its
-    /// chunks' working set of 2 MiB is 4 x this).
+    /// The L2 taken where none is reported: 512 KiB, the smallest L2 of the CPUs measured (docs/performance.md).
     pub const FALLBACK_L2: u64 = 512 << 10;
 
     /// The L3 taken where none is reported (not Linux, a virtual machine that hides it, or a CPU
