@@ -96,6 +96,7 @@ mod tests {
     #[test]
     fn images_match_the_definition() {
         let seed = 0x00a7_7ae5_u64;
+        println!("SplitMix64 seed {seed:#x}");
         let mut rng = fibtree_util::SplitMix64(seed);
         for case in 0..200 {
             let w = 64u64 << (case % 7);

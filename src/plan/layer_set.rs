@@ -298,6 +298,7 @@ mod tests {
     #[test]
     fn images_match_the_definition() {
         let seed = 0x1ace_5e7du64;
+        println!("SplitMix64 seed {seed:#x}");
         let mut rng = fibtree_util::SplitMix64(seed);
         for case in 0..300 {
             let base = [0u64, 64, 1 << 20, 1 << 40][case % 4];

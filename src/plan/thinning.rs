@@ -246,6 +246,7 @@ mod tests {
     #[test]
     fn a_walk_gives_the_support_below_w() {
         let seed = 0x005a_1ce7_u64;
+        println!("SplitMix64 seed {seed:#x}");
         let mut rng = fibtree_util::SplitMix64(seed);
         for top in [2u64, 3, 4, 5, 17, 50, 301] {
             let edge = crate::game::edge_values(top).unwrap();
