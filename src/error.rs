@@ -45,6 +45,8 @@ pub enum Param {
     Shard,
     /// A file of claims (see [`crate::claims::parse_claims`]).
     Claims,
+    /// The machine the environment variable `FIBTREE_MACHINE` simulates (see [`crate::simulated`]).
+    Machine,
 }
 
 impl Param {
@@ -64,6 +66,7 @@ impl Param {
             Param::Isa => "FIBTREE_ISA",
             Param::Shard => "shard",
             Param::Claims => "claims",
+            Param::Machine => "FIBTREE_MACHINE",
         }
     }
 }

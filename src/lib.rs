@@ -15,12 +15,14 @@
 //! process ([`kernel_choice`]; the dense modular sweep takes the widest), unless the environment
 //! variable `FIBTREE_ISA` forces one ([`KERNEL_VAR`]); [`kernel`] says which set runs. An invalid
 //! value is an [`Error::InvalidArgument`] naming [`Param::Isa`], which every function that runs a
-//! kernel returns.
+//! kernel returns. The machine's facts (its caches, cores, kernel sets and memory available) are
+//! read in one place, where `FIBTREE_MACHINE` ([`MACHINE_VAR`], [`simulated`]) can simulate another
+//! machine, as the tests do; [`cores`] says how many cores a run may use.
 //!
 //! The counting API is at the root: the counts ([`count`], [`count_mod`], [`distribution`],
 //! [`support`]), a checked counting run ([`Counting`], steered by [`Options`], giving a [`Report`]
 //! for each target, or its residues alone: [`mod_only`]), the memory a run may use ([`Limit`]), the
-//! game itself ([`grundy`], [`tree_size`]) and the kernel sets. Eight modules hold the rest, each
+//! game itself ([`grundy`], [`tree_size`]) and the kernel sets. Nine modules hold the rest, each
 //! small: [`oracles`] (the brute-force counts that check the engines), [`ladder`] (every engine
 //! against the simpler one before it), [`claims`] (checking another program's residues), [`dist`]
 //! (whole distributions), [`moves`] (naming the moves themselves), [`draw`] (pictures of small
@@ -62,6 +64,7 @@ mod targets;
 
 pub use arch::KernelChoice;
 pub use arch::select::{KERNEL_VAR, Kernel, kernel, kernel_choice};
+pub use arch::{MACHINE_VAR, cores, simulated};
 pub use checkpoint::Checkpoint;
 pub use engines::both_ends::Split;
 pub use engines::modular::MODULUS_LIMIT;

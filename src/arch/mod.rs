@@ -20,6 +20,8 @@
 //! - [`calibrate`]: the measurements that choose the lanes' kernel set and the chunks' lanes;
 //! - [`clock`]: the calling thread's CPU time;
 //! - [`cache`]: the level-2 and level-3 caches the operating system reports;
+//! - [`machine`]: the machine as fibtree sees it, or the one `FIBTREE_MACHINE` simulates (caches,
+//!   cores, kernel sets, memory available);
 //! - [`stream`]: the streaming add `out[i] = b[i] + c[i]`, the yardstick of `fibtree bench`;
 //! - [`arenas`]: the allocator's arenas, kept to one under an address-space limit.
 
@@ -33,6 +35,7 @@ mod carry;
 mod clock;
 mod dense;
 mod lanes;
+mod machine;
 mod normalise;
 pub(crate) mod select;
 mod stream;
@@ -46,6 +49,8 @@ pub(crate) use carry::add_run;
 pub(crate) use clock::thread_cpu_seconds;
 pub(crate) use dense::{Residue, window};
 pub(crate) use lanes::{ModLane, sum_layer, sum_layer_mod};
+pub(crate) use machine::simulation;
+pub use machine::{MACHINE_VAR, cores, simulated};
 pub(crate) use normalise::normalise;
 pub(crate) use select::Kernel;
 pub(crate) use stream::stream_add;

@@ -96,9 +96,17 @@ impl Kernel {
         forced()
     }
 
-    /// The widest kernel set this CPU has, detected once per process. Cost: one load after the
+    /// The widest kernel set this CPU has, detected once per process, or the narrower one
+    /// `FIBTREE_MACHINE` simulates (never a wider one: [`super::machine`]). Cost: one load after the
     /// first call.
     pub(crate) fn detect() -> Kernel {
+        let real = Kernel::detect_real();
+        super::simulation().kernels.map_or(real, |simulated| simulated.min(real))
+    }
+
+    /// The widest kernel set this CPU has, detected once per process. Cost: one load after the
+    /// first call.
+    pub(crate) fn detect_real() -> Kernel {
         static DETECTED: OnceLock<Kernel> = OnceLock::new();
         *DETECTED.get_or_init(|| {
             #[cfg(target_arch = "x86_64")]
@@ -185,6 +193,8 @@ pub fn kernel_choice() -> Option<&'static super::KernelChoice> {
 /// The kernel set `FIBTREE_ISA` forces, `None` where it leaves the choice (auto, empty or unset).
 /// Read once per process. Cost: one load after the first call.
 fn forced() -> Result<Option<Kernel>> {
+    // the machine simulated, where one is, first: the sets available are its
+    super::simulated()?;
     static FORCED: OnceLock<Result<Option<Kernel>, String>> = OnceLock::new();
     FORCED
         .get_or_init(|| choose(std::env::var_os(KERNEL_VAR).as_deref(), &Kernel::available()))

@@ -71,7 +71,7 @@ pub const MODULI: [u64; 2] = [LAST18, P998244353];
 pub struct Machine {
     /// The CPU model ("model name" of `/proc/cpuinfo`), where it can be read.
     pub cpu: Option<String>,
-    /// The cores this process may use (`std::thread::available_parallelism`, 1 if unknown).
+    /// The cores this process may use ([`crate::cores`]).
     pub cores: usize,
 }
 
@@ -83,7 +83,7 @@ impl Machine {
             let model = line.split_once(':')?.1.trim();
             (!model.is_empty()).then(|| model.to_string())
         });
-        Machine { cpu, cores: std::thread::available_parallelism().map_or(1, |n| n.get()) }
+        Machine { cpu, cores: crate::cores() }
     }
 }
 

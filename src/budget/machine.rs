@@ -46,8 +46,11 @@ pub(crate) fn run_limit(given: Option<u64>, threads: usize) -> Limit {
     hard_limits(threads).into_iter().fold(soft, |least, l| if l.bytes <= least.bytes { l } else { least })
 }
 
-/// `MemAvailable`, or no limit where it cannot be read.
+/// `MemAvailable` (or the memory `FIBTREE_MACHINE` simulates), or no limit where it cannot be read.
 fn available() -> Limit {
+    if let Some(bytes) = crate::arch::simulation().memory {
+        return Limit { bytes, bound: Bound::Available };
+    }
     let meminfo = std::fs::read_to_string("/proc/meminfo").unwrap_or_default();
     let bytes = field(&meminfo, "MemAvailable:").and_then(|kb| kb.checked_mul(1024));
     Limit { bytes: bytes.unwrap_or(u64::MAX), bound: Bound::Available }

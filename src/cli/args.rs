@@ -239,7 +239,7 @@ impl MemoryArg {
     /// what the machine has available, and never more than the machine's cgroup, address-space and
     /// data-segment limits allow ([`fibtree::Limit::new`]). Reads those limits (a few files).
     pub(super) fn limit(&self, threads: Option<usize>) -> fibtree::Limit {
-        let threads = threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+        let threads = threads.unwrap_or_else(fibtree::cores);
         fibtree::Limit::new(self.max_memory, threads)
     }
 }

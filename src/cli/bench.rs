@@ -56,6 +56,8 @@ struct MachineOut {
     cpu: Option<String>,
     /// The kernel sets this CPU runs, the narrowest first.
     kernels: Vec<&'static str>,
+    /// What `FIBTREE_MACHINE` simulates, as given (`None`: this machine as it is).
+    simulated: Option<&'static str>,
 }
 
 /// What the calibration of the exact engine's kernel set measured: each set's lane additions per
@@ -190,7 +192,8 @@ impl Outcome for Bench {
     fn human(&self, out: &mut dyn Write) -> std::io::Result<()> {
         let cores =
             if self.machine.cores == 1 { "1 core".to_string() } else { format!("{} cores", self.machine.cores) };
-        writeln!(out, "machine  {}, {cores}", self.machine.cpu.as_deref().unwrap_or("unknown CPU"))?;
+        let simulated = self.machine.simulated.map_or(String::new(), |s| format!(" (simulated: {s})"));
+        writeln!(out, "machine  {}, {cores}{simulated}", self.machine.cpu.as_deref().unwrap_or("unknown CPU"))?;
         writeln!(out, "kernel   {}", self.kernel_line)?;
         if let Some(lines) = &self.stream_lines {
             for (i, line) in lines.iter().enumerate() {
@@ -356,7 +359,8 @@ pub(super) fn bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
         }));
     }
     let kernels = Kernel::available().into_iter().map(Kernel::name).collect();
-    let machine = MachineOut { cores: machine.cores, cpu: machine.cpu, kernels };
+    let simulated = fibtree::simulated().map_err(|e| session.error(e))?;
+    let machine = MachineOut { cores: machine.cores, cpu: machine.cpu, kernels, simulated };
     let kernel = fibtree::kernel().map_err(|e| session.error(e))?.name();
     let kernel_line = super::kernel_line().map_err(|e| session.error(e))?;
     let calibration = fibtree::kernel_choice().map(|c| CalibrationOut {

@@ -78,6 +78,7 @@ fn flag(param: Param) -> &'static str {
         Param::Cut => "--cut",
         Param::ChunkLanes => "--chunk-lanes",
         Param::Isa => fibtree::KERNEL_VAR,
+        Param::Machine => fibtree::MACHINE_VAR,
         Param::Shard => "--shard",
         Param::Claims => "--claims",
         _ => param.name(),

@@ -1,7 +1,8 @@
 //! `fibtree bench`: the table and the JSON of the measurements, every run checked, a disagreement
 //! loud (exit 1), Ctrl-C exit 130; the streaming rate in the header and the JSON, each row's
 //! fraction of it computed from the two figures, a memory limit shrinking or skipping the memory
-//! level. No timing is asserted.
+//! level. No timing is asserted. The tests of figures the machine decides (its caches, cores and
+//! kernel sets) run on this machine and on every simulated one (`common::SIMULATED`).
 
 use std::time::Duration;
 
@@ -85,6 +86,10 @@ fn assert_graph_consistent(r: &Value) {
 
 #[test]
 fn table_has_a_row_for_each_n_and_thread_count() {
+    on_every_machine(table_has_a_row_for_each_n_and_thread_count_here);
+}
+
+fn table_has_a_row_for_each_n_and_thread_count_here() {
     let args = ["bench", "--n", "300", "--n", "500", "--threads", "1", "--threads", "2", "--runs", "2"];
     let (out, err) = success_with_stderr(&args);
     let rows = table_rows(&out);
@@ -150,6 +155,10 @@ fn without_one_thread_no_speedup() {
 
 #[test]
 fn json_shape_and_limb_additions() {
+    on_every_machine(json_shape_and_limb_additions_here);
+}
+
+fn json_shape_and_limb_additions_here() {
     let args = ["bench", "--n", "300", "--threads", "2", "--threads", "1", "--runs", "3", "--json", "-q"];
     let json = success_json(&args);
     assert!(json["machine"]["cores"].as_u64().is_some_and(|c| c >= 1), "{json}");
@@ -229,6 +238,10 @@ fn assert_stream_shape(json: &Value) -> Option<f64> {
 
 #[test]
 fn a_memory_limit_shrinks_or_skips_the_memory_level() {
+    on_every_machine(a_memory_limit_shrinks_or_skips_the_memory_level_here);
+}
+
+fn a_memory_limit_shrinks_or_skips_the_memory_level_here() {
     let base = ["bench", "--n", "300", "--threads", "1", "--runs", "1", "-q"];
     let json = success_json(&[&base[..], &["--json"]].concat());
     assert_stream_shape(&json);
@@ -252,15 +265,31 @@ fn a_memory_limit_shrinks_or_skips_the_memory_level() {
     let json = success_json(&[&base[..], &["--max-memory", &limit, "--json"]].concat());
     assert_stream_shape(&json);
     let memory = &json["stream"]["memory"];
-    assert!(memory["bytes"].as_u64().unwrap() < 4 * l3 - 191, "{json}");
+    let room = memory["bytes"].as_u64().unwrap();
+    assert!(room < 4 * l3 - 191, "{json}");
     assert!(memory["note"].as_str().is_some_and(|n| n.contains("wanted")), "{json}");
-    // a limit with no room for any level: every one skipped, no fraction, the run done
-    let json = success_json(&[&base[..], &["--max-memory", "9M", "--json"]].concat());
+    // a limit with no room for any level: what the process holds (the limit less the room the
+    // memory level was measured in, whole cache lines of three arrays: up to 191 bytes less) and a
+    // page less than half the L2, the least its level takes: every one skipped, no fraction, the run
+    // done; or, where half the L2 is less than the timed run itself needs (a few hundred KiB at
+    // n = 300: an L2 of 512 KiB), the run refused for its own needs
+    let l2 = json["stream"]["caches"]["l2_bytes"].as_u64().unwrap();
+    let held = 4 * l3 - room;
+    let limit = (held + l2 / 2 - 4096).to_string();
+    let args = [&base[..], &["--max-memory", &limit, "--json"]].concat();
+    let output = fibtree(&args);
+    if output.status.code() == Some(2) && l2 <= 512 << 10 {
+        let err = check_usage_error(&args, &output, "--max-memory");
+        assert!(err.contains("this run needs about"), "{err}");
+        return;
+    }
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let json = json_line(&args, &stdout(&output));
     assert_stream_shape(&json);
     assert_eq!(json["stream"]["l2"]["adds_per_ns"], Value::Null, "{json}");
     assert_eq!(json["results"][0]["stream_fraction"], Value::Null, "{json}");
     assert_eq!(json["results"][0]["checked"], true, "{json}");
-    let out = success(&[&base[..], &["--max-memory", "9M"]].concat());
+    let out = success(&[&base[..], &["--max-memory", &limit]].concat());
     let (line, _, _) = stream_header(&out);
     assert_eq!(line, "stream   L2 skipped, L3 skipped, memory skipped", "{out}");
     assert_eq!(table_rows(&out)[0][OF_STREAM], "-", "{out}");

@@ -438,3 +438,20 @@ fn last_18_digits_agree_in_every_form_and_columns_align() {
     assert_eq!(verdicts.len(), 4, "three projections and the parity: {human}");
     assert!(verdicts.windows(2).all(|w| w[0] == w[1]), "the verdicts line up:\n{human}");
 }
+
+/// The same count on every simulated machine (its caches size the chunks of lanes, its cores the
+/// default threads, its kernel sets the kernels), each run saying the threads it took: the
+/// machine's cores by default.
+#[test]
+fn the_same_count_on_every_simulated_machine() {
+    let want = success(&["count", "5000", "-q"]);
+    for machine in SIMULATED {
+        on_machine(machine, || {
+            assert_eq!(success(&["count", "5000", "-q"]), want);
+            assert_eq!(success(&["count", "5000", "-q", "--threads", "3"]), want);
+            let json = success_json(&["count", "300", "--json"]);
+            let cores: u64 = machine.split(',').find_map(|kv| kv.strip_prefix("cores=")).unwrap().parse().unwrap();
+            assert_eq!(json["threads"], cores, "{json}");
+        });
+    }
+}

@@ -157,3 +157,39 @@ fn help_and_manual_list_the_variable() {
     assert!(section.starts_with(".TP\n\\fBFIBTREE_ISA\\fR\n"), "{section}");
     assert!(!man.contains(".SH EXTRA"), "no section of clap's own for it");
 }
+
+/// `FIBTREE_MACHINE`: a simulated machine's kernel sets, cores and caches are the ones `bench` names
+/// (and says are simulated); a set the CPU has not, or a value that is not a machine, refused (exit
+/// 2, one line naming the variable) before any work, by every command that computes.
+#[test]
+fn a_simulated_machine_is_the_one_every_command_sees() {
+    let args = ["bench", "--n", "100", "--threads", "1", "--runs", "1", "-q", "--json"];
+    let json = on_machine("l2=512K,l3=none,cores=64,kernels=baseline", || success_json(&args));
+    assert_eq!(json["machine"]["kernels"], serde_json::json!(["baseline"]), "{json}");
+    assert_eq!((&json["machine"]["cores"], &json["kernel"]), (&Value::from(64), &Value::from("baseline")), "{json}");
+    assert_eq!(json["machine"]["simulated"], "l2=512K,l3=none,cores=64,kernels=baseline", "{json}");
+    let caches = &json["stream"]["caches"];
+    assert_eq!((&caches["l2_bytes"], &caches["l3_reported"]), (&Value::from(512 << 10), &Value::from(false)), "{json}");
+    assert_eq!(success_json(&args)["machine"]["simulated"], Value::Null);
+    for (value, said) in [
+        ("l2=5", "l2: expected a cache from 16K to 1T, or none, got \"5\""),
+        ("cores=0", "cores: expected from 1 to 4096"),
+        ("gpu=1", "got the key \"gpu\""),
+        ("l2=1M,l2=2M", "l2 is given twice"),
+    ] {
+        for command in [&["count", "10"][..], &["verify", "10", "--answer", "17"], &["self-test"]] {
+            let mut cmd = Command::cargo_bin("fibtree").unwrap();
+            let output = cmd.args(command).env("FIBTREE_MACHINE", value).timeout(TIMEOUT).output().unwrap();
+            let err = check_usage_error(command, &output, "FIBTREE_MACHINE");
+            assert!(err.contains(said), "{value}: {err}");
+        }
+    }
+    // a wider set than the CPU's cannot be run: refused where the CPU lacks AVX-512, taken where not
+    let wide = available().last().cloned().unwrap();
+    if wide != "avx512" {
+        let mut cmd = Command::cargo_bin("fibtree").unwrap();
+        let output = cmd.args(["count", "10"]).env("FIBTREE_MACHINE", "kernels=avx512").output().unwrap();
+        let err = check_usage_error(&["count", "10"], &output, "FIBTREE_MACHINE");
+        assert!(err.contains("this CPU has no avx512 to run"), "{err}");
+    }
+}

@@ -27,6 +27,47 @@ pub const MERSENNE61: u64 = (1 << 61) - 1;
 pub const TIMEOUT: Duration = Duration::from_secs(300);
 
 // ---------------------------------------------------------------------------------------------
+// Simulated machines
+// ---------------------------------------------------------------------------------------------
+
+/// The machines the tests of a figure the machine decides run under (`FIBTREE_MACHINE`,
+/// docs/commands.md "Another machine, simulated"): L2 of 512 KiB, 1 MiB and 2 MiB; no L3 reported;
+/// 1, 2 and 64 cores; the baseline kernels only on the first. Whatever machine runs the tests, each
+/// such test passes under all three, and on the machine itself.
+pub const SIMULATED: [&str; 3] =
+    ["l2=512K,l3=none,cores=1,kernels=baseline", "l2=1M,l3=16M,cores=2", "l2=2M,l3=32M,cores=64"];
+
+thread_local! {
+    /// The machine the runs of this test's thread simulate (`None`: the machine itself).
+    static MACHINE: std::cell::Cell<Option<&'static str>> = const { std::cell::Cell::new(None) };
+}
+
+/// Runs `test` with every run of the binary it makes (on this thread) simulating `machine`, as
+/// `FIBTREE_MACHINE` sets it; says which on stdout, so that a failure names the machine.
+pub fn on_machine<T>(machine: &'static str, test: impl FnOnce() -> T) -> T {
+    println!("FIBTREE_MACHINE={machine}");
+    let before = MACHINE.with(|m| m.replace(Some(machine)));
+    let result = test();
+    MACHINE.with(|m| m.set(before));
+    result
+}
+
+/// Runs `test` on this machine and then on each of [`SIMULATED`].
+pub fn on_every_machine(mut test: impl FnMut()) {
+    test();
+    for machine in SIMULATED {
+        on_machine(machine, &mut test);
+    }
+}
+
+/// Sets `FIBTREE_MACHINE` on `command` where this thread simulates a machine ([`on_machine`]).
+fn simulating(command: &mut std::process::Command) {
+    if let Some(machine) = MACHINE.with(std::cell::Cell::get) {
+        command.env("FIBTREE_MACHINE", machine);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
 // Running the binary
 // ---------------------------------------------------------------------------------------------
 
@@ -45,7 +86,9 @@ pub fn assert_no_panic(args: &[&str], stderr: &[u8]) {
 /// (this process's if `None`), within [`TIMEOUT`], and checks that it did not panic. Every run of
 /// the binary through `assert_cmd` goes through here.
 pub fn fibtree_with(args: &[&str], stdin: Option<&[u8]>, cwd: Option<&Path>) -> Output {
-    let mut cmd = Command::cargo_bin("fibtree").unwrap();
+    let mut plain = std::process::Command::new(binary());
+    simulating(&mut plain);
+    let mut cmd = Command::from_std(plain);
     cmd.args(args).timeout(TIMEOUT);
     if let Some(bytes) = stdin {
         cmd.write_stdin(bytes.to_vec());
@@ -76,7 +119,9 @@ pub fn fibtree_in(cwd: &Path, args: &[&str]) -> Output {
 /// Starts `fibtree args` in the background, standard input empty and standard output and error
 /// piped, for the tests that signal or kill it (check its stderr with [`assert_no_panic`]).
 pub fn spawn(args: &[&str]) -> Child {
-    std::process::Command::new(binary())
+    let mut command = std::process::Command::new(binary());
+    simulating(&mut command);
+    command
         .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -106,7 +151,9 @@ pub fn wait_for_stop(child: &mut Child, what: &str) -> std::process::ExitStatus 
 /// pipe, as `fibtree ARGS | head -c BYTES` does, and returns its exit status and standard error
 /// (checked for a panic) once it stops.
 pub fn closed_after(args: &[&str], bytes: usize) -> (std::process::ExitStatus, String) {
-    let mut child = std::process::Command::new(binary())
+    let mut command = std::process::Command::new(binary());
+    simulating(&mut command);
+    let mut child = command
         .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())

@@ -1,6 +1,6 @@
 //! General helpers that fibtree's library and its command line both use, none of them about the
 //! game: numbers as people write them ([`parse_whole`], [`parse_number`]), sizes in words
-//! ([`human_bytes`]), files that are whole or absent ([`AtomicFile`]), a small seeded generator
+//! ([`human_bytes`], [`parse_bytes`]), files that are whole or absent ([`AtomicFile`]), a small seeded generator
 //! ([`SplitMix64`]) and a checksum ([`fnv1a`]).
 //!
 //! ```
@@ -17,7 +17,7 @@ mod files;
 mod numbers;
 mod rng;
 
-pub use bytes::human_bytes;
+pub use bytes::{human_bytes, parse_bytes};
 pub use checksum::fnv1a;
 pub use files::{
     AtomicFile, beside, descriptor_named, folder_of, is_temporary_of, probe_folder, resolve_links, write_atomically,

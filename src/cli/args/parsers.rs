@@ -39,33 +39,9 @@ pub(super) fn parse_last_digits(s: &str) -> Result<u32, String> {
     }
 }
 
-/// A size in bytes: digits with an optional unit K, M, G or T (powers of 1024; `KiB`, `MB` and the
-/// like are read the same way).
+/// A size in bytes, as [`fibtree_util::parse_bytes`] reads it (4G, 5.5G, 512M, 1000000).
 pub(super) fn parse_size(s: &str) -> Result<u64, String> {
-    let bad = || format!("expected a size such as 4G, 5.5G, 512M or 1000000, got '{s}'");
-    let whole = s.bytes().take_while(u8::is_ascii_digit).count();
-    let (number, rest) = s.split_at(whole);
-    // a decimal fraction, as in 5.4G
-    let (fraction, unit) = match rest.strip_prefix('.') {
-        Some(rest) => rest.split_at(rest.bytes().take_while(u8::is_ascii_digit).count()),
-        None => ("", rest),
-    };
-    if number.is_empty() || (rest.starts_with('.') && fraction.is_empty()) || fraction.len() > 18 {
-        return Err(bad());
-    }
-    let number: u128 = number.parse().map_err(|_| bad())?;
-    let shift = match unit.trim().to_ascii_uppercase().trim_end_matches('B').trim_end_matches('I') {
-        "" => 0,
-        "K" => 10,
-        "M" => 20,
-        "G" => 30,
-        "T" => 40,
-        _ => return Err(bad()),
-    };
-    let scale = 10u128.pow(fraction.len() as u32);
-    let fraction: u128 = if fraction.is_empty() { 0 } else { fraction.parse().map_err(|_| bad())? };
-    let bytes = number.checked_mul(1 << shift).and_then(|b| b.checked_add((fraction << shift) / scale));
-    bytes.and_then(|b| u64::try_from(b).ok()).filter(|&b| b > 0).ok_or_else(bad)
+    fibtree_util::parse_bytes(s)
 }
 
 /// A seed: decimal digits, or `0x` and hexadecimal digits (the form `self-test` prints), below 2^64.

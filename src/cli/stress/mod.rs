@@ -118,7 +118,7 @@ pub(super) fn stress(args: StressArgs) -> anyhow::Result<ExitCode> {
     let sweep = super::os::become_subreaper().is_ok().then(super::os::children);
     // the bar counts the runs, not the work of the true values counted before them
     session.count_runs("runs");
-    let jobs = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let jobs = args.jobs.unwrap_or_else(fibtree::cores);
     let (engine, memory_limit) = (args.run.engine, Some(args.run.memory_limit()));
     let total = if args.bisect { ns.len().max(2).ilog2() as u64 + 3 } else { ns.len() as u64 };
     let (taken, judged) = session.compute(|hooks, _| {
