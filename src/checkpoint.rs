@@ -273,6 +273,42 @@ pub(crate) fn load(spec: &Checkpoint, (n, g): (u64, u64), moduli: &[u64], hooks:
     }
 }
 
+/// Compares the residues a checkpoint saved (`saved`, one per modulus of `moduli`) with those the
+/// modular engine computed for the resumed run (`fresh`): the file's are never taken in place of a
+/// computation, but a file whose residues differ from it was not written by a run of this count.
+/// Cost O(moduli).
+///
+/// # Errors
+/// [`Error::InvalidArgument`] naming [`Param::Checkpoint`], the file and the first modulus that
+/// differs, where they differ: the checkpoint is damaged (and kept as it is).
+pub(crate) fn check_residues(spec: &Checkpoint, moduli: &[u64], saved: &[u64], fresh: &[u64]) -> Result<()> {
+    let differ = moduli.iter().zip(saved.iter().zip(fresh)).find(|(_, (s, f))| s != f);
+    match differ {
+        None if saved.len() == fresh.len() => Ok(()),
+        None => Err(Error::invalid(Param::Checkpoint, format!("'{}' is damaged (its residues)", spec.path.display()))),
+        Some((m, (s, f))) => Err(Error::invalid(
+            Param::Checkpoint,
+            format!(
+                "'{}' is damaged: it saved the residue {s} mod {m}, and the modular engine gives {f} for this \
+                 count; the file is left as it is (use --fresh to start over)",
+                spec.path.display()
+            ),
+        )),
+    }
+}
+
+/// Keeps the checkpoint of a run whose value failed a check (the modular engine's residues, the
+/// parity, the double check), telling `hooks` so: the file it came from is left for a look at it
+/// (or a run with `--fresh`), whatever `spec.keep` says.
+pub(crate) fn kept_after_a_failed_check(spec: &Checkpoint, hooks: Hooks) {
+    if spec.path.exists() {
+        hooks.notice(&format!(
+            "the checkpoint {} is kept: the value resumed from it failed a check (use --fresh to count afresh)",
+            spec.path.display()
+        ));
+    }
+}
+
 /// The saving policy of a run: what the blocked engine calls between segments.
 pub(crate) struct Saver<'a> {
     spec: &'a Checkpoint,

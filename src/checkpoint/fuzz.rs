@@ -2,7 +2,9 @@
 //! property test over mutations of files a real run saved (a word rewritten, a byte changed, the
 //! file cut or grown, each with its checksum made right again, so that the structure is what is
 //! tested, not the checksum). Every case reads as a refusal or resumes to a value; none panics,
-//! aborts or allocates past its input. The seed is fixed and printed.
+//! aborts or allocates past its input; and a value resumed from a forged file that is not the true
+//! count fails a check of the report (mod 10^18, mod 998244353 or the parity). The seed is fixed
+//! and printed.
 
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngSeed, TestRunner};
@@ -94,27 +96,39 @@ fn forged(file: &[u8], changes: &[Mutation]) -> Vec<u8> {
 enum Fate {
     /// The reader refused it (one line, the file named by its caller).
     Unread,
-    /// It reads, but as another run's or at another cut: refused before any work.
+    /// It reads, but as another run's: refused before any work.
     Elsewhere,
     /// The resumed run refused it, naming the checkpoint.
     Refused,
-    /// The resumed run counted from it.
+    /// The resumed run counted from it: the true count.
     Counted,
+    /// The resumed run counted from it a value that is not the true count, which the report's
+    /// checks catch.
+    Caught,
 }
 
 /// Reads `file` and, where it reads as a checkpoint of the run, resumes the count from it: the
 /// reader refuses it, or the run refuses it naming the checkpoint, or it counts; any other error
 /// is a failure of the test (and a panic, proptest's).
-fn read_and_resume(file: &[u8]) -> std::result::Result<Fate, String> {
+fn read_and_resume(file: &[u8], truth: &num_bigint::BigUint) -> std::result::Result<Fate, String> {
     let Ok(saved) = decode(file) else { return Ok(Fate::Unread) };
-    let (n, g, cut) = RUN;
-    if (saved.n, saved.g) != (n, g) || saved.position.cut() != cut {
+    let (n, g, _) = RUN;
+    if (saved.n, saved.g) != (n, g) {
         return Ok(Fate::Elsewhere);
     }
+    // resumed at the cut it saved, as a run resumes
+    let cut = saved.position.cut();
     let plan = Plan::new(&Targets::one(n, g), u64::MAX, Hooks::default()).unwrap();
     let mut ignore = |_: Point, _| Ok(());
     match count_resumable(plan, (n, g), cut, Hooks::default(), Some(saved.position), &mut ignore) {
-        Ok(_) => Ok(Fate::Counted),
+        Ok(value) if value == *truth => Ok(Fate::Counted),
+        Ok(value) => {
+            let differ = |m: u64| &value % m != truth % m;
+            match differ(crate::LAST18) || differ(crate::P998244353) || differ(2) {
+                true => Ok(Fate::Caught),
+                false => Err(format!("a wrong value that agrees with every check: {value}")),
+            }
+        }
         Err(Error::InvalidArgument { param: Param::Checkpoint, .. }) => Ok(Fate::Refused),
         Err(e) => Err(format!("not a refusal naming the checkpoint: {e:?}")),
     }
@@ -124,6 +138,7 @@ fn read_and_resume(file: &[u8]) -> std::result::Result<Fate, String> {
 fn forged_checkpoints_are_refused_or_resume_never_panic() {
     let files = saved_files();
     assert!(files.len() >= 4, "the run saves at several points");
+    let truth = crate::count(RUN.0, RUN.1).unwrap();
     eprintln!("forged checkpoints: seed {SEED:#x}");
     let config = Config { cases: 2000, rng_seed: RngSeed::Fixed(SEED), failure_persistence: None, ..Config::default() };
     let mut runner = TestRunner::new(config);
@@ -132,7 +147,7 @@ fn forged_checkpoints_are_refused_or_resume_never_panic() {
     runner
         .run(&case, |(which, changes)| {
             let file = forged(&files[which], &changes);
-            let fate = read_and_resume(&file).map_err(TestCaseError::fail)?;
+            let fate = read_and_resume(&file, &truth).map_err(TestCaseError::fail)?;
             *fates.borrow_mut().entry(fate).or_insert(0) += 1;
             Ok(())
         })
@@ -140,7 +155,7 @@ fn forged_checkpoints_are_refused_or_resume_never_panic() {
     let fates = fates.into_inner();
     eprintln!("forged checkpoints: {fates:?}");
     // every way through is taken: the reader's refusals, the run's, and resumed counts
-    for fate in [Fate::Unread, Fate::Refused, Fate::Counted] {
+    for fate in [Fate::Unread, Fate::Refused, Fate::Counted, Fate::Caught] {
         assert!(fates.get(&fate).is_some_and(|&c| c > 0), "no case {fate:?}: {fates:?}");
     }
 }

@@ -14,7 +14,7 @@ use fibtree::{Error, Hooks, LAST18, Limit, Options, P998244353, Param, Parity, P
 use serde::de::{Deserializer, IgnoredAny, MapAccess, Visitor};
 
 use super::args::{CombineArgs, parse_shard};
-use super::count::{Counted, all_agree, perturb};
+use super::count::{Counted, emit_checked, perturb};
 use super::input::{Stoppable, open};
 use super::output::distinct;
 use super::session::{OutputForm, Session};
@@ -276,6 +276,5 @@ fn combine_in(session: &mut Session, args: &CombineArgs) -> anyhow::Result<ExitC
     if cancel.load(Ordering::Relaxed) {
         return Err(Error::Interrupted.into());
     }
-    session.emit(&counted, form)?;
-    Ok(if all_agree(&report) { ExitCode::SUCCESS } else { ExitCode::from(1) })
+    emit_checked(session, &report, counted, form)
 }

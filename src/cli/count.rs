@@ -32,6 +32,10 @@ pub(super) struct Counted {
     seconds: f64,
     threads: usize,
     value: String,
+    /// Whether the value is withheld from the human form: it failed a check, and only the report
+    /// on standard error shows the run.
+    #[serde(skip)]
+    withheld: bool,
 }
 
 /// One projection as `count --json` gives it.
@@ -82,6 +86,7 @@ impl Counted {
             seconds,
             threads,
             value,
+            withheld: false,
         }
     }
 }
@@ -120,7 +125,10 @@ impl Outcome for Counted {
         for (name, value, verdict) in &rows {
             writeln!(out, "{name:<label$} {value:<residue$} {verdict}")?;
         }
-        writeln!(out, "{:<label$} {}", "value", self.value)?;
+        match self.withheld {
+            true => writeln!(out, "{:<label$} withheld: it failed a check", "value")?,
+            false => writeln!(out, "{:<label$} {}", "value", self.value)?,
+        }
         if let Some(agree) = self.double_check {
             let word = if agree { "agrees" } else { "DISAGREES" };
             writeln!(out, "{:<label$} the other exact engine {word}", "double check")?;
@@ -255,21 +263,40 @@ pub(super) fn count(args: CountArgs) -> anyhow::Result<ExitCode> {
     })?;
     perturb(&mut report, args.test_perturb);
     let counted = Counted::new(&report, session.threads(), session.seconds());
-    session.emit(&counted, form)?;
+    let status = emit_checked(&mut session, &report, counted, form)?;
     if args.verbose
         && let Some(peak) = peak_memory()
     {
         let estimate = human_bytes(report.memory_estimate_bytes);
         say(&format!("memory peak {} (estimate {estimate})", human_bytes(peak)));
     }
-    if report.double_check == Some(false) {
-        say(&format!(
-            "error: DOUBLE CHECK FAILED for c({}, {}): the two exact engines disagree",
-            args.target.n, args.target.g
-        ));
-        return Ok(ExitCode::from(1));
+    Ok(status)
+}
+
+/// Writes the exact count of `report` (as `counted`, in `form`) where every check agreed, and gives
+/// exit status 0; where one failed (a projection, the parity, the double check), nothing where the
+/// results go: the report on standard error with its value withheld, each failure said loudly, exit
+/// status 1. So no value that failed a check reaches standard output or a file.
+///
+/// # Errors
+/// Any I/O error writing the results.
+pub(super) fn emit_checked(
+    session: &mut Session,
+    report: &Report,
+    mut counted: Counted,
+    form: OutputForm,
+) -> anyhow::Result<ExitCode> {
+    if report.ok() && report.double_check != Some(false) {
+        session.emit(&counted, form)?;
+        return Ok(ExitCode::SUCCESS);
     }
-    Ok(if all_agree(&report) { ExitCode::SUCCESS } else { ExitCode::from(1) })
+    counted.withheld = true;
+    session.emit_failed(&counted)?;
+    if report.double_check == Some(false) {
+        say(&format!("error: DOUBLE CHECK FAILED for c({}, {}): the two exact engines disagree", report.n, report.g));
+    }
+    all_agree(report);
+    Ok(ExitCode::from(1))
 }
 
 /// `count --mod-only`'s result (fields in alphabetical order, as the JSON lists them).

@@ -203,6 +203,19 @@ impl Session {
         self.finish()
     }
 
+    /// Writes `outcome` for people on standard error, and nothing where the results go (standard
+    /// output or the file, which is not made): what a run whose value failed a check gives, so that
+    /// no wrong value reaches a reader of the results.
+    ///
+    /// # Errors
+    /// Any I/O error but a closed standard error.
+    pub(super) fn emit_failed(&mut self, outcome: &impl Outcome) -> anyhow::Result<()> {
+        let mut text = Vec::new();
+        outcome.human(&mut text)?;
+        String::from_utf8_lossy(&text).lines().for_each(super::say);
+        Ok(())
+    }
+
     /// Writes `outcome` in `form` as [`Session::emit`] does, and gives the exit status `status` of
     /// what it says (a verdict, known before it is written), also where a reader closed the output
     /// pipe early: what was found is not lost with the lines no one read.

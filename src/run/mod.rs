@@ -67,9 +67,13 @@ pub struct Counting<'a> {
     /// The blocked engine's route for one target ([`Counting::split`]).
     split: Option<crate::engines::both_ends::Split>,
     estimate: u64,
-    /// The modular engine's residues where they were found while the plan was built, or read from
-    /// the checkpoint.
+    /// The modular engine's residues where they were found while the plan was built.
     independent: Option<Vec<Vec<u64>>>,
+    /// The residues a checkpoint saved, checked against the modular engine's before the exact
+    /// engine resumes (never taken in their place).
+    saved_residues: Option<Vec<u64>>,
+    /// The moduli a checkpoint holds: the first of `moduli` (a resumed run adds a prime drawn for it).
+    saved_moduli: usize,
     /// Where the blocked engine stood, read from the checkpoint.
     resume: Option<Position>,
     /// The top-down half of a count from both ends, started while the plan was made.
@@ -136,17 +140,26 @@ impl<'a> Counting<'a> {
                 None => zero.push(i),
             }
         }
-        let (plan, estimate, independent, resume, top_down) = if live.is_empty() {
-            (None, PROCESS_BYTES, None, None, None)
-        } else if let Some(spec) = &options.checkpoint
-            && let Some(saved) = checkpoint::load(spec, live[0], &moduli, options.hooks)?
-        {
-            // the residues are the checkpoint's: the modular engine needs no plan
-            let keep = kept_layers(&live, options, Some(saved.position.cut()));
-            let (plan, estimate, _) = planned(&live, options, moduli.len(), keep, None)?;
-            (Some(plan), estimate, Some(vec![saved.independent]), Some(saved.position), None)
+        // a checkpoint's run, read before any work
+        let saved = match &options.checkpoint {
+            Some(spec) if !live.is_empty() => checkpoint::load(spec, live[0], &moduli, options.hooks)?,
+            _ => None,
+        };
+        // a resumed value is also checked modulo a prime drawn now, which no file can anticipate
+        let mut moduli = moduli;
+        let saved_moduli = moduli.len();
+        if saved.is_some() {
+            moduli.push(drawn_prime(fibtree_util::clock_seed(), &moduli));
+        }
+        let (plan, estimate, independent, top_down) = if live.is_empty() {
+            (None, PROCESS_BYTES, None, None)
         } else {
+            // a resumed run computes its residues afresh, as a new one does: never from the file
             let (early, keep) = route(&live, options, moduli.len())?;
+            let keep = match &saved {
+                Some(saved) if early => kept_layers(&live, options, Some(saved.position.cut())),
+                _ => keep,
+            };
             let cut = (options.checkpoint.is_none()).then(|| cut_before_the_plan(&live, options)).flatten();
             // the plan stops the modular engine when it fails
             let failed = AtomicBool::new(false);
@@ -169,8 +182,13 @@ impl<'a> Counting<'a> {
                 }
                 result => result?,
             };
-            (Some(plan), estimate, independent?, None, top_down)
+            (Some(plan), estimate, independent?, top_down)
         };
+        // the residues the checkpoint saved, against those computed now where they are known
+        let (resume, saved_residues) = saved.map(|s| (s.position, s.independent)).unzip();
+        if let (Some(saved), Some(fresh), Some(spec)) = (&saved_residues, &independent, &options.checkpoint) {
+            checkpoint::check_residues(spec, &moduli[..saved_moduli], saved, &fresh[0][..saved_moduli])?;
+        }
         // a resumed run goes on at its checkpoint's cut
         let cut = match &resume {
             Some(saved) => options.cut.resumed(saved.cut())?,
@@ -191,6 +209,8 @@ impl<'a> Counting<'a> {
             split,
             estimate,
             independent,
+            saved_residues,
+            saved_moduli,
             resume,
             top_down,
             _hold: hold,
@@ -281,6 +301,8 @@ impl<'a> Counting<'a> {
             split,
             estimate,
             independent,
+            saved_residues,
+            saved_moduli,
             resume,
             top_down,
             _hold,
@@ -313,18 +335,41 @@ impl<'a> Counting<'a> {
         };
         if let Some(spec) = &options.checkpoint {
             let independent = independent_of(&plan)?;
-            let n = targets[0].0;
-            if let Some(position) = &resume {
-                let shown = spec.path.display();
-                hooks.notice(&format!("resuming from the checkpoint {shown} {}", position_line(position, n)));
+            let kept = (&moduli[..saved_moduli], &independent[0][..saved_moduli]);
+            if let Some(saved) = &saved_residues {
+                checkpoint::check_residues(spec, kept.0, saved, kept.1)?;
             }
-            let mut saver = Saver::new(spec, targets[0], moduli, &independent[0], hooks);
-            let mut save = |point: Point, stopping| saver.at_boundary(point, stopping);
+            let n = targets[0].0;
             let cut = split.map_or(n, |s| s.cut);
+            if let Some(position) = &resume {
+                // what the plan determines of the saved state checked before any work
+                let shown = spec.path.display();
+                engines::both_ends::check_resume(&plan, targets[0], cut, Some(position), hooks).map_err(
+                    |e| match e {
+                        Error::InvalidArgument { param: Param::Checkpoint, expected } => {
+                            Error::invalid(Param::Checkpoint, format!("'{shown}': {expected}"))
+                        }
+                        other => other,
+                    },
+                )?;
+                hooks.notice(&format!("resuming from the checkpoint {shown} {}", position_line(position, n)));
+                hooks.notice(&format!(
+                    "the resumed count is also checked modulo {}, a prime drawn for this run, which the checkpoint \
+                     cannot know",
+                    moduli[saved_moduli]
+                ));
+            }
+            let mut saver = Saver::new(spec, targets[0], kept.0, kept.1, hooks);
+            let mut save = |point: Point, stopping| saver.at_boundary(point, stopping);
             let value = engines::both_ends::count_resumable(plan, targets[0], cut, hooks, resume, &mut save)?;
-            checkpoint::finish(spec, hooks);
             let reports = vec![report(0, &engines::to_words(&value), &independent[0])];
-            return self_checked(reports, targets, options)?.into_iter().try_for_each(|r| sink(0, r));
+            let reports = self_checked(reports, targets, options)?;
+            // a value that fails a check keeps the checkpoint it came from, for a look at it
+            match reports[0].ok() && reports[0].double_check != Some(false) {
+                true => checkpoint::finish(spec, hooks),
+                false => checkpoint::kept_after_a_failed_check(spec, hooks),
+            }
+            return reports.into_iter().try_for_each(|r| sink(0, r));
         }
         // From both ends: the residues first (found while the plan was made, for a small g), then
         // the plan given up to the count, which frees it as it goes.
@@ -357,6 +402,19 @@ impl<'a> Counting<'a> {
         })?;
         failed.map_or(Ok(()), Err)
     }
+}
+
+/// A prime between 2^61 and 2^63 drawn from `seed`, none of `moduli`: the first prime at or above
+/// a random odd number of [2^61, 2^62). A resumed count is checked modulo it too: the checkpoint was
+/// written before it was drawn, so a file whose lanes were altered so that the value still agrees
+/// with the other projections (a change by a multiple of their product) cannot be made to agree
+/// with it, but by chance (about 1 in 2^61). Cost: a few dozen primality tests.
+fn drawn_prime(seed: u64, moduli: &[u64]) -> u64 {
+    let mut p = (1 << 61) | (fibtree_util::SplitMix64(seed).next_u64() >> 3) | 1;
+    while !crate::crt::is_prime(p) || moduli.contains(&p) {
+        p += 2;
+    }
+    p
 }
 
 /// Where a checkpoint's run stands, as the notice of its resumption says it.
@@ -400,4 +458,21 @@ fn assemble((n, g): (u64, u64), words: &[u64], moduli: &[u64], independent: &[u6
         .collect();
     let parity = Parity::of(n, g, &value);
     Report { n, g, value, projections, parity, double_check: None, memory_estimate_bytes: estimate }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_drawn_prime_is_a_modulus_of_its_own() {
+        let seed = 0x5eed_d4a3_u64;
+        println!("seeds from {seed:#x}");
+        for i in 0..50 {
+            let p = drawn_prime(seed + i, &[]);
+            assert!(crate::crt::is_prime(p) && p > 1 << 61 && p < crate::MODULUS_LIMIT, "{p}");
+            assert_ne!(drawn_prime(seed + i, &[p]), p, "never one of the moduli given");
+        }
+        assert_ne!(drawn_prime(1, &[]), drawn_prime(2, &[]));
+    }
 }

@@ -243,3 +243,125 @@ fn a_checkpoint_that_cannot_be_saved_does_not_stop_the_count() {
     let left: Vec<_> = std::fs::read_dir(&small.0).unwrap().map(|e| e.unwrap().file_name()).collect();
     assert!(left.is_empty(), "{left:?}");
 }
+
+/// A checkpoint file's words after its magic (version, n, g, the engine, the moduli's count, the
+/// moduli, their residues, the cut, the half, the state...), with `edits` (word index, new value)
+/// made and its checksum made right again: a forgery that the checksum cannot tell.
+fn forged(file: &[u8], edits: &[(usize, u64)]) -> Vec<u8> {
+    let mut body = file[..file.len() - 8].to_vec();
+    for &(word, value) in edits {
+        let at = 8 + 8 * word;
+        body[at..at + 8].copy_from_slice(&value.to_le_bytes());
+    }
+    let sum = fibtree_util::fnv1a(&body);
+    body.extend_from_slice(&sum.to_le_bytes());
+    body
+}
+
+/// The word at `index` after the magic.
+fn word(file: &[u8], index: usize) -> u64 {
+    u64::from_le_bytes(file[8 + 8 * index..16 + 8 * index].try_into().unwrap())
+}
+
+/// The index of the first lane of the first state of the newer live layer of the run's state: past
+/// the header, for the top-down half the bottom-up half's state and the direct moves' words, then
+/// the state (k0, the chunks' lanes, the two non-zero sets as base, length and words, the passes'
+/// count, then each pass's chunks as length and words, a layer at a time): docs/formats.md.
+fn live_lane(file: &[u8]) -> usize {
+    let mut at = HALF + 1;
+    let skip_state = |at: &mut usize| -> usize {
+        *at += 2; // k0, chunk lanes
+        for _ in 0..2 {
+            *at += 1; // base
+            *at += 1 + word(file, *at) as usize; // length, words
+        }
+        *at += 1; // passes
+        *at
+    };
+    if word(file, HALF) == 1 {
+        let passes = word(file, skip_state(&mut at) - 1) as usize;
+        // every pass's chunks and carries: two layers each, a length and words each
+        for _ in 0..4 * passes {
+            at += 1 + word(file, at) as usize;
+        }
+        at += 1 + word(file, at) as usize; // the direct moves
+    }
+    let first = skip_state(&mut at);
+    // the first pass's chunk: the older layer (length, words), then the newer
+    let newer = first + 1 + word(file, first) as usize;
+    newer + 1
+}
+
+/// The words of a checkpoint with the two default moduli: the residues, the cut and the half.
+const RESIDUES: [usize; 2] = [7, 8];
+const CUT: usize = 9;
+const HALF: usize = 10;
+
+/// Forged checkpoints of either half, their checksums right: none gives a wrong value on standard
+/// output, none is removed. What the plan determines (the cut, the half's state, the layers' shapes)
+/// or the modular engine computes (the residues) is refused before any work (exit 2, one line naming
+/// --checkpoint); lanes altered resume to a value the checks catch (exit 1, nothing on stdout, the
+/// report on stderr); the file, untouched, then resumes to the true count.
+#[test]
+fn forged_checkpoints_never_give_a_wrong_value_nor_lose_the_file() {
+    let dir = TempDir::new("forged");
+    let ckpt = dir.path().join("run.ckpt");
+    let path = ckpt.to_str().unwrap();
+    let out = dir.path().join("value.txt");
+    let want = success(&["count", "3000", "-q"]);
+    // the last save of each run is kept: the top-down half's of a count from both ends, and the
+    // bottom-up run's where the cut is the top layer
+    for (cut, half) in [(None, 1), (Some("3000"), 0)] {
+        let mut make =
+            vec!["count", "3000", "-q", "--checkpoint", path, "--checkpoint-every", "0", "--keep-checkpoint"];
+        make.extend(cut.map(|c| ["--cut", c]).iter().flatten());
+        assert_eq!(success(&make), want);
+        let real = std::fs::read(&ckpt).unwrap();
+        assert_eq!(word(&real, HALF), half, "the half of the last save");
+        let saved_cut = word(&real, CUT);
+        let resume = ["count", "3000", "-q", "--checkpoint", path, "-o", out.to_str().unwrap()];
+        let mut refusals = vec![
+            // the recipe: the top-down half's cut moved up, then its residues set to the wrong value's
+            (vec![(CUT, saved_cut + 500)], "does not fit this count"),
+            (vec![(CUT, saved_cut + 500), (RESIDUES[0], 1), (RESIDUES[1], 2)], "is damaged"),
+            (vec![(CUT, 1)], "does not fit this count"),
+            (vec![(RESIDUES[1], (word(&real, RESIDUES[1]) + 1) % 998244353)], "is damaged"),
+            (vec![(HALF, 1 - half)], "checkpoint"),
+        ];
+        if half == 1 {
+            // the bottom-up half ended below the cut saved: moved down, it is not done
+            refusals.push((vec![(CUT, saved_cut - 1)], "does not fit this count"));
+        } else {
+            // a bottom-up state is one of every cut above its layer: moved down (still above it), the
+            // count resumes at that cut, to the same value
+            std::fs::write(&ckpt, forged(&real, &[(CUT, saved_cut - 1)])).unwrap();
+            let (value, err) = success_with_stderr(&["count", "3000", "-q", "--checkpoint", path, "--keep-checkpoint"]);
+            assert_eq!(value, want, "{err}");
+        }
+        for (edits, said) in refusals {
+            let bytes = forged(&real, &edits);
+            std::fs::write(&ckpt, &bytes).unwrap();
+            let err = usage_error(&resume, "--checkpoint");
+            assert!(err.contains(said) && err.contains(path), "{edits:?}: {err}");
+            assert_eq!(std::fs::read(&ckpt).unwrap(), bytes, "{edits:?}: the file is kept as it was");
+            assert!(!out.exists(), "{edits:?}: no output file");
+        }
+        // a lane of the live state altered: the value the run resumes to fails its checks
+        let lane = live_lane(&real);
+        let bytes = forged(&real, &[(lane, word(&real, lane) ^ 0x1234)]);
+        std::fs::write(&ckpt, &bytes).unwrap();
+        let output = fibtree(&resume);
+        let err = stderr(&output);
+        assert_eq!((output.status.code(), stdout(&output).as_str()), (Some(1), ""), "{err}");
+        assert!(err.contains("CROSS-CHECK FAILED") && err.contains("withheld"), "{err}");
+        assert!(err.contains("a prime drawn for this run") && err.contains("is kept"), "{err}");
+        assert_eq!(std::fs::read(&ckpt).unwrap(), bytes, "the file is kept as it was");
+        assert!(!out.exists(), "no output file");
+        // the file as it was saved resumes to the true count, and goes
+        std::fs::write(&ckpt, &real).unwrap();
+        let (value, err) = success_with_stderr(&["count", "3000", "-q", "--checkpoint", path]);
+        assert_eq!(value, want, "{err}");
+        assert!(err.contains("resuming from the checkpoint"), "{err}");
+        assert!(!ckpt.exists());
+    }
+}

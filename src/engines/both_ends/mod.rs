@@ -53,7 +53,7 @@ pub(crate) use early::{Started, start_top_down};
 pub(crate) use halves::{count_blocked, count_taking};
 // the reference form checks the others: the tests and the ladder (`self-test`)
 pub(crate) use reference::count;
-pub(crate) use resumable::{Point, Position, count_resumable};
+pub(crate) use resumable::{Point, Position, check_resume, count_resumable};
 
 #[cfg(doc)]
 use super::blocked::{self, sweeps::Sweep};

@@ -42,6 +42,60 @@ pub(crate) enum Point<'a> {
     Down { cut: u64, below: &'a State, direct: &'a BigUint, state: &'a State },
 }
 
+/// Why a saved position is refused, the checkpoint's file named by the caller.
+const DOES_NOT_FIT: &str = "its saved state does not fit this count (the cut, the half or the layers' shapes differ from \
+     what the plan of this count gives): the file is damaged, or was not written by fibtree; it is left as it is \
+     (use --fresh to start over)";
+
+/// Checks a position read from a checkpoint (`resume`) against the plan of the count of `(n, g)` cut
+/// at `cut`, before any work: the cut a layer of T(n), the position's the same; a bottom-up half's
+/// state at a layer it reaches, its two non-zero sets those of the plan there; a top-down half's
+/// the same of its own sweep, with the bottom-up half's state complete (past the last layer below
+/// the cut) and the paths to the direct moves in the words format. What the plan determines is so
+/// checked; the lanes' values are not (the residues and the parity check the value they give).
+///
+/// Cost: the non-zero sets of the layers up to the saved ones, O(plan).
+///
+/// # Errors
+/// [`Error::InvalidArgument`] naming [`Param::Checkpoint`] where the position does not fit.
+pub(crate) fn check_resume(
+    plan: &Plan,
+    (n, g): (u64, u64),
+    cut: u64,
+    resume: Option<&Position>,
+    hooks: Hooks,
+) -> Result<()> {
+    let does_not_fit = || Error::invalid(Param::Checkpoint, DOES_NOT_FIT);
+    // the cut of a count of T(n): a layer from 2 to n (n itself, bottom-up alone, for n < 3)
+    let cut_fits = (2..=n).contains(&cut) || (n < 3 && cut == n);
+    if !cut_fits || resume.is_some_and(|r| r.cut() != cut) {
+        return Err(does_not_fit());
+    }
+    // every state of the target's plan is at most g | (W - 1) (plan/mod.rs)
+    let w = crate::game::window(n, hooks)?;
+    let hi = g | (w - 1);
+    // the sweeps as the run makes them, to check a saved state against the plan before the plan
+    // hands its layers over
+    let up = if n < 3 || cut >= n { Sweep::Up { last: plan.top() } } else { Sweep::Up { last: cut as usize } };
+    let fits = match resume {
+        Some(Position::Up { state, .. }) => state.fits(hi) && state.fits_plan(plan, up),
+        Some(Position::Down { below, state, direct, .. }) => {
+            let down = Sweep::Down { n: n as usize, seed: g, cut: cut as usize };
+            // the bottom-up half is done: its state past the last layer below the cut
+            below.k0 == up.last_step() + 1
+                && below.fits(hi)
+                && state.fits(hi)
+                && direct.first().is_some_and(|&l| l as usize + 1 == direct.len())
+                && n >= 3
+                && cut < n
+                && below.fits_plan(plan, up)
+                && state.fits_plan(plan, down)
+        }
+        None => true,
+    };
+    if fits { Ok(()) } else { Err(does_not_fit()) }
+}
+
 /// What a resumable count calls between segments: `(point, stopping)`, as
 /// [`crate::engines::blocked::run_resumable`]'s `at_boundary`.
 pub(crate) type Save<'s> = dyn FnMut(Point, bool) -> Result<()> + 's;
@@ -69,33 +123,8 @@ pub(crate) fn count_resumable(
     resume: Option<Position>,
     save: &mut Save,
 ) -> Result<BigUint> {
-    let does_not_fit = || Error::invalid(Param::Checkpoint, "the saved state does not fit this run");
-    if resume.as_ref().is_some_and(|r| r.cut() != cut) {
-        return Err(does_not_fit());
-    }
-    // every state of the target's plan is at most g | (W - 1) (plan/mod.rs)
-    let w = crate::game::window(n, hooks)?;
-    let hi = g | (w - 1);
-    // the sweeps as the run below makes them, to check a saved state against the plan before the
-    // plan hands its layers over
-    let up = if n < 3 || cut >= n { Sweep::Up { last: plan.top() } } else { Sweep::Up { last: cut as usize } };
-    let fits = match &resume {
-        Some(Position::Up { state, .. }) => state.fits(hi) && state.fits_plan(&plan, up),
-        Some(Position::Down { below, state, direct, .. }) => {
-            let down = Sweep::Down { n: n as usize, seed: g, cut: cut as usize };
-            below.fits(hi)
-                && state.fits(hi)
-                && direct.first().is_some_and(|&l| l as usize + 1 == direct.len())
-                && n >= 3
-                && cut < n
-                && below.fits_plan(&plan, up)
-                && state.fits_plan(&plan, down)
-        }
-        None => true,
-    };
-    if !fits {
-        return Err(does_not_fit());
-    }
+    check_resume(&plan, (n, g), cut, resume.as_ref(), hooks)?;
+    let does_not_fit = || Error::invalid(Param::Checkpoint, DOES_NOT_FIT);
     let in_chunks = |mut tuning: Tuning, state: Option<&State>| {
         if let Some(state) = state.filter(|s| sweeps::CHUNK_LANES.contains(&s.chunk_lanes)) {
             tuning.chunk_lanes = state.chunk_lanes;
