@@ -17,18 +17,22 @@
 //! none, in a folder where files can be made), and a lock file `.NAME.lock` beside it, locked for
 //! the run's life and holding its process id, keeps a second run off the same file.
 
+mod format;
+
 use std::fs::{File, OpenOptions, TryLockError};
-use std::io::{Read, Seek, Write};
+use std::io::{BufReader, BufWriter, Read, Seek, Write};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use crate::engines::blocked::{Chunk, NonZeroSet, State};
-use crate::engines::both_ends::{Point, Position};
+use crate::engines::both_ends::Point;
 use crate::error::{Error, Param, Result};
 use crate::hooks::Hooks;
-use crate::plan::LayerSet;
-use fibtree_util::{beside, descriptor_named, folder_of, resolve_links, write_atomically};
+use fibtree_util::{AtomicFile, beside, descriptor_named, folder_of, resolve_links};
+pub(crate) use format::Saved;
+#[cfg(test)]
+use format::{decode, encode};
+use format::{decode_from, encode_into, is_checkpoint};
 
 /// Where and how often a run saves its checkpoint: the policy a counting run is handed in
 /// [`crate::Options::checkpoint`].
@@ -59,169 +63,6 @@ pub struct Checkpoint {
     pub keep: bool,
 }
 
-/// The first bytes of a checkpoint file.
-const MAGIC: &[u8; 8] = b"FIBTCKPT";
-/// The version of the format.
-const VERSION: u64 = 4;
-/// The version before the top-down half left out the states of count zero: a bottom-up half still
-/// reads (its non-zero sets are the same), a top-down half does not (its sets held such states).
-const UNTHINNED_VERSION: u64 = 3;
-/// The version before counts from both ends, which still reads: a bottom-up state alone.
-const BOTTOM_UP_VERSION: u64 = 2;
-
-/// The checksum of a checkpoint's content: 64-bit FNV-1a.
-fn checksum(bytes: &[u8]) -> u64 {
-    fibtree_util::fnv1a(bytes)
-}
-
-/// What a checkpoint says of the run that made it.
-#[derive(Debug, PartialEq)]
-pub(crate) struct Saved {
-    pub(crate) n: u64,
-    pub(crate) g: u64,
-    pub(crate) moduli: Vec<u64>,
-    pub(crate) independent: Vec<u64>,
-    pub(crate) position: Position,
-}
-
-fn put(out: &mut Vec<u8>, w: u64) {
-    out.extend_from_slice(&w.to_le_bytes());
-}
-
-/// The file of the run `(n, g)` with its moduli, their residues, and where the engine stands.
-fn encode((n, g): (u64, u64), moduli: &[u64], independent: &[u64], point: &Point) -> Vec<u8> {
-    let mut out = MAGIC.to_vec();
-    for w in [VERSION, n, g, 1 /* the blocked engine */, moduli.len() as u64] {
-        put(&mut out, w);
-    }
-    for &w in moduli.iter().chain(independent) {
-        put(&mut out, w);
-    }
-    match *point {
-        Point::Up { cut, state } => {
-            [cut, 0].iter().for_each(|&w| put(&mut out, w));
-            write_state(state, &mut out);
-        }
-        Point::Down { cut, below, direct, state } => {
-            [cut, 1].iter().for_each(|&w| put(&mut out, w));
-            write_state(below, &mut out);
-            let words = crate::engines::to_words(direct);
-            words.iter().for_each(|&w| put(&mut out, w));
-            write_state(state, &mut out);
-        }
-    }
-    let sum = checksum(&out);
-    put(&mut out, sum);
-    out
-}
-
-/// Appends the engine's state to `out` (little-endian words): k0, the chunk lanes, the two non-zero
-/// sets (base, length, words), then the passes' chunks and carries (length, words each).
-fn write_state(state: &State, out: &mut Vec<u8>) {
-    put(out, state.k0 as u64);
-    put(out, state.chunk_lanes as u64);
-    for e in &state.edges {
-        put(out, e.set.base());
-        put(out, e.set.words().len() as u64);
-        e.set.words().iter().for_each(|&w| put(out, w));
-    }
-    put(out, state.chunks.len() as u64);
-    for chunk in state.chunks.iter().chain(&state.carries) {
-        for layer in chunk {
-            put(out, layer.len() as u64);
-            layer.iter().for_each(|&w| put(out, w));
-        }
-    }
-}
-
-/// Reads the next little-endian word from the front of `bytes`.
-fn get(bytes: &mut &[u8]) -> Option<u64> {
-    let (word, rest) = bytes.split_first_chunk::<8>()?;
-    *bytes = rest;
-    Some(u64::from_le_bytes(*word))
-}
-
-/// Reads a state written by [`write_state`] from the front of `bytes`, or `None` if it is not one.
-fn read_state(bytes: &mut &[u8]) -> Option<State> {
-    let size = |bytes: &mut &[u8]| -> Option<usize> {
-        let n = usize::try_from(get(bytes)?).ok()?;
-        (n <= bytes.len()).then_some(n) // a length never exceeds what is left: no huge allocation
-    };
-    let words = |bytes: &mut &[u8]| -> Option<Vec<u64>> {
-        let n = size(bytes)?;
-        (0..n).map(|_| get(bytes)).collect()
-    };
-    let k0 = get(bytes)? as usize;
-    let chunk_lanes = get(bytes)? as usize;
-    let mut edges: [NonZeroSet; 2] = Default::default();
-    for e in &mut edges {
-        let base = get(bytes)?;
-        *e = NonZeroSet::new(LayerSet::from_words(base, words(bytes)?)?);
-    }
-    let passes = size(bytes)?;
-    let mut chunks = Vec::with_capacity(passes);
-    let mut carries = Vec::with_capacity(passes);
-    for i in 0..2 * passes {
-        let chunk: Chunk = [words(bytes)?, words(bytes)?];
-        if i < passes { chunks.push(chunk) } else { carries.push(chunk) }
-    }
-    Some(State { k0, chunk_lanes, edges, chunks, carries })
-}
-
-/// Reads a checkpoint, or says in one line why it cannot be used.
-fn decode(bytes: &[u8]) -> std::result::Result<Saved, String> {
-    let damaged = |what: &str| format!("is damaged ({what}); use --fresh to start over");
-    let (body, sum) = bytes.split_last_chunk::<8>().ok_or_else(|| damaged("truncated"))?;
-    if !body.starts_with(MAGIC) {
-        return Err("is not a fibtree checkpoint".into());
-    }
-    if checksum(body) != u64::from_le_bytes(*sum) {
-        return Err(damaged("bad checksum"));
-    }
-    let mut rest = &body[MAGIC.len()..];
-    let mut next = || get(&mut rest).ok_or_else(|| damaged("truncated"));
-    let version = next()?;
-    if !(BOTTOM_UP_VERSION..=VERSION).contains(&version) {
-        return Err(format!(
-            "has format version {version}; this fibtree reads versions {BOTTOM_UP_VERSION} to {VERSION}"
-        ));
-    }
-    let (n, g, engine, count) = (next()?, next()?, next()?, next()?);
-    if engine != 1 || count > 64 {
-        return Err(damaged("unknown engine or moduli"));
-    }
-    let moduli = (0..count).map(|_| next()).collect::<std::result::Result<Vec<_>, _>>()?;
-    let independent = (0..count).map(|_| next()).collect::<std::result::Result<Vec<_>, _>>()?;
-    let (cut, half) = match version {
-        BOTTOM_UP_VERSION => (n, 0),
-        _ => (next()?, next()?),
-    };
-    if version == UNTHINNED_VERSION && half == 1 {
-        return Err(format!(
-            "was saved in the top-down half of a count by an earlier fibtree (format version {version}), \
-             whose layers this one no longer makes; use --fresh to start over"
-        ));
-    }
-    let state = |rest: &mut &[u8]| read_state(rest).ok_or_else(|| damaged("truncated state"));
-    let position = match half {
-        0 => Position::Up { cut, state: state(&mut rest)? },
-        1 => {
-            let below = Box::new(state(&mut rest)?);
-            let len = get(&mut rest).filter(|&l| l <= rest.len() as u64 / 8).ok_or_else(|| damaged("truncated"))?;
-            let mut direct = vec![len];
-            for _ in 0..len {
-                direct.push(get(&mut rest).ok_or_else(|| damaged("truncated"))?);
-            }
-            Position::Down { cut, below, direct, state: state(&mut rest)? }
-        }
-        _ => return Err(damaged("unknown half")),
-    };
-    if !rest.is_empty() {
-        return Err(damaged("trailing bytes"));
-    }
-    Ok(Saved { n, g, moduli, independent, position })
-}
-
 /// Removes the temporary files (`.NAME.RANDOM.tmp`, as the checkpoint's saves name them:
 /// [`fibtree_util::is_temporary_of`]) that a run killed in the middle of a save left beside the
 /// checkpoint `path`. Called with the checkpoint's lock held, so that no other run is saving to
@@ -244,33 +85,38 @@ fn remove_stale_saves(path: &Path) {
 /// was made for another run; [`Error::Io`] when a file to discard cannot be removed.
 pub(crate) fn load(spec: &Checkpoint, (n, g): (u64, u64), moduli: &[u64], hooks: Hooks) -> Result<Option<Saved>> {
     let shown = spec.path.display();
-    match std::fs::read(&spec.path) {
-        // --fresh discards a checkpoint, damaged or not, but never a file of something else
-        Ok(bytes) if spec.fresh && !bytes.starts_with(MAGIC) && !MAGIC.starts_with(&bytes) => Err(Error::invalid(
-            Param::Checkpoint,
-            format!(
-                "'{shown}' is not a fibtree checkpoint, so --fresh does not discard it; expected a checkpoint file or a new name"
-            ),
-        )),
-        Ok(_) if spec.fresh => {
-            std::fs::remove_file(&spec.path).map_err(|e| in_file(&spec.path, "discarding", e))?;
-            hooks.notice(&format!("discarded the checkpoint {shown}; starting over"));
-            Ok(None)
-        }
-        Ok(bytes) => {
-            let saved = decode(&bytes).map_err(|why| Error::invalid(Param::Checkpoint, format!("'{shown}' {why}")))?;
-            if (saved.n, saved.g, saved.moduli.as_slice()) != (n, g, moduli) {
-                let what = format!(
-                    "'{shown}' was made for count {} --g {} with moduli {:?}, not this run; use --fresh to start over",
-                    saved.n, saved.g, saved.moduli
-                );
-                return Err(Error::invalid(Param::Checkpoint, what));
-            }
-            Ok(Some(saved))
-        }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(Error::invalid(Param::Checkpoint, format!("cannot read '{shown}': {e}"))),
+    let refuse = |what: String| Error::invalid(Param::Checkpoint, what);
+    let len = match std::fs::metadata(&spec.path) {
+        Ok(m) => m.len(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(refuse(format!("cannot read '{shown}': {e}"))),
+    };
+    let open = || File::open(&spec.path).map(|f| BufReader::with_capacity(1 << 20, f));
+    // one rule: a file is a checkpoint, damaged or not, where it begins with the magic; nothing else
+    // is read as one, or discarded by --fresh
+    if !is_checkpoint(open).map_err(|why| refuse(format!("'{shown}' {why}")))? {
+        let fresh = if spec.fresh { ", so --fresh does not discard it" } else { "" };
+        return Err(refuse(format!(
+            "'{shown}' is not a fibtree checkpoint (it does not begin with FIBTCKPT){fresh}; expected a checkpoint \
+             file or a new name"
+        )));
     }
+    if spec.fresh {
+        // the file the path's links lead to, the links kept
+        let file = resolve_links(&spec.path).unwrap_or_else(|_| spec.path.clone());
+        std::fs::remove_file(&file).map_err(|e| in_file(&spec.path, "discarding", e))?;
+        hooks.notice(&format!("discarded the checkpoint {shown}; starting over"));
+        return Ok(None);
+    }
+    let saved = decode_from(open, len).map_err(|why| refuse(format!("'{shown}' {why}")))?;
+    if (saved.n, saved.g, saved.moduli.as_slice()) != (n, g, moduli) {
+        let what = format!(
+            "'{shown}' was made for count {} --g {} with moduli {:?}, not this run; use --fresh to start over",
+            saved.n, saved.g, saved.moduli
+        );
+        return Err(refuse(what));
+    }
+    Ok(Some(saved))
 }
 
 /// Compares the residues a checkpoint saved (`saved`, one per modulus of `moduli`) with those the
@@ -334,6 +180,17 @@ impl<'a> Saver<'a> {
         Saver { spec, target, moduli, independent, hooks, last_save: Instant::now(), failing: false }
     }
 
+    /// Writes the checkpoint of `point`, streamed through a buffer into the temporary file (no copy
+    /// of the state is made), renamed into place when whole.
+    fn save(&self, point: &Point) -> std::io::Result<()> {
+        let mut file = AtomicFile::create(&self.spec.path)?;
+        let mut out = BufWriter::with_capacity(1 << 20, &mut file);
+        encode_into(&mut out, self.target, self.moduli, self.independent, point)?;
+        out.flush()?;
+        drop(out);
+        file.commit()
+    }
+
     /// Saves where the run stands (`point`) when `spec.every` has passed since the last save, or
     /// when the run is `stopping` (and then says so). A periodic save that fails (a full disk, a
     /// folder gone) does not stop the count: it is said once, as a notice, the previous checkpoint
@@ -346,8 +203,7 @@ impl<'a> Saver<'a> {
         if !stopping && self.last_save.elapsed() < self.spec.every {
             return Ok(());
         }
-        let bytes = encode(self.target, self.moduli, self.independent, &point);
-        let saved = write_atomically(&self.spec.path, &bytes);
+        let saved = self.save(&point);
         self.last_save = Instant::now();
         let path = self.spec.path.display();
         match saved {
@@ -387,13 +243,15 @@ pub(crate) fn where_it_stands(point: &Point, n: u64) -> String {
     }
 }
 
-/// Removes the checkpoint of a completed run, unless `spec.keep`. A file that cannot be removed
-/// does not lose the result: `hooks` is told, and the run goes on to its report.
+/// Removes the checkpoint of a completed run, unless `spec.keep`: the file its path's links lead to
+/// (where it was saved and read), the links themselves kept. A file that cannot be removed does not
+/// lose the result: `hooks` is told, and the run goes on to its report.
 pub(crate) fn finish(spec: &Checkpoint, hooks: Hooks) {
     if spec.keep {
         return;
     }
-    match std::fs::remove_file(&spec.path) {
+    let file = resolve_links(&spec.path).unwrap_or_else(|_| spec.path.clone());
+    match std::fs::remove_file(&file) {
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => hooks.notice(&format!(
             "warning: the run is complete, but its checkpoint {} could not be removed: {e}",
             spec.path.display()
@@ -468,7 +326,13 @@ pub(crate) fn hold(spec: &Checkpoint) -> Result<Hold> {
                     "'{shown}' is in use by another fibtree run{holder}; wait for it to end, or stop it"
                 )));
             }
-            Err(TryLockError::Error(e)) => return Err(cannot(e)),
+            Err(TryLockError::Error(e)) => {
+                // a file system without locks: the empty lock file just made is not left behind
+                if file.metadata().is_ok_and(|m| m.len() == 0) {
+                    let _ = std::fs::remove_file(&lock);
+                }
+                return Err(cannot(e));
+            }
         }
         // the lock file may have been removed by the run that held it between our open and our
         // lock: then the lock is on a file no other run sees, and we start again
@@ -476,12 +340,16 @@ pub(crate) fn hold(spec: &Checkpoint) -> Result<Hold> {
         if !std::fs::metadata(&lock).is_ok_and(same) {
             continue;
         }
+        // held from here: a failure (a full disk) removes the lock file, as the hold's end would
+        let hold = Hold { lock: lock.clone(), _file: file };
+        let mut file = &hold._file;
         file.set_len(0)
             .and_then(|()| file.rewind())
             .and_then(|()| writeln!(file, "{}", std::process::id()))
+            .and_then(|()| file.flush())
             .map_err(cannot)?;
         remove_stale_saves(&path);
-        return Ok(Hold { lock, _file: file });
+        return Ok(hold);
     }
 }
 

@@ -19,7 +19,11 @@ use crate::targets::Targets;
 fn planned(n: u64, options: &Options, words: impl Fn(usize) -> u64) -> Result<(Targets, Plan)> {
     crate::game::check_n(n)?;
     let words = words(n as usize);
-    budget::check(budget::distribution_predicted(n, words), options.limit())?;
+    // past the limit on the prediction, refused with it, unless the plan is small enough to be made
+    // and measured: then refused with the figure of its real sizes, whatever the limit
+    let (predicted, plan) = budget::distribution_predicted(n, words);
+    let before = Guard::new(Run::Distribution { words, targets: 0 }, options.limit());
+    before.predicted(predicted, plan)?;
     let support: Vec<(u64, u64)> = support(n, options.hooks)?.iter().map(|g| (n, g)).collect();
     let targets = Targets::new(&support);
     let guard = Guard::new(Run::Distribution { words, targets: targets.len() }, options.limit());

@@ -54,6 +54,21 @@ impl Guard {
         if floor > self.limit.bytes().max(self.allowance()) { Err(refuse(floor, self.limit)) } else { Ok(()) }
     }
 
+    /// Refuses, before anything of size O(n), a run whose prediction `predicted` (bytes), with a
+    /// plan of `plan` bytes, exceeds the limit, unless the plan is small enough to be made and
+    /// measured ([`Guard::allowance`]): then the run goes on, so that [`Guard::plan`] refuses it with
+    /// the figure of its real sizes, the one a larger limit would give. Cost O(1).
+    ///
+    /// # Errors
+    /// [`Error::OutOfMemory`] with the prediction.
+    pub(crate) fn predicted(&self, predicted: u64, plan: u64) -> Result<()> {
+        if predicted > self.limit.bytes && plan > self.allowance() {
+            Err(refuse(predicted, self.limit))
+        } else {
+            Ok(())
+        }
+    }
+
     /// Checks a whole run's `estimate` (bytes) against the limit and returns it.
     ///
     /// # Errors

@@ -87,8 +87,18 @@ impl Run {
                 modular::memory_bytes_for(sizes, moduli, 1).saturating_mul(at_once as u64)
             }
             Run::Distribution { words, targets } => {
-                let states = sizes.widest.saturating_mul(3).saturating_add(targets as u64);
-                (8 * words).saturating_mul(states)
+                // the engine's layers (the exact engine's, or the modular engine's arrays for one
+                // modulus), every target's value kept to the end and, as the values are handed
+                // over, the words of each beside its number, and every target's bookkeeping
+                let listing = (targets as u64).saturating_mul(TARGET_BYTES);
+                let (layers, values) = match words {
+                    1 => (modular::memory_bytes_for(sizes, 1, targets), 0),
+                    _ => (
+                        engines::layer_bytes_for(sizes.widest, n as usize),
+                        (16 * words).saturating_mul(targets as u64),
+                    ),
+                };
+                [layers, values, listing].into_iter().fold(0, u64::saturating_add)
             }
             Run::Moves => {
                 let block = block_of(n) as u64;
@@ -123,10 +133,12 @@ impl Run {
 }
 
 /// The whole distribution of layer `n` with `words` words a state, predicted before its support is
-/// known: its plan holds nearly every g below about 11 k in each layer k (about 11 n^2 / 16 bytes
-/// of bitsets), its widest layer about 11 n states, and there are about 6.5 n targets. Cost O(1).
-pub(crate) fn distribution_predicted(n: u64, words: u64) -> u64 {
+/// known, and its plan: the plan holds nearly every g below about 11 k in each layer k (about
+/// 11 n^2 / 16 bytes of bitsets), its widest layer about 11 n states, and there are about 6.5 n
+/// targets. Cost O(1).
+pub(crate) fn distribution_predicted(n: u64, words: u64) -> (u64, u64) {
     let (n, per_state) = (n as u128, 8 * words as u128);
-    let predicted = PROCESS_BYTES as u128 + n * n * 11 / 16 + per_state * (3 * 11 * n + 7 * n);
-    predicted.min(u64::MAX as u128) as u64
+    let plan = n * n * 11 / 16;
+    let predicted = PROCESS_BYTES as u128 + plan + per_state * (3 * 11 * n + 7 * n);
+    (predicted.min(u64::MAX as u128) as u64, plan.min(u64::MAX as u128) as u64)
 }

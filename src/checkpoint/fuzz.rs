@@ -86,7 +86,7 @@ fn forged(file: &[u8], changes: &[Mutation]) -> Vec<u8> {
             _ => {}
         }
     }
-    let sum = checksum(&body);
+    let sum = fibtree_util::fnv1a(&body);
     body.extend_from_slice(&sum.to_le_bytes());
     body
 }

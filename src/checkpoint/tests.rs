@@ -1,16 +1,27 @@
 //! The checkpoint's encoding round trip and its damage detection, and runs resumed from saved states.
 
 use super::*;
-use crate::engines::blocked::{self, Tuning};
+use crate::engines::blocked::{self, NonZeroSet, State, Tuning};
+use crate::engines::both_ends::Position;
+use crate::plan::LayerSet;
+use format::MAGIC;
+
+/// Appends the little-endian word `w`, as a file holds it.
+fn put(out: &mut Vec<u8>, w: u64) {
+    out.extend_from_slice(&w.to_le_bytes());
+}
+
+/// The checksum a file ends with.
+fn checksum(bytes: &[u8]) -> u64 {
+    fibtree_util::fnv1a(bytes)
+}
 use crate::engines::to_biguint;
 use crate::plan::Plan;
 use crate::targets::Targets;
 
 /// A copy of a state, through its encoding.
 fn clone(state: &State) -> State {
-    let mut bytes = Vec::new();
-    write_state(state, &mut bytes);
-    read_state(&mut bytes.as_slice()).expect("a state reads back what it wrote")
+    format::through_the_file(state).expect("a state reads back what it wrote")
 }
 
 /// The states a run over `targets` passes between its segments.
@@ -53,7 +64,7 @@ fn encoding_round_trips_and_detects_damage() {
     for w in [2, 300, 0, 1, 2, 7, 11, 3, 5] {
         put(&mut old, w);
     }
-    write_state(&state, &mut old);
+    old.extend(format::state_bytes(&state));
     let sum = checksum(&old);
     put(&mut old, sum);
     let progress = Position::Up { cut: 300, state: clone(&state) };

@@ -280,7 +280,9 @@ pub(super) fn bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
     let most = threads.last().copied();
     let session = Session::new(args.output.output.as_deref(), most, false)?.naming(bench_flags);
     let mut session = session.requiring_threads();
-    let limit = args.memory.limit(threads.iter().copied().max());
+    // the threads alive at once: the session's pool (the most threads, where the plans are made)
+    // and a measurement's own pool beside it, each thread's stack in the address space
+    let limit = args.memory.limit(most.map(|t| 2 * t));
     let cancel = session.cancel_flag();
     let hooks = fibtree::Hooks::default().cancel_on(&cancel);
     let say = |line: String| {

@@ -365,3 +365,89 @@ fn forged_checkpoints_never_give_a_wrong_value_nor_lose_the_file() {
         assert!(!ckpt.exists());
     }
 }
+
+/// One rule for what is a checkpoint: a file that begins with FIBTCKPT, damaged or not, which
+/// `--fresh` discards; anything else (an empty file, random bytes) is refused alike with or without
+/// `--fresh`, and left as it is.
+#[test]
+fn fresh_discards_what_is_a_checkpoint_and_nothing_else() {
+    let dir = TempDir::new("fresh-rule");
+    for (name, bytes) in [
+        ("empty.ckpt", &b""[..]),
+        ("random.ckpt", &[0x9e, 0x37, 0x79, 0xb9, 0x7f, 0x4a, 0x7c, 0x15, 1]),
+        ("short.ckpt", b"FIBT"),
+    ] {
+        let path = dir.file(name, bytes);
+        for fresh in [false, true] {
+            let mut args = vec!["count", "300", "-q", "--checkpoint", &path];
+            if fresh {
+                args.push("--fresh");
+            }
+            let err = usage_error(&args, "--checkpoint");
+            assert!(err.contains("is not a fibtree checkpoint (it does not begin with FIBTCKPT)"), "{name}: {err}");
+            assert_eq!(err.contains("--fresh does not discard it"), fresh, "{name}: {err}");
+            assert_eq!(std::fs::read(&path).unwrap(), bytes, "{name}: left as it was");
+        }
+    }
+    // a checkpoint cut short is one: refused as damaged, discarded by --fresh
+    let path = dir.file("cut.ckpt", b"FIBTCKPT\x04\x00");
+    let err = usage_error(&["count", "300", "-q", "--checkpoint", &path], "--checkpoint");
+    assert!(err.contains("is damaged"), "{err}");
+    let (_, err) = success_with_stderr(&["count", "300", "-q", "--checkpoint", &path, "--fresh"]);
+    assert!(err.contains("discarded the checkpoint"), "{err}");
+}
+
+/// A checkpoint named through a symbolic link: the file it leads to is saved, read and removed at
+/// the end; the link stays a link.
+#[test]
+fn a_linked_checkpoint_saves_and_removes_its_target_and_keeps_the_link() {
+    let dir = TempDir::new("linked");
+    std::fs::create_dir(dir.path().join("real")).unwrap();
+    let link = dir.path().join("run.ckpt");
+    std::os::unix::fs::symlink("real/target.ckpt", &link).unwrap();
+    let target = dir.path().join("real/target.ckpt");
+    let path = link.to_str().unwrap();
+    let want = success(&["count", "3000", "-q"]);
+    let kept = ["count", "3000", "-q", "--checkpoint", path, "--checkpoint-every", "0", "--keep-checkpoint"];
+    assert_eq!(success(&kept), want);
+    assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink(), "the link stays a link");
+    assert!(target.is_file(), "the target holds the checkpoint");
+    let (out, err) = success_with_stderr(&["count", "3000", "-q", "--checkpoint", path]);
+    assert_eq!(out, want);
+    assert!(err.contains("resuming from the checkpoint"), "{err}");
+    assert!(!target.exists(), "the checkpoint goes at the end");
+    assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink(), "the link stays");
+    // refused runs leave no lock file beside the target or the link
+    let err = usage_error(&["count", "3000", "-q", "--checkpoint", path, "--max-memory", "1M"], "--max-memory");
+    assert!(err.contains("needs about"), "{err}");
+    let left: Vec<String> = std::fs::read_dir(dir.path().join("real"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}
+
+/// A checkpoint whose lock file cannot be written (a full file system): refused before any work,
+/// naming the folder, and nothing left there.
+#[test]
+fn a_full_disk_refuses_the_checkpoint_before_any_work_and_leaves_nothing() {
+    let dir = TempDir::new("ckpt-nospace");
+    let Some(small) = Mounted::tmpfs(&dir, "64k") else { return };
+    // fill it: the lock file's pid has no room
+    let filler = small.0.join("filler");
+    let _ = std::fs::write(&filler, vec![0u8; 1 << 20]);
+    let ckpt = small.0.join("run.ckpt");
+    let args = ["count", "3000", "-q", "--checkpoint", ckpt.to_str().unwrap()];
+    let output = fibtree(&args);
+    let err = stderr(&output);
+    let left: Vec<String> =
+        std::fs::read_dir(&small.0).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    assert_eq!(left, ["filler"], "nothing left but what was there: {err}");
+    match output.status.code() {
+        // refused before any work, naming the checkpoint's folder
+        Some(2) => assert!(err.contains("--checkpoint") && err.contains("No space left"), "{err}"),
+        // or the lock fitted (a file system that keeps room for small files): the count went on
+        Some(0) => assert_eq!(stdout(&output), success(&["count", "3000", "-q"])),
+        other => panic!("{other:?}: {err}"),
+    }
+}

@@ -127,12 +127,20 @@ fn a_file_size_limit_is_an_error_naming_the_file() {
 /// (exit 134) nor panicking ([`under`] checks both); a band just above the refusal is where an
 /// estimate short of what the run maps aborts. Returns the exit statuses.
 fn swept(kib: impl IntoIterator<Item = u64>, args: &str, want: &str) -> Vec<i32> {
+    swept_judged(kib, args, |out| assert_eq!(out, want, "{args}"))
+}
+
+/// [`swept`], each completed run's standard output handed to `judge`.
+fn swept_judged(kib: impl IntoIterator<Item = u64>, args: &str, judge: impl Fn(&str)) -> Vec<i32> {
     let mut codes = Vec::new();
     for v in kib {
         let output = under(&format!("ulimit -v {v}"), args).expect("bash ran before");
         let code = output.status.code().unwrap_or(-1);
         match code {
-            0 => assert_eq!(stdout(&output), want, "ulimit -v {v}: {args}"),
+            0 => {
+                println!("ulimit -v {v}: {args}: completed");
+                judge(&stdout(&output));
+            }
             2 => {
                 refused(&output, "(ulimit -v)");
             }
@@ -198,6 +206,46 @@ fn a_refusal_names_the_same_figure_whatever_the_limit() {
     let figures: Vec<String> =
         ["1", "20M", "1G"].iter().map(|m| figure(&["table", "1", "100000", "--max-memory", m])).collect();
     assert!(figures.iter().all(|f| *f == figures[0]), "table 1 100000: {figures:?}");
+    // a whole distribution: below its prediction and between the prediction and the estimate alike
+    for n in ["3000", "5000"] {
+        let figures: Vec<String> =
+            ["1", "30M", "60M", "80M"].iter().map(|m| figure(&["dist", n, "--max-memory", m])).collect();
+        assert!(figures.iter().all(|f| *f == figures[0]), "dist {n}: {figures:?}");
+    }
+}
+
+/// The peak resident memory of `fibtree args` (its rusage, as `wait4` gives it), with its exit
+/// status.
+#[expect(clippy::zombie_processes, reason = "reaped by wait4, which gives its rusage")]
+fn peak_of(args: &[&str]) -> (i32, u64) {
+    let child = std::process::Command::new(binary())
+        .args(args)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut status = 0;
+    // SAFETY: an all-zero rusage is a valid value for wait4 to fill; the pid is our own child's
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: wait4 on our own child, with valid pointers to the status and the rusage
+    let pid = unsafe { libc::wait4(child.id() as i32, &mut status, 0, &mut usage) };
+    assert_eq!(pid, child.id() as i32, "wait4: {}", std::io::Error::last_os_error());
+    (libc::WEXITSTATUS(status), usage.ru_maxrss as u64 * 1024)
+}
+
+/// `--max-memory` holds a whole distribution: just above its estimate, the run completes within it.
+#[test]
+fn a_distribution_stays_within_its_max_memory() {
+    for n in ["2000", "3000"] {
+        let err = usage_error(&["dist", n, "--max-memory", "1"], "--max-memory");
+        let at = err.find("needs about ").unwrap() + "needs about ".len();
+        let mib: f64 = err[at..].split(" MiB").next().unwrap().parse().unwrap();
+        // the figure is rounded to a tenth of a MiB
+        let limit = ((mib + 0.1) * 1048576.0) as u64;
+        let (code, peak) = peak_of(&["dist", n, "--max-memory", &limit.to_string()]);
+        assert_eq!(code, 0, "dist {n} --max-memory {limit}");
+        assert!(peak <= limit, "dist {n}: peak {peak} over the limit {limit}");
+    }
 }
 
 /// `self-test` under `ulimit -v` too low for its rungs is refused whole, before any rung, rather
@@ -215,4 +263,34 @@ fn the_self_test_is_refused_whole_under_a_low_address_space_limit() {
     assert!(!stdout(&output).contains("OK"), "no rung ran: {}", stdout(&output));
     let passed = under("ulimit -v 400000", "self-test").unwrap();
     assert_eq!(passed.status.code(), Some(0), "{}", stderr(&passed));
+}
+
+/// Across `ulimit -v`, the runs whose allocations the estimate once missed complete or are refused,
+/// never aborted: a whole distribution (its engine's layers, every value kept, the targets'
+/// bookkeeping), a count that saves a checkpoint every second (the save streamed, no copy of the
+/// state), and a bench on more threads than cores (the session's pool and a measurement's beside
+/// it). Each sweep reaches both outcomes.
+#[test]
+fn no_address_space_limit_aborts_a_distribution_a_checkpointed_count_or_a_bench() {
+    if under("ulimit -v 400000", "count 10 -q").is_none() {
+        crate::common::skip("no bash to set ulimit -v");
+        return;
+    }
+    let both = |codes: Vec<i32>, what: &str| assert!(codes.contains(&0) && codes.contains(&2), "{what}: {codes:?}");
+    for (n, threads, kib) in [("2000", "2", 36_000..=84_000), ("3000", "1", 56_000..=104_000)] {
+        let want = success(&["dist", n, "--threads", threads]);
+        let args = format!("dist {n} --threads {threads}");
+        both(swept(kib.step_by(4_000), &args, &want), &args);
+    }
+    let want = success(&["dist", "5000"]);
+    both(swept([150_000, 190_000, 230_000, 270_000, 310_000], "dist 5000", &want), "dist 5000");
+    let dir = TempDir::new("limits-checkpoint");
+    let ckpt = dir.path().join("c.ckpt");
+    let f20000 = success(&["count", "20000", "-q"]);
+    let args =
+        format!("count 20000 -q --checkpoint '{}' --checkpoint-every 1 --keep-checkpoint --fresh", ckpt.display());
+    both(swept([100_000, 116_000, 130_000, 150_000, 170_000], &args, &f20000), "a checkpointed count");
+    let args = "bench --n 5000 --runs 1 --threads 7 -q --json";
+    let judge = |out: &str| assert!(out.contains("\"checked\":true"), "{out}");
+    both(swept_judged((42_000..=74_000).step_by(4_000), args, judge), args);
 }

@@ -425,3 +425,18 @@ fn head_ends_a_long_stream_with_status_0() {
         assert!(!err.contains("error"), "fibtree {args:?} | head: {err}");
     }
 }
+
+/// A temporary file that a writer killed in the middle of a write left (`.NAME.RANDOM.tmp`, which
+/// no process holds) goes with the next write to that name; another name's stays.
+#[test]
+fn a_stale_temporary_goes_with_the_next_write_of_its_name() {
+    let dir = TempDir::new("stale-output");
+    let stale = dir.file(".out.txt.00000000deadbeef.tmp", "half of an output");
+    let other = dir.file(".other.txt.00000000deadbeef.tmp", "another's");
+    let out = dir.path().join("out.txt");
+    let output = fibtree(&["count", "10", "-q", "-o", out.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "17\n");
+    assert!(!std::path::Path::new(&stale).exists(), "the stale temporary is gone");
+    assert!(std::path::Path::new(&other).exists(), "another name's is left");
+}

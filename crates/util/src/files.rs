@@ -96,9 +96,11 @@ const RANDOM_CHARS: usize = 16;
 
 /// Creates a new file with a random name `.NAME.RANDOM.tmp` beside `path` (RANDOM of
 /// [`RANDOM_CHARS`] hexadecimal digits), never an existing one, with the mode a plain new file gets
-/// (0666 less the umask), and its name, which removes it when dropped unless persisted. Made here
-/// rather than by tempfile's builder, whose errors name the random temporary path instead of giving
-/// the system's error alone; tempfile's [`TempPath`] removes and persists it.
+/// (0666 less the umask), and its name, which removes it when dropped unless persisted. The file is
+/// locked (`flock`) while it is open, so that a process that finds it unlocked knows its writer is
+/// gone ([`remove_stale_temporaries`]). Made here rather than by tempfile's builder, whose errors
+/// name the random temporary path instead of giving the system's error alone; tempfile's
+/// [`TempPath`] removes and persists it.
 fn create_temporary(path: &Path) -> std::io::Result<(File, TempPath)> {
     // absolute before the file is made, so that naming it for tempfile cannot fail afterwards
     let path = std::path::absolute(path)?;
@@ -106,7 +108,12 @@ fn create_temporary(path: &Path) -> std::io::Result<(File, TempPath)> {
     loop {
         let temp = beside(&path, &format!(".{:016x}.tmp", rng.next_u64()));
         match std::fs::OpenOptions::new().write(true).create_new(true).open(&temp) {
-            Ok(file) => return Ok((file, TempPath::try_from_path(temp)?)),
+            Ok(file) => {
+                // a file system without locks leaves it unlocked: its temporaries are then never
+                // taken for stale ones (the test fails there too)
+                let _ = file.try_lock();
+                return Ok((file, TempPath::try_from_path(temp)?));
+            }
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
             Err(e) => return Err(e),
         }
@@ -131,6 +138,37 @@ pub fn is_temporary_of(path: &Path, name: &str) -> bool {
     random.is_some_and(|r| r.len() == RANDOM_CHARS && r.bytes().all(|b| b.is_ascii_hexdigit()))
 }
 
+/// Removes the temporary files of `path` ([`is_temporary_of`]) whose writers are gone: those a
+/// process killed in the middle of a write (`kill -9`, a crash, the machine's power) left behind,
+/// which no later write would otherwise remove. A temporary file is locked by its writer for as long
+/// as the writer has it open (the lock goes with the process), so one that can be locked now is
+/// stale; one that cannot (a write under way, or a file system without locks) is left. Cost: one
+/// listing of the folder, and an open of each temporary file of `path`.
+///
+/// ```
+/// let folder = tempfile::tempdir()?;
+/// let stale = folder.path().join(".out.txt.0123456789abcdef.tmp");
+/// std::fs::write(&stale, "what a killed writer left")?;
+/// fibtree_util::remove_stale_temporaries(&folder.path().join("out.txt"));
+/// assert!(!stale.exists());
+/// # Ok::<(), std::io::Error>(())
+/// ```
+pub fn remove_stale_temporaries(path: &Path) {
+    let Ok(path) = resolve_links(path) else { return };
+    let Ok(entries) = std::fs::read_dir(folder_of(&path)) else { return };
+    for entry in entries.flatten() {
+        if !entry.file_name().to_str().is_some_and(|name| is_temporary_of(&path, name)) {
+            continue;
+        }
+        if let Ok(file) = File::open(entry.path())
+            && file.try_lock().is_ok()
+        {
+            // removed while locked, so that no writer takes it meanwhile
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
 /// Checks that a file could be created in `path`'s folder, by creating and removing a temporary
 /// file there: what [`AtomicFile::create`] will do later, tried at once.
 ///
@@ -142,7 +180,8 @@ pub fn probe_folder(path: &Path) -> std::io::Result<()> {
 
 /// A file written under a temporary name (`.NAME.RANDOM.tmp` in the folder of the file a path's
 /// links lead to) and renamed into place by [`AtomicFile::commit`]; dropped uncommitted, it removes
-/// its temporary file. fibtree's checkpoints and the command line's output files are both written
+/// its temporary file. Its creation removes the temporary files of the same name that killed
+/// writers left ([`remove_stale_temporaries`]). fibtree's checkpoints and the command line's output files are both written
 /// through it.
 #[derive(Debug)]
 pub struct AtomicFile {
@@ -164,6 +203,8 @@ impl AtomicFile {
     pub fn create(path: &Path) -> std::io::Result<AtomicFile> {
         let path = resolve_links(path)?;
         let (file, temp) = create_temporary(&path)?;
+        // what killed writers of this name left (this one's own file is locked)
+        remove_stale_temporaries(&path);
         if let Some(old) = std::fs::metadata(&path).ok().filter(|m| m.is_file()) {
             // the same owner first (only possible for a privileged process), then the mode, which
             // a change of owner may clear; on an error the temporary file goes with `temp`
@@ -285,6 +326,28 @@ mod tests {
         assert!(temp.file_name().unwrap().len() <= NAME_MAX, "{}", temp.display());
         write_atomically(&long, b"long").unwrap();
         assert_eq!(std::fs::read(&long).unwrap(), b"long");
+    }
+
+    #[test]
+    fn a_stale_temporary_goes_with_the_next_write_and_a_live_one_stays() {
+        let temp = folder();
+        let dir = temp.path();
+        let path = dir.join("out.txt");
+        // what a writer killed in the middle left: a temporary file no process has open
+        let stale = dir.join(".out.txt.0123456789abcdef.tmp");
+        std::fs::write(&stale, "half").unwrap();
+        let other = dir.join(".other.txt.0123456789abcdef.tmp");
+        std::fs::write(&other, "another name's").unwrap();
+        // a writer of the same name at work: its temporary file is open, and locked
+        let live = AtomicFile::create(&path).unwrap();
+        assert!(!stale.exists(), "the stale temporary is removed by the next write");
+        let live_path = live.temporary_path().to_path_buf();
+        write_atomically(&path, b"done").unwrap();
+        assert!(live_path.exists(), "a write under way keeps its temporary file");
+        assert!(other.exists(), "another name's temporary file is left");
+        drop(live);
+        assert!(!live_path.exists());
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "done");
     }
 
     #[test]

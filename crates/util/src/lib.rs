@@ -18,9 +18,10 @@ mod numbers;
 mod rng;
 
 pub use bytes::{human_bytes, parse_bytes};
-pub use checksum::fnv1a;
+pub use checksum::{Fnv1a, fnv1a};
 pub use files::{
-    AtomicFile, beside, descriptor_named, folder_of, is_temporary_of, probe_folder, resolve_links, write_atomically,
+    AtomicFile, beside, descriptor_named, folder_of, is_temporary_of, probe_folder, remove_stale_temporaries,
+    resolve_links, write_atomically,
 };
 pub use numbers::{NUMBER_FORMS, NotWhole, decimal_digits, parse_modulus, parse_number, parse_whole};
 pub use rng::{SplitMix64, clock_seed};
