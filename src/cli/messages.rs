@@ -12,6 +12,9 @@ pub(super) const MAX_DIGITS: usize = 40;
 /// `text` made fit for one line: control characters escaped as Rust writes them (`\n`, `\t`,
 /// `\u{1b}`).
 pub(super) fn escaped(text: &str) -> String {
+    if !text.chars().any(char::is_control) {
+        return text.to_string();
+    }
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         if c.is_control() {
