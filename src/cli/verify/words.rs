@@ -54,7 +54,7 @@ pub(super) struct ClaimedParity {
     pub(super) agrees: bool,
     claimed: u8,
     closed_form: u8,
-    /// The words that tell a claim of the wrong parity (not in the JSON).
+    /// The words that tell a claim of the wrong parity (not in the JSON; empty where it agrees).
     #[serde(skip)]
     pub(super) why: String,
 }
@@ -68,6 +68,9 @@ impl ClaimedParity {
             return None;
         }
         let Parity { residue: claimed, closed_form } = Parity::of(n, g, answer);
+        if claimed == closed_form {
+            return Some(ClaimedParity { agrees: true, claimed, closed_form, why: String::new() });
+        }
         let mut reason = match fibtree::grundy(n) {
             None => "T(0) has no move".to_string(),
             Some(value) if g < value => format!("{g} < G({n}) = {value}"),
@@ -86,7 +89,7 @@ impl ClaimedParity {
             word(claimed),
             word(closed_form)
         );
-        Some(ClaimedParity { agrees: claimed == closed_form, claimed, closed_form, why })
+        Some(ClaimedParity { agrees: false, claimed, closed_form, why })
     }
 }
 
