@@ -138,6 +138,31 @@ pub enum Error {
         /// The closed form's, [g < G(n)].
         closed_form: u8,
     },
+    /// A residue of the modular engine disagrees with a second computation of it: the engine's
+    /// residue modulo a multiple of the modulus, reduced, or the parity the closed form of G gives
+    /// (docs/math.md, "The parity of a count"). A bug, reported loudly, as a failed
+    /// [`Error::CrossCheck`] is.
+    ///
+    /// ```
+    /// let e = fibtree::Error::ResidueCheck {
+    ///     what: "c(10, 0) mod 2".into(),
+    ///     residue: "0".into(),
+    ///     by: "the closed form of G".into(),
+    ///     independent: "1".into(),
+    /// };
+    /// assert_eq!(e.to_string(), "CROSS-CHECK FAILED for c(10, 0) mod 2: the modular engine gives 0, the closed form of G gives 1");
+    /// ```
+    #[error("CROSS-CHECK FAILED for {what}: the modular engine gives {residue}, {by} gives {independent}")]
+    ResidueCheck {
+        /// Which residue, e.g. `c(10000, 0) mod 998244353`.
+        what: String,
+        /// The modular engine's residue.
+        residue: String,
+        /// The second computation, e.g. `its run modulo 998244353 * 2^33`.
+        by: String,
+        /// What the second computation gives.
+        independent: String,
+    },
     /// Two runs of the same exact computation gave different values: a bug, reported loudly.
     #[error("RUNS DISAGREE: {0}")]
     RunsDisagree(String),

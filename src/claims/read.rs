@@ -8,6 +8,7 @@ use super::{CLAIMS_HEADER, Claim, MAX_LINE, Malformed};
 use crate::error::{Error, Param, Result};
 use crate::hooks::Hooks;
 use fibtree_util::{NotWhole, parse_modulus, parse_whole};
+use num_bigint::BigUint;
 
 /// The columns of a claims file, in the order of [`CLAIMS_HEADER`].
 const COLUMNS: [&str; 4] = ["n", "g", "modulus", "answer"];
@@ -32,7 +33,7 @@ pub enum Line {
 /// use fibtree::claims::{ClaimsReader, Line};
 /// let file = &b"n,g,modulus,answer\n10,0,7,3\n10,0\n"[..];
 /// let lines: Vec<Line> = ClaimsReader::new(file).collect::<Result<_, _>>()?;
-/// assert!(matches!(&lines[0], Line::Claim(c) if (c.line, c.n, c.modulus, c.answer) == (2, 10, 7, 3)));
+/// assert!(matches!(&lines[0], Line::Claim(c) if (c.line, c.n, c.modulus) == (2, 10, Some(7)) && c.answer == 3u32.into()));
 /// assert!(matches!(&lines[1], Line::Malformed(m) if m.line == 3));
 /// # Ok::<(), fibtree::Error>(())
 /// ```
@@ -198,13 +199,17 @@ fn parse_claim(s: &str, line: usize, order: &[usize; 4]) -> std::result::Result<
     let n = whole("n", n)?;
     crate::game::check_n(n).map_err(|_| format!("n: at most {}, got {n}", crate::game::MAX_N))?;
     let g = if g.is_empty() { 0 } else { whole("g", g)? };
-    let modulus = parse_modulus(modulus).map_err(|e| format!("modulus: {e}"))?;
-    let answer: u128 = parse_whole(answer).map_err(|e| match e {
-        NotWhole::NotDigits => format!("answer: expected a whole number, got '{answer}'"),
-        NotWhole::TooLarge => format!("answer: '{answer}' is not below the modulus {modulus}"),
-    })?;
-    if answer >= modulus {
-        return Err(format!("answer: {answer} is not below the modulus {modulus}"));
+    // an empty modulus claims the whole count: digits of any length (a line holds at most MAX_LINE)
+    let modulus = match modulus {
+        "" => None,
+        m => Some(parse_modulus(m).map_err(|e| format!("modulus: {e}"))?),
+    };
+    let answer: BigUint =
+        parse_whole(answer).map_err(|_| format!("answer: expected a whole number, got '{answer}'"))?;
+    if let Some(m) = modulus
+        && answer >= BigUint::from(m)
+    {
+        return Err(format!("answer: {answer} is not below the modulus {m}"));
     }
     Ok(Claim { line, n, g, modulus, answer })
 }

@@ -82,8 +82,10 @@ pub(super) enum Command {
     Count(CountArgs),
     /// Check a claimed c(N, G), or a residue of it, or a file of claims.
     ///
-    /// A claim is checked against the exact value; a residue whose exact count does not fit in
-    /// memory, against the modular engine alone (as `count --mod-only` computes it), which is said.
+    /// A residue modulo M < 2^63 is judged by the modular engine (as `count --mod-only` computes
+    /// it), checked by its run modulo a multiple of M and by the closed form's parity; a whole
+    /// value, a larger modulus, or any claim with --exact, by the exact count. The verdict says
+    /// which ran.
     Verify(VerifyArgs),
     /// The whole distribution c(N, g) over every g, as CSV or JSON.
     ///

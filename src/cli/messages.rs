@@ -12,6 +12,9 @@ pub(super) const MAX_DIGITS: usize = 40;
 /// `text` made fit for one line: control characters escaped as Rust writes them (`\n`, `\t`,
 /// `\u{1b}`).
 pub(super) fn escaped(text: &str) -> String {
+    if !text.chars().any(char::is_control) {
+        return text.to_string();
+    }
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         if c.is_control() {
@@ -23,8 +26,25 @@ pub(super) fn escaped(text: &str) -> String {
     out
 }
 
+/// The run of digits `digits` as a message shows it: whole up to [`MAX_DIGITS`] digits, longer
+/// cut to its first and last `MAX_DIGITS / 2` digits and its length
+/// (`12345678901234567890...12345678901234567890 (2087 digits)`). Every number a message or a
+/// verdict for people shows is cut by this. Cost O(its length).
+pub(super) fn cut(digits: &str) -> String {
+    if let Some(magnitude) = digits.strip_prefix('-') {
+        return format!("-{}", cut(magnitude));
+    }
+    let len = digits.len();
+    if len > MAX_DIGITS && digits.is_ascii() {
+        let half = MAX_DIGITS / 2;
+        format!("{}...{} ({len} digits)", &digits[..half], &digits[len - half..])
+    } else {
+        digits.to_string()
+    }
+}
+
 /// `text` made fit for one line of an error: control characters escaped ([`escaped`]) and numbers
-/// longer than [`MAX_DIGITS`] cut to their ends, with their length.
+/// longer than [`MAX_DIGITS`] cut to their ends, with their length ([`cut`]).
 pub(super) fn one_line(text: &str) -> String {
     let text = escaped(text);
     let mut out = String::with_capacity(text.len());
@@ -33,13 +53,7 @@ pub(super) fn one_line(text: &str) -> String {
         out.push_str(&rest[..start]);
         rest = &rest[start..];
         let len = rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len());
-        let digits = &rest[..len];
-        if len > MAX_DIGITS {
-            let half = MAX_DIGITS / 2;
-            out.push_str(&format!("{}...{} ({len} digits)", &digits[..half], &digits[len - half..]));
-        } else {
-            out.push_str(digits);
-        }
+        out.push_str(&cut(&rest[..len]));
         rest = &rest[len..];
     }
     out.push_str(rest);
@@ -47,8 +61,8 @@ pub(super) fn one_line(text: &str) -> String {
 }
 
 /// Writes `line` to standard error as one line, its control characters escaped; a failed write is
-/// ignored, as there is nowhere left to report it. (Its numbers are whole: an index or a value
-/// said on standard error is information.)
+/// ignored, as there is nowhere left to report it. Its numbers are as the caller gives them: one
+/// that may be long is cut by the caller ([`cut`]).
 pub fn say(line: &str) {
     let mut err = std::io::stderr().lock();
     let _ = writeln!(err, "{}", escaped(line));
@@ -98,10 +112,13 @@ mod tests {
     #[test]
     fn long_numbers_are_cut_to_their_ends() {
         let long: String = (0..2087).map(|i| char::from(b'0' + (i % 10) as u8)).collect();
-        let cut = one_line(&format!("got {long}, expected 12"));
-        assert_eq!(cut, "got 01234567890123456789...78901234567890123456 (2087 digits), expected 12");
+        let line = one_line(&format!("got {long}, expected 12"));
+        assert_eq!(line, "got 01234567890123456789...78901234567890123456 (2087 digits), expected 12");
         let forty = "1".repeat(MAX_DIGITS);
         assert_eq!(one_line(&forty), forty, "a number of the limit's length is shown whole");
+        assert_eq!((cut(&forty), cut("17")), (forty.clone(), "17".to_string()));
+        assert_eq!(cut(&long), "01234567890123456789...78901234567890123456 (2087 digits)");
+        assert_eq!(cut(&format!("-{long}")), "-01234567890123456789...78901234567890123456 (2087 digits)");
     }
 
     #[test]

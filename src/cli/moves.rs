@@ -192,8 +192,9 @@ pub(super) fn moves(args: MovesArgs) -> anyhow::Result<ExitCode> {
     };
     session.emit(&moves, OutputForm::of(args.json, false))?;
     if args.random {
-        // in every form, so that a random pick can always be repeated with --seed
-        super::say(&format!("index {} (seed {seed})", moves.moves[0].index));
+        // in every form, so that a random pick can always be repeated with --seed; a long index cut
+        // as every number of a message is (--json has it whole)
+        super::say(&format!("index {} (seed {seed})", super::messages::cut(&moves.moves[0].index)));
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -23,6 +23,7 @@ use crate::report::{Parity, Projection, Report};
 use crate::targets::Targets;
 
 use mod_only::moduli_of;
+pub(crate) use mod_only::residues_each;
 pub use mod_only::{mod_only, mod_only_each};
 pub use route::check_table_floor;
 pub(crate) use route::planned_under;

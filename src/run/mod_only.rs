@@ -57,6 +57,29 @@ pub fn mod_only(n: u64, g: u64, options: &Options) -> Result<ModReport> {
 /// ```
 pub fn mod_only_each(targets: &[(u64, u64)], options: &Options) -> Result<Vec<ModReport>> {
     let moduli = moduli_of(options)?;
+    let (residues, estimate) = residues_each(targets, &moduli, options)?;
+    let report = |(&(n, g), residues): (&(u64, u64), Vec<u64>)| ModReport {
+        n,
+        g,
+        residues: moduli.iter().copied().zip(residues).collect(),
+        memory_estimate_bytes: estimate,
+    };
+    Ok(targets.iter().zip(residues).map(report).collect())
+}
+
+/// The residues of every one of `targets` modulo each of `moduli` (checked here, and only these:
+/// no default projection is added), in one run of the modular engine, as [`mod_only_each`] runs it:
+/// a vector of residues a target, in the order of `targets` (a repeated target each time), each in
+/// the order of `moduli`; and the run's memory estimate.
+///
+/// Cost: as [`mod_only_each`], for these moduli.
+///
+/// # Errors
+/// As [`Counting::new`](super::Counting::new).
+pub(crate) fn residues_each(targets: &[(u64, u64)], moduli: &[u64], options: &Options) -> Result<(Vec<Vec<u64>>, u64)> {
+    for &m in moduli {
+        modular::check_modulus(m)?;
+    }
     let all = Targets::new(targets);
     // Before anything of size O(n): the Grundy values either way take 4 bytes a layer.
     let guard = Guard::new(Run::Residues { moduli: moduli.len(), at_once: 1 }, options.limit());
@@ -69,12 +92,10 @@ pub fn mod_only_each(targets: &[(u64, u64)], options: &Options) -> Result<Vec<Mo
     }
     let live = Targets::new(&live);
     let (residues, estimate) =
-        if live.is_empty() { (Vec::new(), PROCESS_BYTES) } else { residues_of(&live, &moduli, &guard, options.hooks)? };
-    let report = |&(n, g): &(u64, u64)| {
-        let residues = live.index_of((n, g)).map_or_else(|| vec![0; moduli.len()], |at| residues[at].clone());
-        ModReport { n, g, residues: moduli.iter().copied().zip(residues).collect(), memory_estimate_bytes: estimate }
-    };
-    Ok(targets.iter().map(report).collect())
+        if live.is_empty() { (Vec::new(), PROCESS_BYTES) } else { residues_of(&live, moduli, &guard, options.hooks)? };
+    let of =
+        |&target: &(u64, u64)| live.index_of(target).map_or_else(|| vec![0; moduli.len()], |at| residues[at].clone());
+    Ok((targets.iter().map(of).collect(), estimate))
 }
 
 /// The residues of every one of `targets` (none known to count 0) modulo each of `moduli`, in one run

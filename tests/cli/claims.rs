@@ -5,7 +5,7 @@
 use num_traits::ToPrimitive;
 use serde_json::Value;
 
-use super::verify::{exact, expect_status, residue};
+use super::verify::{BY_EXACT, by_route, exact, expect_status, residue, wrong_parity};
 use crate::common::*;
 
 /// What a line of a claims file should give.
@@ -24,6 +24,26 @@ impl Want {
     }
 }
 
+/// Whether the exact count judges the claims of (n, g) among `wants`: one of them is modulo 2^63
+/// or more.
+fn counted_exactly(wants: &[Want], (n, g): (u64, u64)) -> bool {
+    wants
+        .iter()
+        .any(|w| matches!(w, Want::Claim { n: wn, g: wg, modulus, .. } if (*wn, *wg) == (n, g) && *modulus >= 1 << 63))
+}
+
+/// The verdict line of a claim, as the default route gives it (`exact`: the exact count judged it).
+fn claim_line(line: usize, (n, g): (u64, u64), modulus: u128, answer: u128, expected: u128, exact: bool) -> String {
+    let verdict = if answer == expected { "OK" } else { "MISMATCH" };
+    let by = if exact { BY_EXACT.to_string() } else { by_route(modulus) };
+    let mut text =
+        format!("line {line}: c({n}, {g}) mod {modulus}: claimed {answer}, true {expected}: {verdict} ({by})");
+    if modulus.is_multiple_of(2) && answer % 2 != expected % 2 {
+        text = format!("{text}; {}", wrong_parity(n, g, &format!("c({n}, {g}) mod {modulus}"), answer % 2 == 1));
+    }
+    text
+}
+
 /// Checks the text output of a claims run against `wants` (in file order) and the summary.
 fn check_claims_text(out: &str, wants: &[Want]) {
     let lines: Vec<&str> = out.lines().collect();
@@ -31,17 +51,14 @@ fn check_claims_text(out: &str, wants: &[Want]) {
     let (mut ok, mut mismatch, mut bad) = (0, 0, 0);
     for (got, want) in lines.iter().zip(wants) {
         match want {
-            Want::Claim { line, n, g, modulus, answer, expected } => {
-                let verdict = if answer == expected { "OK" } else { "MISMATCH" };
+            &Want::Claim { line, n, g, modulus, answer, expected } => {
                 if answer == expected {
                     ok += 1;
                 } else {
                     mismatch += 1;
                 }
-                assert_eq!(
-                    *got,
-                    format!("line {line}: c({n}, {g}) mod {modulus}: claimed {answer}, true {expected}: {verdict}")
-                );
+                let exact = counted_exactly(wants, (n, g));
+                assert_eq!(*got, claim_line(line, (n, g), modulus, answer, expected, exact));
             }
             Want::Bad { line, needle } => {
                 bad += 1;
@@ -78,8 +95,19 @@ fn check_claims_json(json: &Value, wants: &[Want]) {
         assert_eq!(v["answer"], answer.to_string(), "{v}");
         assert_eq!(v["expected"], expected.to_string(), "{v}");
         assert_eq!(v["verdict"], verdict, "{v}");
-        assert_eq!(v["judged_by"], "exact", "{v}");
-        assert_eq!(v.as_object().unwrap().len(), 8, "exactly the documented fields: {v}");
+        let exact = counted_exactly(wants, (*n, *g));
+        assert_eq!(v["judged_by"], if exact { "exact" } else { "modular" }, "{v}");
+        let checked_by = v["checked_by"].as_array().unwrap();
+        assert!(checked_by.len() == 2 || (!exact && *modulus >= 1 << 62), "{v}");
+        if exact && *modulus < 1 << 63 {
+            assert_eq!(
+                (v["independent"].clone(), v["independent_modulus"].clone()),
+                (Value::from(expected.to_string()), Value::from(modulus.to_string())),
+                "{v}"
+            );
+        }
+        assert_eq!(v["meant_modulus"], Value::Null, "{v}");
+        assert_eq!(v.as_object().unwrap().len(), 13, "exactly the documented fields: {v}");
     }
     for (m, want) in malformed.iter().zip(&bads) {
         let Want::Bad { line, needle } = want else { unreachable!() };
@@ -188,11 +216,14 @@ fn claims_from_standard_input() {
     // a right file from standard input, without a final newline and with CRLF line ends
     let output = fibtree_with_stdin(&["verify", "--claims", "-"], b"n,g,modulus,answer\r\n10,0,7,3\r\n10,1,7,0");
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let by = by_route(7);
     assert_eq!(
         stdout(&output),
-        "line 2: c(10, 0) mod 7: claimed 3, true 3: OK\n\
-         line 3: c(10, 1) mod 7: claimed 0, true 0: OK\n\
-         2 OK, 0 MISMATCH, 0 malformed\n",
+        format!(
+            "line 2: c(10, 0) mod 7: claimed 3, true 3: OK ({by})\n\
+             line 3: c(10, 1) mod 7: claimed 0, true 0: OK ({by})\n\
+             2 OK, 0 MISMATCH, 0 malformed\n"
+        ),
         "c(10, 1) = 7 = 0 mod 7"
     );
 }
@@ -275,10 +306,8 @@ fn claims_file_all_right_exits_0_and_a_wrong_one_exits_1() {
     text.push_str("10,0,100,18\n");
     let path = dir.file("one-wrong.csv", &text);
     let out = expect_status(&["verify", "--claims", &path], 1);
-    assert!(
-        out.ends_with("line 7: c(10, 0) mod 100: claimed 18, true 17: MISMATCH\n5 OK, 1 MISMATCH, 0 malformed\n"),
-        "{out}"
-    );
+    let line = claim_line(7, (10, 0), 100, 18, 17, false);
+    assert!(out.ends_with(&format!("{line}\n5 OK, 1 MISMATCH, 0 malformed\n")), "{out}");
 }
 
 /// Content that is no claims file at all (binary, or no header) is refused in one line (exit 2),
@@ -327,10 +356,13 @@ fn a_line_too_long_stops_the_reading() {
 #[test]
 fn line_ends_and_encodings_give_the_same_verdicts() {
     let text = "n,g,modulus,answer\n10,0,7,3\nx,0,7,3\n10,0,7,4\n";
-    let want = "line 2: c(10, 0) mod 7: claimed 3, true 3: OK\n\
-                line 3: malformed: n: expected a whole number, got 'x'\n\
-                line 4: c(10, 0) mod 7: claimed 4, true 3: MISMATCH\n\
-                1 OK, 1 MISMATCH, 1 malformed\n";
+    let by = by_route(7);
+    let want = format!(
+        "line 2: c(10, 0) mod 7: claimed 3, true 3: OK ({by})\n\
+         line 3: malformed: n: expected a whole number, got 'x'\n\
+         line 4: c(10, 0) mod 7: claimed 4, true 3: MISMATCH ({by})\n\
+         1 OK, 1 MISMATCH, 1 malformed\n"
+    );
     let utf16 = |bom: [u8; 2], unit: fn(u16) -> [u8; 2]| {
         let mut bytes = bom.to_vec();
         text.encode_utf16().for_each(|u| bytes.extend(unit(u)));
@@ -416,4 +448,96 @@ fn a_closed_pipe_keeps_the_verdicts_exit_status() {
         assert_eq!(status.code(), Some(code), "fibtree {args:?} | head -c 5: {err}");
         assert!(!err.contains("error"), "quietly: {err}");
     }
+}
+
+/// An empty modulus claims the whole count: OK or MISMATCH as `verify --answer` alone gives them,
+/// by the exact count, with the parity's words where the claim's parity is wrong and the modulus
+/// it may have meant where it is the true residue modulo one asked before it (or 998244353, or
+/// its true last digits); a long true value cut unless --show-value.
+#[test]
+fn an_empty_modulus_claims_the_whole_count() {
+    let f100 = exact(100, 0).to_string();
+    let f10000 = exact(10000, 0);
+    let mod_1e9_7 = residue(&f10000, 1_000_000_007);
+    let text = format!(
+        "n,g,modulus,answer\n10,0,,17\n10,0,,18\n10,0,,19\n100,0,,{f100}\n\
+         10000,0,1000000007,{mod_1e9_7}\n10000,0,,{mod_1e9_7}\n10000,0,,163314502\n10000,0,,438505383468410633\n"
+    );
+    let output = fibtree_with_stdin(&["verify", "--claims", "-"], text.as_bytes());
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let out = stdout(&output);
+    let lines: Vec<&str> = out.lines().collect();
+    let value = f10000.to_string();
+    let cut = format!("{}...{} (2087 digits)", &value[..20], &value[value.len() - 20..]);
+    let by = BY_EXACT;
+    let parity = |n, odd| wrong_parity(n, 0, &format!("c({n}, 0)"), odd);
+    let want = [
+        format!("line 2: c(10, 0): claimed 17, true 17: OK ({by})"),
+        format!("line 3: c(10, 0): claimed 18, true 17: MISMATCH ({by}); {}", parity(10, false)),
+        format!("line 4: c(10, 0): claimed 19, true 17: MISMATCH ({by})"),
+        format!("line 5: c(100, 0): claimed {f100}, true {f100}: OK ({by})"),
+        format!("line 6: c(10000, 0) mod 1000000007: claimed {mod_1e9_7}, true {mod_1e9_7}: OK ({by})"),
+        format!(
+            "line 7: c(10000, 0): claimed {mod_1e9_7}, true {cut}: MISMATCH ({by}){}; the claim is the true residue \
+             modulo 1000000007: did you mean the modulus 1000000007?",
+            if mod_1e9_7.is_multiple_of(2) { format!("; {}", parity(10000, false)) } else { String::new() }
+        ),
+        format!(
+            "line 8: c(10000, 0): claimed 163314502, true {cut}: MISMATCH ({by}); {}; the claim is the true residue \
+             modulo 998244353: did you mean the modulus 998244353?",
+            parity(10000, false)
+        ),
+        format!(
+            "line 9: c(10000, 0): claimed 438505383468410633, true {cut}: MISMATCH ({by}); the claim is the true last \
+             18 digits: did you mean the modulus 10^18?"
+        ),
+        "3 OK, 5 MISMATCH, 0 malformed".to_string(),
+    ];
+    assert_eq!(lines, want, "{out}");
+    // --show-value: the true value whole
+    let output = fibtree_with_stdin(&["verify", "--claims", "-", "--show-value"], text.as_bytes());
+    assert!(stdout(&output).contains(&format!("true {value}: MISMATCH")), "{}", stdout(&output));
+    // the JSON: modulus null, the values whole, the claim's parity and the modulus meant
+    let args = ["verify", "--claims", "-", "--json"];
+    let json = json_line(&args, &stdout(&fibtree_with_stdin(&args, text.as_bytes())));
+    let verdicts = json["verdicts"].as_array().unwrap();
+    assert_eq!(verdicts.len(), 8);
+    assert_eq!((&verdicts[0]["modulus"], verdicts[0]["verdict"].as_str()), (&Value::Null, Some("OK")));
+    assert_eq!(verdicts[1]["parity"], serde_json::json!({"agrees": false, "claimed": 0, "closed_form": 1}));
+    assert_eq!(verdicts[6]["expected"], value.as_str());
+    assert_eq!(verdicts[5]["meant_modulus"], "1000000007");
+    assert_eq!(verdicts[6]["meant_modulus"], "998244353");
+    assert_eq!(verdicts[7]["meant_modulus"], "1000000000000000000");
+    assert!(verdicts.iter().all(|v| v["judged_by"] == "exact"), "a whole claim's (n, g) is counted exactly");
+    assert_eq!(json["counts"], serde_json::json!({"malformed": 0, "mismatch": 5, "ok": 3}));
+}
+
+/// A file of residues is judged by the modular engine, each line saying so and what checked it;
+/// `--exact` judges the same lines by the exact count, with the same verdicts. At n = 20000 the
+/// exact count would take seconds: the test asserts what the verdicts say ran.
+#[test]
+fn residues_by_the_modular_engine_and_with_exact_by_the_exact_count() {
+    let truth = fibtree::count_mod(20000, 0, P998244353).unwrap();
+    let last18 = fibtree::count_mod(20000, 0, LAST18).unwrap();
+    let text = format!("n,g,modulus,answer\n20000,0,998244353,{truth}\n20000,0,10^18,{last18}\n20000,0,998244353,1\n");
+    let out = stdout(&fibtree_with_stdin(&["verify", "--claims", "-"], text.as_bytes()));
+    let want = [
+        claim_line(2, (20000, 0), 998_244_353, truth.into(), truth.into(), false),
+        claim_line(3, (20000, 0), LAST18.into(), last18.into(), last18.into(), false),
+        claim_line(4, (20000, 0), 998_244_353, 1, truth.into(), false),
+    ];
+    assert_eq!(out.lines().take(3).collect::<Vec<_>>(), want, "{out}");
+    assert!(
+        out.contains("(judged by the modular engine, checked modulo 998244353 * 2 and by the closed form's parity)")
+    );
+    assert!(out.contains(
+        "(judged by the modular engine, checked modulo 1000000000000000000 * 2^3 and by the closed form's parity)"
+    ));
+    // --exact on a smaller n: the exact count, the same verdicts
+    let truth = residue(&exact(2000, 0), 998_244_353);
+    let text = format!("n,g,modulus,answer\n2000,0,998244353,{truth}\n2000,0,998244353,1\n");
+    let by_default = stdout(&fibtree_with_stdin(&["verify", "--claims", "-"], text.as_bytes()));
+    let by_exact = stdout(&fibtree_with_stdin(&["verify", "--claims", "-", "--exact"], text.as_bytes()));
+    assert_eq!(by_default, by_exact.replace(BY_EXACT, &by_route(998_244_353)));
+    assert_eq!(by_exact.matches(BY_EXACT).count(), 2, "{by_exact}");
 }

@@ -122,6 +122,31 @@ fn random_is_reproducible_with_a_seed() {
     assert_eq!(value_after(300, path.trim_end().as_bytes(), &edges(300)), 0);
 }
 
+/// `index` as a message shows it: whole up to 40 digits, else its first and last 20 and its length.
+fn cut(index: &str) -> String {
+    match index.len() {
+        len if len > 40 => format!("{}...{} ({len} digits)", &index[..20], &index[len - 20..]),
+        _ => index.to_string(),
+    }
+}
+
+/// The index of a random move, said on stderr, is cut as every long number of a message is (f(500)
+/// has 105 digits, and so have most of its indices); the JSON has it whole, and the seed repeats it.
+#[test]
+fn a_long_random_index_is_cut_on_stderr() {
+    let args = ["moves", "500", "--random", "--seed", "7", "--json"];
+    let (out, err) = success_with_stderr(&args);
+    let index = json_line(&args, &out)["moves"][0]["index"].as_str().unwrap().to_string();
+    assert!(index.len() > 40, "seed 7 picks an index of {} digits: {index}", index.len());
+    let cut = format!("{}...{} ({} digits)", &index[..20], &index[index.len() - 20..], index.len());
+    assert_eq!(err, format!("index {cut} (seed 7)\n"));
+    let (_, err) = success_with_stderr(&["moves", "500", "--random", "--seed", "7"]);
+    assert_eq!(err, format!("index {cut} (seed 7)\n"), "in every form");
+    // a short index is whole
+    let (_, err) = success_with_stderr(&["moves", "12", "--random", "--seed", "7"]);
+    assert!(err.starts_with("index ") && !err.contains("digits)"), "{err}");
+}
+
 #[test]
 fn random_reports_its_seed_in_every_form() {
     // without --seed the seed comes from the clock: stderr and the JSON both give it, and it repeats
@@ -131,7 +156,7 @@ fn random_reports_its_seed_in_every_form() {
     let seed = v["seed"].as_str().unwrap_or_else(|| panic!("a seed string in {out}"));
     seed.parse::<u64>().unwrap_or_else(|e| panic!("{seed}: {e}"));
     let index = v["moves"][0]["index"].as_str().unwrap();
-    assert_eq!(err, format!("index {index} (seed {seed})\n"));
+    assert_eq!(err, format!("index {} (seed {seed})\n", cut(index)));
     let again = success(&["moves", "300", "--random", "--seed", seed]);
     assert_eq!(again.trim_end(), v["moves"][0]["path"].as_str().unwrap());
     // the human form: the same line on stderr

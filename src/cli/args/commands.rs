@@ -173,6 +173,19 @@ pub(in crate::cli) struct VerifyArgs {
     /// Its header is `n,g,modulus,answer`.
     #[arg(long, value_name = "FILE")]
     pub(in crate::cli) claims: Option<PathBuf>,
+    /// Judge residues by the exact count, not the modular engine.
+    ///
+    /// A residue modulo M < 2^63 is judged by the modular engine by default (checked by its run
+    /// modulo a multiple of M and by the parity the closed form of G gives); with --exact, by the
+    /// exact count and its projections, as a whole value always is.
+    #[arg(long)]
+    pub(in crate::cli) exact: bool,
+    /// Show whole the numbers of more than 40 digits in verdicts for people.
+    ///
+    /// Without it a claimed or true value of more than 40 digits is cut to its first and last 20
+    /// digits and its length (--json always gives them whole).
+    #[arg(short = 'v', long)]
+    pub(in crate::cli) show_value: bool,
     /// Print one JSON object.
     #[arg(long)]
     pub(in crate::cli) json: bool,

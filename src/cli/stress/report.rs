@@ -203,13 +203,9 @@ impl Report {
     }
 }
 
-/// A long number shortened for people: its first and last 20 digits and its length.
+/// A long number shortened for people, as every message cuts one.
 fn shown(value: &str) -> String {
-    if value.len() <= 60 {
-        value.to_string()
-    } else {
-        format!("{}...{} ({} digits)", &value[..20], &value[value.len() - 20..], value.len())
-    }
+    super::super::messages::cut(value)
 }
 
 impl Outcome for Report {

@@ -5,6 +5,7 @@
 //! input or a FIFO is held as it was read, within the memory limit). A signal stops every pass
 //! within a line, and leaves no output.
 
+use std::collections::BTreeSet;
 use std::fs::File;
 use std::io::{BufWriter, Read, Seek, Write};
 use std::os::fd::AsFd;
@@ -13,7 +14,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use fibtree::claims::{Answers, Asked, CLAIMS_HEADER, ClaimsReader, Line, MAX_LINE, answer};
+use fibtree::claims::{Answers, Asked, CLAIMS_HEADER, Checked, Claim, ClaimsReader, Line, MAX_LINE, answer};
 use fibtree::{Error, Hooks, Limit, Options, Param};
 use serde::Serialize;
 
@@ -23,7 +24,8 @@ use super::super::messages::{escaped, is_broken_pipe, one_line};
 use super::super::output::{Output, distinct};
 use super::super::session::Session;
 use super::super::{flag, say, usage};
-use super::word;
+use super::words::{self, ClaimedParity, hint, shown};
+use super::{route, word};
 
 /// The counts of a claims file's verdicts (fields in alphabetical order, as the JSON lists them).
 #[derive(Serialize, Default)]
@@ -42,33 +44,52 @@ struct MalformedOut {
 #[derive(Serialize)]
 struct ClaimVerdict {
     answer: String,
+    checked_by: Vec<&'static str>,
     expected: String,
     #[serde(serialize_with = "super::super::json::int")]
     g: u64,
+    independent: Option<String>,
+    independent_modulus: Option<String>,
     judged_by: &'static str,
     line: usize,
-    modulus: String,
+    meant_modulus: Option<String>,
+    modulus: Option<String>,
     n: u64,
+    parity: Option<ClaimedParity>,
     verdict: &'static str,
+    /// The route in words (not in the JSON).
+    #[serde(skip)]
+    route: String,
 }
 
 /// A line's verdict, as every pass after the first sees it.
 enum Verdict {
-    Claim(ClaimVerdict),
+    Claim(Box<ClaimVerdict>),
     /// A malformed line, or a claim whose own run does not fit, with its reason.
     Malformed(MalformedOut),
 }
 
 impl Verdict {
-    /// The line for people.
-    fn human(&self) -> String {
+    /// The line for people, its numbers whole with `whole` (`--show-value`).
+    fn human(&self, whole: bool) -> String {
         match self {
             Verdict::Claim(c) => {
-                let ClaimVerdict { line, n, g, modulus, answer, expected, verdict, judged_by } = c;
-                let by = if *judged_by == "modular" { " (judged by the modular engine)" } else { "" };
-                escaped(&format!(
-                    "line {line}: c({n}, {g}) mod {modulus}: claimed {answer}, true {expected}: {verdict}{by}"
-                ))
+                let ClaimVerdict { line, n, g, verdict, route, .. } = &**c;
+                let (answer, expected) = (shown(&c.answer, whole), shown(&c.expected, whole));
+                let modulus = c.modulus.as_ref().map_or(String::new(), |m| format!(" mod {m}"));
+                let mut text = format!(
+                    "line {line}: c({n}, {g}){modulus}: claimed {answer}, true {expected}: {verdict} ({route})"
+                );
+                if let Some(parity) = c.parity.as_ref().filter(|p| !p.agrees) {
+                    text.push_str("; ");
+                    text.push_str(&parity.why);
+                }
+                if let Some(meant) = &c.meant_modulus {
+                    text.push_str("; ");
+                    text.push_str(&hint(meant.parse().expect("a modulus we wrote"), true));
+                }
+                // numbers read as digits, and words of ours: nothing to escape
+                text
             }
             Verdict::Malformed(m) => escaped(&format!("line {}: malformed: {}", m.line, m.error)),
         }
@@ -80,6 +101,31 @@ impl Verdict {
             Verdict::Claim(_) => counts.mismatch += 1,
             Verdict::Malformed(_) => counts.malformed += 1,
         }
+    }
+}
+
+/// The most distinct moduli a claims file's hints try ([`words::meant`]): the first asked.
+const HINT_MODULI: usize = 1000;
+
+/// The verdict on a claim, `earlier` the moduli asked before it (for the hint of a wrong whole
+/// value).
+fn claim_verdict(c: &Checked, earlier: &[u128]) -> ClaimVerdict {
+    let Claim { line, n, g, modulus, ref answer } = c.claim;
+    ClaimVerdict {
+        answer: answer.to_string(),
+        checked_by: words::checked_by(c),
+        expected: c.expected.to_string(),
+        g,
+        independent: c.independent.map(|r| r.to_string()),
+        independent_modulus: words::independent_modulus(c),
+        judged_by: c.judged.name(),
+        line,
+        meant_modulus: words::meant(c, earlier).map(|m| m.to_string()),
+        modulus: modulus.map(|m| m.to_string()),
+        n,
+        parity: ClaimedParity::of(n, g, modulus, answer),
+        verdict: word(c),
+        route: words::route(c),
     }
 }
 
@@ -281,19 +327,21 @@ impl Input {
         };
         let cancel = self.cancel.clone();
         let hooks = Hooks::default().cancel_on(&cancel);
+        // the moduli asked so far (the first HINT_MODULI), for the hints of wrong whole values
+        let (mut earlier, mut asked): (Vec<u128>, BTreeSet<u128>) = Default::default();
         for line in ClaimsReader::new(source).stop_at_long_lines().cancel_on(hooks) {
             let verdict = match line {
                 Ok(Line::Claim(claim)) => match answers.judge(&claim) {
-                    Some(Ok(c)) => Verdict::Claim(ClaimVerdict {
-                        answer: c.claim.answer.to_string(),
-                        expected: c.expected.to_string(),
-                        g: c.claim.g,
-                        judged_by: c.judged.name(),
-                        line: c.claim.line,
-                        modulus: c.claim.modulus.to_string(),
-                        n: c.claim.n,
-                        verdict: word(&c),
-                    }),
+                    Some(Ok(c)) => {
+                        let verdict = Verdict::Claim(Box::new(claim_verdict(&c, &earlier)));
+                        if let Some(m) = claim.modulus
+                            && earlier.len() < HINT_MODULI
+                            && asked.insert(m)
+                        {
+                            earlier.push(m);
+                        }
+                        verdict
+                    }
                     // a claim whose own run does not fit is a bad line like any other, with its reason
                     Some(Err(r)) => {
                         Verdict::Malformed(MalformedOut { error: one_line(&r.error.to_string()), line: claim.line })
@@ -361,13 +409,14 @@ impl Drop for Sink<'_> {
     }
 }
 
-/// Every line for people, claims and malformed lines in the file's order, then the counts.
-fn write_text(input: &Input, answers: &Answers, out: &mut Output) -> anyhow::Result<Counts> {
+/// Every line for people, claims and malformed lines in the file's order, then the counts; their
+/// numbers whole with `whole`.
+fn write_text(input: &Input, answers: &Answers, out: &mut Output, whole: bool) -> anyhow::Result<Counts> {
     let mut counts = Counts::default();
     let mut sink = Sink::new(out);
     input.each_verdict(answers, |v| {
         v.count(&mut counts);
-        sink.put(|w| writeln!(w, "{}", v.human()))
+        sink.put(|w| writeln!(w, "{}", v.human(whole)))
     })?;
     let Counts { ok, mismatch, malformed } = counts;
     sink.put(|w| writeln!(w, "{ok} OK, {mismatch} MISMATCH, {malformed} malformed"))?;
@@ -439,25 +488,23 @@ fn judge(session: &mut Session, path: &Path, args: &VerifyArgs) -> anyhow::Resul
         Answers::default()
     } else {
         let (engine, memory_limit) = (args.run.engine, Some(args.run.memory_limit()));
-        session
-            .compute(|hooks, _| Ok(answer(&asked, &Options { hooks, engine, memory_limit, ..Options::default() })?))?
+        session.compute(|hooks, _| {
+            Ok(answer(&asked, &Options { hooks, engine, memory_limit, ..Options::default() }, route(args))?)
+        })?
     };
     drop(asked);
     if cancel.load(Ordering::Relaxed) {
         return Err(Error::Interrupted.into());
     }
-    if let Some(e) = answers.cross_check() {
-        return Err(e.into());
-    }
-    // each (n, g) the modular engine judged alone, once
-    for ((n, g), judged) in answers.modular() {
+    // each (n, g) the modular engine judged instead of the exact count, once
+    for ((n, g), judged) in answers.instead_of_exact() {
         if let Some(note) = judged.note() {
             say(&format!("note: c({n}, {g}) {note}"));
         }
     }
     let counts = match args.json {
         true => write_json(&input, &answers, session.out())?,
-        false => write_text(&input, &answers, session.out())?,
+        false => write_text(&input, &answers, session.out(), args.show_value)?,
     };
     // a signal while the verdicts were written: the file is not put in place
     if cancel.load(Ordering::Relaxed) {

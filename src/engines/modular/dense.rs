@@ -42,7 +42,7 @@ use crate::targets::Targets;
 
 /// Moduli below this run in `u32` lanes, twice as many per vector (a sum of two residues is below
 /// 2^32).
-const NARROW_LIMIT: u64 = 1 << 31;
+pub(crate) const NARROW_LIMIT: u64 = 1 << 31;
 
 /// Lanes of work (g values of one modulus) between two calls of the progress callback.
 const PROGRESS_EVERY: u64 = 1 << 20;

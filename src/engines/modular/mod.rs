@@ -13,6 +13,8 @@
 mod dense;
 mod generic;
 
+pub(crate) use dense::NARROW_LIMIT;
+
 use crate::error::{Error, Param, Result};
 use crate::hooks::Hooks;
 use crate::plan::{Plan, Sizes};
