@@ -231,7 +231,8 @@ pub(in crate::cli) struct StressArgs {
     /// The memory one run may use, e.g. 256M: past it, MEMORY LIMIT.
     ///
     /// Enforced as a limit on each of its processes' address space (RLIMIT_AS), so that an
-    /// allocation past it fails; a run that then fails is MEMORY LIMIT. Default: none.
+    /// allocation past it fails; a run that then fails is MEMORY LIMIT. Default: none. (fibtree's
+    /// own memory is --max-memory's.)
     #[arg(long, value_name = "SIZE", value_parser = parse_program_memory)]
     pub(in crate::cli) memory_limit: Option<u64>,
     /// Runs at a time, 1 to 1024 (default: the cores).

@@ -2,7 +2,9 @@
 //! written into a temporary folder: one that looks its answers up in a table of the library's own
 //! values (right, wrong from some n, in each form), one that runs `fibtree count` itself, and
 //! programs that crash, hang, print nothing or print to standard error only. Every verdict, the
-//! form found from the answers, `--bisect`, `--json`, `--keep-output`, `-N`, Ctrl-C and bad input.
+//! form found from the answers, `--bisect` (its spread, and what it ran and assumed), lists of n,
+//! `--json`, `--keep-output`, `-N`, Ctrl-C and bad input; each run's time and memory and the limits
+//! in [`measures`], programs that leave processes behind in [`left_behind`].
 
 use std::os::unix::fs::PermissionsExt;
 use std::time::{Duration, Instant};
