@@ -56,7 +56,7 @@ impl AnswerForm {
     }
 
     /// The form in words: `the exact value`, `mod 998244353`, `the last 18 digits`.
-    fn name(self) -> String {
+    pub(super) fn name(self) -> String {
         match self {
             AnswerForm::Exact => "the exact value".into(),
             AnswerForm::Modulo(m) => format!("mod {m}"),
@@ -93,34 +93,19 @@ impl Taken {
     }
 }
 
-/// Finds what the program prints from its answers at the n of `ns` (ascending) where the forms
-/// ([`CANDIDATES`]) of c(n, g) differ most: the smallest n where all four differ, or else the n where
-/// most of them do. The form taken is the first that every such answer matching some form matches
-/// (forms that agree at every n asked for are all right); where no answer matches a form, the
-/// smallest form its answers fit in. `run(probes)` runs the program at those n. Says on standard
-/// error which form it took and why.
-///
-/// Cost: the exact c(n, g) of up to the [`SEARCHED`] smallest n and the [`PROBES`] largest, in
-/// batches, until [`PROBES`] n where all four forms differ are found; and the program's runs.
-///
-/// # Errors
-/// As [`Counting::new`], and what `run` returns (runs that could not be made).
-pub(super) fn detect(
-    ns: &[u64],
-    g: u64,
-    options: &Options,
-    run: impl FnOnce(&[u64]) -> anyhow::Result<Vec<ProgramRun>>,
-) -> anyhow::Result<Taken> {
-    let probes = telling_apart(ns, g, options)?;
+/// What the program prints, from its `runs` at the `probes` (as [`probes`] gives them): the form
+/// taken is the first that every such answer matching some form matches (forms that agree at every
+/// n asked for are all right); where no answer matches a form, the smallest form its answers fit
+/// in; where there is no probe, the exact value. Says on standard error which form it took and why.
+pub(super) fn decide(g: u64, probes: &[(u64, BigUint)], runs: &[ProgramRun]) -> Taken {
     let taken = if probes.is_empty() {
         let how = "no n run tells the forms apart (each gives one value in every form): taken as the exact value";
         Taken::new(AnswerForm::Exact, true, how.into())
     } else {
-        let runs = run(&probes.iter().map(|p| p.0).collect::<Vec<_>>())?;
         let values: HashMap<u64, &BigUint> = probes.iter().map(|(n, v)| (*n, v)).collect();
         let answers: Vec<(u64, String)> = runs
             .iter()
-            .filter(|r| r.ending == Ending::Exited(0))
+            .filter(|r| r.ending == Ending::Exited(0) && values.contains_key(&r.n))
             .filter_map(|r| last_integer(&r.stdout).map(|a| (r.n, a)))
             .collect();
         // the forms each answer matches, where it matches one
@@ -148,7 +133,7 @@ pub(super) fn detect(
         }
     };
     super::say(&format!("auto: {}", taken.how));
-    Ok(taken)
+    taken
 }
 
 /// The last integer in `bytes` (a run of decimal digits, with a `-` right before it if there is
@@ -176,13 +161,18 @@ fn by_size<'a>(answers: impl Iterator<Item = &'a str>) -> AnswerForm {
     }
 }
 
-/// Up to [`PROBES`] n of `ns` (ascending; among the first [`SEARCHED`] and the last [`PROBES`])
-/// with the exact c(n, g) of each: the smallest where the four forms all differ, or else those
-/// where most of them do (at least two), the largest n first.
+/// The n of `ns` (ascending) at which the program's answers decide its form, with the exact
+/// c(n, g) of each: up to [`PROBES`] n (among the first [`SEARCHED`] and the last [`PROBES`]), the
+/// smallest where the four forms ([`CANDIDATES`]) all differ, or else those where most of them do
+/// (at least two), the largest n first; none where no n tells them apart. The program runs at
+/// those n, then [`decide`] takes its form from its answers.
+///
+/// Cost: the exact c(n, g) of up to those n, in batches of 16, until [`PROBES`] n where all four
+/// forms differ are found.
 ///
 /// # Errors
 /// As [`Counting::new`].
-fn telling_apart(ns: &[u64], g: u64, options: &Options) -> anyhow::Result<Vec<(u64, BigUint)>> {
+pub(super) fn probes(ns: &[u64], g: u64, options: &Options) -> anyhow::Result<Vec<(u64, BigUint)>> {
     let mut searched: Vec<u64> = ns.iter().copied().take(SEARCHED).collect();
     searched.extend(ns.iter().skip(SEARCHED.max(ns.len().saturating_sub(PROBES))));
     // (distinct forms, n, value) of every n searched

@@ -15,6 +15,17 @@ pub(super) fn int<S: Serializer>(v: &u64, s: S) -> Result<S::Ok, S::Error> {
     if *v <= EXACT { s.serialize_u64(*v) } else { s.collect_str(v) }
 }
 
+/// [`int`] for an optional value, `null` where there is none (for `serialize_with`).
+///
+/// # Errors
+/// The serializer's.
+pub(super) fn opt_int<S: Serializer>(v: &Option<u64>, s: S) -> Result<S::Ok, S::Error> {
+    match v {
+        Some(v) => int(v, s),
+        None => s.serialize_none(),
+    }
+}
+
 /// [`int`] for a signed value (G(K), -1 for the empty tree): a number within 2^53 - 1 of zero, a
 /// decimal string beyond (for `serialize_with`).
 ///

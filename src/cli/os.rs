@@ -2,9 +2,11 @@
 //! process's own descriptors, for writing through `/dev/fd/N`; the signal action that ends a
 //! process blocked writing its output; the end of a process group (a program `stress` runs, with
 //! whatever it started), and of what such a program left running elsewhere (this process made its
-//! reaper, its children listed, killed and reaped); a wait on pipes with a time limit; the limit on
-//! the user's processes. Only on unix; the calls go through `rustix`, and the two that it
-//! cannot make safe (borrowing a descriptor by its number, a signal action) say why they hold.
+//! reaper, its children listed, killed and reaped, with what they used); a wait on pipes with a
+//! time limit; the limit on the user's processes and on a program's address space. Only on unix;
+//! the calls go through `rustix`, and those that it cannot make safe (borrowing a descriptor by
+//! its number, a signal action, `wait4` with its usage, what a child does between fork and exec)
+//! say why they hold.
 
 #![allow(unsafe_code)]
 
@@ -224,6 +226,142 @@ pub(super) fn ready(fds: &[std::os::fd::BorrowedFd<'_>], wait: std::time::Durati
 /// is set. Cost: one system call.
 pub(super) fn process_limit() -> Option<u64> {
     rustix::process::getrlimit(rustix::process::Resource::Nproc).current
+}
+
+/// What a program's process used, as `wait4` gives it when it is reaped: its own and that of the
+/// children it waited for (a shell's, the commands it ran and waited for).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(super) struct Usage {
+    /// User and system CPU time, in seconds.
+    pub(super) cpu_seconds: f64,
+    /// The peak resident memory of the largest of those processes (`ru_maxrss`), in bytes: at
+    /// least the program's peak, and the larger of it and the copy of this process's memory that
+    /// its process began as ([`spawn_measured`]).
+    pub(super) max_resident_bytes: u64,
+    /// The program's own peak: `max_resident_bytes` where it is told apart from that copy (set by
+    /// the runner).
+    pub(super) peak_bytes: Option<u64>,
+}
+
+/// How a reaped child ended: its exit status, or the signal that ended it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Exit {
+    Code(i32),
+    Signal(i32),
+}
+
+/// Waits for the child `pid` to end and reaps it (`wait4`): how it ended and what it used. Only
+/// for a child that has ended or been killed (the wait is then at once).
+///
+/// Cost: one system call.
+///
+/// # Errors
+/// What `wait4` says (no such child).
+pub(super) fn reap_with_usage(pid: u32) -> std::io::Result<(Exit, Usage)> {
+    let pid = libc::pid_t::try_from(pid).map_err(|_| std::io::Error::from(std::io::ErrorKind::InvalidInput))?;
+    let mut status: libc::c_int = 0;
+    // SAFETY: `rusage` is a plain C struct of integers, for which all zeros is a valid value.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    loop {
+        // SAFETY: both pointers are to live locals of the types `wait4` writes, and nothing else
+        // holds them during the call.
+        let got = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+        if got == pid {
+            break;
+        }
+        let e = std::io::Error::last_os_error();
+        if got != -1 || e.kind() != std::io::ErrorKind::Interrupted {
+            return Err(e);
+        }
+    }
+    let exit = match (libc::WIFEXITED(status), libc::WIFSIGNALED(status)) {
+        (true, _) => Exit::Code(libc::WEXITSTATUS(status)),
+        (_, true) => Exit::Signal(libc::WTERMSIG(status)),
+        _ => Exit::Code(-1),
+    };
+    let seconds = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
+    let max_resident_bytes = u64::try_from(usage.ru_maxrss).unwrap_or(0).saturating_mul(RSS_UNIT);
+    let cpu_seconds = seconds(usage.ru_utime) + seconds(usage.ru_stime);
+    Ok((exit, Usage { cpu_seconds, max_resident_bytes, peak_bytes: None }))
+}
+
+/// Starts `command` by `fork` and `exec`, its address space limited to `memory_limit` bytes where
+/// one is given (RLIMIT_AS, soft and hard, never above the hard limit this process has: an
+/// allocation past it fails in the program); with the child, the peak resident memory the child had
+/// before its `exec` (a copy of this process's, which `wait4` counts in the program's peak, as
+/// `ru_maxrss` is the largest of a process's before and after `exec`), in bytes, where it could be
+/// told. A `posix_spawn` (which the standard library uses where it can) would share this
+/// process's memory until the `exec`, and so count its peak in the program's.
+///
+/// Cost: the spawn, a pipe and three system calls in the child.
+///
+/// # Errors
+/// As [`std::process::Command::spawn`].
+pub(super) fn spawn_measured(
+    command: &mut std::process::Command,
+    memory_limit: Option<u64>,
+) -> std::io::Result<(std::process::Child, Option<u64>)> {
+    use rustix::process::{Resource, Rlimit, getrlimit, setrlimit};
+    use std::io::Read;
+    use std::os::fd::AsRawFd;
+    use std::os::unix::process::CommandExt;
+    let limit = memory_limit.map(|bytes| {
+        let bytes = getrlimit(Resource::As).maximum.map_or(bytes, |hard| bytes.min(hard));
+        Rlimit { current: Some(bytes), maximum: Some(bytes) }
+    });
+    // the child writes its peak before exec; both ends close on exec
+    let (mut reader, writer) = std::io::pipe()?;
+    let fd = writer.as_raw_fd();
+    let before_exec = move || {
+        if let Some(limit) = limit {
+            setrlimit(Resource::As, limit).map_err(std::io::Error::from)?;
+        }
+        // SAFETY: `rusage` is a plain C struct of integers, for which all zeros is a valid value.
+        let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+        // SAFETY: getrusage writes into the live local it is given, and nothing else.
+        if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) } == 0 {
+            let peak = u64::try_from(usage.ru_maxrss).unwrap_or(0).to_ne_bytes();
+            // SAFETY: `fd` is the write end of the pipe, open in the child until its exec; the
+            // buffer is a live local of 8 bytes.
+            let _ = unsafe { libc::write(fd, peak.as_ptr().cast(), peak.len()) };
+        }
+        Ok(())
+    };
+    // SAFETY: the closure runs in the child between fork and exec, where only async-signal-safe
+    // calls may be made: it makes system calls alone (setrlimit, getrusage, write) on copied
+    // values and locals, allocates nothing and takes no lock; a failure is returned as an error,
+    // which fails the spawn.
+    unsafe {
+        command.pre_exec(before_exec);
+    }
+    let child = command.spawn()?;
+    // the child's copy is closed by its exec: what it wrote, then the end of the pipe
+    drop(writer);
+    let mut bytes = [0u8; 8];
+    let floor = reader.read_exact(&mut bytes).ok().map(|()| u64::from_ne_bytes(bytes).saturating_mul(RSS_UNIT));
+    Ok((child, floor))
+}
+
+/// The unit of `ru_maxrss`, in bytes: kibibytes on Linux, bytes on macOS.
+const RSS_UNIT: u64 = if cfg!(target_os = "macos") { 1 } else { 1024 };
+
+/// Gives the memory the allocator holds free back to the system (glibc's `malloc_trim`; nothing
+/// elsewhere), so that this process's resident memory is what it uses.
+///
+/// Cost: a walk of the allocator's free lists.
+pub(super) fn give_back_free_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim has no precondition; it only returns free pages of the heap to the system.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}
+
+/// The threads of this process, from `/proc/self/task` (1 where it cannot be read).
+///
+/// Cost: one listing of a small folder.
+pub(super) fn threads() -> usize {
+    std::fs::read_dir("/proc/self/task").map_or(1, |tasks| tasks.count().max(1))
 }
 
 #[cfg(test)]

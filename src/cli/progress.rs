@@ -72,7 +72,20 @@ impl WeightedBar {
         let status = match &mut *self.counted.lock().expect("the counted lock is never poisoned") {
             Some((name, first)) if name == stage => {
                 let since = *first.get_or_insert(now);
-                counted(name, done, total, now.duration_since(since))
+                let status = counted(name, done, total, now.duration_since(since));
+                // the counter is the bar's own position and length, drawn from one state with the
+                // bar (a counter set apart from the position may be drawn a run behind it)
+                let width = total.to_string().len();
+                if !*drawn || bar.length().is_none_or(|l| l.to_string().len() != width) {
+                    let template = format!("{{prefix}} {{pos:>{width}}}/{{len}} [{{wide_bar}}] {{msg}}");
+                    bar.set_style(style(&template).progress_chars("=> "));
+                    *drawn = true;
+                }
+                bar.set_prefix(name.clone());
+                bar.set_message(status.text);
+                bar.set_length(total);
+                bar.set_position(done);
+                return;
             }
             // work between the runs counted (the true values, after the runs that find the
             // form): the bar stays on the runs
@@ -474,6 +487,35 @@ mod tests {
         let filled = line.chars().filter(|&c| c == '=').count();
         assert!(filled <= 2, "a fortieth of the bar, not the true values' share: {line:?}");
         assert!(line.chars().count() <= 80, "{line:?}");
+    }
+
+    /// Runs that end faster than the terminal is drawn: each line drawn shows the bar as far as its
+    /// counter says, never a run ahead of it (which a counter set apart from the bar's position
+    /// was, drawn with the position before it).
+    #[test]
+    fn a_bar_counting_runs_is_in_step_with_its_counter() {
+        let screen = Screen { width: 80, last: Default::default() };
+        let target = ProgressDrawTarget::term_like_with_hz(Box::new(screen.clone()), 100);
+        let bar = WeightedBar::drawing(Some(ProgressBar::with_draw_target(Some(SCALE), target)));
+        bar.count("runs");
+        let mut seen = std::collections::BTreeSet::new();
+        // ten runs on a bar of some 40 columns: a run is 4 columns of it
+        for done in 0..=10 {
+            bar.update("runs", done, 10);
+            let line = screen.last.lock().unwrap().clone();
+            if line.is_empty() {
+                continue;
+            }
+            // `runs DD/10 [===>    ] ...`: the counter, and the bar's share of its width
+            let counter: u64 = line["runs ".len()..].split('/').next().unwrap().trim().parse().unwrap();
+            let inside = &line[line.find('[').unwrap() + 1..line.find(']').unwrap()];
+            let filled = inside.chars().filter(|&c| c == '=').count() as f64;
+            let width = inside.chars().count() as f64;
+            assert!((filled - counter as f64 / 10.0 * width).abs() <= 1.5, "{line:?}");
+            seen.insert(counter);
+            std::thread::sleep(Duration::from_millis(4));
+        }
+        assert!(seen.len() > 2, "drawn {} times", seen.len());
     }
 
     #[test]

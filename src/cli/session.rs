@@ -150,15 +150,35 @@ impl Session {
         &mut self,
         work: impl FnOnce(Hooks, &mut Output) -> anyhow::Result<T> + Send,
     ) -> anyhow::Result<T> {
-        let pool = self.take_pool()?;
+        let result = self.stage(true, work);
+        self.progress.finish();
+        result
+    }
+
+    /// Runs `work` as [`Session::compute`] does, as one stage of a command's work, the progress bar
+    /// left for the next ([`Session::finish`] removes it, and so does an error): in the session's
+    /// pool where `pooled`, else on the calling thread with the pool let go, its threads ending (a
+    /// command that runs other programs holds no more threads than it needs while they run, under
+    /// a limit on the user's processes that counts threads).
+    pub(super) fn stage<T: Send>(
+        &mut self,
+        pooled: bool,
+        work: impl FnOnce(Hooks, &mut Output) -> anyhow::Result<T> + Send,
+    ) -> anyhow::Result<T> {
+        let pool = if pooled { Some(self.take_pool()?) } else { self.pool.take().and(None) };
         let progress = &self.progress;
         let update = |stage: &str, done: u64, total: u64| progress.update(stage, done, total);
         let notice = |line: &str| super::say(line);
         let hooks = Hooks::default().cancel_on(&self.signals.cancel).progress_to(&update).notices_to(&notice);
         let out = &mut self.out;
-        let result = pool.install(|| work(hooks, out));
-        self.progress.finish();
-        self.pool = Some(pool);
+        let result = match &pool {
+            Some(pool) => pool.install(|| work(hooks, out)),
+            None => work(hooks, out),
+        };
+        if result.is_err() {
+            self.progress.finish();
+        }
+        self.pool = pool;
         result.map_err(|e| self.error(e))
     }
 
@@ -239,6 +259,7 @@ impl Session {
     /// # Errors
     /// Any I/O error.
     pub(super) fn finish(&mut self) -> anyhow::Result<()> {
+        self.progress.finish();
         Ok(self.out.finish()?)
     }
 }

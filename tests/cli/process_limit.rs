@@ -109,6 +109,12 @@ fn self_test_runs_on_the_threads_it_can_have() {
     }
 }
 
+/// A `stress` report's lines but those of the machine's figures (times, memory).
+fn verdicts(report: &str) -> String {
+    let figures = ["time: ", "memory: ", "fibtree: "];
+    report.lines().filter(|l| !figures.iter().any(|f| l.starts_with(f))).collect::<Vec<_>>().join("\n")
+}
+
 /// `stress` under the limit: with room for its program (`echo 0` through `sh -c`, one process
 /// with fibtree's own) it reports as it does without the limit, its runs taking turns where more
 /// jobs are asked for than the limit has room for; with no room it refuses, naming the limit, and
@@ -120,18 +126,58 @@ fn stress_runs_its_program_as_the_limit_allows() {
     let args = ["stress", "echo 0", "--n", "1..3", "--exact", "--threads", "1", "--jobs", "1"];
     let free = fibtree(&args);
     let output = limited.run(2, &args);
-    assert_eq!((output.status.code(), stdout(&output)), (free.status.code(), stdout(&free)), "{}", stderr(&output));
+    let same = (free.status.code(), verdicts(&stdout(&free)));
+    assert_eq!((output.status.code(), verdicts(&stdout(&output))), same, "{}", stderr(&output));
     assert_eq!(stderr(&output), "", "nothing to warn of");
     for jobs in ["1", "3"] {
         let args = ["stress", "echo 0", "--n", "1..3", "--exact", "--threads", "1", "--jobs", jobs];
         refused_for_the_limit(&format!("--jobs {jobs} under --nproc=1"), &limited.run(1, &args));
         let output = limited.run(2, &args);
         assert_eq!(output.status.code(), free.status.code(), "--jobs {jobs}: {}", stderr(&output));
-        assert_eq!(stdout(&output), stdout(&free), "--jobs {jobs}: {}", stderr(&output));
+        assert_eq!(verdicts(&stdout(&output)), same.1, "--jobs {jobs}: {}", stderr(&output));
     }
     let output = limited.run(2, &["stress", "echo 0", "--n", "1..3", "--exact", "--threads", "2"]);
-    assert_eq!((output.status.code(), stdout(&output)), (free.status.code(), stdout(&free)), "{}", stderr(&output));
+    assert_eq!((output.status.code(), verdicts(&stdout(&output))), same, "{}", stderr(&output));
     assert!(stderr(&output).starts_with("warning: could not start 2 threads"), "{}", stderr(&output));
+}
+
+/// A right program that forks (a shell script whose answer comes through `$(...)` and a pipeline,
+/// three processes beside its shell) under every limit from 2 to 8 processes, with more runs at a
+/// time than the limit has room for: the limit is fibtree's, never the program's crash. Each
+/// command either reports as it does without the limit (its runs that failed for the limit made
+/// again alone, fewer at a time) or, where the limit has no room for the program even alone,
+/// refuses naming it (exit 2); under 2 it refuses, under 8 it reports.
+#[test]
+fn stress_runs_a_forking_program_again_alone_or_refuses_for_the_limit() {
+    let Some(limited) = Limited::new("stress-forks") else { return };
+    let values: String = (1..=6).map(|n| format!("{n} {}\n", fibtree::count(n, 0).unwrap())).collect();
+    limited.dir.file("values", values);
+    let script = limited.dir.file("right.sh", "#!/bin/sh\nv=$(grep \"^$1 \" values | cut -d ' ' -f 2)\necho \"$v\"\n");
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let args = ["stress", "./right.sh {}", "--n", "1..6", "--exact", "--jobs", "3"];
+    let free = fibtree_in(limited.dir.path(), &args);
+    assert_eq!(free.status.code(), Some(0), "{}", stderr(&free));
+    let mut outcomes = Vec::new();
+    for nproc in 2..=8 {
+        let output = limited.run(nproc, &args);
+        let what = format!("under --nproc={nproc}");
+        match output.status.code() {
+            Some(2) => {
+                // one line, beside the warnings of the threads it could not start for the true values
+                let err = stderr(&output);
+                let lines: Vec<&str> = err.lines().filter(|l| !l.starts_with("warning: could not start")).collect();
+                assert_eq!(lines.len(), 1, "{what}: {err}");
+                assert!(lines[0].starts_with("error: CMD: ") && lines[0].contains("RLIMIT_NPROC of"), "{what}: {err}");
+            }
+            _ => {
+                let err = stderr(&output);
+                assert_eq!(output.status.code(), Some(0), "{what}: {}{err}", stdout(&output));
+                assert_eq!(verdicts(&stdout(&output)), verdicts(&stdout(&free)), "{what}: {err}");
+            }
+        }
+        outcomes.push(output.status.code());
+    }
+    assert_eq!((outcomes[0], outcomes[6]), (Some(2), Some(0)), "{outcomes:?}");
 }
 
 /// `bench`, whose threads are what it measures, refuses a number of threads it cannot start.

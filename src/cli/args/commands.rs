@@ -8,8 +8,8 @@ use clap::Args;
 
 use super::parsers::{
     Ns, parse_answer, parse_bench_n, parse_chunk_lanes, parse_jobs, parse_last_digits, parse_modulus, parse_ns,
-    parse_runs, parse_seconds, parse_seed, parse_shard, parse_shards, parse_stress_digits, parse_threads, parse_whole,
-    parse_wide_modulus,
+    parse_program_memory, parse_runs, parse_seconds, parse_seed, parse_shard, parse_shards, parse_stress_digits,
+    parse_threads, parse_whole, parse_wide_modulus,
 };
 use super::{MemoryArg, OutputArg, RunArgs, TargetArgs, ThreadsArg};
 
@@ -229,25 +229,49 @@ pub(in crate::cli) struct StressArgs {
     /// Quotes and backslashes are read as a shell reads them; nothing else is.
     #[arg(long, short = 'N')]
     pub(in crate::cli) no_shell: bool,
-    /// The time one run may take, in seconds (e.g. 0.5).
+    /// The wall time one run may take, in seconds (e.g. 0.5): then killed.
     ///
-    /// Past it the run's process group is killed.
-    #[arg(long, value_name = "SECONDS", default_value = "10", value_parser = parse_seconds)]
-    pub(in crate::cli) timeout: std::time::Duration,
+    /// Past it the run's process group is killed: TIMEOUT. Default: 10, or twice --time-limit and
+    /// one more where that is longer.
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
+    pub(in crate::cli) timeout: Option<std::time::Duration>,
+    /// The CPU time a run may use, in seconds (e.g. 0.5): past it, TIME LIMIT.
+    ///
+    /// Judged on the CPU time (user and system) of the program's process and of the children it
+    /// waited for, as wait4 gives it; the run is not killed for it (--timeout kills). Default: none.
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
+    pub(in crate::cli) time_limit: Option<std::time::Duration>,
+    /// The memory one run may use, e.g. 256M: past it, MEMORY LIMIT.
+    ///
+    /// Enforced as a limit on each of its processes' address space (RLIMIT_AS), so that an
+    /// allocation past it fails; a run that then fails is MEMORY LIMIT. Default: none. (fibtree's
+    /// own memory is --max-memory's.)
+    #[arg(long, value_name = "SIZE", value_parser = parse_program_memory)]
+    pub(in crate::cli) memory_limit: Option<u64>,
     /// Runs at a time, 1 to 1024 (default: the cores).
     #[arg(long, short = 'j', value_name = "J", value_parser = parse_jobs)]
     pub(in crate::cli) jobs: Option<usize>,
-    /// Find the first n that goes wrong by bisection.
+    /// Find the first n that goes wrong by bisection, after a spread of n.
     ///
-    /// Assumes the program is right up to some n and wrong from it on, and finds that n in about
-    /// log2 of the number of n runs.
+    /// Runs the ends and a spread of about 10 n first (from --seed), then bisects between the
+    /// largest n found right and the smallest found wrong; the n not run below it are taken as
+    /// right, which the report counts.
     #[arg(long)]
     pub(in crate::cli) bisect: bool,
+    /// The seed of --bisect's spread, decimal or 0x-hexadecimal.
+    ///
+    /// Default: from the clock; the seed used is in the report and is the JSON's `seed`.
+    #[arg(long, value_name = "S", requires = "bisect", value_parser = parse_seed)]
+    pub(in crate::cli) seed: Option<u64>,
     /// Keep each run's standard output and error in DIR.
     ///
-    /// As N.stdout and N.stderr (what was kept of each: 1 MiB); DIR is created if missing.
+    /// As N.stdout and N.stderr (what was kept of each: 1 MiB), and N.json (its status, times
+    /// and peak memory); DIR is created if missing.
     #[arg(long, value_name = "DIR")]
     pub(in crate::cli) keep_output: Option<PathBuf>,
+    /// Also plot each run's time and peak memory against n as an SVG file.
+    #[arg(long, value_name = "FILE")]
+    pub(in crate::cli) svg: Option<PathBuf>,
     /// Print one JSON object.
     #[arg(long)]
     pub(in crate::cli) json: bool,

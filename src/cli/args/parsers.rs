@@ -44,6 +44,15 @@ pub(super) fn parse_size(s: &str) -> Result<u64, String> {
     fibtree_util::parse_bytes(s)
 }
 
+/// The memory of a program `stress` runs (`--memory-limit`): a size as [`parse_size`] reads it, at
+/// least 1 MiB (less than any program needs to start; a bare number is bytes, not megabytes).
+pub(super) fn parse_program_memory(s: &str) -> Result<u64, String> {
+    match parse_size(s)? {
+        bytes @ 0x10_0000.. => Ok(bytes),
+        _ => Err(format!("expected a size of at least 1M (a bare number is bytes), such as 256M, got '{s}'")),
+    }
+}
+
 /// A seed: decimal digits, or `0x` and hexadecimal digits (the form `self-test` prints), below 2^64.
 pub(super) fn parse_seed(s: &str) -> Result<u64, String> {
     match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
@@ -228,6 +237,8 @@ mod tests {
         assert_eq!(parse_size("1.5G"), Ok(3 << 29));
         assert_eq!(parse_size("5.4G"), Ok((54u64 << 30) / 10));
         assert_eq!(parse_size("0.5K"), Ok(512));
+        assert_eq!(parse_program_memory("256M"), Ok(256 << 20));
+        assert!(parse_program_memory("256").is_err() && parse_program_memory("1023K").is_err());
         for bad in ["", "G", "-1G", "4X", "0", "0.0G", "1.G", ".5G", "1..5G", "1.5.5G", "99999999999T"] {
             assert!(parse_size(bad).is_err(), "{bad}");
         }

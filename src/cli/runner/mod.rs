@@ -1,19 +1,22 @@
 //! Running another program once per n, as `fibtree stress` does: each run in a process group of its
-//! own, with a time limit and a limit on the output kept, some runs at a time, all watched from the
-//! calling thread (no thread is started), all of them ended (their groups killed) when the session
-//! is stopped. A run ends when its program exits, runs past the time limit or is stopped; its pipes
-//! are read as they come ([`pipes`]), for a short grace after it exited ([`GRACE`]), never waited
-//! on, so that what a program leaves running (in its group or out of it) cannot hold the run.
+//! own, with a time limit, a limit on the output kept and, where asked, on its address space, some
+//! runs at a time, all watched from the calling thread (no thread is started), all of them ended
+//! (their groups killed) when the session is stopped. A run ends when its program exits, runs past
+//! the time limit or is stopped; its pipes are read as they come ([`pipes`]), for a short grace
+//! after it exited ([`active::GRACE`]), never waited on, so that what a program leaves running (in its
+//! group or out of it) cannot hold the run; its process is reaped with what it used, its CPU time
+//! and its peak memory ([`active`]). A run handed on may be asked for again, alone
+//! ([`Handling::Alone`]): fewer run at a time from then on.
 
+mod active;
 mod pipes;
 
 use std::collections::VecDeque;
-use std::io::Write;
-use std::os::unix::process::{CommandExt, ExitStatusExt};
-use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+pub(super) use super::os::Usage;
+use active::Active;
 use pipes::Pipes;
 
 /// The most bytes of a run's standard output, and of its standard error, that are kept: the last
@@ -31,6 +34,8 @@ pub(super) struct Program {
     pub(super) words: Option<Vec<String>>,
     /// The time a run may take.
     pub(super) timeout: Duration,
+    /// The address space each of its processes may have, in bytes (RLIMIT_AS), where limited.
+    pub(super) memory_limit: Option<u64>,
 }
 
 /// How a run ended.
@@ -66,185 +71,114 @@ pub(super) struct ProgramRun {
     pub(super) stdout_cut: bool,
     /// The wall time it took, in seconds.
     pub(super) seconds: f64,
+    /// What its process used, where it was reaped (`None`: it never started).
+    pub(super) usage: Option<Usage>,
+    /// The how-manieth time it ran again alone ([`Handling::Alone`]); 0 for a run among others.
+    pub(super) alone: u32,
 }
 
-impl Program {
-    /// Whether n goes in place of `{}` (else on standard input).
-    fn takes_argument(&self) -> bool {
-        self.command.contains("{}")
-    }
-
-    /// The command for `n`, in a process group of its own.
-    fn command_for(&self, n: u64) -> Command {
-        let n = n.to_string();
-        let mut command = match &self.words {
-            Some(words) => {
-                let mut words = words.iter().map(|w| w.replace("{}", &n));
-                let mut command = Command::new(words.next().expect("a command has a first word"));
-                command.args(words);
-                command
-            }
-            None => {
-                let mut command = Command::new("sh");
-                command.arg("-c").arg(self.command.replace("{}", &n));
-                command
-            }
-        };
-        command.process_group(0).stdout(Stdio::piped()).stderr(Stdio::piped());
-        command.stdin(if self.takes_argument() { Stdio::null() } else { Stdio::piped() });
-        command
-    }
-
-    /// Starts the program for `n`, writing n to its standard input where it takes it there. Where
-    /// the user's process limit leaves no room (EAGAIN), `Err(Err(why))`: the caller waits for a
-    /// run to end, or gives up; any other failure is the run's ending, `Err(Ok(run))`.
-    fn start(&self, n: u64) -> Result<Active, Result<ProgramRun, std::io::Error>> {
-        let start = Instant::now();
-        let mut child = match self.command_for(n).spawn() {
-            Ok(child) => child,
-            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => return Err(Err(e)),
-            Err(e) => return Err(Ok(ProgramRun::not_run(n, Ending::NotStarted(e.to_string()), start))),
-        };
-        if let Some(mut stdin) = child.stdin.take() {
-            // a program that exits without reading it is no error of ours
-            let _ = writeln!(stdin, "{n}");
-        }
-        let pipes = Pipes::new(child.stdout.take(), child.stderr.take());
-        Ok(Active { n, child, start, deadline: start + self.timeout, pipes, ended: None })
-    }
+/// What [`run_all`] does with a run it handed on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Handling {
+    /// Nothing more: the run is done.
+    Done,
+    /// Run it again, alone: once no other run is under way (what the runs before left running
+    /// ended, where they are swept, and this process holding no more threads than the one
+    /// watching the runs, or a second passed; for a run alone again, 0.1 s more each time), with
+    /// no other started until it ends; half as many runs at a time from then on.
+    Alone,
+    /// Start no other run, and end those under way (which are not handed on): the runs are given
+    /// up.
+    Stop,
 }
-
-/// How long the pipes of a program that exited are still read, for what it left running to write
-/// (never past the time limit); then what it left is killed and the run judged.
-pub(super) const GRACE: Duration = Duration::from_millis(250);
 
 /// How many times, with no run under way, a run whose process the user's process limit refuses is
 /// tried again (waiting 20, 40, 80, 100 and 100 ms) before the runs are given up.
 const NO_ROOM_TRIES: u32 = 5;
 
-/// A run under way: its process until it ends, then its pipes until their end, the grace or a stop.
-struct Active {
-    n: u64,
-    child: std::process::Child,
-    start: Instant,
-    deadline: Instant,
-    pipes: Pipes,
-    /// Once its process has ended (not reaped yet) or been killed: how it ended where it was killed
-    /// (`None`: as its status says, once reaped), and until when its pipes are read.
-    ended: Option<(Option<Ending>, Instant)>,
-}
-
-impl Active {
-    /// Looks at the process: where it exited, its pipes are read for the grace (it is reaped at the
-    /// end); past the time limit or once `stop` is set, its group is killed. Returns whether it
-    /// ended now.
-    fn look(&mut self, stop: bool, now: Instant) -> bool {
-        if self.ended.is_some() {
-            return false;
-        }
-        let ending = match super::os::has_ended(self.child.id()) {
-            Ok(true) => {
-                // what it left running may write for a moment more, within the time limit
-                self.ended = Some((None, (now + GRACE).min(self.deadline).max(now)));
-                return true;
-            }
-            Ok(false) if stop => Ending::Stopped,
-            Ok(false) if now >= self.deadline => Ending::TimedOut,
-            Ok(false) => return false,
-            Err(e) => Ending::NotStarted(format!("waiting for it: {e}")),
-        };
-        let _ = super::os::kill_group(self.child.id());
-        self.ended = Some((Some(ending), now));
-        true
-    }
-
-    /// Whether the run is over: ended, and its pipes at their end, past its grace, or stopped.
-    fn over(&self, stop: bool, now: Instant) -> bool {
-        self.ended.as_ref().is_some_and(|(_, until)| !self.pipes.open() || stop || now >= *until)
-    }
-
-    /// The run, once [`Active::over`]: what the pipes hold read, its group killed (what it left
-    /// running there), its process reaped; and whether its pipes were still held open (by what it
-    /// left elsewhere).
-    fn finish(mut self) -> (ProgramRun, bool) {
-        let held = self.pipes.open();
-        self.pipes.drain();
-        // before the reaping, which frees its id and its group's number
-        let _ = super::os::kill_group(self.child.id());
-        let status = self.child.wait();
-        let ending = match (self.ended.take().and_then(|(ending, _)| ending), status) {
-            (Some(ending), _) => ending,
-            (None, Ok(status)) => match (status.code(), status.signal()) {
-                (Some(code), _) => Ending::Exited(code),
-                (None, Some(signal)) => Ending::Signalled(signal),
-                (None, None) => Ending::Exited(-1),
-            },
-            (None, Err(e)) => Ending::NotStarted(format!("waiting for it: {e}")),
-        };
-        let Pipes { tail, head, .. } = self.pipes;
-        let run = ProgramRun {
-            n: self.n,
-            ending,
-            stdout: tail.kept,
-            stderr: head.kept,
-            stdout_cut: tail.cut,
-            seconds: self.start.elapsed().as_secs_f64(),
-        };
-        (run, held)
-    }
-}
-
-impl ProgramRun {
-    /// The run of `n` that never ran, ending so.
-    fn not_run(n: u64, ending: Ending, start: Instant) -> ProgramRun {
-        let seconds = start.elapsed().as_secs_f64();
-        ProgramRun { n, ending, stdout: Vec::new(), stderr: Vec::new(), stdout_cut: false, seconds }
-    }
-}
-
 /// Runs `program` for every n of `ns`, `jobs` at a time, handing each run to `done` as it ends (in
-/// the order they end). All on the calling thread: the runs' processes are watched together, their
-/// pipes read as they come (never waited on: what a program leaves running may hold them open) and
-/// each within its time limit. Once `stop` is set, the runs under way are killed and no other
-/// starts; the runs killed so are not handed on. Where the user's process limit leaves no room for
-/// a run's process, it waits for a run under way to end; with none under way, after a few tries
-/// the run is handed on as [`Ending::NoProcess`] and no other starts.
+/// the order they end), which may ask for it again alone ([`Handling`]). All on the calling thread:
+/// the runs' processes are watched together, their pipes read as they come (never waited on: what
+/// a program leaves running may hold them open) and each within its time limit. Once `stop` is set,
+/// the runs under way are killed and no other starts; the runs killed so are not handed on. Where
+/// the user's process limit leaves no room for a run's process, it waits for a run under way to
+/// end; with none under way, after a few tries the run is handed on as [`Ending::NoProcess`] and no
+/// other starts.
 ///
 /// With `sweep` (this process made the reaper of its orphaned descendants,
 /// [`super::os::become_subreaper`]; the children it had before, which are spared), what the
-/// programs left running outside their process groups is killed and reaped: after a run whose pipes it held open, at most a second after any other,
-/// and when all are done; never while a run's pipes are still read in its grace.
+/// programs left running outside their process groups is killed and reaped: after a run whose
+/// pipes it held open, at most a second after any other, and when all are done; never while a
+/// run's pipes are still read in its grace.
 pub(super) fn run_all(
     program: &Program,
     ns: &[u64],
     jobs: usize,
     stop: &AtomicBool,
     sweep: Option<&[i32]>,
-    done: &mut dyn FnMut(ProgramRun),
+    done: &mut dyn FnMut(ProgramRun) -> Handling,
 ) {
     let mut queue: VecDeque<u64> = ns.iter().copied().collect();
+    // the runs to make again alone, and whether one is under way
+    let (mut again, mut alone) = (VecDeque::new(), false);
+    let mut jobs = jobs.max(1);
     let mut active: Vec<Active> = Vec::new();
     let mut buf = Pipes::buffer();
     let (mut pause, mut refused, mut given_up) = (Duration::from_millis(1), 0, false);
     let mut last_sweep = Instant::now();
+    let halted = std::cell::Cell::new(false);
+    let mut hand_on = |run: ProgramRun, again: &mut VecDeque<(u64, u32)>, jobs: &mut usize| {
+        let (n, alone) = (run.n, run.alone);
+        match done(run) {
+            Handling::Done => {}
+            Handling::Alone => {
+                again.push_back((n, alone + 1));
+                *jobs = (*jobs / 2).max(1);
+            }
+            Handling::Stop => halted.set(true),
+        }
+    };
     loop {
-        let stopped = stop.load(Ordering::Relaxed);
+        let stopped = stop.load(Ordering::Relaxed) || halted.get();
         let mut waiting_for_room = false;
-        while active.len() < jobs.max(1) && !stopped && !given_up {
-            let Some(n) = queue.pop_front() else { break };
-            match program.start(n) {
+        while !stopped && !given_up && !alone {
+            // a run again alone once none is under way; none other started before it
+            let (n, by_itself) = match again.front() {
+                Some(_) if !active.is_empty() => break,
+                Some(&(_, time)) => {
+                    // what the runs before left (their processes count against the user's limit)
+                    // reaped, and this process's threads down to one
+                    if let Some(spared) = sweep {
+                        sweep_strays(&active, spared);
+                    }
+                    settle_threads();
+                    std::thread::sleep(Duration::from_millis(100) * (time - 1));
+                    again.pop_front().expect("one is queued")
+                }
+                None if active.len() >= jobs => break,
+                None => match queue.pop_front() {
+                    Some(n) => (n, 0),
+                    None => break,
+                },
+            };
+            match program.start(n, by_itself) {
                 Ok(run) => {
                     active.push(run);
+                    alone = by_itself > 0;
                     refused = 0;
                 }
-                Err(Ok(run)) => done(run),
+                Err(Ok(run)) => hand_on(*run, &mut again, &mut jobs),
                 Err(Err(why)) => {
-                    queue.push_front(n);
+                    match by_itself {
+                        0 => queue.push_front(n),
+                        time => again.push_front((n, time)),
+                    }
                     waiting_for_room = true;
                     if active.is_empty() {
                         refused += 1;
                         if refused > NO_ROOM_TRIES {
-                            done(ProgramRun::not_run(n, Ending::NoProcess(no_room(&why)), Instant::now()));
+                            let run = ProgramRun::not_run(n, Ending::NoProcess(no_room(&why)), Instant::now());
+                            hand_on(run, &mut again, &mut jobs);
                             (given_up, waiting_for_room) = (true, false);
                         }
                     }
@@ -252,7 +186,8 @@ pub(super) fn run_all(
                 }
             }
         }
-        if active.is_empty() && (queue.is_empty() || stopped || given_up) {
+        let waiting = !queue.is_empty() || !again.is_empty();
+        if active.is_empty() && (!waiting || stopped || given_up) {
             break;
         }
         // wait for bytes, an end of a pipe, or the next look at the processes
@@ -276,17 +211,18 @@ pub(super) fn run_all(
             happened |= run.pipes.read_ready(&flags[..count], &mut buf);
             flags = &flags[count..];
         }
-        let (stopped, now) = (stop.load(Ordering::Relaxed), Instant::now());
+        let (stopped, now) = (stop.load(Ordering::Relaxed) || halted.get(), Instant::now());
         let mut suspect = false;
         let mut i = 0;
         while i < active.len() {
             happened |= active[i].look(stopped, now);
             if active[i].over(stopped, now) {
                 let (run, held) = active.swap_remove(i).finish();
+                alone &= run.alone == 0;
                 suspect |= held;
                 happened = true;
                 if run.ending != Ending::Stopped {
-                    done(run);
+                    hand_on(run, &mut again, &mut jobs);
                 }
             } else {
                 i += 1;
@@ -304,6 +240,15 @@ pub(super) fn run_all(
     }
     if let Some(spared) = sweep {
         sweep_strays(&active, spared);
+    }
+}
+
+/// Waits, at most a second, until this process holds one thread (the threads of a pool it let go
+/// end shortly after), so that a run made again alone has all the room the process limit leaves.
+fn settle_threads() {
+    let until = Instant::now() + Duration::from_secs(1);
+    while super::os::threads() > 1 && Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(5));
     }
 }
 
@@ -361,7 +306,10 @@ mod tests {
         /// The run of `n` alone, nothing swept (the tests share their process).
         fn run(&self, n: u64, stop: &AtomicBool) -> ProgramRun {
             let mut runs = Vec::new();
-            run_all(self, &[n], 1, stop, None, &mut |run| runs.push(run));
+            run_all(self, &[n], 1, stop, None, &mut |run| {
+                runs.push(run);
+                Handling::Done
+            });
             runs.pop().expect("a run not stopped is handed on")
         }
     }
@@ -376,8 +324,12 @@ mod tests {
 
     #[test]
     fn a_run_is_timed_out_and_its_group_killed() {
-        let program =
-            Program { command: "sleep 30 & sleep 30; echo 1".into(), words: None, timeout: Duration::from_millis(200) };
+        let program = Program {
+            command: "sleep 30 & sleep 30; echo 1".into(),
+            words: None,
+            timeout: Duration::from_millis(200),
+            memory_limit: None,
+        };
         let run = program.run(5, &AtomicBool::new(false));
         assert_eq!(run.ending, Ending::TimedOut);
         // the background sleep held standard output open: killed with the group, or this would wait
@@ -387,8 +339,12 @@ mod tests {
     #[test]
     fn n_on_standard_input_or_in_place_of_braces() {
         let stop = AtomicBool::new(false);
-        let program =
-            |command: &str| Program { command: command.into(), words: None, timeout: Duration::from_secs(20) };
+        let program = |command: &str| Program {
+            command: command.into(),
+            words: None,
+            timeout: Duration::from_secs(20),
+            memory_limit: None,
+        };
         let run = program("read n; echo $((n + 1)); echo oops >&2; exit 3").run(41, &stop);
         assert_eq!((run.ending, run.stdout, run.stderr), (Ending::Exited(3), b"42\n".to_vec(), b"oops\n".to_vec()));
         let run = program("echo {}{}").run(7, &stop);
@@ -407,6 +363,7 @@ mod tests {
             command: "sleep 30 & echo 5; echo err >&2".into(),
             words: None,
             timeout: Duration::from_secs(60),
+            memory_limit: None,
         };
         let run = program.run(1, &stop);
         assert_eq!((run.ending, run.stdout, run.stderr), (Ending::Exited(0), b"5\n".to_vec(), b"err\n".to_vec()));
@@ -415,14 +372,68 @@ mod tests {
     #[test]
     fn runs_at_a_time_each_handed_on_as_it_ends() {
         let stop = AtomicBool::new(false);
-        let program = Program { command: "echo $(({} * 2))".into(), words: None, timeout: Duration::from_secs(20) };
+        let program = Program {
+            command: "echo $(({} * 2))".into(),
+            words: None,
+            timeout: Duration::from_secs(20),
+            memory_limit: None,
+        };
         let mut runs = Vec::new();
-        run_all(&program, &[1, 2, 3, 4, 5], 3, &stop, None, &mut |run| runs.push(run));
+        run_all(&program, &[1, 2, 3, 4, 5], 3, &stop, None, &mut |run| {
+            runs.push(run);
+            Handling::Done
+        });
         runs.sort_by_key(|run| run.n);
         let outputs: Vec<(u64, Vec<u8>)> = runs.into_iter().map(|run| (run.n, run.stdout)).collect();
         assert_eq!(outputs, (1..=5).map(|n| (n, format!("{}\n", 2 * n).into_bytes())).collect::<Vec<_>>());
         // once stopped, nothing runs and nothing is handed on
         stop.store(true, Ordering::Relaxed);
         run_all(&program, &[1, 2], 2, &stop, None, &mut |run| panic!("{run:?}"));
+    }
+
+    /// A shell program with a time limit of 20 s and no memory limit.
+    fn shell(command: &str) -> Program {
+        Program { command: command.into(), words: None, timeout: Duration::from_secs(20), memory_limit: None }
+    }
+
+    #[test]
+    fn a_run_says_what_it_used() {
+        let stop = AtomicBool::new(false);
+        // a loop of the shell's own, and a child it waits for that holds 20 MiB
+        let run = shell("i=0; while [ $i -lt 100000 ]; do i=$((i + 1)); done; head -c 20000000 /dev/zero | sort >/dev/null; echo {}")
+            .run(3, &stop);
+        let usage = run.usage.expect("reaped");
+        assert_eq!(run.ending, Ending::Exited(0));
+        assert!(usage.cpu_seconds > 0.0 && usage.cpu_seconds < 1000.0, "{usage:?}");
+        assert!(usage.peak_bytes.is_some_and(|p| p >= 20_000_000), "sort held its input: {usage:?}");
+        let missing = Program { words: Some(vec!["/nonexistent/solver".into()]), ..shell("/nonexistent/solver") };
+        assert_eq!(missing.run(1, &stop).usage, None);
+    }
+
+    #[test]
+    fn a_memory_limit_fails_an_allocation_past_it() {
+        let stop = AtomicBool::new(false);
+        // `sort` holds its whole input: 300 MB under a limit of 64 MiB of address space
+        let limited =
+            Program { memory_limit: Some(64 << 20), ..shell("head -c 300000000 /dev/zero | sort >/dev/null") };
+        let run = limited.run(1, &stop);
+        assert_ne!(run.ending, Ending::Exited(0), "{}", String::from_utf8_lossy(&run.stderr));
+        assert!(run.usage.expect("reaped").max_resident_bytes < 64 << 20);
+        // within the limit, the same shell runs as without one
+        let fits = Program { memory_limit: Some(64 << 20), ..shell("echo {}") };
+        assert_eq!(fits.run(5, &stop).stdout, b"5\n");
+    }
+
+    #[test]
+    fn a_run_asked_for_again_runs_alone_with_fewer_at_a_time() {
+        let stop = AtomicBool::new(false);
+        let program = shell("echo {}");
+        let mut seen = Vec::new();
+        run_all(&program, &[1, 2, 3, 4], 4, &stop, None, &mut |run| {
+            seen.push((run.n, run.alone));
+            if run.n == 2 && run.alone < 2 { Handling::Alone } else { Handling::Done }
+        });
+        seen.sort_unstable();
+        assert_eq!(seen, [(1, 0), (2, 0), (2, 1), (2, 2), (3, 0), (4, 0)]);
     }
 }

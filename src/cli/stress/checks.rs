@@ -1,13 +1,15 @@
 //! The checks of `stress`'s arguments made before any run (the program, the folder of the kept
-//! outputs), and the writing of a run's kept outputs.
+//! outputs), and the writing of a run's kept outputs and figures.
 
 use std::path::Path;
+use std::time::Duration;
 
 use fibtree_util::{probe_folder, write_atomically};
 
 use super::super::args::StressArgs;
 use super::super::runner::{Program, ProgramRun, split_words};
 use super::super::usage;
+use super::verdict::status_of;
 
 /// The checks of the arguments that need no run: the program's words, the folder for the outputs.
 ///
@@ -28,9 +30,20 @@ pub(super) fn checked_program(args: &StressArgs) -> anyhow::Result<Program> {
         std::fs::create_dir_all(dir)
             .and_then(|()| probe_folder(&dir.join("0.stdout")))
             .map_err(|e| usage("--keep-output", format!("cannot write in the folder '{}': {e}", dir.display())))?;
-        check_kept_names(dir, &args.ns.0, args.run.output.output.as_deref())?;
+        for (flag, file) in [("--output", &args.run.output.output), ("--svg", &args.svg)] {
+            check_kept_name(dir, &args.ns.0, flag, file.as_deref())?;
+        }
+        check_kept_names(dir, &args.ns.0)?;
     }
-    Ok(Program { command: args.command.clone(), words, timeout: args.timeout })
+    Ok(Program { command: args.command.clone(), words, timeout: timeout(args), memory_limit: args.memory_limit })
+}
+
+/// The wall time a run may take: `--timeout`, else 10 s, or twice `--time-limit` and a second more
+/// where that is longer (a judge's kill comes well after its time limit: a run past the limit is
+/// still measured, and judged TIME LIMIT, not cut short as TIMEOUT).
+pub(super) fn timeout(args: &StressArgs) -> Duration {
+    let judged = args.time_limit.map_or(Duration::ZERO, |t| 2 * t + Duration::from_secs(1));
+    args.timeout.unwrap_or(Duration::from_secs(10).max(judged))
 }
 
 /// Whether `program` names an executable file: as a path where it has a `/`, else on `PATH`.
@@ -65,32 +78,42 @@ fn runnable(program: &str) -> Result<(), String> {
     Err(refused.unwrap_or_else(|| format!("no program '{program}' found (a path, or a name on PATH)")))
 }
 
-/// Whether the file name `name` is one that `--keep-output` writes for one of `ns` (`N.stdout` or
-/// `N.stderr`). Cost O(log ns).
+/// Whether the file name `name` is one that `--keep-output` writes for one of `ns` (`N.stdout`,
+/// `N.stderr` or `N.json`). Cost O(log ns).
 fn kept_for(name: &str, ns: &[u64]) -> bool {
-    let n = name.strip_suffix(".stdout").or_else(|| name.strip_suffix(".stderr"));
+    let n = ["stdout", "stderr", "json"].iter().find_map(|suffix| name.strip_suffix(suffix)?.strip_suffix('.'));
     n.and_then(|n| fibtree_util::parse_whole::<u64>(n).ok()).is_some_and(|n| ns.binary_search(&n).is_ok())
 }
 
-/// Refuses, before any run, what would make a kept output fail or be lost after the runs: `-o`
-/// naming one of the files kept in `dir`, and a name of those files already taken by something
-/// other than a file (a folder, say). Cost: one listing of `dir`.
+/// Refuses, before any run, `file` (the file of `flag`) where it is one of the files kept in
+/// `dir`, which it would be lost to, or lose.
 ///
 /// # Errors
-/// A usage error naming `--output` or `--keep-output`.
-fn check_kept_names(dir: &Path, ns: &[u64], output: Option<&Path>) -> anyhow::Result<()> {
+/// A usage error naming `flag`.
+fn check_kept_name(dir: &Path, ns: &[u64], flag: &str, file: Option<&Path>) -> anyhow::Result<()> {
     let same_folder = |path: &Path| {
         let folder = fibtree_util::folder_of(path);
         matches!((folder.canonicalize(), dir.canonicalize()), (Ok(a), Ok(b)) if a == b)
     };
-    if let Some(output) = output
-        && output.file_name().and_then(|n| n.to_str()).is_some_and(|n| kept_for(n, ns))
-        && same_folder(output)
-    {
-        let why =
-            format!("'{}' is a file --keep-output writes a run's output to; expected another file", output.display());
-        return Err(usage("--output", why));
+    match file {
+        Some(file)
+            if file.file_name().and_then(|n| n.to_str()).is_some_and(|n| kept_for(n, ns)) && same_folder(file) =>
+        {
+            let why =
+                format!("'{}' is a file --keep-output writes a run's output to; expected another file", file.display());
+            Err(usage(flag, why))
+        }
+        _ => Ok(()),
     }
+}
+
+/// Refuses, before any run, a name of the files kept in `dir` already taken by something other
+/// than a file (a folder, say), where a kept output would fail after the runs. Cost: one listing
+/// of `dir`.
+///
+/// # Errors
+/// A usage error naming `--keep-output`.
+fn check_kept_names(dir: &Path, ns: &[u64]) -> anyhow::Result<()> {
     let entries = std::fs::read_dir(dir)
         .map_err(|e| usage("--keep-output", format!("cannot read the folder '{}': {e}", dir.display())))?;
     for entry in entries.flatten() {
@@ -105,12 +128,38 @@ fn check_kept_names(dir: &Path, ns: &[u64], output: Option<&Path>) -> anyhow::Re
     Ok(())
 }
 
-/// Writes `run`'s standard output and error into `dir` as `N.stdout` and `N.stderr`.
+/// What `--keep-output` writes of a run's figures, as `N.json` (fields in alphabetical order).
+#[derive(serde::Serialize)]
+struct Figures<'a> {
+    cpu_seconds: Option<f64>,
+    n: u64,
+    #[serde(serialize_with = "crate::cli::json::opt_int")]
+    peak_memory_at_most_bytes: Option<u64>,
+    #[serde(serialize_with = "crate::cli::json::opt_int")]
+    peak_memory_bytes: Option<u64>,
+    seconds: f64,
+    status: &'a str,
+}
+
+/// Writes `run`'s standard output and error into `dir` as `N.stdout` and `N.stderr`, and how it
+/// ended, its times and its peak memory as `N.json` (each file written whole, then renamed into
+/// place); `shell`: it ran through `sh -c`.
 ///
 /// # Errors
 /// A write that failed, naming the file and `--keep-output`.
-pub(super) fn keep(dir: &Path, run: &ProgramRun) -> anyhow::Result<()> {
-    for (suffix, bytes) in [("stdout", &run.stdout), ("stderr", &run.stderr)] {
+pub(super) fn keep(dir: &Path, run: &ProgramRun, shell: bool) -> anyhow::Result<()> {
+    let status = status_of(&run.ending, shell);
+    let figures = Figures {
+        cpu_seconds: run.usage.map(|u| (u.cpu_seconds * 1e6).round() / 1e6),
+        n: run.n,
+        peak_memory_at_most_bytes: run.usage.map(|u| u.max_resident_bytes),
+        peak_memory_bytes: run.usage.and_then(|u| u.peak_bytes),
+        seconds: (run.seconds * 1000.0).round() / 1000.0,
+        status: &status,
+    };
+    let mut json = serde_json::to_vec(&figures)?;
+    json.push(b'\n');
+    for (suffix, bytes) in [("stdout", &run.stdout), ("stderr", &run.stderr), ("json", &json)] {
         let path = dir.join(format!("{}.{suffix}", run.n));
         write_atomically(&path, bytes)
             .map_err(|e| anyhow::anyhow!("writing '{}' (--keep-output): {e}", path.display()))?;

@@ -1,39 +1,57 @@
 //! `fibtree stress`: another program run once for each n of a range, each answer checked against
-//! c(n, G), and the n from which it goes wrong. The true values come from one run of the library
-//! over every n at once (the modular engine for residues, the exact engine for exact values); the
-//! program's runs are [`super::runner`]'s; what the program prints (its form) is given, or found
-//! from its first answers ([`super::forms`]); the verdicts and the report are [`report`]'s, the
-//! checks made before any run [`checks`]'.
+//! c(n, G), each run's time and memory measured and judged against the limits asked for, and the
+//! n from which it goes wrong. The true values come from one run of the library over every n at
+//! once (the modular engine for residues, the exact engine for exact values); the program's runs
+//! are [`super::runner`]'s, made with the session's pool let go (this process then holds one
+//! thread); a run that the limit on the user's processes may have failed is [`nproc`]'s to run
+//! again; what the program prints (its form) is given, or found from its first answers
+//! ([`super::forms`]); `--bisect`'s runs are [`bisect`]'s; the verdicts are [`verdict`]'s, the
+//! report [`report`]'s (its stretches [`stretches`]', its fit of the time [`growth`]'s, fibtree's
+//! own time [`library`]'s, its plot [`svg`]'s); the checks made before any run [`checks`]'.
 
+mod bisect;
 mod checks;
+mod growth;
+mod library;
+mod nproc;
 mod report;
+mod stretches;
+mod svg;
+mod verdict;
 
 use std::collections::BTreeMap;
+use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
 use fibtree::{Hooks, Options, Param};
 
 use super::args::StressArgs;
 use super::forms::{self, AnswerForm, Truth};
-use super::runner::{Ending, Program, ProgramRun, run_all};
+use super::output::{Output, distinct};
+use super::runner::{Ending, Handling, Program, ProgramRun, run_all};
 use super::session::{OutputForm, Session};
 use super::{flag, usage};
 use checks::{checked_program, keep};
-use report::{Judged, Report, Verdict, judge};
+use nproc::{Next, ProcessLimit};
+use report::{Made, Report, Spread};
+use verdict::{Limits, Verdict, judge};
 
 /// The runs of one `stress` command: the program, where its outputs are kept, the runs done.
 struct Runs<'a> {
     program: Program,
     jobs: usize,
     keep: Option<&'a Path>,
+    shell: bool,
     stop: &'a AtomicBool,
     /// Where what the programs leave running is killed, the children this process had before, which
     /// are not ([`run_all`]'s `sweep`).
     sweep: Option<Vec<i32>>,
-    hooks: Hooks<'a>,
+    /// The limit on the user's processes, and the runs it may have failed.
+    limit: ProcessLimit,
     done: Mutex<BTreeMap<u64, ProgramRun>>,
     /// The first error keeping a run's output, or the refusal where the process limit left no room
     /// for the runs (after which none starts).
@@ -44,45 +62,64 @@ struct Runs<'a> {
 }
 
 impl Runs<'_> {
-    /// Runs the program for each of `ns` not run yet (none once the runs were given up); the runs of
-    /// `ns` afterwards.
-    fn run(&self, ns: &[u64]) -> Vec<ProgramRun> {
+    /// Runs the program for each of `ns` not run yet (none once the runs were given up), reporting
+    /// them to `hooks`' progress, `ok` saying whether a run's answer is right where the true values
+    /// are known; the runs of `ns` afterwards.
+    fn run(&self, ns: &[u64], hooks: Hooks, ok: Option<&dyn Fn(&ProgramRun) -> bool>) -> Vec<ProgramRun> {
         let todo: Vec<u64> = if self.given_up.load(Ordering::Relaxed) {
             Vec::new()
         } else {
             let done = self.done.lock().expect("never poisoned");
             // the runs start: the bar's rate is measured from here
-            self.hooks.progress("runs", done.len() as u64, self.total.max(done.len() as u64));
+            hooks.progress("runs", done.len() as u64, self.total.max(done.len() as u64));
             ns.iter().copied().filter(|n| !done.contains_key(n)).collect()
         };
-        let mut record = |run: ProgramRun| {
+        let mut record = |run: ProgramRun| -> Handling {
             if let Ending::NoProcess(why) = &run.ending {
                 // no verdict on the program: the runs are given up, and the command refused
                 let why = usage("CMD", format!("could not be run for n = {}: {why}", run.n));
                 *self.failed.lock().expect("never poisoned") = Some(why);
                 self.given_up.store(true, Ordering::Relaxed);
-                return;
+                return Handling::Stop;
+            }
+            match self.limit.next(&run, ok.map(|ok| ok(&run))) {
+                Next::Again => return Handling::Alone,
+                Next::Refuse(why) => {
+                    *self.failed.lock().expect("never poisoned") = Some(why);
+                    self.given_up.store(true, Ordering::Relaxed);
+                    return Handling::Stop;
+                }
+                Next::Keep => {}
             }
             if let Some(dir) = self.keep
-                && let Err(e) = keep(dir, &run)
+                && let Err(e) = keep(dir, &run, self.shell)
             {
                 self.failed.lock().expect("never poisoned").get_or_insert(e);
             }
             let mut done = self.done.lock().expect("never poisoned");
             done.insert(run.n, run);
-            self.hooks.progress("runs", done.len() as u64, self.total.max(done.len() as u64));
+            hooks.progress("runs", done.len() as u64, self.total.max(done.len() as u64));
+            Handling::Done
         };
+        // the freed memory of the true values' count given back: each run begins as a copy of this
+        // process's memory, which its peak is told apart from (see [`super::os::spawn_measured`])
+        super::os::give_back_free_memory();
         run_all(&self.program, &todo, self.jobs, self.stop, self.sweep.as_deref(), &mut record);
         let done = self.done.lock().expect("never poisoned");
         ns.iter().filter_map(|n| done.get(n).cloned()).collect()
     }
 
+    /// The error that ended the runs (the process limit), or the first error keeping an output.
+    fn failure(&self) -> Option<anyhow::Error> {
+        self.failed.lock().expect("never poisoned").take()
+    }
+
     /// The runs of the form's `probes`, as [`Runs::run`]; an error where they were given up (the
     /// process limit), before anything is said of their answers.
-    fn run_probes(&self, probes: &[u64]) -> anyhow::Result<Vec<ProgramRun>> {
-        let runs = self.run(probes);
+    fn run_probes(&self, probes: &[u64], hooks: Hooks) -> anyhow::Result<Vec<ProgramRun>> {
+        let runs = self.run(probes, hooks, None);
         match self.given_up.load(Ordering::Relaxed) {
-            true => Err(self.failed.lock().expect("never poisoned").take().unwrap_or_else(|| usage("CMD", "no room"))),
+            true => Err(self.failure().unwrap_or_else(|| usage("CMD", "no room"))),
             false => Ok(runs),
         }
     }
@@ -93,8 +130,38 @@ impl Runs<'_> {
     }
 }
 
+/// The runs of `--bisect`: its `spread` and the runs made already (the form's probes) first, then
+/// its rounds, as many n at a time as `runs` makes ([`bisect::bisect`]); `right` says whether a
+/// run's answer is right, `ok` whether its verdict is OK. Until the runs are stopped or given up.
+fn bisection(
+    runs: &Runs,
+    ns: &[u64],
+    spread: &Spread,
+    hooks: Hooks,
+    right: &dyn Fn(&ProgramRun) -> bool,
+    ok: &dyn Fn(&ProgramRun) -> bool,
+) {
+    let made: Vec<u64> = runs.all().iter().map(|r| r.n).collect();
+    let first: Vec<usize> = spread.ns.iter().chain(&made).filter_map(|n| ns.binary_search(n).ok()).collect();
+    bisect::bisect(ns.len(), &first, runs.jobs, |batch| {
+        let batch: Vec<u64> = batch.iter().map(|&i| ns[i]).collect();
+        let ran = runs.run(&batch, hooks, Some(right));
+        let ended = runs.stop.load(Ordering::Relaxed) || runs.given_up.load(Ordering::Relaxed);
+        let judged = |r: &ProgramRun| (ns.binary_search(&r.n).expect("one of the n asked"), ok(r));
+        (!ended).then(|| ran.iter().map(judged).collect())
+    });
+}
+
+/// The library's options for the session's `hooks`: the engine and the memory limit asked for.
+fn library_options<'h>(hooks: Hooks<'h>, args: &StressArgs) -> Options<'h> {
+    Options { hooks, engine: args.run.engine, memory_limit: Some(args.run.memory_limit()), ..Options::default() }
+}
+
 pub(super) fn stress(args: StressArgs) -> anyhow::Result<ExitCode> {
     let program = checked_program(&args)?;
+    // the plot's file is checked before any run, so that a bad path fails at once
+    distinct(&[("--output", args.run.output.output.as_deref()), ("--svg", args.svg.as_deref())])?;
+    let svg = args.svg.as_deref().map(|path| Output::open(Some(path), "--svg")).transpose()?;
     let ns = args.ns.0.clone();
     let given = match (args.modulus, args.last_digits, args.exact) {
         (Some(m), ..) => Some(AnswerForm::Modulo(m)),
@@ -119,117 +186,86 @@ pub(super) fn stress(args: StressArgs) -> anyhow::Result<ExitCode> {
     // the bar counts the runs, not the work of the true values counted before them
     session.count_runs("runs");
     let jobs = args.jobs.unwrap_or_else(fibtree::cores);
-    let (engine, memory_limit) = (args.run.engine, Some(args.run.memory_limit()));
-    let total = if args.bisect { ns.len().max(2).ilog2() as u64 + 3 } else { ns.len() as u64 };
-    let (taken, judged) = session.compute(|hooks, _| {
-        let options = Options { hooks, engine, memory_limit, ..Options::default() };
-        let runs = Runs {
-            program,
-            jobs,
-            keep: args.keep_output.as_deref(),
-            stop: &stop,
-            sweep,
-            hooks,
-            done: Mutex::new(BTreeMap::new()),
-            failed: Mutex::new(None),
-            given_up: AtomicBool::new(false),
-            total,
-        };
-        let taken = match given {
-            Some(form) => forms::Taken::given(form),
-            None => forms::detect(&ns, args.g, &options, |probes| runs.run_probes(probes))?,
-        };
-        let truth = Truth::of(taken.form, &ns, args.g, &options)?;
-        let judge_one = |run: &ProgramRun| judge(run, truth.of_n(run.n), !args.no_shell);
-        if args.bisect {
-            let known: Vec<u64> = runs.all().iter().map(|r| r.n).collect();
-            bisect(&ns, &known, |n| runs.run(&[n]).first().map(judge_one));
-        } else {
-            runs.run(&ns);
+    let g = args.g;
+    let spread = args.bisect.then(|| {
+        let seed = args.seed.unwrap_or_else(fibtree_util::clock_seed);
+        Spread { seed, ns: bisect::spread(ns.len(), bisect::SPREAD, seed).into_iter().map(|i| ns[i]).collect() }
+    });
+    let total = match &spread {
+        Some(s) => (s.ns.len() + 2 * jobs * (ns.len() / s.ns.len().max(1)).max(1).ilog2() as usize).min(ns.len()),
+        None => ns.len(),
+    };
+    let runs = Runs {
+        program,
+        jobs,
+        keep: args.keep_output.as_deref(),
+        shell: !args.no_shell,
+        stop: &stop,
+        sweep,
+        limit: ProcessLimit::of_this_process(),
+        done: Mutex::new(BTreeMap::new()),
+        failed: Mutex::new(None),
+        given_up: AtomicBool::new(false),
+        total: total as u64,
+    };
+    let taken = match given {
+        Some(form) => forms::Taken::given(form),
+        None => {
+            let probes = session.stage(true, |hooks, _| forms::probes(&ns, g, &library_options(hooks, &args)))?;
+            let at: Vec<u64> = probes.iter().map(|p| p.0).collect();
+            let ran = match at.is_empty() {
+                true => Vec::new(),
+                false => session.stage(false, |hooks, _| runs.run_probes(&at, hooks))?,
+            };
+            forms::decide(g, &probes, &ran)
         }
-        if let Some(e) = runs.failed.lock().expect("never poisoned").take() {
-            return Err(e);
+    };
+    let started = Instant::now();
+    let truth = session.stage(true, |hooks, _| Truth::of(taken.form, &ns, g, &library_options(hooks, &args)))?;
+    let budget = started.elapsed().max(Duration::from_secs(1));
+    let limits = Limits {
+        memory_bytes: args.memory_limit,
+        time_seconds: args.time_limit.map(|t| t.as_secs_f64()),
+        timeout_seconds: checks::timeout(&args).as_secs_f64(),
+    };
+    let judge_one = |run: &ProgramRun| judge(run, truth.of_n(run.n), !args.no_shell, &limits);
+    // the answer alone, the limits aside
+    let right = |run: &ProgramRun| judge_one(run).verdict_without_limits == Verdict::Ok;
+    let ok = |run: &ProgramRun| judge_one(run).verdict == Verdict::Ok;
+    session.stage(false, |hooks, _| {
+        match &spread {
+            Some(spread) => bisection(&runs, &ns, spread, hooks, &right, &ok),
+            None => drop(runs.run(&ns, hooks, Some(&right))),
         }
-        Ok((taken, runs.all().iter().map(judge_one).collect::<Vec<_>>()))
+        runs.failure().map_or(Ok(()), Err)
     })?;
+    let judged: Vec<verdict::Judged> = runs.all().iter().map(judge_one).collect();
+    // fibtree's own time for some of the n run, once the program's runs are done
+    let own = match stop.load(Ordering::Relaxed) || judged.is_empty() {
+        true => None,
+        false => {
+            let run: Vec<u64> = judged.iter().map(|j| j.n).collect();
+            let timed = session.stage(true, |hooks, _| {
+                let options = library_options(hooks, &args);
+                library::own_times(taken.form, &run, g, &options, rayon::current_num_threads(), budget)
+            })?;
+            Some(timed)
+        }
+    };
+    // stopped while the program ran, or while fibtree timed itself after
     let interrupted = stop.load(Ordering::Relaxed);
-    let report = Report::new(&args, taken, judged, interrupted);
+    let report = Report::new(&args, Made { form: taken, runs: judged, interrupted, limits, spread, own });
     if interrupted {
         // what was done is written all the same; a second signal still ends the process
         super::os::forget_signals();
+    }
+    if let Some(mut svg) = svg {
+        svg.write_all(report.svg()?.as_bytes())?;
+        svg.finish()?;
     }
     session.emit(&report, OutputForm::of(args.json, false))?;
     if interrupted {
         return Err(session.stopped());
     }
     Ok(if report.ok { ExitCode::SUCCESS } else { ExitCode::from(1) })
-}
-
-/// The first n of `ns` (ascending) whose run is not OK, assuming every run is OK before it and none
-/// after; `known` are the n already run (as the probes of the form), whose verdicts bound it first,
-/// then the ends, then halves. `judge(n)` runs the program for n, or gives the verdict of a run
-/// done (`None` once stopped). Runs about log2(ns.len()) + 2 times.
-fn bisect(ns: &[u64], known: &[u64], judge: impl Fn(u64) -> Option<Judged>) -> Option<u64> {
-    let ok = |i: usize| judge(ns[i]).map(|j| j.verdict == Verdict::Ok);
-    let mut known: Vec<usize> = known.iter().filter_map(|n| ns.binary_search(n).ok()).collect();
-    known.sort_unstable();
-    // the smallest n known wrong, else the last if it is wrong
-    let mut wrong = None;
-    for &i in &known {
-        if !ok(i)? {
-            wrong = Some(i);
-            break;
-        }
-    }
-    let wrong = match wrong {
-        Some(i) => i,
-        None if ok(ns.len().checked_sub(1)?)? => return None,
-        None => ns.len() - 1,
-    };
-    // the largest n known right below it, else the first if it is right
-    let right = match known.iter().copied().filter(|&i| i < wrong).max() {
-        Some(i) => i,
-        None if wrong > 0 && ok(0)? => 0,
-        None => return Some(ns[0]),
-    };
-    let (mut right, mut wrong) = (right, wrong);
-    while wrong - right > 1 {
-        let mid = right + (wrong - right) / 2;
-        if ok(mid)? {
-            right = mid;
-        } else {
-            wrong = mid;
-        }
-    }
-    Some(ns[wrong])
-}
-
-#[cfg(test)]
-mod tests {
-    use super::report::tests::judged;
-    use super::*;
-
-    #[test]
-    fn bisection_finds_the_first_wrong_n_in_few_runs() {
-        let ns: Vec<u64> = (1..=20000).collect();
-        for first_wrong in [1, 2, 777, 10001, 19999, 20000, 20001] {
-            for known in [&[][..], &[90, 91, 92], &[15000]] {
-                let calls = std::cell::RefCell::new(std::collections::BTreeSet::new());
-                let judge = |n: u64| {
-                    calls.borrow_mut().insert(n);
-                    Some(judged(n, if n < first_wrong { Verdict::Ok } else { Verdict::Mismatch }))
-                };
-                let found = bisect(&ns, known, judge);
-                assert_eq!(found, (first_wrong <= 20000).then_some(first_wrong), "{known:?}");
-                let runs = calls.borrow().iter().filter(|n| !known.contains(n)).count();
-                assert!(runs <= 17, "{first_wrong}, {known:?}: {runs} runs");
-            }
-        }
-        // a run known wrong bounds the search: no other run above it
-        let judge = |n: u64| Some(judged(n, if (50..=100).contains(&n) { Verdict::Crash } else { Verdict::Ok }));
-        assert_eq!(bisect(&ns, &[20, 60], judge), Some(50));
-        assert_eq!(bisect(&[7], &[], |n| Some(judged(n, Verdict::Timeout))), Some(7));
-        assert_eq!(bisect(&[7], &[], |n| Some(judged(n, Verdict::Ok))), None);
-        assert_eq!(bisect(&ns, &[], |_| None), None);
-    }
 }

@@ -1,155 +1,65 @@
-//! The verdicts of `stress`'s runs and its report: each run judged against its true value, the
-//! stretches of n by verdict, the first run not OK, in words or in JSON.
+//! The report of `stress`: what ran and what was assumed, the stretches of n by verdict, the first
+//! run not OK, each run's time and memory (the slowest, the largest peak, how the time grows with
+//! n) beside fibtree's own time, in words or in JSON.
 
 use std::io::Write;
 
+use fibtree_util::human_bytes;
 use serde::Serialize;
 
 use super::super::args::StressArgs;
-use super::super::forms::{self, last_integer};
-use super::super::runner::{Ending, ProgramRun};
-use super::super::session::Outcome;
+use super::super::forms;
+use super::growth::{Growth, fit};
+use super::library::OwnTimes;
+use super::stretches::{Stretch, stretches, written};
+use super::verdict::{Judged, Limits, Verdict};
+use crate::cli::messages::escaped;
+use crate::cli::session::Outcome;
 
-/// The lines of a failing run's standard error that the report shows.
-const STDERR_LINES: usize = 10;
-
-/// The verdict of one run.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-pub(super) enum Verdict {
-    #[serde(rename = "OK")]
-    Ok,
-    #[serde(rename = "MISMATCH")]
-    Mismatch,
-    #[serde(rename = "CRASH")]
-    Crash,
-    #[serde(rename = "TIMEOUT")]
-    Timeout,
-    #[serde(rename = "NO ANSWER")]
-    NoAnswer,
-}
-
-impl Verdict {
-    /// The word the report uses.
-    fn word(self) -> &'static str {
-        match self {
-            Verdict::Ok => "OK",
-            Verdict::Mismatch => "MISMATCH",
-            Verdict::Crash => "CRASH",
-            Verdict::Timeout => "TIMEOUT",
-            Verdict::NoAnswer => "NO ANSWER",
-        }
-    }
-}
-
-/// One run judged (fields in alphabetical order, as the JSON lists them).
-#[derive(Clone, Debug, Serialize)]
-pub(super) struct Judged {
-    /// The last integer the program printed, without leading zeros.
-    pub(super) answer: Option<String>,
-    /// The true value, in the program's form.
-    pub(super) expected: String,
-    pub(super) n: u64,
-    pub(super) seconds: f64,
-    /// How the run ended: `exit status 0`, `killed by signal 11 (SIGSEGV)`, ...
-    pub(super) status: String,
-    /// Whether its standard output was longer than the 1 MiB kept (its answer taken from the last 1 MiB).
-    pub(super) stdout_cut: bool,
-    pub(super) verdict: Verdict,
-    #[serde(skip)]
-    pub(super) stderr: Vec<u8>,
-}
-
-/// `run` judged against `expected`; `shell`: it ran through `sh -c`, whose exit status 128 + S
-/// says that the program ended by signal S.
-pub(super) fn judge(run: &ProgramRun, expected: &str, shell: bool) -> Judged {
-    let answer = last_integer(&run.stdout);
-    let verdict = match (&run.ending, &answer) {
-        (Ending::TimedOut, _) => Verdict::Timeout,
-        (Ending::Exited(0), None) => Verdict::NoAnswer,
-        (Ending::Exited(0), Some(a)) if a == expected => Verdict::Ok,
-        (Ending::Exited(0), Some(_)) => Verdict::Mismatch,
-        _ => Verdict::Crash,
-    };
-    Judged {
-        answer,
-        expected: expected.to_string(),
-        n: run.n,
-        seconds: (run.seconds * 1000.0).round() / 1000.0,
-        status: status_of(&run.ending, shell),
-        stdout_cut: run.stdout_cut,
-        verdict,
-        stderr: run.stderr.clone(),
-    }
-}
-
-/// How a run ended, in words.
-fn status_of(ending: &Ending, shell: bool) -> String {
-    match ending {
-        Ending::Exited(code @ 129..=192) if shell && !signal_name(code - 128).is_empty() => {
-            format!("exit status {code}: signal {}{}, as the shell says", code - 128, signal_name(code - 128))
-        }
-        Ending::Exited(code) => format!("exit status {code}"),
-        Ending::Signalled(signal) => format!("killed by signal {signal}{}", signal_name(*signal)),
-        Ending::TimedOut => "past the time limit (killed)".into(),
-        Ending::Stopped => "stopped".into(),
-        Ending::NotStarted(why) => format!("could not be started: {why}"),
-        Ending::NoProcess(why) => format!("not run: {why}"),
-    }
-}
-
-/// ` (SIGSEGV)` and the like for the signals a crash comes with, else nothing.
-fn signal_name(signal: i32) -> &'static str {
-    match signal {
-        libc::SIGSEGV => " (SIGSEGV)",
-        libc::SIGABRT => " (SIGABRT)",
-        libc::SIGBUS => " (SIGBUS)",
-        libc::SIGFPE => " (SIGFPE)",
-        libc::SIGILL => " (SIGILL)",
-        libc::SIGKILL => " (SIGKILL)",
-        libc::SIGTERM => " (SIGTERM)",
-        libc::SIGINT => " (SIGINT)",
-        libc::SIGPIPE => " (SIGPIPE)",
-        _ => "",
-    }
-}
-
-/// A stretch of n in a row (in the order of the n run) with one verdict.
-#[derive(Debug, Serialize)]
-struct Stretch {
-    from: u64,
-    runs: usize,
-    to: u64,
-    verdict: Verdict,
-}
-
-/// The stretches of `judged` (ascending n).
-fn stretches(judged: &[Judged]) -> Vec<Stretch> {
-    let mut out: Vec<Stretch> = Vec::new();
-    for j in judged {
-        match out.last_mut() {
-            Some(s) if s.verdict == j.verdict => (s.to, s.runs) = (j.n, s.runs + 1),
-            _ => out.push(Stretch { from: j.n, runs: 1, to: j.n, verdict: j.verdict }),
-        }
-    }
-    out
-}
-
-/// The first run not OK, for the report: its verdict and the first lines of its standard error.
+/// The first run not OK, for the report: its verdict, the first lines of its standard error and the
+/// last of its standard output.
 #[derive(Debug, Serialize)]
 struct Failure {
     #[serde(flatten)]
     run: Judged,
     stderr_head: Vec<String>,
+    stdout_tail: Vec<String>,
 }
 
 /// How many runs got each verdict.
 #[derive(Debug, Default, Serialize)]
 struct Counts {
     crash: usize,
+    memory_limit: usize,
     mismatch: usize,
     no_answer: usize,
     ok: usize,
+    time_limit: usize,
     timeout: usize,
+}
+
+/// The run with the most CPU time (the most wall time where none was measured).
+#[derive(Debug, Serialize)]
+struct Slowest {
+    cpu_seconds: Option<f64>,
+    n: u64,
+    seconds: f64,
+}
+
+/// The run with the largest peak memory.
+#[derive(Debug, Serialize)]
+struct Largest {
+    n: u64,
+    #[serde(serialize_with = "crate::cli::json::int")]
+    peak_memory_bytes: u64,
+}
+
+/// How `--bisect` chose its first runs.
+#[derive(Debug)]
+pub(super) struct Spread {
+    pub(super) seed: u64,
+    /// The n of the spread.
+    pub(super) ns: Vec<u64>,
 }
 
 /// The report of a `stress` run (fields in alphabetical order, as the JSON lists them).
@@ -158,21 +68,53 @@ pub(super) struct Report {
     bisect: bool,
     command: String,
     counts: Counts,
+    fibtree_times: Option<OwnTimes>,
     first_failure: Option<Failure>,
     form: forms::Taken,
     #[serde(serialize_with = "crate::cli::json::int")]
     g: u64,
+    /// How the CPU time grows with n (null before any run).
+    growth: Option<Growth>,
     interrupted: bool,
+    largest: Option<Largest>,
+    limits: Limits,
     /// The n asked for.
     n_asked: usize,
+    /// The n not run and taken as OK by `--bisect`'s assumption: those below the first n not OK
+    /// (every n not run where all runs were OK); none where interrupted.
+    n_assumed: usize,
+    /// The n neither run nor assumed.
+    n_not_run: usize,
+    n_run: usize,
     pub(super) ok: bool,
     ranges: Vec<Stretch>,
     runs: Vec<Judged>,
+    /// `--bisect`'s seed, a decimal string (a seed from the clock may exceed 2^53).
+    #[serde(serialize_with = "decimal")]
+    seed: Option<u64>,
+    slowest: Option<Slowest>,
+    /// The n `--bisect` ran first.
+    spread: Vec<u64>,
+    /// The bounds of the n asked, for the report's first line.
+    #[serde(skip)]
+    asked: (u64, u64),
+}
+
+/// What a report is made of, beside the arguments.
+pub(super) struct Made {
+    pub(super) form: forms::Taken,
+    pub(super) runs: Vec<Judged>,
+    pub(super) interrupted: bool,
+    pub(super) limits: Limits,
+    pub(super) spread: Option<Spread>,
+    pub(super) own: Option<OwnTimes>,
 }
 
 impl Report {
-    pub(super) fn new(args: &StressArgs, form: forms::Taken, mut runs: Vec<Judged>, interrupted: bool) -> Report {
+    pub(super) fn new(args: &StressArgs, made: Made) -> Report {
+        let Made { form, mut runs, interrupted, limits, spread, own } = made;
         runs.sort_by_key(|j| j.n);
+        let asked = &args.ns.0;
         let mut counts = Counts::default();
         for j in &runs {
             *match j.verdict {
@@ -181,25 +123,250 @@ impl Report {
                 Verdict::Crash => &mut counts.crash,
                 Verdict::Timeout => &mut counts.timeout,
                 Verdict::NoAnswer => &mut counts.no_answer,
+                Verdict::TimeLimit => &mut counts.time_limit,
+                Verdict::MemoryLimit => &mut counts.memory_limit,
             } += 1;
         }
         let first_failure = runs.iter().find(|j| j.verdict != Verdict::Ok).map(|j| Failure {
             run: j.clone(),
-            stderr_head: String::from_utf8_lossy(&j.stderr).lines().take(STDERR_LINES).map(str::to_string).collect(),
+            stderr_head: j.stderr_head.clone(),
+            stdout_tail: j.stdout_tail.clone(),
         });
+        let n_run = runs.len();
+        // under --bisect's assumption, every n not run below the first not OK is OK
+        let below = |n: u64| asked.partition_point(|&a| a < n) - runs.partition_point(|j| j.n < n);
+        let n_assumed = match (&spread, interrupted, &first_failure) {
+            (Some(_), false, Some(f)) => below(f.run.n),
+            (Some(_), false, None) => asked.len() - n_run,
+            _ => 0,
+        };
+        let measured: Vec<(u64, f64)> = runs.iter().filter_map(|j| Some((j.n, j.cpu_seconds?))).collect();
+        let slowest = runs
+            .iter()
+            .max_by(|a, b| (a.cpu_seconds, a.seconds).partial_cmp(&(b.cpu_seconds, b.seconds)).expect("no NaN"))
+            .map(|j| Slowest { cpu_seconds: j.cpu_seconds, n: j.n, seconds: j.seconds });
+        let largest = runs
+            .iter()
+            .filter_map(|j| Some((j.peak_memory_bytes?, j.n)))
+            .max_by_key(|&(peak, n)| (peak, std::cmp::Reverse(n)))
+            .map(|(peak_memory_bytes, n)| Largest { n, peak_memory_bytes });
         Report {
             bisect: args.bisect,
             command: args.command.clone(),
             ok: first_failure.is_none() && !interrupted,
             counts,
+            fibtree_times: own,
             first_failure,
             form,
             g: args.g,
+            growth: (!measured.is_empty()).then(|| fit(&measured)),
             interrupted,
-            n_asked: args.ns.0.len(),
-            ranges: stretches(&runs),
+            largest,
+            limits,
+            n_asked: asked.len(),
+            n_assumed,
+            n_not_run: asked.len() - n_run - n_assumed,
+            n_run,
+            ranges: stretches(asked, &runs),
             runs,
+            seed: spread.as_ref().map(|s| s.seed),
+            slowest,
+            spread: spread.map_or(Vec::new(), |s| s.ns),
+            asked: (asked.first().copied().unwrap_or(0), asked.last().copied().unwrap_or(0)),
         }
+    }
+
+    /// The plot of the runs' time and memory against n, as an SVG document ([`super::svg`]).
+    ///
+    /// # Errors
+    /// If plotters fails.
+    pub(super) fn svg(&self) -> anyhow::Result<String> {
+        super::svg::stress_svg(&self.command, &self.runs, self.fibtree_times.as_ref(), &self.limits)
+    }
+
+    /// The n asked for, in words: `n from 1 to 40`, `n = 5`.
+    fn asked(&self) -> String {
+        match self.asked {
+            (a, b) if a == b => format!("n = {a}"),
+            (a, b) => format!("from {a} to {b}"),
+        }
+    }
+
+    /// The first run not OK in words, with its standard error's first lines and, where its answer
+    /// was taken from a line that holds other numbers too, its standard output's last lines.
+    fn failure(&self, out: &mut dyn Write, failure: &Failure) -> std::io::Result<()> {
+        let Failure { run, stderr_head, stdout_tail } = failure;
+        let word = if self.n_run < self.n_asked { "first n not OK of those run" } else { "first n not OK" };
+        let (verdict, detail) = (run.verdict.word(), self.detail(run));
+        writeln!(out, "{word}: {}: {verdict}{}: {detail}", run.n, qualifier(run))?;
+        if run.stdout_cut {
+            writeln!(out, "  (its standard output was longer than 1 MiB: the answer was taken from its last 1 MiB)")?;
+        }
+        if run.answer_line_has_other_numbers && !stdout_tail.is_empty() {
+            writeln!(
+                out,
+                "  (its answer was taken as the last integer of its output, on a line that holds other numbers)"
+            )?;
+            writeln!(out, "its standard output, last lines:")?;
+            for line in stdout_tail {
+                // escaped as fibtree's own messages are: the program's ESC, \r and \b reach no terminal
+                writeln!(out, "  | {}", escaped(line))?;
+            }
+        }
+        if !stderr_head.is_empty() {
+            writeln!(out, "its standard error, first lines:")?;
+            for line in stderr_head {
+                writeln!(out, "  | {}", escaped(line))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// What a run not OK did, in words.
+    fn detail(&self, run: &Judged) -> String {
+        let claimed =
+            || format!("claimed {}, true {}", shown(run.answer.as_deref().unwrap_or_default()), shown(&run.expected));
+        let answered = match run.verdict_without_limits {
+            Verdict::Mismatch => claimed(),
+            Verdict::NoAnswer => format!("no integer on standard output ({})", run.status),
+            Verdict::Timeout => format!("ran past the time limit, true {}", shown(&run.expected)),
+            Verdict::Crash | Verdict::Ok | Verdict::TimeLimit | Verdict::MemoryLimit => {
+                format!("{}, true {}", run.status, shown(&run.expected))
+            }
+        };
+        let cpu = run.cpu_seconds.unwrap_or_default();
+        let peak = run
+            .peak_memory_bytes
+            .map_or("peak not measured".to_string(), |p| format!("peak {} resident", human_bytes(p)));
+        let memory = self.limits.memory_bytes.map_or(String::new(), human_bytes);
+        match run.verdict {
+            Verdict::TimeLimit => {
+                let limit = self.limits.time_seconds.unwrap_or_default();
+                let mut line = format!("{} of CPU time, past the limit of {limit} s", time(cpu));
+                if run.verdict_without_limits != Verdict::Ok {
+                    line += &format!("; {answered}");
+                }
+                line
+            }
+            Verdict::MemoryLimit if run.verdict_without_limits == Verdict::Crash => {
+                let how = match run.allocation_failed {
+                    true => "an allocation failed, as it says",
+                    false => "its peak reached the limit",
+                };
+                format!("{} under the memory limit of {memory}: {how} ({peak})", run.status)
+            }
+            Verdict::MemoryLimit => {
+                let mut line = format!("{peak}, past the limit of {memory}");
+                if run.verdict_without_limits != Verdict::Ok {
+                    line += &format!("; {answered}");
+                }
+                line
+            }
+            _ => answered,
+        }
+    }
+
+    /// The lines after the first failure (or in its place): what was not run, and what is assumed.
+    fn coverage(&self, out: &mut dyn Write) -> std::io::Result<()> {
+        let assumption = "taken as OK by --bisect's assumption (right up to some n, wrong from it on)";
+        match &self.first_failure {
+            Some(f) if self.bisect && !self.interrupted => {
+                let n = f.run.n;
+                let mut parts = Vec::new();
+                if self.n_assumed > 0 {
+                    parts.push(format!("{} n not run below {n}: {assumption}", self.n_assumed));
+                }
+                match (self.n_not_run, parts.is_empty()) {
+                    (0, _) => {}
+                    (k, false) => parts.push(format!("{k} n not run above it")),
+                    (k, true) => parts.push(format!("{k} n not run above {n}")),
+                }
+                if parts.is_empty() { Ok(()) } else { writeln!(out, "{}", parts.join("; ")) }
+            }
+            Some(_) => Ok(()),
+            None if self.n_run == self.n_asked => writeln!(out, "every run OK"),
+            None if self.n_assumed > 0 => {
+                writeln!(out, "the {} n run are OK; {} n not run: {assumption}", self.n_run, self.n_assumed)
+            }
+            // interrupted: said already
+            None => Ok(()),
+        }
+    }
+
+    /// The limits, the time and the memory of the runs, and fibtree's own time.
+    fn measures(&self, out: &mut dyn Write) -> std::io::Result<()> {
+        let limits = &self.limits;
+        if limits.time_seconds.is_some() || limits.memory_bytes.is_some() {
+            let mut parts = Vec::new();
+            if let Some(t) = limits.time_seconds {
+                parts.push(format!("{t} s of CPU time"));
+            }
+            if let Some(m) = limits.memory_bytes {
+                parts.push(format!("{} of address space", human_bytes(m)));
+            }
+            writeln!(out, "limits: {} a run; killed past {} s (--timeout)", parts.join(", "), limits.timeout_seconds)?;
+        }
+        if let Some(slowest) = &self.slowest {
+            let cpu = slowest.cpu_seconds.map_or(String::new(), |c| format!("{} of CPU, ", time(c)));
+            let growth = self.growth.as_ref().map_or(String::new(), |g| format!("; {}", g.note));
+            writeln!(out, "time: the slowest n = {}: {cpu}{} wall{growth}", slowest.n, time(slowest.seconds))?;
+        }
+        // a peak within the copy of fibtree's own memory that the run began as is not told apart:
+        // what wait4 gives is then a bound
+        let within = "within the copy of fibtree's memory each run began as";
+        let bounds =
+            self.runs.iter().filter(|j| j.peak_memory_bytes.is_none()).filter_map(|j| j.peak_memory_at_most_bytes);
+        let (unmeasured, bound) = bounds.fold((0, 0), |(k, most), b| (k + 1, most.max(b)));
+        let bound = human_bytes(bound);
+        match (&self.largest, unmeasured) {
+            (Some(largest), 0) => {
+                let peak = human_bytes(largest.peak_memory_bytes);
+                writeln!(out, "memory: the largest peak n = {}: {peak} resident", largest.n)?;
+            }
+            (Some(largest), k) => {
+                let (n, peak) = (largest.n, human_bytes(largest.peak_memory_bytes));
+                writeln!(
+                    out,
+                    "memory: the largest peak n = {n}: {peak} resident; {k} more at most {bound} each ({within})"
+                )?;
+            }
+            (None, 0) => writeln!(out, "memory: not measured")?,
+            (None, _) => writeln!(out, "memory: each peak at most {bound} resident ({within})")?,
+        }
+        if let Some(own) = self.fibtree_times.as_ref().filter(|o| !o.times.is_empty()) {
+            let times: Vec<String> = own.times.iter().map(|t| format!("n = {}: {}", t.n, time(t.seconds))).collect();
+            writeln!(out, "fibtree: {} ({})", times.join(", "), own.how)?;
+        }
+        Ok(())
+    }
+}
+
+/// A seed as a decimal string, `null` where there is none (for `serialize_with`).
+fn decimal<S: serde::Serializer>(seed: &Option<u64>, s: S) -> Result<S::Ok, S::Error> {
+    match seed {
+        Some(seed) => s.collect_str(seed),
+        None => s.serialize_none(),
+    }
+}
+
+/// `(answer right)` and the like after TIME LIMIT and MEMORY LIMIT: what the answer was.
+fn qualifier(run: &Judged) -> &'static str {
+    match (run.verdict, run.verdict_without_limits) {
+        (Verdict::TimeLimit | Verdict::MemoryLimit, Verdict::Ok) => " (answer right)",
+        (Verdict::TimeLimit | Verdict::MemoryLimit, Verdict::Mismatch) => " (answer wrong)",
+        (Verdict::TimeLimit | Verdict::MemoryLimit, Verdict::NoAnswer) => " (no answer)",
+        (Verdict::TimeLimit | Verdict::MemoryLimit, Verdict::Crash) => " (crashed)",
+        _ => "",
+    }
+}
+
+/// Seconds as people read them, to about three figures: `2.41 s`, `12 ms`, `1.2 ms`, `0.041 ms`.
+fn time(seconds: f64) -> String {
+    match seconds {
+        s if s >= 1.0 => format!("{s:.2} s"),
+        s if s >= 0.01 => format!("{:.0} ms", s * 1e3),
+        s if s >= 0.001 => format!("{:.1} ms", s * 1e3),
+        s => format!("{:.3} ms", s * 1e3),
     }
 }
 
@@ -210,8 +377,11 @@ fn shown(value: &str) -> String {
 
 impl Outcome for Report {
     fn human(&self, out: &mut dyn Write) -> std::io::Result<()> {
-        let how = if self.bisect { ", by bisection" } else { "" };
-        let (Some(first), Some(last)) = (self.runs.first().map(|j| j.n), self.runs.last().map(|j| j.n)) else {
+        let how = match self.seed {
+            Some(seed) => format!(", by bisection after a spread of {} (seed {seed:#x})", self.spread.len()),
+            None => String::new(),
+        };
+        if self.runs.is_empty() {
             // stopped before any run ended: nothing was checked
             let when = if self.interrupted { "interrupted before any" } else { "no" };
             return writeln!(
@@ -219,77 +389,22 @@ impl Outcome for Report {
                 "{when} run of c(n, {}) completed{how}: 0 of the {} n were run",
                 self.g, self.n_asked
             );
-        };
+        }
+        let asked = self.asked();
+        let (runs, g, form) = (self.n_run, self.g, &self.form.name);
         writeln!(
             out,
-            "{} runs of c(n, {}) for n from {first} to {last}{how}, answers taken as {}",
-            self.runs.len(),
-            self.g,
-            self.form.name
+            "{runs} runs of c(n, {g}) of the {} n asked ({asked}){how}, answers taken as {form}",
+            self.n_asked
         )?;
-        let ranges: Vec<String> = self
-            .ranges
-            .iter()
-            .map(|s| match s.from == s.to {
-                true => format!("{} {} ({})", s.verdict.word(), s.from, s.runs),
-                false => format!("{} {}..{} ({})", s.verdict.word(), s.from, s.to, s.runs),
-            })
-            .collect();
-        writeln!(out, "{}", ranges.join(", "))?;
+        writeln!(out, "{}", written(&self.ranges))?;
         if self.interrupted {
-            writeln!(out, "interrupted: {} of the {} n were run", self.runs.len(), self.n_asked)?;
+            writeln!(out, "interrupted: {} of the {} n were run", self.n_run, self.n_asked)?;
         }
-        let Some(Failure { run, stderr_head }) = &self.first_failure else {
-            return writeln!(out, "every run OK");
-        };
-        let detail = match run.verdict {
-            Verdict::Mismatch => {
-                format!("claimed {}, true {}", shown(run.answer.as_deref().unwrap_or_default()), shown(&run.expected))
-            }
-            Verdict::NoAnswer => format!("no integer on standard output ({})", run.status),
-            Verdict::Timeout => format!("ran past the time limit, true {}", shown(&run.expected)),
-            Verdict::Crash | Verdict::Ok => format!("{}, true {}", run.status, shown(&run.expected)),
-        };
-        let word = if self.bisect { "first n not OK (assuming right, then wrong)" } else { "first n not OK" };
-        writeln!(out, "{word}: {}: {}: {detail}", run.n, run.verdict.word())?;
-        if run.stdout_cut {
-            writeln!(out, "  (its standard output was longer than 1 MiB: the answer was taken from its last 1 MiB)")?;
+        if let Some(failure) = &self.first_failure {
+            self.failure(out, failure)?;
         }
-        if !stderr_head.is_empty() {
-            writeln!(out, "its standard error, first lines:")?;
-            for line in stderr_head {
-                // escaped as fibtree's own messages are: the program's ESC, \r and \b reach no terminal
-                writeln!(out, "  | {}", crate::cli::messages::escaped(&line.chars().take(200).collect::<String>()))?;
-            }
-        }
-        Ok(())
-    }
-}
-
-#[cfg(test)]
-pub(super) mod tests {
-    use super::*;
-
-    /// A run of n judged `verdict`, with nothing else to say.
-    pub(in crate::cli::stress) fn judged(n: u64, verdict: Verdict) -> Judged {
-        let status = String::new();
-        Judged {
-            answer: None,
-            expected: String::new(),
-            n,
-            seconds: 0.0,
-            status,
-            stdout_cut: false,
-            verdict,
-            stderr: vec![],
-        }
-    }
-
-    #[test]
-    fn stretches_of_one_verdict() {
-        let runs = [judged(1, Verdict::Ok), judged(2, Verdict::Ok), judged(5, Verdict::Crash), judged(9, Verdict::Ok)];
-        let s = stretches(&runs);
-        let s: Vec<(u64, u64, usize, Verdict)> = s.iter().map(|s| (s.from, s.to, s.runs, s.verdict)).collect();
-        assert_eq!(s, [(1, 2, 2, Verdict::Ok), (5, 5, 1, Verdict::Crash), (9, 9, 1, Verdict::Ok)]);
+        self.coverage(out)?;
+        self.measures(out)
     }
 }

@@ -2,7 +2,9 @@
 //! written into a temporary folder: one that looks its answers up in a table of the library's own
 //! values (right, wrong from some n, in each form), one that runs `fibtree count` itself, and
 //! programs that crash, hang, print nothing or print to standard error only. Every verdict, the
-//! form found from the answers, `--bisect`, `--json`, `--keep-output`, `-N`, Ctrl-C and bad input.
+//! form found from the answers, `--bisect` (its spread, and what it ran and assumed), lists of n,
+//! `--json`, `--keep-output`, `-N`, Ctrl-C and bad input; each run's time and memory and the limits
+//! in [`measures`], programs that leave processes behind in [`left_behind`].
 
 use std::os::unix::fs::PermissionsExt;
 use std::time::{Duration, Instant};
@@ -11,6 +13,9 @@ use num_bigint::BigUint;
 use serde_json::Value;
 
 use crate::common::*;
+
+mod left_behind;
+mod measures;
 
 /// The largest n of the table of values the scripts look up.
 const TOP: u64 = 120;
@@ -78,7 +83,7 @@ fn a_right_program_is_ok_everywhere() {
     let fib = binary().to_str().unwrap().to_string();
     let cmd = format!("{fib} count {{}} -q --mod-only --mod 998244353 | tail -1");
     let (out, err) = run(&["stress", &cmd, "--n", "1..40:3", "--mod", "998244353"], 0);
-    assert!(out.contains("OK 1..40 (14)") && out.contains("every run OK"), "{out}");
+    assert!(out.contains("OK 1..40:3 (14)") && out.contains("every run OK"), "{out}");
     assert_eq!(err, "", "a form given is not announced");
     // n on standard input where CMD has no {}
     let solver = solvers.script("right", "value 4");
@@ -108,17 +113,76 @@ fn a_program_wrong_from_some_n_and_its_bisection() {
         out.contains(&format!("first n not OK: 100: MISMATCH: claimed {}", first["answer"].as_str().unwrap())),
         "{out}"
     );
-    // the bisection finds it in a few runs (with the form found from the answers at n = 94..96)
-    let json = report(&["stress", &cmd, "--n", "1..120", "--bisect"], 1);
+    // the bisection finds it in a few runs: the spread of 10, the form's 3 probes, and rounds of
+    // 2 runs (-j 2) that cut the stretch between the last right and the first wrong in three
+    let json = report(&["stress", &cmd, "--n", "1..120", "--bisect", "-j", "2"], 1);
     assert_eq!(json["first_failure"]["n"], 100);
     assert_eq!(json["bisect"], true);
     let runs = json["runs"].as_array().unwrap().len();
-    assert!(runs <= 3 + 9, "{runs} runs: {json}");
-    // and says so when every run is right
+    assert!(runs <= 10 + 3 + 2 * 5, "{runs} runs: {json}");
+    assert_eq!(json["n_run"], runs);
+    // every n not run below 100 is taken as right, by the assumption; those above are not run
+    let below = json["runs"].as_array().unwrap().iter().filter(|r| r["n"].as_u64().unwrap() < 100).count();
+    assert_eq!(json["n_assumed"], 99 - below);
+    assert_eq!(json["n_assumed"].as_u64().unwrap() + json["n_not_run"].as_u64().unwrap(), 120 - runs as u64);
+    // and says how many ran when every run is right, never that every n is
     let right = solvers.script("right", "value 4");
-    let json = report(&["stress", &right, "--n", "1..120", "--bisect", "--mod", "998244353"], 0);
-    assert_eq!(json["runs"].as_array().unwrap().len(), 1, "the last n alone: {json}");
-    assert_eq!(json["first_failure"], Value::Null);
+    let args = ["stress", &right, "--n", "1..120", "--bisect", "--mod", "998244353", "--seed", "7"];
+    let json = report(&args, 0);
+    assert_eq!(json["runs"].as_array().unwrap().len(), 10, "the spread alone: {json}");
+    assert_eq!((json["n_run"].as_u64(), json["n_assumed"].as_u64()), (Some(10), Some(110)));
+    assert_eq!((json["first_failure"].clone(), json["seed"].clone()), (Value::Null, Value::from("7")));
+    let spread: Vec<u64> = json["spread"].as_array().unwrap().iter().map(|n| n.as_u64().unwrap()).collect();
+    assert_eq!((spread.len(), spread[0], spread[9]), (10, 1, 120));
+    let (out, _) = run(&args, 0);
+    assert!(out.contains("by bisection after a spread of 10 (seed 0x7)"), "{out}");
+    assert!(out.contains("the 10 n run are OK; 110 n not run: taken as OK by --bisect's assumption"), "{out}");
+    assert!(!out.contains("every run OK"), "{out}");
+}
+
+/// A program wrong on a stretch in the middle only (n = 12 to 15 of 1..40): --bisect finds it where
+/// its spread falls on the stretch (seed 2 runs n = 12), and where it does not (seed 1 runs 11 and
+/// 16) says that every n run is right and how many were taken as right without a run, never that
+/// every n is.
+#[test]
+fn bisection_finds_a_program_wrong_in_the_middle_where_its_spread_falls() {
+    let fib = binary().to_str().unwrap().to_string();
+    let cmd = format!("if [ {{}} -ge 12 ] && [ {{}} -le 15 ]; then echo 1; else '{fib}' count {{}} -q; fi");
+    let args = |seed: &'static str| ["stress", &cmd, "--n", "1..40", "--exact", "--bisect", "--seed", seed, "-j", "2"];
+    let json = report(&args("2"), 1);
+    assert_eq!(json["first_failure"]["n"], 12, "{json}");
+    let ran: Vec<u64> = json["runs"].as_array().unwrap().iter().map(|r| r["n"].as_u64().unwrap()).collect();
+    assert!(ran.contains(&11) && ran.contains(&12), "the bisection ends between 11 and 12: {ran:?}");
+    let below = ran.iter().filter(|&&n| n < 12).count();
+    assert_eq!(json["n_assumed"], 11 - below);
+    let (out, _) = run(&args("2"), 1);
+    assert!(out.contains(&format!("{} n not run below 12: taken as OK by --bisect's assumption", 11 - below)), "{out}");
+    let true_12 = fibtree::count(12, 0).unwrap();
+    assert!(out.contains(&format!("first n not OK of those run: 12: MISMATCH: claimed 1, true {true_12}")), "{out}");
+    // missed: the 10 n run are right, 30 taken as right; exit 0, as every run was OK
+    let (out, _) = run(&args("1"), 0);
+    assert!(out.contains("OK 1, 3, 10..11, 16, 22, 28, 30, 38, 40 (10)"), "{out}");
+    assert!(out.contains("the 10 n run are OK; 30 n not run: taken as OK by --bisect's assumption"), "{out}");
+    assert!(!out.contains("every run OK"), "{out}");
+}
+
+/// A list of n is summed up by the n that ran, never by a range over n not asked.
+#[test]
+fn a_list_of_n_is_named_n_by_n() {
+    let solvers = Solvers::new("list");
+    let right = solvers.script("right", "value 4");
+    let args = ["stress", &right, "--n", "1,5,9..12:2", "--mod", "998244353"];
+    let (out, _) = run(&args, 0);
+    assert!(out.contains("4 runs of c(n, 0) of the 4 n asked (from 1 to 11)"), "{out}");
+    assert!(out.contains("\nOK 1, 5, 9, 11 (4)\nevery run OK\n"), "{out}");
+    let json = report(&args, 0);
+    let stretches: Vec<(u64, u64, u64)> = json["ranges"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["from"].as_u64().unwrap(), r["to"].as_u64().unwrap(), r["runs"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(stretches, [(1, 1, 1), (5, 5, 1), (9, 9, 1), (11, 11, 1)]);
 }
 
 #[test]
@@ -402,146 +466,4 @@ fn the_faulty_solver_of_the_examples() {
         let json = report(&["stress", &cmd, "--n", "1..60", "--exact"], 1);
         assert_eq!(json["first_failure"]["n"], first_wrong, "{cmd}: {json}");
     }
-}
-
-/// The processes a test's programs leave behind, each of which wrote its process id to a file in
-/// `dir`: ended when the test ends, whatever it found.
-struct LeftBehind {
-    dir: String,
-}
-
-impl LeftBehind {
-    /// The process ids written so far.
-    fn pids(&self) -> Vec<String> {
-        let entries = std::fs::read_dir(&self.dir).unwrap();
-        entries.map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap().trim().to_string()).collect()
-    }
-
-    /// Waits (at most 10 s) until none of the processes is alive, or fails.
-    fn assert_gone(&self, what: &str) {
-        let pids = self.pids();
-        assert!(!pids.is_empty(), "{what}: no process was left behind");
-        let alive = |pid: &String| {
-            let mut kill = std::process::Command::new("kill");
-            kill.args(["-0", pid]).stderr(std::process::Stdio::null()).status().unwrap().success()
-        };
-        let start = Instant::now();
-        while pids.iter().any(alive) {
-            assert!(start.elapsed() < Duration::from_secs(10), "{what}: still running: {pids:?}");
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-}
-
-impl Drop for LeftBehind {
-    fn drop(&mut self) {
-        for pid in self.pids() {
-            let _ =
-                std::process::Command::new("kill").args(["-KILL", &pid]).stderr(std::process::Stdio::null()).status();
-        }
-    }
-}
-
-/// Scripts that leave a `sleep 60` behind in a process group of its own (by `setsid`, and by perl's
-/// `setpgrp` where perl is at hand), holding their standard output and error, before they print
-/// their answer (`tag` in their names); `then` is what each does after. The sleep writes its process id into `pids`
-/// first, and the script waits for that. Returns the scripts, or `None` with the test skipped.
-fn leaving_behind(solvers: &Solvers, pids: &str, tag: &str, then: &str) -> Option<Vec<String>> {
-    let mut ways = Vec::new();
-    if std::process::Command::new("setsid").arg("true").status().is_ok_and(|s| s.success()) {
-        ways.push(("setsid", "setsid sh -c 'echo $$ > \"$0\"; exec sleep 60'"));
-    }
-    if std::process::Command::new("perl").args(["-e", "1"]).status().is_ok_and(|s| s.success()) {
-        ways.push((
-            "setpgrp",
-            "perl -e 'setpgrp(0, 0); open(F, \">\", $ARGV[0]); print F \"$$\\n\"; close F; exec \"sleep\", 60'",
-        ));
-    }
-    if ways.is_empty() {
-        skip("neither setsid nor perl to leave a process in a group of its own");
-        return None;
-    }
-    let scripts = ways.iter().map(|(name, how)| {
-        let body = format!(
-            "p='{pids}/{name}-'$n\n{how} \"$p\" &\nwhile [ ! -s \"$p\" ]; do sleep 0.05; done\nvalue 4\n{then}"
-        );
-        solvers.script(&format!("{name}-{tag}"), &body)
-    });
-    Some(scripts.collect())
-}
-
-/// Runs `fibtree args --json` and fails where it takes more than 20 s (the sleeps it leaves behind
-/// take 60): the report and the exit status.
-fn within_20_seconds(args: &[&str]) -> (Value, Option<i32>) {
-    let mut cmd = assert_cmd::Command::cargo_bin("fibtree").unwrap();
-    let output = cmd.args(args).arg("--json").timeout(Duration::from_secs(20)).output().unwrap();
-    assert_no_panic(args, &output.stderr);
-    assert!(output.status.code().is_some(), "fibtree {args:?}: not done within 20 s: {}", stderr(&output));
-    (json_line(args, &stdout(&output)), output.status.code())
-}
-
-/// A program that exits leaving a process of another group holding its pipes is judged when it
-/// exits (and a short grace), not when that process lets the pipes go; and that process is ended.
-#[test]
-fn a_program_that_exits_is_judged_though_what_it_left_holds_its_output() {
-    let solvers = Solvers::new("left-exits");
-    let left = LeftBehind { dir: solvers.dir.join("pids") };
-    std::fs::create_dir(&left.dir).unwrap();
-    let Some(scripts) = leaving_behind(&solvers, &left.dir, "exits", "exit 0") else { return };
-    for script in &scripts {
-        let (json, code) = within_20_seconds(&["stress", script, "--n", "5..6", "--mod", "998244353", "-j", "1"]);
-        assert_eq!((code, &json["counts"]["ok"]), (Some(0), &Value::from(2)), "{script}: {json}");
-        left.assert_gone(script);
-    }
-}
-
-/// The time limit holds whatever a program leaves behind: a run past it is TIMEOUT at once (its
-/// group killed, its pipes no longer read), and the process it left in another group is ended.
-#[test]
-fn the_time_limit_holds_though_a_process_left_in_another_group_holds_the_output() {
-    let solvers = Solvers::new("left-hangs");
-    let left = LeftBehind { dir: solvers.dir.join("pids") };
-    std::fs::create_dir(&left.dir).unwrap();
-    let Some(scripts) = leaving_behind(&solvers, &left.dir, "hangs", "exec sleep 60") else { return };
-    for script in &scripts {
-        let args = ["stress", script, "--n", "5", "--mod", "998244353", "--timeout", "1"];
-        let (json, code) = within_20_seconds(&args);
-        assert_eq!((code, &json["counts"]["timeout"]), (Some(1), &Value::from(1)), "{script}: {json}");
-        left.assert_gone(script);
-    }
-}
-
-/// Ctrl-C ends `stress` while a run's output is held by a process it left in another group: exit
-/// 130 at once (within the 30 s `signalled` waits, where the sleeps take 60), that process ended.
-#[test]
-fn ctrl_c_ends_the_runs_though_a_process_left_in_another_group_holds_the_output() {
-    let solvers = Solvers::new("left-stop");
-    let left = LeftBehind { dir: solvers.dir.join("pids") };
-    std::fs::create_dir(&left.dir).unwrap();
-    let Some(scripts) = leaving_behind(&solvers, &left.dir, "hangs", "exec sleep 60") else { return };
-    let args = ["stress", &scripts[0], "--n", "5..6", "-j", "2", "--mod", "998244353"];
-    let (status, out, err) = signalled(&args, Duration::from_millis(1500), "INT", || {});
-    assert_eq!(status.code(), Some(130), "{out}{err}");
-    assert!(out.contains("interrupted before any run"), "{out}");
-    left.assert_gone(&scripts[0]);
-}
-
-/// What the process that became `fibtree stress` had started before (a shell's `job & exec fibtree
-/// ...`) is its child but none of its programs': left running.
-#[test]
-fn the_children_it_had_before_are_left_alone() {
-    let solvers = Solvers::new("before");
-    let left = LeftBehind { dir: solvers.dir.join("pids") };
-    std::fs::create_dir(&left.dir).unwrap();
-    let pid = format!("{}/before", left.dir);
-    let script = format!(
-        "sleep 60 >/dev/null 2>&1 & echo $! > '{pid}'; exec '{}' stress 'echo 0' --n 1..3 --exact",
-        binary().display()
-    );
-    let output = std::process::Command::new("sh").args(["-c", &script]).output().unwrap();
-    assert_no_panic(&[&script], &output.stderr);
-    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
-    let pid = std::fs::read_to_string(&pid).unwrap();
-    let alive = std::process::Command::new("kill").args(["-0", pid.trim()]).status().unwrap().success();
-    assert!(alive, "the sleep started before was killed");
 }
