@@ -375,8 +375,8 @@ fn count_mod_only(args: CountArgs) -> anyhow::Result<ExitCode> {
 }
 
 /// The peak resident memory of this process so far (`VmHWM` of `/proc/self/status`), where it can
-/// be read: what `count --verbose` sets beside the estimate. Cost: one read of a small file.
-fn peak_memory() -> Option<u64> {
+/// be read: what `count --verbose` sets beside the estimate, and `dist --verbose` says. Cost: one read of a small file.
+pub(super) fn peak_memory() -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
     let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
     line.split_whitespace().nth(1)?.parse::<u64>().ok()?.checked_mul(1024)

@@ -77,6 +77,11 @@ pub(super) fn dist(args: DistArgs) -> anyhow::Result<ExitCode> {
         svg.write_all(dist_svg(n, &entries, args.modulus)?.as_bytes())?;
         svg.finish()?;
     }
+    if args.verbose
+        && let Some(peak) = super::count::peak_memory()
+    {
+        say(&format!("memory peak {}", fibtree_util::human_bytes(peak)));
+    }
     let what = match args.modulus {
         Some(m) => format!("sum over g of c({n}, g) mod {m} = {sum}; the moves of T({n}) mod {m} = {moves}"),
         None if sum_ok => {

@@ -294,6 +294,9 @@ pub(in crate::cli) struct DistArgs {
     /// Print one JSON object.
     #[arg(long)]
     pub(in crate::cli) json: bool,
+    /// Also say on stderr the peak memory the run used.
+    #[arg(long, short = 'v')]
+    pub(in crate::cli) verbose: bool,
     #[command(flatten)]
     pub(in crate::cli) run: RunArgs,
 }
