@@ -20,7 +20,7 @@ pub(super) use commands::{
     TableArgs, VerifyArgs,
 };
 use documented::after_help;
-pub(super) use documented::{ENVIRONMENT_VARIABLES, EXIT_STATUSES};
+pub(super) use documented::{ENVIRONMENT_VARIABLES, EXIT_STATUSES, examples_of};
 pub(super) use parsers::{MAX_THREADS, parse_shard};
 use parsers::{parse_seed, parse_size, parse_threads, parse_whole};
 
@@ -48,10 +48,15 @@ pub(super) fn help_width(stream: &console::Term) -> usize {
 pub(super) fn command() -> clap::Command {
     let negative_numbers =
         |arg: clap::Arg| if arg.get_action().takes_values() { arg.allow_negative_numbers(true) } else { arg };
-    Cli::command()
-        .after_help(after_help())
-        .term_width(help_width(&console::Term::stdout()))
-        .mut_subcommands(move |sub| sub.mut_args(negative_numbers))
+    Cli::command().after_help(after_help()).term_width(help_width(&console::Term::stdout())).mut_subcommands(
+        move |sub| {
+            let sub = sub.mut_args(negative_numbers);
+            match documented::examples_help(sub.get_name()) {
+                Some(examples) => sub.after_long_help(examples),
+                None => sub,
+            }
+        },
+    )
 }
 
 /// `args` (the program's name first) read by [`command`]'s definition.
@@ -187,7 +192,7 @@ pub(super) enum Command {
         #[arg(value_name = "K", value_parser = parse_whole)]
         k: u64,
         /// Only this Grundy value.
-        #[arg(long, value_name = "G", value_parser = parse_whole)]
+        #[arg(long, short, value_name = "G", value_parser = parse_whole)]
         g: Option<u64>,
         /// Print one JSON object.
         #[arg(long)]
@@ -253,7 +258,7 @@ pub(super) struct TargetArgs {
     #[arg(value_name = "N", value_parser = parse_whole)]
     pub(super) n: u64,
     /// Count the moves that leave Grundy value G.
-    #[arg(long, value_name = "G", default_value_t = 0, value_parser = parse_whole)]
+    #[arg(long, short, value_name = "G", default_value_t = 0, value_parser = parse_whole)]
     pub(super) g: u64,
 }
 
@@ -285,6 +290,26 @@ mod tests {
     #[test]
     fn clap_definition_is_valid() {
         command().debug_assert();
+    }
+
+    /// Every command has examples, and each is a command line the definition reads (as a shell
+    /// splits it, up to a redirection), of its own command.
+    #[test]
+    fn every_command_has_examples_that_parse() {
+        let cmd = command();
+        for sub in cmd.get_subcommands().filter(|c| !c.is_hide_set()) {
+            let examples = examples_of(sub.get_name());
+            assert!(!examples.is_empty(), "{} has no examples", sub.get_name());
+            for e in examples {
+                let words = shell_words::split(e.line).unwrap();
+                let words: Vec<&str> = words.iter().map(String::as_str).take_while(|w| *w != ">").collect();
+                assert_eq!(words[..2], ["fibtree", sub.get_name()], "{}", e.line);
+                if let Err(err) = parse(&words) {
+                    assert!(!err.use_stderr(), "{}: {err}", e.line);
+                }
+            }
+        }
+        assert_eq!(documented::EXAMPLES.len(), cmd.get_subcommands().filter(|c| !c.is_hide_set()).count());
     }
 
     /// Each command's summary fits its line of the list of commands in 80 columns (after the

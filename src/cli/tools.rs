@@ -120,12 +120,19 @@ pub(super) fn man(folder: Option<&Path>) -> anyhow::Result<ExitCode> {
     // the main page says the environment in a section of its own, not as clap's "EXTRA"
     let main = cmd.clone().after_help(None::<&str>);
     let pages = cmd.get_subcommands().filter(|c| !c.is_hide_set()).chain([&main]);
-    for (page, is_main) in pages.map(|c| (Man::new(c.clone()).source(&source), c.get_name() == main.get_name())) {
+    for command in pages {
+        let is_main = command.get_name() == main.get_name();
+        // the examples and the exit statuses in sections of their own, not as clap's "EXTRA"
+        let page = Man::new(command.clone().after_long_help(None::<&str>)).source(&source);
+        let sections = match is_main {
+            true => environment_section() + &exit_status_section(),
+            false => examples_section(command.get_name()) + &exit_status_section(),
+        };
         let path = folder.join(page.get_filename());
         let mut file = AtomicFile::create(&path)
             .map_err(|e| usage("--output", format!("cannot write in the folder '{}': {e}", folder.display())))?;
         page.render(&mut file)
-            .and_then(|()| if is_main { file.write_all(environment_section().as_bytes()) } else { Ok(()) })
+            .and_then(|()| file.write_all(sections.as_bytes()))
             .and_then(|()| file.commit())
             .with_context(|| format!("writing the manual page {}", path.display()))?;
     }
@@ -147,7 +154,7 @@ fn one_page(cmd: &clap::Command) -> std::io::Result<Vec<u8>> {
     for sub in cmd.get_subcommands().filter(|c| !c.is_hide_set()) {
         let name = sub.get_bin_name().unwrap_or_else(|| sub.get_name());
         writeln!(page, ".SS \"{}\"", name.replace('-', "\\-"))?;
-        let man = Man::new(sub.clone());
+        let man = Man::new(sub.clone().after_long_help(None::<&str>));
         let sections: [RenderSection; 3] =
             [Man::render_synopsis_section, Man::render_description_section, Man::render_options_section];
         for render in sections {
@@ -155,21 +162,48 @@ fn one_page(cmd: &clap::Command) -> std::io::Result<Vec<u8>> {
             render(&man, &mut section)?;
             page.extend_from_slice(body(&String::from_utf8_lossy(&section)).as_bytes());
         }
+        page.extend_from_slice(body(&examples_section(sub.get_name())).as_bytes());
     }
     page.extend_from_slice(environment_section().as_bytes());
+    page.extend_from_slice(exit_status_section().as_bytes());
     man.render_version_section(&mut page)?;
     Ok(strip_repeated_preambles(&page))
 }
 
-/// The manual's ENVIRONMENT and EXIT STATUS sections (roff): what `--help` lists after its options.
+/// `text` as roff shows it literally: its backslashes and hyphens escaped.
+fn roff(text: &str) -> String {
+    text.replace('\\', "\\e").replace('-', "\\-")
+}
+
+/// The manual's ENVIRONMENT section (roff): what `--help` lists after its options.
 fn environment_section() -> String {
     let mut section = String::from(".SH ENVIRONMENT\n");
     for variable in super::args::ENVIRONMENT_VARIABLES {
-        section.push_str(&format!(".TP\n\\fB{}\\fR\n{}\n", variable.name, variable.text.replace('-', "\\-")));
+        section.push_str(&format!(".TP\n\\fB{}\\fR\n{}\n", variable.name, roff(variable.text)));
     }
-    section.push_str(".SH \"EXIT STATUS\"\n");
+    section
+}
+
+/// The manual's EXIT STATUS section (roff), on the main page and every command's: what `--help`
+/// lists after its options.
+fn exit_status_section() -> String {
+    let mut section = String::from(".SH \"EXIT STATUS\"\n");
     for status in super::args::EXIT_STATUSES {
-        section.push_str(&format!(".TP\n\\fB{}\\fR\n{}\n", status.name, status.text.replace('-', "\\-")));
+        section.push_str(&format!(".TP\n\\fB{}\\fR\n{}\n", status.name, roff(status.text)));
+    }
+    section
+}
+
+/// The manual's EXAMPLES section of the command `name` (roff), from the examples its `--help`
+/// lists: each command line in bold, what it does under it. Empty for a command without examples.
+fn examples_section(name: &str) -> String {
+    let examples = super::args::examples_of(name);
+    if examples.is_empty() {
+        return String::new();
+    }
+    let mut section = String::from(".SH EXAMPLES\n");
+    for e in examples {
+        section.push_str(&format!(".TP\n\\fB{}\\fR\n{}\n", roff(e.line), roff(e.what)));
     }
     section
 }

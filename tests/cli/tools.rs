@@ -146,7 +146,9 @@ fn man_on_standard_output_is_one_page_of_every_command_and_option() {
     assert_eq!(page.matches(".TH ").count(), 1, "one page");
     assert_eq!(page.matches(".ie \\n(.g .ds Aq").count(), 1, "roff's preamble once");
     // no reference to another page: this one is the whole manual
-    assert!(!page.contains("(1)"), "{page}");
+    for command in commands() {
+        assert!(!page.contains(&format!("fibtree\\-{}(1)", roff(&command))), "{page}");
+    }
     for command in commands() {
         let heading = format!(".SS \"fibtree {}\"", roff(&command));
         let at = page.find(&heading).unwrap_or_else(|| panic!("{heading} in the page"));
@@ -187,6 +189,15 @@ fn man_into_a_folder_writes_a_page_per_command_and_every_page_referred_to() {
         for option in long_options(&command) {
             assert!(page.contains(&roff(&option)), "fibtree-{command}.1 documents {option}");
         }
+        // its examples, the same as its --help lists, and the exit statuses, each a section
+        let examples = page.split(".SH EXAMPLES\n").nth(1).unwrap_or_else(|| panic!("EXAMPLES in fibtree-{command}.1"));
+        let help = success(&[command.as_str(), "--help"]);
+        let listed = help.split("Examples:\n").nth(1).unwrap_or_else(|| panic!("Examples in {command} --help"));
+        for line in listed.lines().filter(|l| l.starts_with("  fibtree ")) {
+            assert!(examples.contains(&roff(line.trim())), "fibtree-{command}.1: {line}");
+        }
+        assert!(page.contains(".SH \"EXIT STATUS\"\n.TP\n\\fB0\\fR"), "EXIT STATUS in fibtree-{command}.1");
+        assert!(!page.contains(".SH EXTRA"), "no section of clap's own in fibtree-{command}.1");
     }
     // again into the same folder: the pages are replaced
     success(&["man", "-o", &folder]);

@@ -165,7 +165,7 @@ pub(in crate::cli) struct VerifyArgs {
           conflicts_with = "claims")]
     pub(in crate::cli) last_digits: Option<u32>,
     /// The Grundy value of the claim.
-    #[arg(long, value_name = "G", default_value_t = 0, value_parser = parse_whole,
+    #[arg(long, short, value_name = "G", default_value_t = 0, value_parser = parse_whole,
           conflicts_with = "claims")]
     pub(in crate::cli) g: u64,
     /// A CSV file of claims (`-` for standard input).
@@ -209,7 +209,7 @@ pub(in crate::cli) struct StressArgs {
     #[arg(long = "n", value_name = "NS", value_parser = parse_ns, required = true, allow_hyphen_values = true)]
     pub(in crate::cli) ns: Ns,
     /// The program counts c(n, G), the moves to Grundy value G.
-    #[arg(long, value_name = "G", default_value_t = 0, value_parser = parse_whole)]
+    #[arg(long, short, value_name = "G", default_value_t = 0, value_parser = parse_whole)]
     pub(in crate::cli) g: u64,
     /// The program prints c(n, G) mod M (2 <= M < 2^63).
     ///
@@ -309,7 +309,7 @@ pub(in crate::cli) struct MovesArgs {
     #[arg(value_name = "N", value_parser = parse_whole)]
     pub(in crate::cli) n: u64,
     /// The moves that leave Grundy value G.
-    #[arg(long, value_name = "G", default_value_t = 0, value_parser = parse_whole)]
+    #[arg(long, short, value_name = "G", default_value_t = 0, value_parser = parse_whole)]
     pub(in crate::cli) g: u64,
     /// Every move to G, in preorder.
     ///
@@ -366,7 +366,7 @@ pub(in crate::cli) struct DrawArgs {
     /// Draw in red the moves that leave Grundy value G.
     ///
     /// By default the winning moves (G = 0).
-    #[arg(long, value_name = "G", default_value_t = 0, value_parser = parse_whole)]
+    #[arg(long, short, value_name = "G", default_value_t = 0, value_parser = parse_whole)]
     pub(in crate::cli) g: u64,
     #[command(flatten)]
     pub(in crate::cli) output: OutputArg,

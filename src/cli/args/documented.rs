@@ -14,16 +14,27 @@ pub(in crate::cli) struct Documented {
 
 /// The environment variables fibtree reads, with what they do: listed by `--help` after its options
 /// and by the manual's ENVIRONMENT section.
-pub(in crate::cli) const ENVIRONMENT_VARIABLES: [Documented; 1] = [Documented {
-    name: "FIBTREE_ISA",
-    summary: "auto (the kernels measured fastest on this CPU; also when\n\
-              empty or unset), baseline, avx2 or avx512, in any case; a\n\
-              set this CPU lacks is refused (exit 2)",
-    text: "The vector kernels: auto (also when empty or unset: for the exact engine the set measured fastest on this \
-           CPU, once per run, in a few milliseconds; for the modular sweep the widest), baseline (the portable code as \
-           compiled for the build's target), avx2 or avx512, in any case. A set this CPU lacks, or any other value, is \
-           refused (exit 2) by every command that computes.",
-}];
+pub(in crate::cli) const ENVIRONMENT_VARIABLES: [Documented; 2] = [
+    Documented {
+        name: "FIBTREE_ISA",
+        summary: "auto (the kernels measured fastest on this CPU; also when\n\
+                  empty or unset), baseline, avx2 or avx512, in any case; a\n\
+                  set this CPU lacks is refused (exit 2)",
+        text: "The vector kernels: auto (also when empty or unset: for the exact engine the set measured fastest on \
+               this CPU, once per run, in a few milliseconds; for the modular sweep the widest), baseline (the portable \
+               code as compiled for the build's target), avx2 or avx512, in any case. A set this CPU lacks, or any \
+               other value, is refused (exit 2) by every command that computes.",
+    },
+    Documented {
+        name: "FIBTREE_MACHINE",
+        summary: "another machine, simulated: l2=SIZE|none, l3=SIZE|none,\n\
+                  cores=C, kernels=SET, memory=SIZE, comma-separated",
+        text: "Another machine, simulated, for what fibtree decides from the machine: l2=SIZE and l3=SIZE (16K to 1T, \
+               or none: not reported), cores=C (1 to 4096), kernels=SET (the widest set, no wider than the CPU's) and \
+               memory=SIZE (the memory available), comma-separated, each optional. An invalid value is refused (exit \
+               2) by every command that computes.",
+    },
+];
 
 /// What a signal that stops a run says in `--help` (the statuses 129, 130 and 143 share a line).
 const STOPPED: &str = "stopped by SIGHUP, SIGINT or SIGTERM (a checkpoint,\n\
@@ -88,4 +99,119 @@ fn listed(title: &str, entries: &[Documented]) -> String {
 pub(super) fn after_help() -> String {
     let text = format!("{}\n{}", listed("Environment", &ENVIRONMENT_VARIABLES), listed("Exit status", &EXIT_STATUSES));
     text.trim_end().to_string()
+}
+
+/// A command line that shows a command at work, and what it does: `--help` lists a command's after
+/// its options, the manual in its EXAMPLES section. Each is a whole command line as a shell reads
+/// it, parsed by the tests.
+pub(in crate::cli) struct Example {
+    /// The command line.
+    pub(in crate::cli) line: &'static str,
+    /// What it does, in a line.
+    pub(in crate::cli) what: &'static str,
+}
+
+/// Shorthand for an [`Example`].
+const fn ex(line: &'static str, what: &'static str) -> Example {
+    Example { line, what }
+}
+
+/// Each command's examples, by the command's name.
+pub(in crate::cli) const EXAMPLES: [(&str, &[Example]); 18] = [
+    (
+        "count",
+        &[
+            ex("fibtree count 10000", "f(10000) exactly, each projection checked"),
+            ex("fibtree count 30 -g 5 --mod 1e9+7", "c(30, 5), also modulo 10^9 + 7"),
+            ex("fibtree count 10000 --mod-only", "its residues alone, by the modular engine"),
+            ex("fibtree count 100000 --checkpoint f.ckpt", "a long count that resumes if stopped"),
+        ],
+    ),
+    (
+        "verify",
+        &[
+            ex("fibtree verify 10000 --answer 163314502 --mod 998244353", "a residue, by the modular engine"),
+            ex("fibtree verify 100 --answer 29580893155023212545", "a whole count, by the exact one"),
+            ex("fibtree verify --claims answers.csv", "a file of claims, each judged on its own"),
+        ],
+    ),
+    (
+        "dist",
+        &[
+            ex("fibtree dist 12", "c(12, g) for every g, as CSV"),
+            ex("fibtree dist 2000 --svg dist.svg > dist.csv", "and its plot"),
+        ],
+    ),
+    (
+        "table",
+        &[
+            ex("fibtree table 1 30", "f(1) to f(30), as CSV"),
+            ex("fibtree table 1000 1010 --json", "f(1000) to f(1010), as JSON"),
+        ],
+    ),
+    (
+        "moves",
+        &[
+            ex("fibtree moves 6 --list", "the winning moves of T(6), by their paths"),
+            ex("fibtree moves 10000 --random", "one winning move of T(10000) at random"),
+        ],
+    ),
+    ("rank", &[ex("fibtree rank 6 LLLR", "the value the move LLLR leaves, and its index")]),
+    (
+        "draw",
+        &[
+            ex("fibtree draw 6 -o t6.svg", "T(6), its winning moves in red"),
+            ex("fibtree draw 1..6 -o trees.svg", "T(1) to T(6) side by side"),
+        ],
+    ),
+    ("shard", &[ex("fibtree shard 20000 --shard 3/8 -o out/3.json", "shard 3 of 8 of f(20000)")]),
+    ("combine", &[ex("fibtree combine out/", "f(20000) from the 8 shards in out/")]),
+    (
+        "estimate",
+        &[
+            ex("fibtree estimate 100000", "what f(100000) will take, in one piece and in shards"),
+            ex("fibtree estimate 1000000 --census", "the same of f(10^6), its states counted"),
+        ],
+    ),
+    (
+        "stress",
+        &[
+            ex("fibtree stress './solve {}' --n 1..100", "run ./solve N for n = 1 to 100, check each"),
+            ex("fibtree stress './solve' --n 1..1000 --bisect", "where a solver reading n goes wrong"),
+            ex("fibtree stress './solve {}' --n 100..2000:100 --time-limit 1", "and judge its time"),
+        ],
+    ),
+    (
+        "bench",
+        &[
+            ex("fibtree bench", "f(20000) on 1, 2, 4, ... threads, every run checked"),
+            ex("fibtree bench --n 5000 --threads 1 --json", "one figure, as JSON"),
+        ],
+    ),
+    ("self-test", &[ex("fibtree self-test", "every engine against a simpler one, in seconds")]),
+    ("completions", &[ex("fibtree completions bash > ~/.local/share/bash-completion/completions/fibtree", "for bash")]),
+    ("man", &[ex("fibtree man -o ~/.local/share/man/man1", "a page per command; then man fibtree-count")]),
+    ("grundy", &[ex("fibtree grundy 10", "G(10) = 14")]),
+    ("brute", &[ex("fibtree brute 10", "c(10, g) for every g, by the oracles")]),
+    ("help", &[ex("fibtree help count", "count's options")]),
+];
+
+/// The examples of the command `name` (none for an unknown name).
+pub(in crate::cli) fn examples_of(name: &str) -> &'static [Example] {
+    EXAMPLES.iter().find(|(command, _)| *command == name).map_or(&[], |(_, examples)| examples)
+}
+
+/// What a command's long `--help` says after its options: its examples, each line with what it does
+/// under it, and where the exit statuses are.
+pub(super) fn examples_help(name: &str) -> Option<String> {
+    let examples = examples_of(name);
+    if examples.is_empty() {
+        return None;
+    }
+    let mut text = String::from("Examples:\n");
+    for e in examples {
+        text.push_str(&format!("  {}\n      {}\n", e.line, e.what));
+    }
+    text.push_str("\nExit status: as `fibtree --help` lists them (0 success, 1 a failed check, 2 bad input).");
+    Some(text)
 }
