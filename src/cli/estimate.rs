@@ -237,9 +237,10 @@ fn big(x: f64) -> String {
 impl Outcome for EstimateOut {
     fn human(&self, out: &mut dyn Write) -> std::io::Result<()> {
         let f = |s: &str| s.parse::<f64>().unwrap_or(f64::NAN);
-        let (n, g, threads) = (self.n, self.g, self.threads);
+        let (n, g) = (self.n, self.g);
+        let threads = if self.threads == 1 { "1 thread".to_string() } else { format!("{} threads", self.threads) };
         let at_most = if self.plan.counted { "" } else { "at most " };
-        writeln!(out, "c({n}, {g}), predicted for this machine ({threads} threads, kernel {}):", self.kernel)?;
+        writeln!(out, "c({n}, {g}), predicted for this machine ({threads}, kernel {}):", self.kernel)?;
         if self.known_zero {
             writeln!(
                 out,
@@ -266,7 +267,7 @@ impl Outcome for EstimateOut {
         };
         writeln!(
             out,
-            "  count     {} limb additions{route}, {} of memory{}, {} CPU, {} on {threads} threads",
+            "  count     {} limb additions{route}, {} of memory{}, {} CPU, {} on {threads}",
             big(f(&self.exact.limb_additions)),
             human_bytes(self.exact.memory_bytes),
             if self.exact.fits_here { "" } else { " (more than this machine has: count would refuse)" },
@@ -299,7 +300,7 @@ impl Outcome for EstimateOut {
         }
         writeln!(
             out,
-            "  combine   {} on {threads} threads: Garner's algorithm {}, then the direct checks mod 10^18 and 998244353",
+            "  combine   {} on {threads}: Garner's algorithm {}, then the direct checks mod 10^18 and 998244353",
             range(self.combine.seconds, self.combine.seconds_high),
             range(self.combine.garner_seconds, self.combine.garner_seconds_high)
         )?;
