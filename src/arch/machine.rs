@@ -64,7 +64,7 @@ fn read() -> &'static std::result::Result<Simulated, String> {
         None => Ok(Simulated::default()),
         Some(value) => match value.to_str() {
             Some(text) => parse(text, Kernel::detect_real()),
-            None => Err("expected KEY=VALUE pairs in ASCII, got bytes that are not UTF-8".into()),
+            None => Err(format!("expected KEY=VALUE pairs, got {}", fibtree_util::quoted(&value))),
         },
     })
 }
@@ -119,10 +119,10 @@ pub fn cores() -> usize {
 fn parse(text: &str, widest: Kernel) -> std::result::Result<Simulated, String> {
     const EXPECTED: &str = "expected KEY=VALUE pairs separated by commas, keys l2, l3, cores, kernels, memory";
     let mut simulated = Simulated { text: text.trim().to_string(), ..Simulated::default() };
+    let shown = |s: &str| fibtree_util::quoted(std::ffi::OsStr::new(s));
     if simulated.text.len() > 200 {
-        return Err(format!("{EXPECTED}; got {} characters", text.len()));
+        return Err(format!("{EXPECTED}; got {}", shown(text)));
     }
-    let shown = |s: &str| format!("{s:?}");
     for pair in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
         let Some((key, value)) = pair.split_once('=') else {
             return Err(format!("{EXPECTED}; got {}", shown(pair)));
@@ -134,7 +134,7 @@ fn parse(text: &str, widest: Kernel) -> std::result::Result<Simulated, String> {
             false => match fibtree_util::parse_bytes(value) {
                 Ok(bytes) if (MIN_CACHE..=MAX_CACHE).contains(&bytes) => Ok(Some(bytes)),
                 Ok(_) => Err(format!("{key}: expected a cache from 16K to 1T, or none, got {}", shown(value))),
-                Err(e) => Err(format!("{key}: {e}, or none")),
+                Err(e) => Err(format!("{key}: {e}, or none, got {}", shown(value))),
             },
         };
         match key.as_str() {
@@ -160,7 +160,11 @@ fn parse(text: &str, widest: Kernel) -> std::result::Result<Simulated, String> {
                 simulated.kernels = Some(kernel);
             }
             "memory" if simulated.memory.is_some() => return Err(twice()),
-            "memory" => simulated.memory = Some(fibtree_util::parse_bytes(value).map_err(|e| format!("memory: {e}"))?),
+            "memory" => {
+                let bytes =
+                    fibtree_util::parse_bytes(value).map_err(|e| format!("memory: {e}, got {}", shown(value)))?;
+                simulated.memory = Some(bytes);
+            }
             _ => return Err(format!("{EXPECTED}; got the key {}", shown(&key))),
         }
     }
@@ -195,6 +199,6 @@ mod tests {
         assert!(refused("cores=5000").starts_with("cores: expected from 1 to 4096"));
         assert_eq!(refused("kernels=avx512"), "kernels: this CPU has no avx512 to run (its widest set is avx2)");
         assert!(refused("kernels=sse9").starts_with("kernels: expected baseline"));
-        assert!(refused(&"l2=1M,".repeat(100)).contains("600 characters"));
+        assert!(refused(&"l2=1M,".repeat(100)).contains("...\" (600 characters)"));
     }
 }

@@ -206,13 +206,16 @@ fn forced() -> Result<Option<Kernel>> {
 /// `None` where it leaves the choice to the engines, or what is wrong with it. Cost O(length of
 /// `value`).
 fn choose(value: Option<&OsStr>, has: &[Kernel]) -> Result<Option<Kernel>, String> {
-    let value = value.map(OsStr::to_string_lossy).unwrap_or_default();
+    let shown = fibtree_util::quoted(value.unwrap_or_default());
+    let Some(value) = value.unwrap_or_default().to_str() else {
+        return Err(format!("expected auto, baseline, avx2 or avx512, got {shown}"));
+    };
     let wanted = value.trim().to_ascii_lowercase();
     if wanted.is_empty() || wanted == "auto" {
         return Ok(None);
     }
     let Some(kernel) = Kernel::ALL.into_iter().find(|k| k.name() == wanted) else {
-        return Err(format!("expected auto, baseline, avx2 or avx512, got {value:?}"));
+        return Err(format!("expected auto, baseline, avx2 or avx512, got {shown}"));
     };
     if has.contains(&kernel) {
         Ok(Some(kernel))

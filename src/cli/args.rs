@@ -43,11 +43,22 @@ pub(super) fn help_width(stream: &console::Term) -> usize {
 /// The command line's definition, as parsing, `--help`, the manual and the completions use it:
 /// the derived [`Cli`] with [`after_help`], its help laid out for standard output
 /// ([`help_width`]), and every argument that takes a value allowed to start with `-` and a digit
-/// (so that `-1` is refused as a value out of range, not taken for an unknown option). Cost:
+/// (so that `-1` is refused as a value out of range, not taken for an unknown option), every option
+/// that takes one but a path allowed to start with `-` at all (`--max-memory -5M` is refused by
+/// its parser, naming the option). Cost:
 /// builds every command's definition afresh.
 pub(super) fn command() -> clap::Command {
-    let negative_numbers =
-        |arg: clap::Arg| if arg.get_action().takes_values() { arg.allow_negative_numbers(true) } else { arg };
+    // an option's value that starts with `-` (`--max-memory -5M`) is its value, refused by its
+    // parser naming the option, but for a file's or a folder's name, where `-o --json` is a slip
+    let negative_numbers = |arg: clap::Arg| {
+        let names = arg.get_value_names().unwrap_or_default();
+        let path = names.iter().any(|n| ["FILE", "DIR", "PATH"].contains(&n.as_str()));
+        match arg.get_action().takes_values() {
+            true if arg.get_long().is_some() && !path => arg.allow_negative_numbers(true).allow_hyphen_values(true),
+            true => arg.allow_negative_numbers(true),
+            false => arg,
+        }
+    };
     Cli::command().after_help(after_help()).term_width(help_width(&console::Term::stdout())).mut_subcommands(
         move |sub| {
             let sub = sub.mut_args(negative_numbers);

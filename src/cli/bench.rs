@@ -286,7 +286,7 @@ pub(super) fn bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
     let cancel = session.cancel_flag();
     let hooks = fibtree::Hooks::default().cancel_on(&cancel);
     let say = |line: String| {
-        if !args.quiet {
+        if !args.no_progress {
             super::say(&line);
         }
     };

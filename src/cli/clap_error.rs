@@ -9,7 +9,29 @@ use clap::error::{ContextKind, ContextValue, ErrorKind};
 /// The line `error: ...` that says what is wrong with the arguments, to be written by
 /// [`super::say_error`] (which escapes and cuts it).
 pub(super) fn line(e: &clap::Error) -> String {
-    value_error(e).unwrap_or_else(|| folded(&e.render().to_string()))
+    cut_quoted(&value_error(e).unwrap_or_else(|| folded(&e.render().to_string())))
+}
+
+/// `line` with each value it quotes (between single quotes) that is longer than
+/// [`fibtree_util::SHOWN_CHARS`] characters cut to its first ones and its length, as a message
+/// names what was typed: `'xxxx...' (300 characters)`. A run of digits is left whole here: one line
+/// cuts every long number to its ends ([`super::messages::one_line`]). Cost O(its length).
+fn cut_quoted(line: &str) -> String {
+    let mut parts = line.split('\'');
+    let mut out = parts.next().unwrap_or_default().to_string();
+    for (i, part) in parts.enumerate() {
+        out.push('\'');
+        let chars = part.chars().count();
+        let quoted = i % 2 == 0;
+        if quoted && chars > fibtree_util::SHOWN_CHARS && !part.bytes().all(|b| b.is_ascii_digit()) {
+            let head: String = part.chars().take(fibtree_util::SHOWN_CHARS).collect();
+            out.push_str(&format!("{head}...' ({chars} characters)"));
+            // the closing quote is written above
+            continue;
+        }
+        out.push_str(part);
+    }
+    out.replace("characters)'", "characters)")
 }
 
 /// A string of the error's context.

@@ -43,15 +43,18 @@ impl AnswerForm {
         match self {
             AnswerForm::Exact => None,
             AnswerForm::Modulo(m) => Some(m),
-            AnswerForm::LastDigits(d) => Some(10u64.pow(d)),
+            AnswerForm::LastDigits(d) if d <= 18 => Some(10u64.pow(d)),
+            // past 10^18, beyond the modular engine: the exact value's last digits
+            AnswerForm::LastDigits(_) => None,
         }
     }
 
     /// `value` in this form, in decimal.
     fn of(self, value: &BigUint) -> String {
-        match self.modulus() {
-            None => value.to_string(),
-            Some(m) => (value % m).to_string(),
+        match self {
+            AnswerForm::Exact => value.to_string(),
+            AnswerForm::Modulo(m) => (value % m).to_string(),
+            AnswerForm::LastDigits(d) => (value % BigUint::from(10u32).pow(d)).to_string(),
         }
     }
 
@@ -226,7 +229,7 @@ impl Truth {
     /// As [`Counting::new`].
     pub(super) fn of(form: AnswerForm, ns: &[u64], g: u64, options: &Options) -> anyhow::Result<Truth> {
         let values: Vec<String> = match form.modulus() {
-            None => exact(ns, g, options)?.iter().map(BigUint::to_string).collect(),
+            None => exact(ns, g, options)?.iter().map(|v| form.of(v)).collect(),
             Some(m) => {
                 let targets: Vec<(u64, u64)> = ns.iter().map(|&n| (n, g)).collect();
                 let options = Options { moduli: vec![m], ..options.clone() };

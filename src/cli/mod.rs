@@ -107,11 +107,23 @@ fn kernel_line() -> fibtree::Result<String> {
     })
 }
 
+/// More memory than any machine has (1 PiB): a run whose estimate is past it is refused naming the
+/// argument that makes it so large (N, TO, ...), not `--max-memory`, which no value could lift.
+const ANY_MACHINE: u64 = 1 << 50;
+
 /// A library error in the command line's terms: a refusal (a bad argument, or a run too large for
 /// memory) names the flag `flags` gives its parameter; anything else is left as it is.
 fn in_terms(e: anyhow::Error, flags: fn(Param) -> &'static str) -> anyhow::Error {
     match e.downcast::<Error>() {
         Ok(Error::InvalidArgument { param, expected }) => usage(flags(param), expected),
+        // past what any machine has, the parameter that makes the run this large is at fault
+        Ok(Error::OutOfMemory { param, estimate, .. }) if estimate > ANY_MACHINE => usage(
+            flags(param),
+            format!(
+                "too large for any machine: this run would need about {} of memory (estimate; no machine has 1 PiB)",
+                human_bytes(estimate),
+            ),
+        ),
         // the limit is what the user can change; the parameter that makes the run this large is named
         Ok(Error::OutOfMemory { param, estimate, limit }) => usage(
             "--max-memory",

@@ -25,7 +25,7 @@ struct Moves {
     g: u64,
     moves: Vec<Move>,
     n: u64,
-    /// The seed of `--random` (a decimal string: a seed from the clock may exceed 2^53); absent
+    /// The seed of `--random`, as it is printed and read (`0x` and hexadecimal digits); absent
     /// otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     seed: Option<String>,
@@ -151,7 +151,7 @@ pub(super) fn moves(args: MovesArgs) -> anyhow::Result<ExitCode> {
             Some(counts) => counts.count(n as usize, g)?,
             None => BigUint::ZERO,
         };
-        let shown_seed = args.random.then(|| seed.to_string());
+        let shown_seed = args.random.then(|| format!("{seed:#x}"));
         let mut found = Moves { count: total.to_string(), g, moves: Vec::new(), n, seed: shown_seed };
         if args.list {
             if limit.is_none() && total > BigUint::from(MAX_LIST) {
@@ -194,7 +194,7 @@ pub(super) fn moves(args: MovesArgs) -> anyhow::Result<ExitCode> {
     if args.random {
         // in every form, so that a random pick can always be repeated with --seed; a long index cut
         // as every number of a message is (--json has it whole)
-        super::say(&format!("index {} (seed {seed})", super::messages::cut(&moves.moves[0].index)));
+        super::say(&format!("index {} (seed {seed:#x})", super::messages::cut(&moves.moves[0].index)));
     }
     Ok(ExitCode::SUCCESS)
 }

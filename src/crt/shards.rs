@@ -107,11 +107,14 @@ pub fn combine_shards_with(n: u64, count: usize, shards: &[ShardResidues], hooks
         const NAMED: usize = 20;
         let first: Vec<String> =
             (1..=count).filter(|i| !by_index.contains_key(i)).take(NAMED).map(|i| i.to_string()).collect();
-        let named = match missing > NAMED {
-            true => format!("{}, ... ({missing} in all) missing", first.join(", ")),
-            false => format!("{} missing", first.join(", ")),
+        let what = match missing {
+            1 => format!("shard {} of {count} is missing", first[0]),
+            _ if missing > NAMED => {
+                format!("shards {}, ... ({missing} in all) of {count} are missing", first.join(", "))
+            }
+            _ => format!("shards {} of {count} are missing", first.join(", ")),
         };
-        return Err(Error::invalid(Param::Shard, format!("all {count} shards, but {named}")));
+        return Err(Error::invalid(Param::Shard, what));
     }
     let all = primes_with(primes_needed(n), hooks)?;
     for (&index, shard) in &by_index {
@@ -177,7 +180,8 @@ mod tests {
         // a million shards with one there: the message names the first missing and how many
         let far = ShardResidues { index: 1, primes: Vec::new(), residues: Vec::new() };
         let line = refused(combine_shards(300, MAX_SHARDS, &[far]), Param::Shard);
-        assert!(line.contains("2, 3, 4") && line.contains("(999999 in all) missing") && line.len() < 300, "{line}");
+        assert!(line.contains("shards 2, 3, 4") && line.contains("(999999 in all) of 1000000 are missing"), "{line}");
+        assert!(line.len() < 300, "{line}");
     }
 
     #[test]
@@ -188,7 +192,8 @@ mod tests {
             Err(Error::InvalidArgument { param: Param::Shard, expected }) => expected,
             other => panic!("expected a refusal, got {other:?}"),
         };
-        assert!(refusal(&shards[..2], 4).contains("3, 4 missing"));
+        assert_eq!(refusal(&shards[..2], 4), "shards 3, 4 of 4 are missing");
+        assert_eq!(refusal(&shards[..3], 4), "shard 4 of 4 is missing");
         let mut conflicting = shards.clone();
         let mut changed = shards[1].clone();
         changed.residues[0] = (changed.residues[0] + 1) % changed.primes[0];

@@ -137,8 +137,8 @@ fn table_has_a_row_for_each_n_and_thread_count_here() {
     assert_eq!(err.matches("stream: L2 ").count(), 1, "{err}");
     assert!(err.find("stream: ") < err.find("n=300 threads=1 run 1/2"), "{err}");
     assert!(err.contains("n=500 threads=2 run 2/2"), "{err}");
-    let (_, quiet) = success_with_stderr(&["bench", "--n", "300", "--threads", "1", "--runs", "1", "-q"]);
-    assert_eq!(quiet, "", "-q prints nothing on stderr");
+    let (_, quiet) = success_with_stderr(&["bench", "--n", "300", "--threads", "1", "--runs", "1", "--no-progress"]);
+    assert_eq!(quiet, "", "--no-progress prints nothing on stderr");
 }
 
 #[test]
@@ -159,7 +159,7 @@ fn json_shape_and_limb_additions() {
 }
 
 fn json_shape_and_limb_additions_here() {
-    let args = ["bench", "--n", "300", "--threads", "2", "--threads", "1", "--runs", "3", "--json", "-q"];
+    let args = ["bench", "--n", "300", "--threads", "2", "--threads", "1", "--runs", "3", "--json", "--no-progress"];
     let json = success_json(&args);
     assert!(json["machine"]["cores"].as_u64().is_some_and(|c| c >= 1), "{json}");
     assert!(json["machine"].get("cpu").is_some(), "{json}");
@@ -204,7 +204,7 @@ fn json_shape_and_limb_additions_here() {
 
 /// The cores `fibtree bench` counts, from its JSON.
 fn machine_cores() -> usize {
-    let json = success_json(&["bench", "--n", "100", "--threads", "1", "--runs", "1", "--json", "-q"]);
+    let json = success_json(&["bench", "--n", "100", "--threads", "1", "--runs", "1", "--json", "--no-progress"]);
     json["machine"]["cores"].as_u64().unwrap() as usize
 }
 
@@ -242,7 +242,7 @@ fn a_memory_limit_shrinks_or_skips_the_memory_level() {
 }
 
 fn a_memory_limit_shrinks_or_skips_the_memory_level_here() {
-    let base = ["bench", "--n", "300", "--threads", "1", "--runs", "1", "-q"];
+    let base = ["bench", "--n", "300", "--threads", "1", "--runs", "1", "--no-progress"];
     let json = success_json(&[&base[..], &["--json"]].concat());
     assert_stream_shape(&json);
     let l3 = json["stream"]["caches"]["l3_bytes"].as_u64().unwrap();
@@ -300,7 +300,7 @@ fn many_threads_cut_a_finer_graph_with_the_same_value() {
     // 64 threads on whatever cores: the graph the engine cuts for 64, and every run checked
     // against the residues and against the 1-thread run's value
     for n in ["2000", "5000"] {
-        let args = ["bench", "--n", n, "--threads", "1", "--threads", "64", "--runs", "1", "--json", "-q"];
+        let args = ["bench", "--n", n, "--threads", "1", "--threads", "64", "--runs", "1", "--json", "--no-progress"];
         let json = success_json(&args);
         let results = json["results"].as_array().expect("results is a list");
         assert_eq!(results.len(), 2, "{json}");
@@ -316,7 +316,8 @@ fn many_threads_cut_a_finer_graph_with_the_same_value() {
 fn output_file() {
     let dir = TempDir::new("bench");
     let file = dir.join("b.json");
-    let out = success(&["bench", "--n", "100", "--threads", "1", "--runs", "1", "--json", "-q", "-o", &file]);
+    let out =
+        success(&["bench", "--n", "100", "--threads", "1", "--runs", "1", "--json", "--no-progress", "-o", &file]);
     assert_eq!(out, "");
     let text = std::fs::read_to_string(&file).unwrap();
     let json: Value = serde_json::from_str(&text).unwrap();

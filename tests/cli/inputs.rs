@@ -245,7 +245,7 @@ fn a_large_shard_set_is_read_in_bounded_memory() {
     let output = limited(200_000, &args, Stdio::null()).unwrap();
     let err = stderr(&output);
     assert_eq!(output.status.code(), Some(2), "{err}");
-    assert!(err.contains("FILES: all 2 shards, but 2 missing"), "{err}");
+    assert!(err.contains("FILES: shard 2 of 2 is missing"), "{err}");
     refused_for_memory(&limited(100_000, &args, Stdio::null()).unwrap(), "for its FILES");
 }
 

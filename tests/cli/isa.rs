@@ -29,7 +29,7 @@ fn with_isa(isa: Option<&str>, args: &[&str]) -> Output {
 
 /// The kernel sets this CPU has, as `fibtree bench --json` lists them, the narrowest first.
 fn available() -> Vec<String> {
-    let args = ["bench", "--n", "100", "--threads", "1", "--runs", "1", "-q", "--json"];
+    let args = ["bench", "--n", "100", "--threads", "1", "--runs", "1", "--no-progress", "--json"];
     let output = with_isa(None, &args);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     let json = json_line(&args, &stdout(&output));
@@ -77,7 +77,7 @@ fn every_kernel_set_counts_alike() {
         }
         assert_eq!(json["projections"], auto["projections"], "{kernel}");
         // and the benchmark's header says so
-        let output = with_isa(Some(kernel), &["bench", "--n", "100", "--threads", "1", "--runs", "1", "-q"]);
+        let output = with_isa(Some(kernel), &["bench", "--n", "100", "--threads", "1", "--runs", "1", "--no-progress"]);
         let out = stdout(&output);
         let line = format!("kernel   {kernel} (forced by FIBTREE_ISA; this CPU has: {})", kernels.join(", "));
         assert!(out.lines().any(|l| l == line), "{line:?} in\n{out}");
@@ -164,7 +164,7 @@ fn help_and_manual_list_the_variable() {
 /// 2, one line naming the variable) before any work, by every command that computes.
 #[test]
 fn a_simulated_machine_is_the_one_every_command_sees() {
-    let args = ["bench", "--n", "100", "--threads", "1", "--runs", "1", "-q", "--json"];
+    let args = ["bench", "--n", "100", "--threads", "1", "--runs", "1", "--no-progress", "--json"];
     let json = on_machine("l2=512K,l3=none,cores=64,kernels=baseline", || success_json(&args));
     assert_eq!(json["machine"]["kernels"], serde_json::json!(["baseline"]), "{json}");
     assert_eq!((&json["machine"]["cores"], &json["kernel"]), (&Value::from(64), &Value::from("baseline")), "{json}");

@@ -276,7 +276,7 @@ fn no_address_space_limit_aborts_a_distribution_a_checkpointed_count_or_a_bench(
     let args =
         format!("count 20000 -q --checkpoint '{}' --checkpoint-every 1 --keep-checkpoint --fresh", ckpt.display());
     both(swept([100_000, 116_000, 130_000, 150_000, 170_000], &args, &f20000), "a checkpointed count");
-    let args = "bench --n 5000 --runs 1 --threads 7 -q --json";
+    let args = "bench --n 5000 --runs 1 --threads 7 --no-progress --json";
     let judge = |out: &str| assert!(out.contains("\"checked\":true"), "{out}");
     both(swept_judged((42_000..=74_000).step_by(4_000), args, judge), args);
 }

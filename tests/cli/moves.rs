@@ -117,7 +117,7 @@ fn random_is_reproducible_with_a_seed() {
     assert_eq!(a.status.code(), Some(0));
     assert_eq!(a.stdout, b.stdout);
     let err = stderr(&a);
-    assert!(err.contains("seed 42") && err.starts_with("index "), "{err}");
+    assert!(err.contains("seed 0x2a") && err.starts_with("index "), "{err}");
     let path = stdout(&a);
     assert_eq!(value_after(300, path.trim_end().as_bytes(), &edges(300)), 0);
 }
@@ -139,9 +139,9 @@ fn a_long_random_index_is_cut_on_stderr() {
     let index = json_line(&args, &out)["moves"][0]["index"].as_str().unwrap().to_string();
     assert!(index.len() > 40, "seed 7 picks an index of {} digits: {index}", index.len());
     let cut = format!("{}...{} ({} digits)", &index[..20], &index[index.len() - 20..], index.len());
-    assert_eq!(err, format!("index {cut} (seed 7)\n"));
+    assert_eq!(err, format!("index {cut} (seed 0x7)\n"));
     let (_, err) = success_with_stderr(&["moves", "500", "--random", "--seed", "7"]);
-    assert_eq!(err, format!("index {cut} (seed 7)\n"), "in every form");
+    assert_eq!(err, format!("index {cut} (seed 0x7)\n"), "in every form");
     // a short index is whole
     let (_, err) = success_with_stderr(&["moves", "12", "--random", "--seed", "7"]);
     assert!(err.starts_with("index ") && !err.contains("digits)"), "{err}");
@@ -154,7 +154,8 @@ fn random_reports_its_seed_in_every_form() {
     let (out, err) = success_with_stderr(&["moves", "300", "--random", "--json"]);
     let v = json_line(&["moves", "300", "--random", "--json"], &out);
     let seed = v["seed"].as_str().unwrap_or_else(|| panic!("a seed string in {out}"));
-    seed.parse::<u64>().unwrap_or_else(|e| panic!("{seed}: {e}"));
+    let hex = seed.strip_prefix("0x").unwrap_or_else(|| panic!("0x and hexadecimal digits: {seed}"));
+    u64::from_str_radix(hex, 16).unwrap_or_else(|e| panic!("{seed}: {e}"));
     let index = v["moves"][0]["index"].as_str().unwrap();
     assert_eq!(err, format!("index {} (seed {seed})\n", cut(index)));
     let again = success(&["moves", "300", "--random", "--seed", seed]);

@@ -361,7 +361,7 @@ const EVERY_COMMAND: &[&[&str]] = &[
     &["draw", "6"],
     &["shard", "300", "--shard", "1/2"],
     &["estimate", "300", "--threads", "1"],
-    &["bench", "--n", "300", "--runs", "1", "--threads", "1", "-q"],
+    &["bench", "--n", "300", "--runs", "1", "--threads", "1", "--no-progress"],
     &["self-test", "--seed", "1"],
     &["grundy", "10"],
     &["brute", "7"],

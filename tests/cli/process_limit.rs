@@ -184,7 +184,7 @@ fn stress_runs_a_forking_program_again_alone_or_refuses_for_the_limit() {
 #[test]
 fn bench_refuses_threads_it_cannot_start() {
     let Some(limited) = Limited::new("bench") else { return };
-    let output = limited.run(1, &["bench", "--n", "300", "--threads", "2", "--runs", "1", "-q"]);
+    let output = limited.run(1, &["bench", "--n", "300", "--threads", "2", "--runs", "1", "--no-progress"]);
     refused_for_the_limit("bench --threads 2 under --nproc=1", &output);
     assert!(stderr(&output).starts_with("error: --threads: could not start 2 threads"), "{}", stderr(&output));
 }

@@ -84,7 +84,7 @@ fn bad_sets_of_shards_are_refused() {
     // a missing shard
     std::fs::rename(&path, dir.join("3.moved")).unwrap();
     let line = usage_error(&["combine", &folder], "FILES");
-    assert!(line.contains("3 missing"), "{line}");
+    assert!(line.contains("shard 3 of 4 is missing"), "{line}");
     std::fs::rename(dir.join("3.moved"), &path).unwrap();
     let original = std::fs::read_to_string(&path).unwrap();
     // damage: a byte changed, then the file cut short
@@ -167,7 +167,7 @@ fn eight_shards_of_f20000_through_gnu_parallel_with_a_failed_one_rerun() {
     let first = run();
     assert_eq!(first.status.code(), Some(1), "parallel exits with the number of failed jobs: {}", stderr(&first));
     let out_dir = out.to_str().unwrap();
-    let line = usage_error(&["combine", out_dir], "5 missing");
+    let line = usage_error(&["combine", out_dir], "shard 5 of 8 is missing");
     assert!(line.contains("FILES"), "{line}");
     // the way cleared, --resume-failed runs shard 5 alone
     std::fs::remove_dir_all(out.join("5.json")).unwrap();

@@ -115,7 +115,7 @@ fn mod_only_refuses_what_it_does_not_do() {
 
 /// The spellings that are not a whole number below 2^64: negative, signed, spaced, grouped,
 /// decimal, in scientific form, not a number, empty, and 2^64.
-const NOT_WHOLE: [&str; 10] = ["-1", "+1", " 1", "1 ", "1_000", "1.5", "1e3", "x", "", "18446744073709551616"];
+const NOT_WHOLE: [&str; 10] = ["-1", "+1", " 1", "1 ", "1_000", "1.5", "1e", "x", "", "18446744073709551616"];
 
 #[test]
 fn whole_numbers_negative_signed_spaced_non_numeric_or_too_large() {
@@ -328,7 +328,7 @@ fn the_memory_guard_refuses_before_any_work_with_the_whole_estimate() {
     // hundreds of GiB or TiB, beyond any machine's memory: refused before anything of size N
     let beyond: &[Refusal] = &[
         (&["dist", "1000000"], "--max-memory: this run needs about"),
-        (&["moves", "2000000000", "--nth", "0"], "--max-memory: this run needs about"),
+        (&["moves", "2000000000", "--nth", "0"], "N: too large for any machine: this run would need about"),
         (&["rank", "2147483647", "L"], "--max-memory: this run needs about"),
         (&["rank", "100000", "L"], "--max-memory: this run needs about"),
         (&["table", "1", "1000000"], "--max-memory: this run needs about"),
@@ -341,11 +341,11 @@ fn the_memory_guard_refuses_before_any_work_with_the_whole_estimate() {
     // some 90 GiB for a count, twice that for a table from 1) is refused on any machine with less
     match fibtree::Options::default().limit().bytes() {
         bytes if bytes < 64 << 30 => refused(&[
-            (&["count", "2147483647"], "--max-memory: this run needs about"),
+            (&["count", "2147483647"], "N: too large for any machine: this run would need about"),
             (&["estimate", "2147483647"], "--max-memory: this run needs about"),
-            (&["table", "2147483647", "2147483647"], "--max-memory: this run needs about"),
-            (&["table", "2147483647", "2147483647", "--json"], "--max-memory: this run needs about"),
-            (&["table", "1", "2147483647"], "--max-memory: this run needs about"),
+            (&["table", "2147483647", "2147483647"], "TO: too large for any machine: this run would need about"),
+            (&["table", "2147483647", "2147483647", "--json"], "TO: too large for any machine"),
+            (&["table", "1", "2147483647"], "TO: too large for any machine: this run would need about"),
         ]),
         other => {
             crate::common::skip(format!("the runs of N = 2^31 - 1: {other} bytes available is too much for this check"))
@@ -518,15 +518,72 @@ fn claims_files_empty_header_only_missing_or_a_folder() {
 }
 
 /// A run far beyond the limit is refused with the same figure whatever the limit: the whole run's
-/// prediction, not a floor below it (n = 10^9: 122070.4 TiB at 1G as at 50G).
+/// prediction, not a floor below it (n = 10^9: 122070.4 TiB at 1G as at 50G), naming N, as no
+/// machine has so much.
 #[test]
 fn a_refusal_gives_one_figure_whatever_the_limit() {
     let figure = |limit: &str| {
-        let err = usage_error(&["count", "1000000000", "--max-memory", limit], "--max-memory");
-        err.split("needs about ").nth(1).and_then(|s| s.split(" of memory").next()).unwrap().to_string()
+        let err = usage_error(&["count", "1000000000", "--max-memory", limit], "N: too large for any machine");
+        err.split("need about ").nth(1).and_then(|s| s.split(" of memory").next()).unwrap().to_string()
     };
     let at_50g = figure("50G");
     assert!(at_50g.ends_with("TiB"), "{at_50g}");
     assert_eq!(figure("1G"), at_50g);
     assert_eq!(figure("1"), at_50g);
+}
+
+/// One spelling of a thing across the commands: `-g` for `--g`; N, G and K read as every other
+/// number (`1e4`, `10^4`); one range of `--last-digits`; a value starting with `-` refused by its
+/// option's parser, naming the option; a long value cut to its first 40 characters and its length,
+/// a variable's bytes that are not UTF-8 escaped; one seed format, printed as it is read.
+#[test]
+fn one_spelling_across_commands() {
+    let f10000 = success(&["count", "10000", "-q"]);
+    assert_eq!(success(&["count", "1e4", "-q"]), f10000);
+    assert_eq!(success(&["count", "10^4", "-q"]), f10000);
+    assert_eq!(success(&["count", "30", "-g", "5", "-q"]), success(&["count", "30", "--g", "5", "-q"]));
+    for command in [
+        &["count", "30", "-g", "5"][..],
+        &["verify", "30", "-g", "5", "--answer", "9755"],
+        &["moves", "6", "-g", "1", "--list"],
+        &["shard", "30", "-g", "5", "--shard", "1/1", "-o", "-"],
+    ] {
+        let output = fibtree(command);
+        assert_eq!(output.status.code(), Some(0), "{command:?}: {}", stderr(&output));
+    }
+    // --last-digits: 1 to 38 in verify and stress alike
+    for d in ["0", "39"] {
+        usage_error(&["verify", "10", "--answer", "17", "--last-digits", d], "expected from 1 to 38 digits");
+        usage_error(&["stress", "true", "--n", "1..2", "--last-digits", d], "expected from 1 to 38 digits");
+    }
+    refused(&[
+        (&["count", "10", "--max-memory", "-5M"], "invalid value '-5M' for '--max-memory <SIZE>'"),
+        (&["count", "10", "--mod", "--json"], "invalid value '--json' for '--mod <M>'"),
+        (
+            &["count", "10", "--mod", &"x".repeat(300)],
+            &format!("'{}...' (300 characters) for '--mod <M>'", "x".repeat(40)),
+        ),
+        (&["self-test", "--seed", "xyz"], "expected a seed: decimal digits, or 0x and hexadecimal digits"),
+    ]);
+    let isa = |value: &std::ffi::OsStr| {
+        let output = assert_cmd::Command::cargo_bin("fibtree")
+            .unwrap()
+            .args(["count", "10"])
+            .env("FIBTREE_ISA", value)
+            .output()
+            .unwrap();
+        check_usage_error(&["count", "10"], &output, "FIBTREE_ISA")
+    };
+    let err = isa(std::ffi::OsStr::new(&"x".repeat(100_000)));
+    assert!(err.contains(&format!("got \"{}...\" (100000 characters)", "x".repeat(40))), "{err}");
+    use std::os::unix::ffi::OsStrExt;
+    let err = isa(std::ffi::OsStr::from_bytes(b"avx\xff2"));
+    assert!(err.contains(r#"got "avx\xff2""#), "{err}");
+    // a seed printed as 0x... is read back as printed, and gives the same pick
+    let (_, err) = success_with_stderr(&["moves", "300", "--random", "--seed", "0x2a"]);
+    assert!(err.contains("(seed 0x2a)"), "{err}");
+    assert_eq!(
+        success(&["moves", "300", "--random", "--seed", "42"]),
+        success(&["moves", "300", "--random", "--seed", "0x2a"])
+    );
 }

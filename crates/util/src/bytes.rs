@@ -27,9 +27,9 @@ pub fn human_bytes(bytes: u64) -> String {
 /// ```
 ///
 /// # Errors
-/// What was expected, naming the text given.
+/// What was expected (the caller names the text given).
 pub fn parse_bytes(s: &str) -> Result<u64, String> {
-    let bad = || format!("expected a size such as 4G, 5.5G, 512M or 1000000, got '{s}'");
+    let bad = || "expected a size such as 4G, 5.5G, 512M or 1000000".to_string();
     let whole = s.bytes().take_while(u8::is_ascii_digit).count();
     let (number, rest) = s.split_at(whole);
     // a decimal fraction, as in 5.4G

@@ -23,5 +23,7 @@ pub use files::{
     AtomicFile, beside, descriptor_named, folder_of, is_temporary_of, probe_folder, remove_stale_temporaries,
     resolve_links, write_atomically,
 };
-pub use numbers::{NUMBER_FORMS, NotWhole, decimal_digits, parse_modulus, parse_number, parse_whole};
+pub use numbers::{
+    NUMBER_FORMS, NotWhole, SHOWN_CHARS, decimal_digits, parse_modulus, parse_number, parse_whole, quoted,
+};
 pub use rng::{SplitMix64, clock_seed};

@@ -86,6 +86,56 @@ pub fn decimal_digits(v: &num_bigint::BigUint) -> usize {
     v.to_str_radix(10).len()
 }
 
+/// The most characters of a value that a message shows ([`quoted`]).
+pub const SHOWN_CHARS: usize = 40;
+
+/// `value` as a message shows what was given: in double quotes, each control character and each
+/// byte that is not UTF-8 escaped (`\n`, `\x1b`, `\xff`), and cut after [`SHOWN_CHARS`] characters
+/// with how long it was, so that a message stays one short line whatever it is given. Cost
+/// O(length).
+///
+/// ```
+/// use std::ffi::OsStr;
+/// assert_eq!(fibtree_util::quoted(OsStr::new("avx3")), r#""avx3""#);
+/// assert_eq!(fibtree_util::quoted(OsStr::new("a\nb")), r#""a\nb""#);
+/// let long = "x".repeat(100_000);
+/// assert_eq!(fibtree_util::quoted(OsStr::new(&long)), format!("\"{}...\" (100000 characters)", "x".repeat(40)));
+/// # #[cfg(unix)] {
+/// use std::os::unix::ffi::OsStrExt;
+/// assert_eq!(fibtree_util::quoted(OsStr::from_bytes(b"\xff\xfeok")), r#""\xff\xfeok""#);
+/// # }
+/// ```
+pub fn quoted(value: &std::ffi::OsStr) -> String {
+    let bytes = value.as_encoded_bytes();
+    let mut shown = String::new();
+    let (mut chars, mut rest) = (0usize, bytes);
+    while !rest.is_empty() {
+        let (piece, len) = match std::str::from_utf8(rest) {
+            Ok(text) => (text.chars().next().map(Ok), text.chars().next().map_or(1, char::len_utf8)),
+            Err(e) if e.valid_up_to() > 0 => {
+                let text = std::str::from_utf8(&rest[..e.valid_up_to()]).unwrap_or_default();
+                (text.chars().next().map(Ok), text.chars().next().map_or(1, char::len_utf8))
+            }
+            Err(_) => (Some(Err(rest[0])), 1),
+        };
+        if chars < SHOWN_CHARS {
+            match piece {
+                Some(Ok(c)) if c.is_control() => shown.extend(c.escape_default()),
+                Some(Ok('"')) => shown.push_str("\\\""),
+                Some(Ok(c)) => shown.push(c),
+                Some(Err(byte)) => shown.push_str(&format!("\\x{byte:02x}")),
+                None => {}
+            }
+        }
+        chars += 1;
+        rest = &rest[len..];
+    }
+    match chars > SHOWN_CHARS {
+        true => format!("\"{shown}...\" ({chars} characters)"),
+        false => format!("\"{shown}\""),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

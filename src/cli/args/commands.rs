@@ -8,8 +8,8 @@ use clap::Args;
 
 use super::parsers::{
     Ns, parse_answer, parse_bench_n, parse_chunk_lanes, parse_jobs, parse_last_digits, parse_modulus, parse_ns,
-    parse_program_memory, parse_runs, parse_seconds, parse_seed, parse_shard, parse_shards, parse_stress_digits,
-    parse_threads, parse_whole, parse_wide_modulus,
+    parse_program_memory, parse_runs, parse_seconds, parse_seed, parse_shard, parse_shards, parse_threads, parse_whole,
+    parse_wide_modulus,
 };
 use super::{MemoryArg, OutputArg, RunArgs, TargetArgs, ThreadsArg};
 
@@ -217,8 +217,8 @@ pub(in crate::cli) struct StressArgs {
     #[arg(long = "mod", value_name = "M", value_parser = parse_modulus,
           conflicts_with_all = ["last_digits", "exact"])]
     pub(in crate::cli) modulus: Option<u64>,
-    /// The program prints the last D digits (1 <= D <= 18).
-    #[arg(long, value_name = "D", value_parser = parse_stress_digits,
+    /// The program prints the last D digits (1 <= D <= 38).
+    #[arg(long, value_name = "D", value_parser = parse_last_digits,
           conflicts_with = "exact")]
     pub(in crate::cli) last_digits: Option<u32>,
     /// The program prints the exact c(n, G).
@@ -400,9 +400,9 @@ pub(in crate::cli) struct BenchArgs {
     /// Print one JSON object.
     #[arg(long)]
     pub(in crate::cli) json: bool,
-    /// No progress lines on stderr.
-    #[arg(short, long)]
-    pub(in crate::cli) quiet: bool,
+    /// No progress lines on stderr (the results as without it).
+    #[arg(long)]
+    pub(in crate::cli) no_progress: bool,
     #[command(flatten)]
     pub(in crate::cli) output: OutputArg,
     /// Testing only: perturb the independent residue for this modulus.

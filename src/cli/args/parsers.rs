@@ -3,12 +3,19 @@
 
 use fibtree_util::NotWhole;
 
-/// A whole number in 0..2^64, in decimal digits only.
+/// A whole number in 0..2^64, written as every number of the command line is (digits, `A^B` or
+/// `AeB`, each with an optional `+C` or `-C`: [`fibtree_util::parse_number`]), as N, G and a modulus
+/// alike.
 pub(super) fn parse_whole(s: &str) -> Result<u64, String> {
-    fibtree_util::parse_whole(s).map_err(|e| match e {
-        NotWhole::NotDigits => "expected a whole number (decimal digits only)".into(),
-        NotWhole::TooLarge => "expected a whole number below 2^64".into(),
-    })
+    match fibtree_util::parse_whole::<u64>(s) {
+        Ok(n) => Ok(n),
+        Err(NotWhole::TooLarge) => Err("expected a whole number below 2^64".into()),
+        Err(NotWhole::NotDigits) => match fibtree_util::parse_number(s).map(u64::try_from) {
+            Ok(Ok(n)) => Ok(n),
+            Ok(Err(_)) => Err("expected a whole number below 2^64".into()),
+            Err(_) => Err(format!("expected a whole number ({})", fibtree_util::NUMBER_FORMS)),
+        },
+    }
 }
 
 /// A modulus for the modular engine, 2 <= M < 2^63, written as [`fibtree_util::parse_number`]
@@ -60,7 +67,10 @@ pub(super) fn parse_seed(s: &str) -> Result<u64, String> {
             u64::from_str_radix(hex, 16).map_err(|_| "expected a seed below 2^64".to_string())
         }
         Some(_) => Err("expected a seed: decimal digits, or 0x and hexadecimal digits".to_string()),
-        None => parse_whole(s),
+        None => fibtree_util::parse_whole(s).map_err(|e| match e {
+            NotWhole::TooLarge => "expected a seed below 2^64".to_string(),
+            NotWhole::NotDigits => "expected a seed: decimal digits, or 0x and hexadecimal digits".to_string(),
+        }),
     }
 }
 
@@ -168,14 +178,6 @@ pub(super) fn parse_ns(s: &str) -> Result<Ns, String> {
     Ok(Ns(ns))
 }
 
-/// `stress --last-digits`: 1 to 18 (10^18 < 2^63, the modular engine's range).
-pub(super) fn parse_stress_digits(s: &str) -> Result<u32, String> {
-    match parse_whole(s)? {
-        d @ 1..=18 => Ok(d as u32),
-        _ => Err("expected from 1 to 18 digits".into()),
-    }
-}
-
 /// Seconds: a positive decimal number (digits, an optional fraction), at most 10^6.
 pub(super) fn parse_seconds(s: &str) -> Result<std::time::Duration, String> {
     let bad = || format!("expected a number of seconds above 0 and at most 1000000, such as 10 or 0.5, got {s:?}");
@@ -260,8 +262,8 @@ mod tests {
             assert!(parse_seconds(bad).is_err(), "{bad}");
         }
         assert!(parse_jobs("0").is_err() && parse_jobs("1025").is_err());
-        assert_eq!(parse_stress_digits("18"), Ok(18));
-        assert!(parse_stress_digits("19").is_err());
+        assert_eq!(parse_last_digits("38"), Ok(38));
+        assert!(parse_last_digits("39").is_err() && parse_last_digits("0").is_err());
     }
 
     #[test]

@@ -89,8 +89,8 @@ pub(super) struct Report {
     pub(super) ok: bool,
     ranges: Vec<Stretch>,
     runs: Vec<Judged>,
-    /// `--bisect`'s seed, a decimal string (a seed from the clock may exceed 2^53).
-    #[serde(serialize_with = "decimal")]
+    /// `--bisect`'s seed, as it is printed and read (`0x` and hexadecimal digits).
+    #[serde(serialize_with = "hexadecimal")]
     seed: Option<u64>,
     slowest: Option<Slowest>,
     /// The n `--bisect` ran first.
@@ -341,10 +341,11 @@ impl Report {
     }
 }
 
-/// A seed as a decimal string, `null` where there is none (for `serialize_with`).
-fn decimal<S: serde::Serializer>(seed: &Option<u64>, s: S) -> Result<S::Ok, S::Error> {
+/// A seed as it is printed and read (`0x` and hexadecimal digits), `null` where there is none (for
+/// `serialize_with`).
+fn hexadecimal<S: serde::Serializer>(seed: &Option<u64>, s: S) -> Result<S::Ok, S::Error> {
     match seed {
-        Some(seed) => s.collect_str(seed),
+        Some(seed) => s.collect_str(&format_args!("{seed:#x}")),
         None => s.serialize_none(),
     }
 }

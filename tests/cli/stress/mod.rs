@@ -131,7 +131,7 @@ fn a_program_wrong_from_some_n_and_its_bisection() {
     let json = report(&args, 0);
     assert_eq!(json["runs"].as_array().unwrap().len(), 10, "the spread alone: {json}");
     assert_eq!((json["n_run"].as_u64(), json["n_assumed"].as_u64()), (Some(10), Some(110)));
-    assert_eq!((json["first_failure"].clone(), json["seed"].clone()), (Value::Null, Value::from("7")));
+    assert_eq!((json["first_failure"].clone(), json["seed"].clone()), (Value::Null, Value::from("0x7")));
     let spread: Vec<u64> = json["spread"].as_array().unwrap().iter().map(|n| n.as_u64().unwrap()).collect();
     assert_eq!((spread.len(), spread[0], spread[9]), (10, 1, 120));
     let (out, _) = run(&args, 0);
