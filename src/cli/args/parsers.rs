@@ -56,7 +56,7 @@ pub(super) fn parse_size(s: &str) -> Result<u64, String> {
 pub(super) fn parse_program_memory(s: &str) -> Result<u64, String> {
     match parse_size(s)? {
         bytes @ 0x10_0000.. => Ok(bytes),
-        _ => Err(format!("expected a size of at least 1M (a bare number is bytes), such as 256M, got '{s}'")),
+        _ => Err("expected a size of at least 1M (a bare number is bytes), such as 256M".to_string()),
     }
 }
 
@@ -129,7 +129,7 @@ pub(super) fn parse_shards(s: &str) -> Result<usize, String> {
 /// decimal digits as every other number (no sign, no spaces).
 pub(in crate::cli) fn parse_shard(s: &str) -> Result<(usize, usize), String> {
     let most = fibtree::crt::MAX_SHARDS;
-    let expected = || format!("expected I/S with 1 <= I <= S <= {most}, e.g. 3/64, got {s:?}");
+    let expected = || format!("expected I/S with 1 <= I <= S <= {most}, e.g. 3/64");
     let (i, n) = s.split_once('/').ok_or_else(expected)?;
     let whole = |t: &str| fibtree_util::parse_whole::<u64>(t).ok().filter(|&v| v <= most as u64);
     let (i, n) = (whole(i).ok_or_else(expected)? as usize, whole(n).ok_or_else(expected)? as usize);
@@ -146,7 +146,7 @@ pub(super) const MAX_RUNS: usize = 1_000_000;
 /// `--n`: comma-separated items, each a number N, a range A..B (A <= B) or A..B:STEP (STEP >= 1),
 /// every n at most [`fibtree::MAX_N`] and at most [`MAX_RUNS`] of them; sorted, repeats removed.
 pub(super) fn parse_ns(s: &str) -> Result<Ns, String> {
-    let expected = |why: &str| format!("{why}; expected a range A..B, A..B:STEP or a list such as 1,5,9, got {s:?}");
+    let expected = |why: &str| format!("{why}; expected a range A..B, A..B:STEP or a list such as 1,5,9");
     let mut ns = Vec::new();
     for item in s.split(',') {
         let (range, step) = match item.split_once(':') {
@@ -180,7 +180,7 @@ pub(super) fn parse_ns(s: &str) -> Result<Ns, String> {
 
 /// Seconds: a positive decimal number (digits, an optional fraction), at most 10^6.
 pub(super) fn parse_seconds(s: &str) -> Result<std::time::Duration, String> {
-    let bad = || format!("expected a number of seconds above 0 and at most 1000000, such as 10 or 0.5, got {s:?}");
+    let bad = || "expected a number of seconds above 0 and at most 1000000, such as 10 or 0.5".to_string();
     let (whole, fraction) = s.split_once('.').unwrap_or((s, "0"));
     let digits = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
     if !digits(whole) || !digits(fraction) {
