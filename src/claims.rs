@@ -27,8 +27,8 @@ use crate::error::{Error, Result};
 use crate::options::Options;
 
 mod answers;
+mod lines;
 mod read;
-mod text;
 
 pub use answers::{Answers, Asked, answer};
 pub use read::{ClaimsReader, Line};
