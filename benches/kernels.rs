@@ -54,7 +54,8 @@ fn residue_kernel(c: &mut Criterion) {
     let left: Vec<u32> = (0..STATES).map(|_| (next() % STATES as u64) as u32).collect();
     let right: Vec<u32> = (0..STATES).map(|_| (next() % STATES as u64) as u32).collect();
     let wide = fibtree::crt::primes(32);
-    let narrow: Vec<u64> = (1u64..1 << 31).rev().step_by(2).filter(|&q| fibtree::crt::is_prime(q)).take(64).collect();
+    let narrow: Vec<u64> =
+        (1u64..1 << 31).rev().step_by(2).filter(|&q| primal_check::miller_rabin(q)).take(64).collect();
     for kernel in Kernel::available() {
         for lanes in [8usize, 16, 32] {
             let moduli = &wide[..lanes];

@@ -24,6 +24,6 @@ mod residues;
 pub(crate) mod shards;
 
 pub use garner::{check_below_tree, garner};
-pub use primes::{PRIME_BITS, REDUNDANCY_BITS, is_prime, primes, primes_needed};
+pub use primes::{PRIME_BITS, REDUNDANCY_BITS, primes, primes_needed};
 pub use residues::residues;
 pub use shards::{MAX_SHARDS, ShardResidues, combine_bytes, combine_shards, combine_shards_with, shard_primes};

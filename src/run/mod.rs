@@ -412,7 +412,7 @@ impl<'a> Counting<'a> {
 /// with it, but by chance (about 1 in 2^61). Cost: a few dozen primality tests.
 fn drawn_prime(seed: u64, moduli: &[u64]) -> u64 {
     let mut p = (1 << 61) | (fibtree_util::SplitMix64(seed).next_u64() >> 3) | 1;
-    while !crate::crt::is_prime(p) || moduli.contains(&p) {
+    while !primal_check::miller_rabin(p) || moduli.contains(&p) {
         p += 2;
     }
     p
@@ -471,7 +471,7 @@ mod tests {
         println!("seeds from {seed:#x}");
         for i in 0..50 {
             let p = drawn_prime(seed + i, &[]);
-            assert!(crate::crt::is_prime(p) && p > 1 << 61 && p < crate::MODULUS_LIMIT, "{p}");
+            assert!(primal_check::miller_rabin(p) && p > 1 << 61 && p < crate::MODULUS_LIMIT, "{p}");
             assert_ne!(drawn_prime(seed + i, &[p]), p, "never one of the moduli given");
         }
         assert_ne!(drawn_prime(1, &[]), drawn_prime(2, &[]));
