@@ -1,19 +1,13 @@
 //! The CPU time of the calling thread, for the task graph a run records.
 
-/// Seconds of CPU time the calling thread has used so far (`CLOCK_THREAD_CPUTIME_ID`), so that more
-/// threads than cores do not inflate a task's time; on a platform without it, or if the clock cannot
-/// be read, wall time since the first call in the process instead. Only differences matter.
+/// Seconds of CPU time the calling thread has used so far (`CLOCK_THREAD_CPUTIME_ID`, read through
+/// `rustix`), so that more threads than cores do not inflate a task's time; on a platform without
+/// it, wall time since the first call in the process instead. Only differences matter.
 ///
-/// Cost: one `clock_gettime` system call, no memory.
+/// Cost: one `clock_gettime` (a vDSO call or a system call), no memory.
 #[cfg(unix)]
 pub(crate) fn thread_cpu_seconds() -> f64 {
-    let mut now = libc::timespec { tv_sec: 0, tv_nsec: 0 };
-    // SAFETY: `now` is a valid, writable `timespec` for the call's duration, and
-    // CLOCK_THREAD_CPUTIME_ID is a clock every unix this builds for defines.
-    let status = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut now) };
-    if status != 0 {
-        return wall_seconds();
-    }
+    let now = rustix::time::clock_gettime(rustix::time::ClockId::ThreadCPUTime);
     now.tv_sec as f64 + now.tv_nsec as f64 * 1e-9
 }
 
@@ -24,6 +18,7 @@ pub(crate) fn thread_cpu_seconds() -> f64 {
 }
 
 /// Seconds since the first call in the process. Cost O(1).
+#[cfg(not(unix))]
 fn wall_seconds() -> f64 {
     static START: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
     START.get_or_init(std::time::Instant::now).elapsed().as_secs_f64()

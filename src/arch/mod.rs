@@ -22,13 +22,11 @@
 //! - [`cache`]: the level-2 and level-3 caches the operating system reports;
 //! - [`machine`]: the machine as fibtree sees it, or the one `FIBTREE_MACHINE` simulates (caches,
 //!   cores, kernel sets, memory available);
-//! - [`stream`]: the streaming add `out[i] = b[i] + c[i]`, the yardstick of `fibtree bench`;
-//! - [`arenas`]: the allocator's arenas, kept to one under an address-space limit.
+//! - [`stream`]: the streaming add `out[i] = b[i] + c[i]`, the yardstick of `fibtree bench`.
 
 #![allow(unsafe_code)]
 
 mod aligned;
-mod arenas;
 mod cache;
 mod calibrate;
 mod carry;
@@ -41,7 +39,6 @@ pub(crate) mod select;
 mod stream;
 
 pub(crate) use aligned::AlignedLanes;
-pub(crate) use arenas::one_arena;
 pub(crate) use cache::{l2_bytes, l3_bytes};
 pub use calibrate::KernelChoice;
 pub(crate) use calibrate::chunk_lanes;

@@ -8,8 +8,9 @@
 //!   can drop (`inactive_file`): cgroup v2 `memory.max` and `memory.current`, cgroup v1
 //!   `memory.limit_in_bytes` and `memory.usage_in_bytes` (a Kubernetes pod, a Slurm job's `--mem`).
 //! - *Address space* (`ulimit -v`, RLIMIT_AS): the soft limit less what the process already maps
-//!   (`VmSize`) and the stacks of the threads still to start; the allocator is then kept to one
-//!   arena ([`crate::arch::one_arena`]), so that threads reserve no more.
+//!   (`VmSize`) and the stacks of the threads still to start. (The allocator's arenas, which each
+//!   thread may reserve, are a setting of the whole process: the program's to make, as fibtree's
+//!   command line does under such a limit; the library makes none.)
 //! - *Data segment* (`ulimit -d`, RLIMIT_DATA): the soft limit less the process's data (`VmData`)
 //!   and the stacks still to start.
 
@@ -57,7 +58,7 @@ fn available() -> Limit {
 }
 
 /// The limits no run can pass: the cgroups', the address space's, the data segment's, those that
-/// are set. Under an address-space limit the allocator is kept to one arena from here on.
+/// are set.
 fn hard_limits(threads: usize) -> Vec<Limit> {
     let mut limits = Vec::new();
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
@@ -67,7 +68,6 @@ fn hard_limits(threads: usize) -> Vec<Limit> {
     let to_come = (threads as u64 + 1).saturating_sub(running).saturating_mul(THREAD_BYTES);
     let rlimits = std::fs::read_to_string("/proc/self/limits").unwrap_or_default();
     if let Some(max) = rlimit(&rlimits, "Max address space") {
-        crate::arch::one_arena();
         let used = kib("VmSize:").unwrap_or(0).saturating_add(to_come);
         limits.push(Limit { bytes: max.saturating_sub(used), bound: Bound::AddressSpace { max, used } });
     }
