@@ -1,13 +1,13 @@
-//! Benchmarks of the engines' kernels alone (`fibtree::kernels`, with the feature `bench`) under
+//! Benchmarks of the engines' kernels alone (`fibtree::kernels::alone`, with the feature `kernels`) under
 //! every kernel set this CPU has (`kernel/<set>/lanes/<C>`, `residue_kernel/<set>/<u64|u32>/<C>`,
 //! `sweep/<set>/<residue>`), so that the sets can be compared on one machine.
-//! Run with `cargo bench --features bench` (`-- kernel` for one group); CI runs them once each in
-//! test mode (`cargo test --release --benches --features bench`).
+//! Run with `cargo bench --features kernels` (`-- kernel` for one group); CI runs them once each in
+//! test mode (`cargo test --release --benches --features kernels`).
 
 use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use fibtree::Kernel;
+use fibtree::Isa;
 
 /// A xorshift generator of the benchmarks' data.
 fn xorshift() -> impl FnMut() -> u64 {
@@ -28,14 +28,14 @@ fn kernel(c: &mut Criterion) {
     let mut next = xorshift();
     let left: Vec<u32> = (0..STATES).map(|_| (next() % STATES as u64) as u32).collect();
     let right: Vec<u32> = (0..STATES).map(|_| (next() % STATES as u64) as u32).collect();
-    for kernel in Kernel::available() {
+    for kernel in Isa::available() {
         for lanes in [4usize, 8, 16, 32] {
             let old: Vec<u64> = (0..STATES * lanes).map(|_| next() >> 16).collect();
             let older: Vec<u64> = (0..STATES * lanes).map(|_| next() >> 16).collect();
             let mut out = vec![0u64; STATES * lanes];
             group.throughput(Throughput::Elements((STATES * lanes) as u64));
             group.bench_with_input(BenchmarkId::new(format!("{kernel}/lanes"), lanes), &lanes, |b, &lanes| {
-                b.iter(|| fibtree::kernels::sum_layer(kernel, lanes, &mut out, &old, &older, &left, &right))
+                b.iter(|| fibtree::kernels::alone::sum_layer(kernel, lanes, &mut out, &old, &older, &left, &right))
             });
         }
     }
@@ -56,7 +56,7 @@ fn residue_kernel(c: &mut Criterion) {
     let wide = fibtree::crt::primes(32);
     let narrow: Vec<u64> =
         (1u64..1 << 31).rev().step_by(2).filter(|&q| primal_check::miller_rabin(q)).take(64).collect();
-    for kernel in Kernel::available() {
+    for kernel in Isa::available() {
         for lanes in [8usize, 16, 32] {
             let moduli = &wide[..lanes];
             let mut residues = |_| (0..STATES * lanes).map(|i| next() % moduli[i % lanes]).collect::<Vec<u64>>();
@@ -65,7 +65,15 @@ fn residue_kernel(c: &mut Criterion) {
             group.throughput(Throughput::Elements((STATES * lanes) as u64));
             group.bench_with_input(BenchmarkId::new(format!("{kernel}/u64"), lanes), &lanes, |b, _| {
                 b.iter(|| {
-                    fibtree::kernels::sum_layer_mod(kernel, &mut out, black_box(&old), &older, &left, &right, moduli)
+                    fibtree::kernels::alone::sum_layer_mod(
+                        kernel,
+                        &mut out,
+                        black_box(&old),
+                        &older,
+                        &left,
+                        &right,
+                        moduli,
+                    )
                 })
             });
         }
@@ -78,7 +86,7 @@ fn residue_kernel(c: &mut Criterion) {
             group.throughput(Throughput::Elements((STATES * lanes) as u64));
             group.bench_with_input(BenchmarkId::new(format!("{kernel}/u32"), lanes), &lanes, |b, _| {
                 b.iter(|| {
-                    fibtree::kernels::sum_layer_mod_narrow(
+                    fibtree::kernels::alone::sum_layer_mod_narrow(
                         kernel,
                         &mut out,
                         black_box(&old),
@@ -103,20 +111,20 @@ fn sweep(c: &mut Criterion) {
     let mut next = xorshift();
     let (r, l) = (next() as usize % W, next() as usize % W);
     group.throughput(Throughput::Elements(W as u64));
-    for kernel in Kernel::available() {
+    for kernel in Isa::available() {
         let m = 1_000_000_000_000_000_000u64;
         let old: Vec<u64> = (0..=W).map(|_| next() % m).collect();
         let older: Vec<u64> = (0..=W).map(|_| next() % m).collect();
         let mut cur = vec![0u64; W + 1];
         group.bench_function(BenchmarkId::new(kernel.name(), "u64"), |b| {
-            b.iter(|| fibtree::kernels::sweep(kernel, &mut cur, black_box(&old), &older, r, l, m))
+            b.iter(|| fibtree::kernels::alone::sweep(kernel, &mut cur, black_box(&old), &older, r, l, m))
         });
         let m = 998_244_353u32;
         let old: Vec<u32> = (0..=W).map(|_| (next() % u64::from(m)) as u32).collect();
         let older: Vec<u32> = (0..=W).map(|_| (next() % u64::from(m)) as u32).collect();
         let mut cur = vec![0u32; W + 1];
         group.bench_function(BenchmarkId::new(kernel.name(), "u32"), |b| {
-            b.iter(|| fibtree::kernels::sweep_narrow(kernel, &mut cur, black_box(&old), &older, r, l, m))
+            b.iter(|| fibtree::kernels::alone::sweep_narrow(kernel, &mut cur, black_box(&old), &older, r, l, m))
         });
     }
     group.finish();

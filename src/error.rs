@@ -39,13 +39,13 @@ pub enum Param {
     Cut,
     /// The lanes per chunk of the blocked engine, where a benchmark forces them.
     ChunkLanes,
-    /// The kernel set the environment variable `FIBTREE_ISA` forces (see [`crate::kernel`]).
+    /// The instruction set a machine's setting forces (see [`crate::Machine::isa`]).
     Isa,
     /// A shard of a count's residues (see [`crate::crt::shard_primes`]).
     Shard,
     /// A file of claims (see [`crate::claims::parse_claims`]).
     Claims,
-    /// The machine the environment variable `FIBTREE_MACHINE` simulates (see [`crate::simulated`]).
+    /// The machine a program sets (see [`crate::Machine::set`]).
     Machine,
 }
 
@@ -63,10 +63,10 @@ impl Param {
             Param::Checkpoint => "checkpoint",
             Param::Cut => "cut",
             Param::ChunkLanes => "chunk_lanes",
-            Param::Isa => "FIBTREE_ISA",
+            Param::Isa => "isa",
             Param::Shard => "shard",
             Param::Claims => "claims",
-            Param::Machine => "FIBTREE_MACHINE",
+            Param::Machine => "machine",
         }
     }
 }

@@ -183,11 +183,10 @@ pub struct ShardCost {
 ///
 /// # Errors
 /// [`Error::InvalidArgument`] for n above [`crate::MAX_N`], a shard count of 0 (naming
-/// [`Param::Shard`]), an invalid `FIBTREE_ISA`, or where the calibration's thread cannot be started
+/// [`Param::Shard`]), or where the calibration's thread cannot be started
 /// from a pool of more than one (naming [`Param::Threads`]); [`Error::Interrupted`] once cancelled.
 pub fn estimate(n: u64, g: u64, shards: &[usize], census: Census, hooks: Hooks) -> Result<Estimate> {
     crate::game::check_n(n)?;
-    crate::kernel()?;
     if let Some(s) = shards.iter().find(|&&s| s == 0) {
         return Err(Error::invalid(Param::Shard, format!("a number of shards of at least 1, got {s}")));
     }
@@ -359,7 +358,7 @@ fn calibrate(n: u64, hooks: Hooks) -> Result<Calibration> {
     let prime = crate::crt::primes(1)[0];
     // on the pool's one thread, whose CPU time is then the runs' own
     let rounds = || {
-        let (start, cpu_start) = (std::time::Instant::now(), crate::arch::thread_cpu_seconds());
+        let (start, cpu_start) = (std::time::Instant::now(), crate::machine::thread_cpu_seconds());
         let k = n.clamp(1000, CALIBRATION_N);
         let targets = Targets::one(k, 0);
         let plan = Plan::new(&targets, u64::MAX, hooks)?;
@@ -391,7 +390,7 @@ fn calibrate(n: u64, hooks: Hooks) -> Result<Calibration> {
             prime_rate: wide.spread(),
             narrow_rate: narrow.spread(),
             garner_rate: garner.spread(),
-            core_share: (crate::arch::thread_cpu_seconds() - cpu_start) / start.elapsed().as_secs_f64().max(1e-9),
+            core_share: (crate::machine::thread_cpu_seconds() - cpu_start) / start.elapsed().as_secs_f64().max(1e-9),
         })
     };
     match one {

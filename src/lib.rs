@@ -11,31 +11,30 @@
 //! assert_eq!(fibtree::count_mod(10_000, 0, 998_244_353).unwrap(), 163_314_502);
 //! ```
 //!
-//! The vector kernels of the exact engine are the set found fastest on this CPU, measured once per
-//! process ([`kernel_choice`]; the dense modular sweep takes the widest), unless the environment
-//! variable `FIBTREE_ISA` forces one ([`KERNEL_VAR`]); [`kernel`] says which set runs. An invalid
-//! value is an [`Error::InvalidArgument`] naming [`Param::Isa`], which every function that runs a
-//! kernel returns. The machine's facts (its caches, cores, kernel sets and memory available) are
-//! read in one place, where `FIBTREE_MACHINE` ([`MACHINE_VAR`], [`simulated`]) can simulate another
-//! machine, as the tests do; [`cores`] says how many cores a run may use.
+//! The vector kernels of the exact engine run the instruction set found fastest on this CPU,
+//! measured once per process ([`isa_choice`]; the dense modular sweep takes the widest), unless the
+//! program sets one ([`Machine::isa`]); [`isa()`] says which runs. The machine's facts (its caches,
+//! cores, instruction sets and memory available) are read in one place, where a program can set
+//! another machine once, before any engine runs ([`Machine`]), as fibtree's command line does for
+//! its tests; the library reads no environment variable. [`cores`] says how many cores a run may
+//! use.
 //!
 //! The counting API is at the root: the counts ([`count`], [`count_mod`], [`distribution`],
 //! [`support`]), a checked counting run ([`Counting`], steered by [`Options`], giving a [`Report`]
 //! for each target, or its residues alone: [`mod_only`]), the memory a run may use ([`Limit`]), the
-//! game itself ([`grundy`], [`tree_size`]) and the kernel sets. Nine modules hold the rest, each
+//! game itself ([`grundy`], [`tree_size`]) and the machine. Nine modules hold the rest, each
 //! small: [`oracles`] (the brute-force counts that check the engines), [`ladder`] (every engine
 //! against the simpler one before it), [`claims`] (checking another program's residues), [`dist`]
 //! (whole distributions), [`moves`] (naming the moves themselves), [`draw`] (pictures of small
 //! trees), [`crt`] (exact values from residues modulo a fixed sequence of primes), [`estimate`] (the
 //! cost of a count before it runs) and [`bench`](mod@bench) (the exact engine timed, every run checked); with
-//! the feature `bench`, `kernels` gives the engines' kernels alone to the criterion benchmarks.
+//! the feature `kernels`, `kernels::alone` gives the engines' kernels alone to the criterion benchmarks.
 //! The `fibtree` command line is built on this API alone, with the default feature `cli`; without
 //! it the library builds alone (`cargo build --lib --no-default-features`).
 
 #![warn(missing_docs)]
 #![deny(unsafe_code)]
 
-mod arch;
 pub mod bench;
 mod budget;
 mod checkpoint;
@@ -50,10 +49,13 @@ pub mod estimate;
 mod game;
 mod graph;
 mod hooks;
-#[cfg(feature = "bench")]
+#[cfg(feature = "kernels")]
 pub mod kernels;
+#[cfg(not(feature = "kernels"))]
+mod kernels;
 pub mod ladder;
 mod limits;
+mod machine;
 pub mod moves;
 mod options;
 pub mod oracles;
@@ -62,9 +64,6 @@ mod report;
 mod run;
 mod targets;
 
-pub use arch::KernelChoice;
-pub use arch::select::{KERNEL_VAR, Kernel, kernel, kernel_choice};
-pub use arch::{MACHINE_VAR, cores, simulated};
 pub use checkpoint::Checkpoint;
 pub use engines::both_ends::Split;
 pub use engines::modular::MODULUS_LIMIT;
@@ -72,7 +71,9 @@ pub use engines::{Cut, Engine};
 pub use error::{Error, Param, Result};
 pub use game::{MAX_N, count_parity, grundy, tree_size};
 pub use hooks::{Hooks, NoticeFn, ProgressFn};
+pub use kernels::{Isa, IsaChoice, isa, isa_choice};
 pub use limits::{Bound, Limit};
+pub use machine::{Machine, cores};
 pub use options::{LAST18, Options, P998244353};
 pub use plan::known_zero;
 pub use report::{ModReport, Parity, Projection, Report};

@@ -4,7 +4,7 @@
 //! word; the streaming add `a[i] = b[i] + c[i]` over `u64` words is the same word operation with
 //! nothing else: no indices, no carries, no plan. Its rate on one core, in additions per
 //! nanosecond, at the engine's working sets (in L2, in L3, from memory), is what the engine's rate
-//! is a fraction of. The loop is the kernel `arch::stream_add`, compiled for the kernel set asked
+//! is a fraction of. The loop is the kernel `kernels::stream_add`, compiled for the instruction set asked
 //! for, as the engine's kernels are.
 //!
 //! Each level is measured at a size taken from the caches ([`Caches`], three arrays together):
@@ -36,9 +36,9 @@ use std::hint::black_box;
 
 use fibtree_util::human_bytes;
 
-use crate::arch::{self, Kernel};
 use crate::error::Result;
 use crate::hooks::Hooks;
+use crate::kernels::{self, Isa};
 use crate::limits::Limit;
 
 /// The warm-up at each size before any round is timed (one sweep at least).
@@ -93,7 +93,7 @@ impl Caches {
     /// The caches `/sys/devices/system/cpu/cpu0/cache/` reports, each read once per process, with
     /// the fallbacks. Cost: a few reads of small files, the first time.
     pub fn detect() -> Caches {
-        Caches::reported(arch::l2_bytes(), arch::l3_bytes())
+        Caches::reported(crate::machine::l2_bytes(), crate::machine::l3_bytes())
     }
 
     /// The caches from the sizes reported (`None`: not reported), with the fallbacks. Cost O(1).
@@ -170,7 +170,7 @@ pub struct StreamRate {
     pub note: Option<String>,
 }
 
-/// The streaming rates of one core at the three levels, with the caches and the kernel set they
+/// The streaming rates of one core at the three levels, with the caches and the instruction set they
 /// were measured with.
 ///
 /// # Examples
@@ -179,7 +179,7 @@ pub struct StreamRate {
 /// use fibtree::bench::{Caches, Level, Stream};
 /// // made-up caches of 64 KiB and 1 MiB: arrays of 32 KiB, 256 KiB and 4 MiB
 /// let caches = Caches::reported(Some(64 << 10), Some(1 << 20));
-/// let kernel = fibtree::kernel()?;
+/// let kernel = fibtree::isa();
 /// let stream = Stream::measure(caches, kernel, 1 << 30, 0, fibtree::Hooks::default())?;
 /// let l2 = stream.rate(Level::L2);
 /// assert!(l2.adds_per_ns.is_some_and(|r| r > 0.0 && r.is_finite()));
@@ -196,8 +196,8 @@ pub struct StreamRate {
 pub struct Stream {
     /// The caches the sizes were taken from.
     pub caches: Caches,
-    /// The kernel set the loop was compiled for.
-    pub kernel: Kernel,
+    /// The instruction set the loop was compiled for.
+    pub kernel: Isa,
     /// The rate at each level of [`Level::ALL`], in that order.
     pub rates: [StreamRate; 3],
 }
@@ -217,7 +217,7 @@ impl Stream {
     /// # Errors
     /// [`crate::Error::Interrupted`] when `hooks.cancel` is set (checked between rounds and while
     /// the arrays are written).
-    pub fn measure(caches: Caches, kernel: Kernel, limit: impl Into<Limit>, held: u64, hooks: Hooks) -> Result<Stream> {
+    pub fn measure(caches: Caches, kernel: Isa, limit: impl Into<Limit>, held: u64, hooks: Hooks) -> Result<Stream> {
         let limit = limit.into();
         let at = |level| measure_level(level, caches, kernel, (limit, held), hooks);
         Ok(Stream { caches, kernel, rates: [at(Level::L2)?, at(Level::L3)?, at(Level::Memory)?] })
@@ -242,7 +242,7 @@ impl Stream {
 fn measure_level(
     level: Level,
     caches: Caches,
-    kernel: Kernel,
+    kernel: Isa,
     (limit, held): (Limit, u64),
     hooks: Hooks,
 ) -> Result<StreamRate> {
@@ -311,7 +311,7 @@ impl Arrays {
         let words = (words / LINE * LINE).max(LINE);
         let stride = words.div_ceil(PAGE) * PAGE + LINE;
         let Some(len) = stride.checked_mul(2).and_then(|l| l.checked_add(words + LINE)) else { return Ok(None) };
-        let made = arch::thread_cpu_seconds();
+        let made = crate::machine::thread_cpu_seconds();
         let mut buf: Vec<u64> = Vec::new();
         if buf.try_reserve_exact(len).is_err() {
             return Ok(None);
@@ -337,7 +337,7 @@ impl Arrays {
     /// can sweep still reads each word as long after the last time as a whole sweep would (from
     /// memory at the memory level), and the clock is read after each batch of blocks, the batch
     /// doubled while it takes under [`BATCH`].
-    fn rate(&mut self, kernel: Kernel, hooks: Hooks) -> Result<f64> {
+    fn rate(&mut self, kernel: Isa, hooks: Hooks) -> Result<f64> {
         let (words, stride) = (self.words, self.stride);
         let (a, sources) = self.buf[self.start..].split_at_mut(stride);
         let (a, b, c) = (&mut a[..words], &sources[..words], &sources[stride..stride + words]);
@@ -347,7 +347,7 @@ impl Arrays {
             let mut done = 0;
             for _ in 0..count {
                 let end = (next + BLOCK).min(words);
-                arch::stream_add(
+                kernels::stream_add(
                     kernel,
                     black_box(&mut a[next..end]),
                     black_box(&b[next..end]),
@@ -359,12 +359,12 @@ impl Arrays {
             black_box(&*a);
             done
         };
-        let (mut batch, mut last) = (1usize, arch::thread_cpu_seconds());
+        let (mut batch, mut last) = (1usize, crate::machine::thread_cpu_seconds());
         // a batch of blocks and the clock after it; the batch doubled for the next while it takes
         // under `BATCH`
         let mut timed = |batch: &mut usize, last: &mut f64| -> u64 {
             let done = blocks(*batch);
-            let now = arch::thread_cpu_seconds();
+            let now = crate::machine::thread_cpu_seconds();
             if now - *last < BATCH {
                 *batch *= 2;
             }
@@ -413,13 +413,13 @@ mod tests {
         assert_eq!(Caches::reported(Some(0), Some(0)).l2, Caches::FALLBACK_L2);
         let here = Caches::detect();
         println!("this machine: {here:?}");
-        assert_eq!(here.l2_reported, arch::l2_bytes().is_some());
-        assert_eq!(here.l3_reported, arch::l3_bytes().is_some());
+        assert_eq!(here.l2_reported, crate::machine::l2_bytes().is_some());
+        assert_eq!(here.l3_reported, crate::machine::l3_bytes().is_some());
     }
 
     #[test]
     fn every_level_measured_at_the_sizes_of_the_caches_given() {
-        for kernel in Kernel::available() {
+        for kernel in Isa::available() {
             let stream = Stream::measure(small(), kernel, u64::MAX, 0, Hooks::default()).unwrap();
             assert_eq!(stream.kernel, kernel);
             let levels: Vec<Level> = stream.rates.iter().map(|r| r.level).collect();
@@ -439,7 +439,7 @@ mod tests {
         assert_eq!(capped.sizes(Level::L3), (192 << 10, 128 << 10));
         // an L3 under 4 x L2 leaves no size for the L3 level: skipped, said so
         let close = Caches::reported(Some(64 << 10), Some(192 << 10));
-        let stream = Stream::measure(close, Kernel::Baseline, u64::MAX, 0, Hooks::default()).unwrap();
+        let stream = Stream::measure(close, Isa::Baseline, u64::MAX, 0, Hooks::default()).unwrap();
         let l3 = stream.rate(Level::L3);
         assert_eq!((l3.bytes, l3.adds_per_ns), (0, None));
         assert!(l3.note.as_deref().is_some_and(|n| n.contains("under 4 x the L2")), "{l3:?}");
@@ -450,7 +450,7 @@ mod tests {
     fn a_limit_shrinks_or_skips_a_level_never_fails() {
         let caches = small();
         // 3.5 MiB left: memory measured at 3.5 MiB of the 4 wanted, said so
-        let stream = Stream::measure(caches, Kernel::Baseline, 4 << 20, 512 << 10, Hooks::default()).unwrap();
+        let stream = Stream::measure(caches, Isa::Baseline, 4 << 20, 512 << 10, Hooks::default()).unwrap();
         let memory = stream.rate(Level::Memory);
         assert_eq!((memory.wanted, memory.bytes), (4 << 20, (7 << 19) / 192 * 192));
         assert!(memory.adds_per_ns.is_some());
@@ -458,14 +458,14 @@ mod tests {
         assert!(note.contains("of 4.0 MiB wanted: 3.5 MiB left of the 4.0 MiB it may use"), "{note}");
         assert_eq!(stream.rate(Level::L3).note, None, "the caches' levels fit");
         // 1 MiB left: under 2 x L3, the memory level is skipped, the others measured
-        let stream = Stream::measure(caches, Kernel::Baseline, 9 << 20, 8 << 20, Hooks::default()).unwrap();
+        let stream = Stream::measure(caches, Isa::Baseline, 9 << 20, 8 << 20, Hooks::default()).unwrap();
         let memory = stream.rate(Level::Memory);
         assert_eq!((memory.bytes, memory.adds_per_ns), (0, None));
         let note = memory.note.as_deref().unwrap();
         assert!(note.starts_with("skipped: 4.0 MiB (at least 2.0 MiB) wanted, 1.0 MiB left of the 9.0 MiB"), "{note}");
         assert!(stream.in_l2().is_some() && stream.rate(Level::L3).adds_per_ns.is_some());
         // no room at all: every level skipped, no error
-        let stream = Stream::measure(caches, Kernel::Baseline, 1 << 20, 2 << 20, Hooks::default()).unwrap();
+        let stream = Stream::measure(caches, Isa::Baseline, 1 << 20, 2 << 20, Hooks::default()).unwrap();
         assert!(stream.rates.iter().all(|r| r.adds_per_ns.is_none() && r.bytes == 0 && r.note.is_some()));
         assert_eq!(stream.in_l2(), None);
     }
@@ -473,7 +473,7 @@ mod tests {
     #[test]
     fn cancelled_before_it_starts() {
         let flag = std::sync::atomic::AtomicBool::new(true);
-        let cancelled = Stream::measure(small(), Kernel::Baseline, u64::MAX, 0, Hooks::default().cancel_on(&flag));
+        let cancelled = Stream::measure(small(), Isa::Baseline, u64::MAX, 0, Hooks::default().cancel_on(&flag));
         assert!(matches!(cancelled, Err(crate::Error::Interrupted)), "{cancelled:?}");
     }
 

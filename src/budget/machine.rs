@@ -47,9 +47,10 @@ pub(crate) fn run_limit(given: Option<u64>, threads: usize) -> Limit {
     hard_limits(threads).into_iter().fold(soft, |least, l| if l.bytes <= least.bytes { l } else { least })
 }
 
-/// `MemAvailable` (or the memory `FIBTREE_MACHINE` simulates), or no limit where it cannot be read.
+/// `MemAvailable` (or the memory the machine's setting gives, [`crate::Machine::memory`]), or no
+/// limit where it cannot be read.
 fn available() -> Limit {
-    if let Some(bytes) = crate::arch::simulation().memory {
+    if let Some(bytes) = crate::machine::memory() {
         return Limit { bytes, bound: Bound::Available };
     }
     let meminfo = std::fs::read_to_string("/proc/meminfo").unwrap_or_default();

@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use fibtree::Split;
 use fibtree::bench::PREDICTED_THREADS;
 use fibtree::bench::{Caches, DEFAULT_N, Level, Machine, Measurement, Stream, Subject, default_threads};
-use fibtree::{Cut, Kernel, Param};
+use fibtree::{Cut, Isa, Param};
 use fibtree_util::human_bytes;
 use serde::Serialize;
 
@@ -308,7 +308,7 @@ pub(super) fn bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
         plans.push((n, subject.states(), subject.limb_additions(), route));
         if stream.is_none() {
             // once, on this thread, after the first plan and before any timed run, beside the plan
-            let kernel = fibtree::kernel().map_err(|e| session.error(e))?;
+            let kernel = fibtree::isa();
             let held = subject.held_bytes();
             let measured =
                 Stream::measure(Caches::detect(), kernel, limit, held, hooks).map_err(|e| session.error(e))?;
@@ -360,12 +360,12 @@ pub(super) fn bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
             }
         }));
     }
-    let kernels = Kernel::available().into_iter().map(Kernel::name).collect();
-    let simulated = fibtree::simulated().map_err(|e| session.error(e))?;
+    let kernels = Isa::available().into_iter().map(Isa::name).collect();
+    let simulated = super::machine::simulated();
     let machine = MachineOut { cores: machine.cores, cpu: machine.cpu, kernels, simulated };
-    let kernel = fibtree::kernel().map_err(|e| session.error(e))?.name();
-    let kernel_line = super::kernel_line().map_err(|e| session.error(e))?;
-    let calibration = fibtree::kernel_choice().map(|c| CalibrationOut {
+    let kernel = fibtree::isa().name();
+    let kernel_line = super::kernel_line();
+    let calibration = fibtree::isa_choice().map(|c| CalibrationOut {
         rates: c.rates.iter().map(|&(k, rate)| RateOut { kernel: k.name(), lane_additions_per_ns: rate }).collect(),
         seconds: c.seconds,
     });

@@ -21,8 +21,8 @@ use crate::targets::Targets;
 /// words per modulus running at once, and the plan where one is needed.
 ///
 /// # Errors
-/// [`Error::InvalidArgument`] for a modulus outside 2..2^63, n above [`crate::MAX_N`] or an invalid
-/// `FIBTREE_ISA`; [`Error::OutOfMemory`] when the moduli running at once (one a thread) and the
+/// [`Error::InvalidArgument`] for a modulus outside 2..2^63 or n above [`crate::MAX_N`];
+/// [`Error::OutOfMemory`] when the moduli running at once (one a thread) and the
 /// plan, where one is needed, would not fit in the options' limit ([`Options::limit`]);
 /// [`Error::Interrupted`] once the options' hooks cancel the run. The options' moduli, engine, cut,
 /// double check and checkpoint are not used.
@@ -37,7 +37,6 @@ use crate::targets::Targets;
 pub fn residues(n: u64, g: u64, primes: &[u64], options: &Options) -> Result<Vec<u64>> {
     let hooks = options.hooks;
     primes.iter().try_for_each(|&m| modular::check_modulus(m))?;
-    crate::arch::select::kernel()?;
     let at_once = primes.len().min(rayon::current_num_threads()).max(1);
     let guard = Guard::new(Run::Residues { moduli: 1, at_once }, options.limit());
     guard.floor(n, g)?;

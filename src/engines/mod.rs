@@ -194,10 +194,10 @@ pub(crate) fn count_words(
 /// As [`stream_words`].
 pub(crate) fn count_exact(engine: Engine, plan: &Plan, targets: &Targets, hooks: Hooks) -> Result<Vec<BigUint>> {
     let words = count_words(engine, plan, targets, Cut::Auto, hooks)?;
-    let start = hooks.recorder().map(|_| crate::arch::thread_cpu_seconds());
+    let start = hooks.recorder().map(|_| crate::machine::thread_cpu_seconds());
     let values = words.iter().map(|w| to_biguint(w)).collect();
     if let (Some(recorder), Some(start)) = (hooks.recorder(), start) {
-        recorder.serial(crate::arch::thread_cpu_seconds() - start); // outside the task graph
+        recorder.serial(crate::machine::thread_cpu_seconds() - start); // outside the task graph
     }
     Ok(values)
 }

@@ -6,8 +6,8 @@
 use num_bigint::BigUint;
 
 use super::recurrence::Numbers;
-use crate::arch::add_run;
 use crate::cost::limbs;
+use crate::kernels::add_run;
 
 /// Exact values: word 0 holds the number of significant limbs `len`, words `1..=len` the limbs,
 /// little-endian; words past `len` are stale and never read. `1 + limbs(k)` words per value of layer k.

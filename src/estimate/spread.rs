@@ -90,9 +90,9 @@ impl Runs {
     /// # Errors
     /// The error of `run` (the run is then not counted).
     pub(crate) fn time(&mut self, run: impl FnOnce() -> Result<()>) -> Result<()> {
-        let start = crate::arch::thread_cpu_seconds();
+        let start = crate::machine::thread_cpu_seconds();
         run()?;
-        let seconds = (crate::arch::thread_cpu_seconds() - start).max(1e-9);
+        let seconds = (crate::machine::thread_cpu_seconds() - start).max(1e-9);
         self.speeds.push(self.work / seconds);
         Ok(())
     }

@@ -1,6 +1,6 @@
 //! The census of a plan: its sizes counted layer by layer without keeping it (what `fibtree
 //! estimate` reports), by the backward pass with two layers kept, or, for targets below W, by
-//! whole-array passes compiled for the kernel set.
+//! whole-array passes compiled for the instruction set.
 
 use super::arrays::{back_image_into, words_below};
 use super::backward::{Keep, backward};
@@ -48,11 +48,11 @@ impl Census {
 /// [`crate::Error::InvalidArgument`] for an n above [`crate::game::MAX_N`];
 /// [`crate::Error::Interrupted`] once cancelled (checked every layer).
 pub(crate) fn census(targets: &Targets, hooks: Hooks) -> Result<Census> {
-    census_in(targets, crate::arch::select::dense_kernel()?, hooks)
+    census_in(targets, crate::kernels::chosen::dense_isa(), hooks)
 }
 
 /// [`census`] with its kernel compiled for `isa`.
-fn census_in(targets: &Targets, isa: crate::arch::Kernel, hooks: Hooks) -> Result<Census> {
+fn census_in(targets: &Targets, isa: crate::kernels::Isa, hooks: Hooks) -> Result<Census> {
     let top = targets.top();
     crate::game::check_n(top)?;
     let edge = crate::game::edge_values(top)?;
@@ -64,7 +64,7 @@ fn census_in(targets: &Targets, isa: crate::arch::Kernel, hooks: Hooks) -> Resul
     let mut walk = support.as_ref().map(Walk::new);
     if targets.g_range().1 < w {
         let below = CensusBelow { targets: targets.to_vec(), edge: &edge, w: w as usize, support: walk, hooks };
-        let mut census = crate::arch::compiled(isa, below)?;
+        let mut census = crate::kernels::compiled(isa, below)?;
         census.plan_bytes += kept;
         return Ok(census);
     }
@@ -110,8 +110,8 @@ impl Keep for Counted {
 ///
 /// Cost: O(n x w / 64) word operations, seven passes of w / 64 words a layer (clearing, the xor and
 /// the shift of each of two images, the thinning, counting) and the support's walk down; memory
-/// four arrays of w / 64 words, and 4 bytes a layer. Compiled for the kernel set in use
-/// ([`crate::arch::compiled`]), for its vectors and `popcnt`.
+/// four arrays of w / 64 words, and 4 bytes a layer. Compiled for the instruction set in use
+/// ([`crate::kernels::compiled`]), for its vectors and `popcnt`.
 struct CensusBelow<'a> {
     targets: Vec<(u64, u64)>,
     edge: &'a [u32],
@@ -120,7 +120,7 @@ struct CensusBelow<'a> {
     hooks: Hooks<'a>,
 }
 
-impl crate::arch::Vectorised for CensusBelow<'_> {
+impl crate::kernels::Kernel for CensusBelow<'_> {
     type Output = Result<Census>;
 
     #[inline(always)]
@@ -195,7 +195,7 @@ mod tests {
         ];
         for targets in &cases {
             let plan = crate::plan::Plan::new(&Targets::new(targets), u64::MAX, Hooks::default()).unwrap();
-            for isa in crate::arch::Kernel::available() {
+            for isa in crate::kernels::Isa::available() {
                 let census = census_in(&Targets::new(targets), isa, Hooks::default()).unwrap();
                 assert_eq!(census.lens, plan.lens(), "{targets:?} with {isa:?}");
                 assert_eq!(census.lens.iter().map(|&l| l as u64).sum::<u64>(), plan.states());

@@ -187,7 +187,7 @@ impl Plan {
         let support_bytes = if thin { support_bytes(targets, w) } else { 0 };
         check(kept_share(bytes_at(top, w), top, keep).saturating_add(support_bytes), memory_limit)?;
         let support = match thin && thins(targets, w) {
-            true => Some(Arc::new(Support::new(&edge, w, crate::arch::select::dense_kernel()?, hooks)?)),
+            true => Some(Arc::new(Support::new(&edge, w, crate::kernels::chosen::dense_isa(), hooks)?)),
             false => None,
         };
         let layers = vec![LayerSet::default(); top as usize + 1];

@@ -18,9 +18,9 @@ use std::sync::Mutex;
 
 use super::arrays::{clear_from, forward_image_into, words_below};
 use super::layer_set::LayerSet;
-use crate::arch::{Kernel, Vectorised, compiled};
 use crate::error::Result;
 use crate::hooks::Hooks;
+use crate::kernels::{Isa, Kernel, compiled};
 
 /// The support of every layer below W, in checkpoints: the two layers before each segment of
 /// `every` layers, and the walk of the top-down sweeps ([`Support::layer_set`]).
@@ -34,8 +34,8 @@ pub(crate) struct Support {
     every: usize,
     /// For each segment, the support of the two layers before it (the older first).
     checkpoints: Vec<[Vec<u64>; 2]>,
-    /// The kernel set the passes are compiled for.
-    isa: Kernel,
+    /// The instruction set the passes are compiled for.
+    isa: Isa,
     /// The segment last recomputed for [`Support::layer_set`].
     shared: Mutex<Segment>,
 }
@@ -77,7 +77,7 @@ impl Support {
     ///
     /// # Errors
     /// [`crate::Error::Interrupted`] once cancelled.
-    pub(crate) fn new(edge: &[u32], w: u64, isa: Kernel, hooks: Hooks) -> Result<Support> {
+    pub(crate) fn new(edge: &[u32], w: u64, isa: Isa, hooks: Hooks) -> Result<Support> {
         let top = edge.len() - 1;
         assert!(top >= 2 && edge.iter().all(|&e| (e as u64) < w), "layers above 1, edge values below w");
         let every = segment_layers(top as u64 - 1);
@@ -203,7 +203,7 @@ struct PassWith<'a, F> {
     at: F,
 }
 
-impl<F: FnMut(usize, &[u64], &[u64], &[u64])> Vectorised for PassWith<'_, F> {
+impl<F: FnMut(usize, &[u64], &[u64], &[u64])> Kernel for PassWith<'_, F> {
     type Output = Result<()>;
 
     #[inline(always)]
@@ -251,7 +251,7 @@ mod tests {
         for top in [2u64, 3, 4, 5, 17, 50, 301] {
             let edge = crate::game::edge_values(top).unwrap();
             let w = crate::game::window_of_edge(edge.iter().copied().max().unwrap());
-            let support = Support::new(&edge, w, Kernel::in_use(), Hooks::default()).unwrap();
+            let support = Support::new(&edge, w, crate::kernels::isa(), Hooks::default()).unwrap();
             let want: Vec<Vec<u64>> = (2..=top)
                 .map(|k| super::super::support(k, Hooks::default()).unwrap().iter().filter(|&g| g < w).collect())
                 .collect();

@@ -7,7 +7,7 @@
 
 use super::nonzero::NonZeroSet;
 use super::sweep::Sweep;
-use crate::arch::{self, Kernel, Vectorised};
+use crate::kernels::{self, Isa, Kernel};
 use crate::plan::{LayerSet, Plan};
 
 /// The non-zero counts of one layer of a block: where each reads from, and the direct moves.
@@ -75,14 +75,14 @@ pub(crate) fn layer_sources(
     k: usize,
     new_edges: &[NonZeroSet],
     edges: &[NonZeroSet; 2],
-    isa: Kernel,
+    isa: Isa,
 ) -> Sources {
     let (r, l) = sweep.edges(plan, k);
     let before = |back| layer_before(new_edges, edges, k0, k - back);
     let me = &new_edges[k - k0];
     let direct = sweep.direct(plan, k);
     let mut sources =
-        arch::compiled(isa, Positions { me, old: before(1), older: before(2), sweep, direct: &direct, r, l });
+        kernels::compiled(isa, Positions { me, old: before(1), older: before(2), sweep, direct: &direct, r, l });
     if !sweep.reads_old(k) {
         sources.left.fill(before(1).len); // the zero chunk of the step before
     }
@@ -108,7 +108,7 @@ struct Positions<'a> {
     l: u64,
 }
 
-impl Vectorised for Positions<'_> {
+impl Kernel for Positions<'_> {
     type Output = Sources;
 
     #[inline(always)]

@@ -12,7 +12,7 @@
 //!   the lanes;
 //! - *residues* ([`run_residues`], the residues of [`crate::engines::Engine::Crt`]): lane i holds
 //!   the count modulo the i-th modulus (the CRT primes, the last chunk padded with the modulus 2), in
-//!   every layer. The sum adds modulo each lane's modulus ([`crate::arch::sum_layer_mod`]); a direct
+//!   every layer. The sum adds modulo each lane's modulus ([`crate::kernels::sum_layer_mod`]); a direct
 //!   move adds to every lane of every pass (exact: lane 0 of pass 0); there are no carries and no
 //!   normalisation, so pass j of a block follows only pass j of the block before, blocks may be
 //!   longer ([`MAX_RESIDUE_BLOCK_LAYERS`]), and every block has all ceil(K / C) passes. Not
@@ -22,7 +22,7 @@
 //! **Lanes** ([`mod@lanes`]). A value is held in lanes of 48 payload bits in `u64` words: value = sum of
 //! lane_i x 2^(48 i), where a lane may hold more than 48 bits between normalisations. Adding two
 //! values is then a plain lane-wise addition, with no carry chain, which the compiler vectorises
-//! ([`crate::arch::sum_layer`]). A lane grows at most like the counts do (c(k) = c(k-1) + c(k-2) + 2),
+//! ([`crate::kernels::sum_layer`]). A lane grows at most like the counts do (c(k) = c(k-1) + c(k-2) + 2),
 //! so a block of layers (at most [`MAX_BLOCK_LAYERS`], about 22) can run from normalised lanes
 //! without overflowing a word.
 //!
@@ -100,9 +100,9 @@ pub(crate) mod sweeps {
     pub(crate) use super::{CHUNK_LANES, State, SweepRun, Tally, Tuning, run_exact, run_sweep, sweep_work};
 }
 
-use crate::arch::{self, Kernel};
 use crate::error::{Error, Param, Result};
 use crate::hooks::Hooks;
+use crate::kernels::{self, Isa};
 use crate::plan::Plan;
 use crate::targets::Targets;
 use schedule::{Segment, Shared};
@@ -160,24 +160,24 @@ pub(crate) struct Tuning {
     /// [`Tuning::for_run`] down to 1 for many threads).
     pub(crate) chunk_lanes: usize,
     /// The instruction set of the kernels.
-    pub(crate) isa: Kernel,
+    pub(crate) isa: Isa,
 }
 
 /// The chunk sizes [`Tuning::for_width`] chooses from, in lanes.
 const WIDTH_CHUNKS: [usize; 3] = [4, 8, 16];
 
 impl Tuning {
-    /// A tuning for layers of at most `widest` states: the kernels in use ([`Kernel::in_use`]: those
-    /// `FIBTREE_ISA` forces, or the fastest as measured), blocks as long as the lanes allow, and
+    /// A tuning for layers of at most `widest` states: the kernels in use ([`crate::isa`]: those
+    /// the machine's setting forces, or the fastest as measured), blocks as long as the lanes allow, and
     /// chunks of 4, 8 or 16 lanes. Larger chunks cost fewer instructions per lane (each state reads
     /// its pair of source indices once a chunk, for C lanes), until their three layers (what a pass
     /// keeps live) leave the level-2 cache, which costs little on some CPUs and much on others (the
     /// performance guide gives both): so the largest is taken where its three layers fit in half of
-    /// L2, and otherwise the fastest as measured on this CPU at this width ([`arch::chunk_lanes`]).
+    /// L2, and otherwise the fastest as measured on this CPU at this width ([`kernels::chunk_lanes`]).
     /// Cost O(1), or a few milliseconds the first time a width is measured.
     pub(crate) fn for_width(widest: usize) -> Tuning {
-        let isa = Kernel::in_use();
-        let chunk_lanes = arch::chunk_lanes(isa, widest.max(1), &WIDTH_CHUNKS, arch::l2_bytes());
+        let isa = crate::kernels::isa();
+        let chunk_lanes = kernels::chunk_lanes(isa, widest.max(1), &WIDTH_CHUNKS, crate::machine::l2_bytes());
         Tuning { block_layers: MAX_BLOCK_LAYERS, chunk_lanes, isa }
     }
 
@@ -219,7 +219,7 @@ impl Tuning {
     /// estimates bound. Cost O(1).
     fn possible(top_lanes: usize, threads: usize) -> impl Iterator<Item = Tuning> {
         WIDTH_CHUNKS.into_iter().map(move |chunk_lanes| {
-            Tuning { block_layers: MAX_BLOCK_LAYERS, chunk_lanes, isa: Kernel::Baseline }.halved(top_lanes, threads)
+            Tuning { block_layers: MAX_BLOCK_LAYERS, chunk_lanes, isa: Isa::Baseline }.halved(top_lanes, threads)
         })
     }
 }
@@ -336,8 +336,7 @@ const SEGMENT_BLOCKS: usize = 4;
 ///
 /// # Errors
 /// [`Error::Interrupted`] when cancelled; [`Error::InvalidArgument`] naming [`Param::Checkpoint`]
-/// when `start` does not fit the plan's tuning or is past a target, or naming [`Param::Isa`] when
-/// `FIBTREE_ISA` is invalid ([`crate::kernel`]); whatever `at_boundary` returns.
+/// when `start` does not fit the plan's tuning or is past a target; whatever `at_boundary` returns.
 pub(crate) fn run_resumable(
     plan: &Plan,
     targets: &Targets,
@@ -362,7 +361,7 @@ pub(crate) fn run_resumable(
 ///
 /// # Errors
 /// [`Error::InvalidArgument`] naming [`Param::Modulus`] for a modulus outside 2..2^63, or naming
-/// [`Param::Isa`] when `FIBTREE_ISA` is invalid; [`Error::Interrupted`] when cancelled.
+/// [`Error::Interrupted`] when cancelled.
 pub(crate) fn run_residues(
     plan: &Plan,
     targets: &Targets,
@@ -375,7 +374,6 @@ pub(crate) fn run_residues(
         crate::engines::modular::check_modulus(m)?;
     }
     if moduli.is_empty() {
-        crate::arch::select::kernel()?;
         for t in 0..targets.len() {
             sink(t, &[]);
         }
@@ -460,8 +458,8 @@ pub(crate) struct SweepRun<'a> {
 /// sweep's lanes.
 ///
 /// # Errors
-/// [`Error::Interrupted`] when cancelled; [`Error::InvalidArgument`] naming [`Param::Isa`] when
-/// `FIBTREE_ISA` is invalid, or naming [`Param::Checkpoint`] as [`run_resumable`] says; whatever
+/// [`Error::Interrupted`] when cancelled; [`Error::InvalidArgument`] naming [`Param::Checkpoint`]
+/// as [`run_resumable`] says; whatever
 /// `at_boundary` returns.
 pub(crate) fn run_sweep(
     plan: &Plan,
@@ -493,13 +491,12 @@ fn run_kind(
     mut at_boundary: Option<&mut AtBoundary>,
     mut sink: impl FnMut(usize, &[u64]) + Send,
 ) -> Result<State> {
-    crate::arch::select::kernel()?;
     // the time outside the segments' task graphs, on this thread, when the graph is recorded
     let recorder = hooks.recorder();
-    let mut outside = recorder.map(|_| arch::thread_cpu_seconds());
+    let mut outside = recorder.map(|_| crate::machine::thread_cpu_seconds());
     let serial_since = |since: Option<f64>| {
         if let (Some(recorder), Some(since)) = (recorder, since) {
-            recorder.serial(arch::thread_cpu_seconds() - since);
+            recorder.serial(crate::machine::thread_cpu_seconds() - since);
         }
     };
     let resumable = at_boundary.is_some();
@@ -567,7 +564,7 @@ fn run_kind(
         let segment = Segment::new(&shared, &bounds, block_targets, std::mem::take(&mut state));
         serial_since(outside);
         segment.run();
-        outside = recorder.map(|_| arch::thread_cpu_seconds());
+        outside = recorder.map(|_| crate::machine::thread_cpu_seconds());
         if !resumable && hooks.cancelled() {
             return Err(Error::Interrupted);
         }

@@ -6,8 +6,8 @@ use std::sync::Mutex;
 
 use super::describe::Sources;
 use super::lanes::PAYLOAD;
-use crate::arch::{self, Kernel};
 use crate::hooks::Hooks;
+use crate::kernels::{self, Isa};
 
 /// Chunk j of two consecutive layers (the older first), `(states + 1) x C` lanes each (the last chunk
 /// is the zero chunk, which the states that read nothing read).
@@ -40,7 +40,7 @@ pub(super) struct PassContext<'a> {
     pub(super) layers: &'a [Sources],
     pub(super) hooks: Hooks<'a>,
     pub(super) spares: &'a Spares,
-    pub(super) isa: Kernel,
+    pub(super) isa: Isa,
     /// For a run of residues: the moduli of this pass's chunk, one a lane (`None` for exact lanes).
     pub(super) moduli: Option<&'a [u64]>,
 }
@@ -87,7 +87,7 @@ impl PassContext<'_> {
             let (out, left, right) = (&mut cur[..len], &layer.left, &layer.right);
             match moduli {
                 None => {
-                    arch::sum_layer::<C>(self.isa, out, &old, &older, left, right);
+                    kernels::sum_layer::<C>(self.isa, out, &old, &older, left, right);
                     if j == 0 {
                         for &(s, d) in &layer.direct {
                             out[s as usize * C] += d as u64;
@@ -95,11 +95,11 @@ impl PassContext<'_> {
                     }
                 }
                 Some(moduli) => {
-                    arch::sum_layer_mod::<u64, C>(self.isa, out, &old, &older, left, right, moduli);
+                    kernels::sum_layer_mod::<u64, C>(self.isa, out, &old, &older, left, right, moduli);
                     for &(s, d) in &layer.direct {
                         for (lane, &m) in out[s as usize * C..(s as usize + 1) * C].iter_mut().zip(moduli) {
                             // d is 1 or 2, and 2 mod 2 (a padding lane) is 0
-                            *lane = arch::ModLane::add_mod(*lane, d as u64 % m, m);
+                            *lane = kernels::ModLane::add_mod(*lane, d as u64 % m, m);
                         }
                     }
                 }
@@ -114,8 +114,8 @@ impl PassContext<'_> {
         let carries = match moduli {
             None => {
                 let [mut a, mut b] = spare_carries;
-                arch::normalise::<C, PAYLOAD>(self.isa, &mut older, &mut a);
-                arch::normalise::<C, PAYLOAD>(self.isa, &mut old, &mut b);
+                kernels::normalise::<C, PAYLOAD>(self.isa, &mut older, &mut a);
+                kernels::normalise::<C, PAYLOAD>(self.isa, &mut old, &mut b);
                 [a, b]
             }
             Some(_) => spare_carries, // residues carry nothing

@@ -35,10 +35,11 @@ use super::lanes::limbs_of;
 use super::nonzero::NonZeroSet;
 use super::pass::{Carries, Chunk, PassContext, PassInput, Spares};
 use super::{LaneKind, State, Sweep, Tally};
-use crate::arch::{Kernel, thread_cpu_seconds};
 pub(crate) use crate::graph::DESCRIBED_AHEAD;
 use crate::graph::{Recorder, TaskKind};
 use crate::hooks::Hooks;
+use crate::kernels::Isa;
+use crate::machine::thread_cpu_seconds;
 use crate::plan::Plan;
 
 /// The states a source task of a block takes at least (whole layers of it, one layer at least):
@@ -63,7 +64,7 @@ pub(super) struct Shared<'a, 's> {
     pub(super) targets: &'a [(u64, u64)],
     /// Lanes per chunk.
     pub(super) c: usize,
-    pub(super) isa: Kernel,
+    pub(super) isa: Isa,
     /// What the lanes hold.
     pub(super) kind: LaneKind<'a>,
     /// The run's hooks, for progress; and the hooks that stop a segment midway (without cancel flags

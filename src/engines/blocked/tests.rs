@@ -26,7 +26,7 @@ fn blocked_equals_reference() {
         let cuts = [(1, 4), (4, 4), (7, 8), (64, 16), (22, 32), (9, 64), (5, 1), (22, 2)];
         let chosen = Tuning::for_width(widest);
         let for_many = Tuning::for_run(widest, plan.top(), 64);
-        let tunings = Kernel::available().into_iter().flat_map(|isa| {
+        let tunings = Isa::available().into_iter().flat_map(|isa| {
             let cut = cuts.iter().map(move |&(block_layers, chunk_lanes)| Tuning { block_layers, chunk_lanes, isa });
             cut.chain([Tuning { isa, ..chosen }, Tuning { isa, ..for_many }])
         });
@@ -78,7 +78,7 @@ fn tuning_stays_in_range() {
     for widest in [0, 1, 100, 2048, 8192, 40_000, 1 << 20] {
         let t = Tuning::for_width(widest);
         assert!([4, 8, 16].contains(&t.chunk_lanes));
-        assert_eq!(t.isa, Kernel::in_use());
+        assert_eq!(t.isa, crate::kernels::isa());
         assert!((1..=MAX_BLOCK_LAYERS).contains(&t.block_layers));
         for n in [0, 2, 300, 10_000, 20_000, 1_000_000] {
             // one or two threads: the width's cut
@@ -105,7 +105,7 @@ fn tuning_stays_in_range() {
 
 /// The blocked engine under every instruction set this CPU has against the explicit-tree oracle
 /// (every g of every tree up to 20) and against the modular engine (f(3000) modulo 10^18 and
-/// 998244353): the agreements the public API checks under the process's kernel set only. (The
+/// 998244353): the agreements the public API checks under the process's instruction set only. (The
 /// modular engine's own kernels are checked under every set in its tests.)
 #[test]
 fn every_instruction_set_agrees_with_the_oracle_and_the_modular_engine() {
@@ -127,7 +127,7 @@ fn every_instruction_set_agrees_with_the_oracle_and_the_modular_engine() {
     let big = Targets::new(&[(3_000u64, 0u64)]);
     let big_plan = Plan::new(&big, u64::MAX, Hooks::default()).unwrap();
     let residues = modular::count_mod_with_plan(&big_plan, &big, &moduli, Hooks::default()).unwrap();
-    for isa in Kernel::available() {
+    for isa in Isa::available() {
         let tuning = Tuning { isa, ..Tuning::for_width(plan.widest_layer()) };
         let mut got = vec![BigUint::ZERO; targets.len()];
         run_exact(&plan, &targets, Hooks::default(), tuning, |t, w| got[t] = to_biguint(w)).unwrap();
@@ -176,7 +176,7 @@ fn residues_equal_the_modular_engine() {
                 (60, 8),
                 (1000, 16),
             ]);
-            let tunings = Kernel::available().into_iter().flat_map(|isa| {
+            let tunings = Isa::available().into_iter().flat_map(|isa| {
                 cuts.clone()
                     .map(move |(block_layers, chunk_lanes)| Tuning { block_layers, chunk_lanes, isa })
                     .chain([Tuning { isa, ..chosen }])

@@ -34,7 +34,7 @@ pub(crate) struct Started {
 /// `done` is set (the plan is made) or the half ends, in chunks cut for layers of `widest` states
 /// (the plan's sizes are not known yet). Its progress is not told: the resumed run tells it.
 /// `None` where it did nothing (`done` was set before it began) or could not run (an error the
-/// half meets again where it runs from the start, such as an invalid `FIBTREE_ISA`).
+/// half meets again where it runs from the start).
 ///
 /// Cost: the half's work up to where it pauses, on the current rayon pool's free threads; a pause
 /// comes within one segment (four blocks); memory the half's edge layers, as in

@@ -26,8 +26,7 @@ use crate::error::{Error, Param};
 /// edge layers at once (the blocked engine's, each with its own lanes).
 ///
 /// # Errors
-/// [`Error::Interrupted`] when cancelled; [`Error::InvalidArgument`] naming [`Param::Isa`] when
-/// `FIBTREE_ISA` is invalid.
+/// [`Error::Interrupted`] when cancelled.
 ///
 /// # Panics
 /// For a cut below 2 where n >= 3.
@@ -165,7 +164,7 @@ fn count_halves(
 pub(super) fn join(bottom: &State, top: &State, cut: usize, direct: BigUint, hooks: Hooks) -> Result<BigUint> {
     use rayon::prelude::*;
     hooks.check()?;
-    let start = hooks.recorder().map(|_| crate::arch::thread_cpu_seconds());
+    let start = hooks.recorder().map(|_| crate::machine::thread_cpu_seconds());
     // layer cut in both (the top-down's older edge, or its last for cut = 2), and layer cut - 1 (the
     // top-down's last), as (bottom-up edge, top-down edge)
     let edges: &[(usize, usize)] = if cut >= 3 { &[(1, 0), (0, 1)] } else { &[(1, 1)] };
@@ -189,7 +188,7 @@ pub(super) fn join(bottom: &State, top: &State, cut: usize, direct: BigUint, hoo
         })
         .reduce(|| BigUint::ZERO, |a, b| a + b);
     if let (Some(recorder), Some(start)) = (hooks.recorder(), start) {
-        recorder.serial(crate::arch::thread_cpu_seconds() - start); // outside the task graph
+        recorder.serial(crate::machine::thread_cpu_seconds() - start); // outside the task graph
     }
     Ok(direct + joined)
 }

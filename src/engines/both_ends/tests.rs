@@ -39,7 +39,7 @@ fn every_cut_gives_the_bottom_up_count() {
 }
 
 /// The blocked engine's halves give the reference's value at every cut, ends included, for
-/// random (n, g) from a fixed, printed seed, on every kernel set the CPU has and chunks of every
+/// random (n, g) from a fixed, printed seed, on every instruction set the CPU has and chunks of every
 /// size.
 #[test]
 fn the_blocked_halves_agree_at_every_cut() {
@@ -53,7 +53,7 @@ fn the_blocked_halves_agree_at_every_cut() {
         let want = count(&plan, (n, g), n, Hooks::default()).unwrap();
         let cuts: Vec<u64> = if n <= 64 { (2..=n).collect() } else { vec![2, 3, 4, n / 3, n / 2, n - 2, n - 1, n] };
         for cut in cuts {
-            for isa in crate::arch::Kernel::available() {
+            for isa in crate::kernels::Isa::available() {
                 for chunk_lanes in [1, 4, 16] {
                     let tune = |t| Tuning { isa, chunk_lanes, ..t };
                     let got = count_blocked(&plan, (n, g), cut, Hooks::default(), tune).unwrap();

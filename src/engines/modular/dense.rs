@@ -15,7 +15,7 @@
 //!
 //! with c' = (c xor (R & 3)) - 1 mod 4 and a = 1, or, where c xor (R & 3) = 0, c' = 3 and a = 0 (the
 //! borrow of the - 1; `D[0] = 0` is the term of a negative g); c'' and b likewise with L. Each array
-//! is thus the dense sweep of [`crate::arch::window`] over V lanes, its sources shifted by a and b:
+//! is thus the dense sweep of [`crate::kernels::window`] over V lanes, its sources shifted by a and b:
 //! a quarter of the lanes of a sweep over all of W where a layer needs one class. Layers 0 and 1 are
 //! all zero (which takes care of the k >= 3 and k >= 4 conditions). Every q of a layer's window is
 //! computed, members of the plan or not, and every lane outside the window and the classes kept is
@@ -34,9 +34,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use rayon::prelude::*;
 
 use super::NAME;
-use crate::arch::{AlignedLanes, Kernel, Residue, window};
 use crate::error::Result;
 use crate::hooks::Hooks;
+use crate::kernels::{AlignedLanes, Isa, Residue, window};
 use crate::plan::Plan;
 use crate::targets::Targets;
 
@@ -144,7 +144,7 @@ pub(super) fn run(
     moduli: &[u64],
     hooks: Hooks,
     w: u64,
-    isa: Kernel,
+    isa: Isa,
     narrow: bool,
 ) -> Result<Vec<Vec<u64>>> {
     // the targets in order of layer; those of layers 0 and 1 (count 0) first
@@ -214,7 +214,7 @@ struct SharedSweep<'a> {
 impl SharedSweep<'_> {
     /// One modulus: every layer in turn over three rolling layers of class arrays of V + 1 lanes.
     /// Returns the residue of each of its targets, in their order.
-    fn run<T: Residue>(&self, m: u64, isa: Kernel) -> Result<Vec<u64>> {
+    fn run<T: Residue>(&self, m: u64, isa: Isa) -> Result<Vec<u64>> {
         let v = self.v;
         let layer = || -> [AlignedLanes<T>; CLASSES] { std::array::from_fn(|_| AlignedLanes::zeroed(v + 1)) };
         let mut live = [layer(), layer(), layer()];

@@ -72,8 +72,7 @@ pub(crate) fn check_modulus(m: u64) -> Result<()> {
 /// O(plan states x moduli) word operations; memory three layers of 8 bytes per state and modulus.
 ///
 /// # Errors
-/// [`Error::InvalidArgument`] for a modulus outside 2..2^63 or an invalid `FIBTREE_ISA`
-/// ([`crate::kernel`]); [`Error::Interrupted`] when cancelled (checked every layer).
+/// [`Error::InvalidArgument`] for a modulus outside 2..2^63; [`Error::Interrupted`] when cancelled (checked every layer).
 ///
 /// # Panics
 /// If a target is not marked in `plan`.
@@ -86,7 +85,7 @@ pub(crate) fn count_mod_with_plan(
     for &m in moduli {
         check_modulus(m)?;
     }
-    let isa = crate::arch::select::dense_kernel()?;
+    let isa = crate::kernels::chosen::dense_isa();
     match dense_width(plan, moduli.len()) {
         Some(w) => dense::run(&dense::Shape::of_plan(plan), targets, moduli, hooks, w, isa, true),
         None => generic::run(plan, targets, moduli, hooks),
@@ -106,12 +105,12 @@ pub(crate) fn count_mod_with_plan(
 ///
 /// # Errors
 /// [`Error::InvalidArgument`] for a modulus outside 2..2^63, an n above [`crate::game::MAX_N`] or
-/// an invalid `FIBTREE_ISA` ([`crate::kernel`]); [`Error::Interrupted`] when cancelled.
+/// [`Error::Interrupted`] when cancelled.
 pub(crate) fn count_mod_unplanned(targets: &Targets, moduli: &[u64], hooks: Hooks) -> Result<Option<Vec<Vec<u64>>>> {
     for &m in moduli {
         check_modulus(m)?;
     }
-    let isa = crate::arch::select::dense_kernel()?;
+    let isa = crate::kernels::chosen::dense_isa();
     let top = targets.top();
     let Some(w) = unplanned_width(targets, moduli.len(), hooks)? else { return Ok(None) };
     if top < 2 {
@@ -195,7 +194,7 @@ pub(crate) struct Sweep {
     /// The width of the arrays.
     w: u64,
     /// The kernel's instruction set.
-    isa: crate::arch::Kernel,
+    isa: crate::kernels::Isa,
     /// The lane operations of one run.
     lanes: u64,
 }
@@ -207,9 +206,9 @@ impl Sweep {
     ///
     /// # Errors
     /// [`Error::InvalidArgument`] for n above [`crate::game::MAX_N`] or below 3, an n whose width
-    /// would take more than [`DENSE_LIMIT_BYTES`] of arrays, or an invalid `FIBTREE_ISA`.
+    /// would take more than [`DENSE_LIMIT_BYTES`] of arrays.
     pub(crate) fn new(n: u64, lanes: u64) -> Result<Sweep> {
-        let isa = crate::arch::select::dense_kernel()?;
+        let isa = crate::kernels::chosen::dense_isa();
         if n < 3 {
             return Err(Error::invalid(Param::N, format!("at least 3 for a calibration, got {n}")));
         }

@@ -6,7 +6,7 @@ use num_traits::ToPrimitive;
 
 use super::dense::Shape;
 use super::*;
-use crate::arch::Kernel;
+use crate::kernels::Isa;
 use crate::targets::Targets;
 
 /// Small, prime, either side of the `u32` lanes' limit, 10^18 and a prime just below 2^63.
@@ -31,7 +31,7 @@ fn all_agree(targets: &[(u64, u64)]) -> Vec<Vec<u64>> {
         assert!(plan.top() < 2, "only a plan without layers above 1 is not dense: {targets:?}");
         return want;
     };
-    for isa in Kernel::available() {
+    for isa in Isa::available() {
         for narrow in [false, true] {
             let got = dense::run(&Shape::of_plan(&plan), targets, &MODULI, Hooks::default(), w, isa, narrow).unwrap();
             assert_eq!(got, want, "{isa:?}, narrow {narrow}, targets {targets:?}");
@@ -106,7 +106,7 @@ fn public_values_at_10000() {
     let moduli = [1_000_000_000_000_000_000, 998_244_353];
     let w = dense_width(&plan, 2).unwrap();
     assert_eq!(w, 8192, "docs/math.md: every g below 8192");
-    for isa in Kernel::available() {
+    for isa in Isa::available() {
         for narrow in [false, true] {
             let got = dense::run(&Shape::of_plan(&plan), &targets, &moduli, Hooks::default(), w, isa, narrow).unwrap();
             assert_eq!(got, [[438_505_383_468_410_633, 163_314_502]], "{isa:?}, narrow {narrow}");

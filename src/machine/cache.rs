@@ -9,20 +9,21 @@ const CPU0_CACHES: &str = "/sys/devices/system/cpu/cpu0/cache";
 
 /// The bytes of the level-2 cache of one core, as `/sys/devices/system/cpu/cpu0/cache/index*/`
 /// reports it (the data or unified cache of level 2), or `None` where it does not (not Linux, or a
-/// virtual machine that hides it); or the one `FIBTREE_MACHINE` simulates. Read once. Cost: a few reads of small files, the first time.
+/// virtual machine that hides it); or the one the machine's setting gives ([`crate::Machine::l2`]).
+/// Read once. Cost: a few reads of small files, the first time.
 pub(crate) fn l2_bytes() -> Option<u64> {
     static L2: OnceLock<Option<u64>> = OnceLock::new();
-    super::simulation().l2.unwrap_or_else(|| *L2.get_or_init(|| read_level(Path::new(CPU0_CACHES), 2)))
+    super::settings().l2.unwrap_or_else(|| *L2.get_or_init(|| read_level(Path::new(CPU0_CACHES), 2)))
 }
 
 /// The bytes of the level-3 cache that the first CPU shares with others, as
 /// `/sys/devices/system/cpu/cpu0/cache/index*/` reports it (the data or unified cache of level 3),
 /// or `None` where it does not (not Linux, a virtual machine that hides it, or a CPU without one:
-/// the callers' fallback is theirs to say); or the one `FIBTREE_MACHINE` simulates. Read once. Cost: a few reads of small files, the first
-/// time.
+/// the callers' fallback is theirs to say); or the one the machine's setting gives
+/// ([`crate::Machine::l3`]). Read once. Cost: a few reads of small files, the first time.
 pub(crate) fn l3_bytes() -> Option<u64> {
     static L3: OnceLock<Option<u64>> = OnceLock::new();
-    super::simulation().l3.unwrap_or_else(|| *L3.get_or_init(|| read_level(Path::new(CPU0_CACHES), 3)))
+    super::settings().l3.unwrap_or_else(|| *L3.get_or_init(|| read_level(Path::new(CPU0_CACHES), 3)))
 }
 
 /// The level-2 data or unified cache among the `index*` folders under `folder`.

@@ -4,7 +4,7 @@
 //! lane-wise sum modulo each lane's modulus. Portable Rust, vectorised by the compiler for each
 //! instruction set.
 
-use super::{Kernel, Vectorised, compiled};
+use super::{Isa, Kernel, compiled};
 
 /// `out[s] = old[left[s]] + older[right[s]]` lane by lane, for chunks of C lanes, `out` holding
 /// `left.len()` chunks.
@@ -15,7 +15,7 @@ use super::{Kernel, Vectorised, compiled};
 /// If `out` is shorter than `left.len()` chunks, `right` shorter than `left`, or an index reads
 /// past `old` or `older`.
 pub(crate) fn sum_layer<const C: usize>(
-    isa: Kernel,
+    isa: Isa,
     out: &mut [u64],
     old: &[u64],
     older: &[u64],
@@ -33,7 +33,7 @@ struct Sum<'a, const C: usize> {
     right: &'a [u32],
 }
 
-impl<const C: usize> Vectorised for Sum<'_, C> {
+impl<const C: usize> Kernel for Sum<'_, C> {
     type Output = ();
 
     #[inline(always)]
@@ -92,7 +92,7 @@ impl ModLane for u32 {
 /// # Panics
 /// As [`sum_layer`], and unless `moduli` has C moduli.
 pub(crate) fn sum_layer_mod<T: ModLane, const C: usize>(
-    isa: Kernel,
+    isa: Isa,
     out: &mut [T],
     old: &[T],
     older: &[T],
@@ -113,7 +113,7 @@ struct SumMod<'a, T, const C: usize> {
     moduli: &'a [T; C],
 }
 
-impl<T: ModLane, const C: usize> Vectorised for SumMod<'_, T, C> {
+impl<T: ModLane, const C: usize> Kernel for SumMod<'_, T, C> {
     type Output = ();
 
     #[inline(always)]
@@ -150,7 +150,7 @@ mod tests {
                 w[i] = old[left[s] as usize * 16 + i] + older[right[s] as usize * 16 + i];
             }
         }
-        for isa in Kernel::available() {
+        for isa in Isa::available() {
             let mut got = vec![0; 51 * 16];
             sum_layer::<16>(isa, &mut got, &old, &older, &left, &right);
             assert_eq!(got, want, "{isa:?}");
@@ -195,7 +195,7 @@ mod tests {
                 }
             }
             let m: [T; C] = moduli.map(|m| T::try_from(m).unwrap());
-            for isa in Kernel::available() {
+            for isa in Isa::available() {
                 let mut got = vec![T::default(); states * C];
                 sum_layer_mod::<T, C>(isa, &mut got, &old, &older, &left, &right, &m);
                 assert_eq!(got, want, "{isa:?}, {C} lanes, moduli {moduli:?}");

@@ -1,6 +1,6 @@
-//! The engines' kernels on their own, for the criterion benchmarks (`benches/count.rs`) to compare
-//! the kernel sets on one machine; not part of the API. Each runs one kernel of `crate::arch` with
-//! the kernel set `kernel` (one this CPU lacks runs as the widest below it that it has):
+//! The engines' kernels on their own, for the criterion benchmarks (`benches/kernels.rs`) to compare
+//! the instruction sets on one machine; not part of the API. Each runs one kernel of `crate::kernels`
+//! compiled for the instruction set `isa` (one this CPU lacks runs as the widest below it that it has):
 //!
 //! - [`sum_layer`]: the blocked engine's exact kernel, `out[s] = old[left[s]] + older[right[s]]`
 //!   lane by lane in chunks of `chunk_lanes` lanes;
@@ -19,20 +19,20 @@
 //! `left.len()` chunks, whose indices read within `old` and `older`; a sweep's arrays have W + 1
 //! elements for a power of two W >= 64, and `r, l < W`.
 
-use crate::arch;
-use crate::arch::select::Kernel;
+use crate::kernels;
+use crate::kernels::Isa;
 
-/// Calls `arch::$kernel` with the chunk size `$c` as its constant C.
+/// Calls `kernels::$kernel` with the chunk size `$c` as its constant C.
 macro_rules! by_chunk {
     ($c:expr; $kernel:ident $(, $t:ty)?; $($arg:expr),*) => {
         match $c {
-            1 => arch::$kernel::<$($t,)? 1>($($arg),*),
-            2 => arch::$kernel::<$($t,)? 2>($($arg),*),
-            4 => arch::$kernel::<$($t,)? 4>($($arg),*),
-            8 => arch::$kernel::<$($t,)? 8>($($arg),*),
-            16 => arch::$kernel::<$($t,)? 16>($($arg),*),
-            32 => arch::$kernel::<$($t,)? 32>($($arg),*),
-            64 => arch::$kernel::<$($t,)? 64>($($arg),*),
+            1 => kernels::$kernel::<$($t,)? 1>($($arg),*),
+            2 => kernels::$kernel::<$($t,)? 2>($($arg),*),
+            4 => kernels::$kernel::<$($t,)? 4>($($arg),*),
+            8 => kernels::$kernel::<$($t,)? 8>($($arg),*),
+            16 => kernels::$kernel::<$($t,)? 16>($($arg),*),
+            32 => kernels::$kernel::<$($t,)? 32>($($arg),*),
+            64 => kernels::$kernel::<$($t,)? 64>($($arg),*),
             _ => panic!("a chunk is 1, 2, 4, 8, 16, 32 or 64 lanes"),
         }
     };
@@ -48,7 +48,7 @@ fn chunks<'o, T>(out: &'o mut [T], left: &[u32], right: &[u32], c: usize) -> &'o
 
 /// The blocked engine's exact kernel (see the module).
 pub fn sum_layer(
-    kernel: Kernel,
+    isa: Isa,
     chunk_lanes: usize,
     out: &mut [u64],
     old: &[u64],
@@ -57,12 +57,12 @@ pub fn sum_layer(
     right: &[u32],
 ) {
     let out = chunks(out, left, right, chunk_lanes);
-    by_chunk!(chunk_lanes; sum_layer; kernel, out, old, older, left, right)
+    by_chunk!(chunk_lanes; sum_layer; isa, out, old, older, left, right)
 }
 
 /// The blocked engine's residue kernel in `u64` lanes (see the module).
 pub fn sum_layer_mod(
-    kernel: Kernel,
+    isa: Isa,
     out: &mut [u64],
     old: &[u64],
     older: &[u64],
@@ -71,12 +71,12 @@ pub fn sum_layer_mod(
     moduli: &[u64],
 ) {
     let out = chunks(out, left, right, moduli.len());
-    by_chunk!(moduli.len(); sum_layer_mod, u64; kernel, out, old, older, left, right, moduli)
+    by_chunk!(moduli.len(); sum_layer_mod, u64; isa, out, old, older, left, right, moduli)
 }
 
 /// The blocked engine's residue kernel in `u32` lanes (see the module).
 pub fn sum_layer_mod_narrow(
-    kernel: Kernel,
+    isa: Isa,
     out: &mut [u32],
     old: &[u32],
     older: &[u32],
@@ -85,17 +85,17 @@ pub fn sum_layer_mod_narrow(
     moduli: &[u32],
 ) {
     let out = chunks(out, left, right, moduli.len());
-    by_chunk!(moduli.len(); sum_layer_mod, u32; kernel, out, old, older, left, right, moduli)
+    by_chunk!(moduli.len(); sum_layer_mod, u32; isa, out, old, older, left, right, moduli)
 }
 
 /// The dense modular engine's sweep in `u64` residues (see the module).
-pub fn sweep(kernel: Kernel, cur: &mut [u64], old: &[u64], older: &[u64], r: usize, l: usize, m: u64) {
+pub fn sweep(isa: Isa, cur: &mut [u64], old: &[u64], older: &[u64], r: usize, l: usize, m: u64) {
     let w = cur.len().saturating_sub(1);
-    arch::window(kernel, cur, old, older, 0, w, r, l, m)
+    kernels::window(isa, cur, old, older, 0, w, r, l, m)
 }
 
 /// The dense modular engine's sweep in `u32` residues (see the module).
-pub fn sweep_narrow(kernel: Kernel, cur: &mut [u32], old: &[u32], older: &[u32], r: usize, l: usize, m: u32) {
+pub fn sweep_narrow(isa: Isa, cur: &mut [u32], old: &[u32], older: &[u32], r: usize, l: usize, m: u32) {
     let w = cur.len().saturating_sub(1);
-    arch::window(kernel, cur, old, older, 0, w, r, l, m)
+    kernels::window(isa, cur, old, older, 0, w, r, l, m)
 }

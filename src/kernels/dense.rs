@@ -2,7 +2,7 @@
 //! layers at positions permuted by xor. Portable Rust, and AVX-512 or AVX2 intrinsics (an aligned
 //! load and a lane permutation per vector) where the CPU has them.
 
-use super::{Kernel, Vectorised, compiled};
+use super::{Isa, Kernel, compiled};
 
 /// A residue type of the dense engine: `u64` for any modulus below 2^63, `u32` for moduli below
 /// 2^31 (twice the lanes per vector).
@@ -184,7 +184,7 @@ impl Residue for u32 {
 /// accesses safe.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn window<T: Residue>(
-    isa: Kernel,
+    isa: Isa,
     cur: &mut [T],
     old: &[T],
     older: &[T],
@@ -201,13 +201,13 @@ pub(crate) fn window<T: Residue>(
         "a window within W"
     );
     #[cfg(target_arch = "x86_64")]
-    if isa.min(Kernel::detect()) == Kernel::Avx512 {
-        // SAFETY: `Kernel::detect` found AVX-512F on this CPU; the bounds are checked above.
+    if isa.min(Isa::detect()) == Isa::Avx512 {
+        // SAFETY: `Isa::detect` found AVX-512F on this CPU; the bounds are checked above.
         return unsafe { T::avx512(cur, old, older, lo, hi, r, l, m) };
     }
     #[cfg(target_arch = "x86_64")]
-    if isa.min(Kernel::detect()) == Kernel::Avx2 {
-        // SAFETY: `Kernel::detect` found AVX2 on this CPU; the bounds are checked above.
+    if isa.min(Isa::detect()) == Isa::Avx2 {
+        // SAFETY: `Isa::detect` found AVX2 on this CPU; the bounds are checked above.
         return unsafe { T::avx2(cur, old, older, lo, hi, r, l, m) };
     }
     compiled(isa, Window { cur, old, older, lo, hi, r, l, m })
@@ -224,7 +224,7 @@ struct Window<'a, T> {
     m: T,
 }
 
-impl<T: Residue> Vectorised for Window<'_, T> {
+impl<T: Residue> Kernel for Window<'_, T> {
     type Output = ();
 
     #[inline(always)]
@@ -308,7 +308,7 @@ mod tests {
             for g in 64..192 {
                 want[g + 1] = (old[g ^ r] + older[g ^ l]) % m;
             }
-            for isa in Kernel::available() {
+            for isa in Isa::available() {
                 let mut got = vec![0u64; w + 1];
                 window(isa, &mut got, &old, &older, 64, 192, r, l, m);
                 assert_eq!(got, want, "{isa:?}, mod {m}");

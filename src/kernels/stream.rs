@@ -3,7 +3,7 @@
 //! streaming rate is measured with (`fibtree::bench`), so that the engine's rate can be stated as a
 //! fraction of it. Portable Rust, vectorised by the compiler for each instruction set.
 
-use super::{Kernel, Vectorised, compiled};
+use super::{Isa, Kernel, compiled};
 
 /// `out[i] = b[i] + c[i]` (wrapping) for every i below `out.len()`, compiled for `isa`.
 ///
@@ -11,7 +11,7 @@ use super::{Kernel, Vectorised, compiled};
 ///
 /// # Panics
 /// If `b` or `c` is shorter than `out`.
-pub(crate) fn stream_add(isa: Kernel, out: &mut [u64], b: &[u64], c: &[u64]) {
+pub(crate) fn stream_add(isa: Isa, out: &mut [u64], b: &[u64], c: &[u64]) {
     assert!(b.len() >= out.len() && c.len() >= out.len(), "the sources cover the destination");
     let words = out.len();
     compiled(isa, StreamAdd { out, b: &b[..words], c: &c[..words] })
@@ -23,7 +23,7 @@ struct StreamAdd<'a> {
     c: &'a [u64],
 }
 
-impl Vectorised for StreamAdd<'_> {
+impl Kernel for StreamAdd<'_> {
     type Output = ();
 
     #[inline(always)]
@@ -48,7 +48,7 @@ mod tests {
             let b: Vec<u64> = (0..len).map(|_| rng.next_u64()).collect();
             let c: Vec<u64> = (0..len + 3).map(|_| rng.next_u64()).collect();
             let want: Vec<u64> = b.iter().zip(&c).map(|(&b, &c)| b.wrapping_add(c)).collect();
-            for isa in Kernel::available() {
+            for isa in Isa::available() {
                 let mut out = vec![0; len];
                 stream_add(isa, &mut out, &b, &c);
                 assert_eq!(out, want, "{isa:?}, {len} words");
@@ -59,6 +59,6 @@ mod tests {
     #[test]
     #[should_panic(expected = "the sources cover the destination")]
     fn short_sources_are_refused() {
-        stream_add(Kernel::Baseline, &mut [0; 4], &[1; 3], &[1; 4]);
+        stream_add(Isa::Baseline, &mut [0; 4], &[1; 3], &[1; 4]);
     }
 }

@@ -8,7 +8,7 @@
 //! gather and a scatter a lane (8 % of a run's time on an AVX-512 Xeon); it stays for the baseline
 //! set and for chunks narrower than a vector.
 
-use super::Kernel;
+use super::Isa;
 
 /// Normalises each state's chunk of C lanes of `layer` (all but its last chunk, the layer's zero
 /// chunk) in place: every lane keeps its P payload bits and adds the high bits of the lane below,
@@ -16,20 +16,20 @@ use super::Kernel;
 /// 2^16 for P >= 48, which lane 0 of the next chunk must add) to `carries`.
 ///
 /// Cost: O(lanes of `layer`), one read and one write of each.
-pub(crate) fn normalise<const C: usize, const P: u32>(isa: Kernel, layer: &mut [u64], carries: &mut Vec<u16>) {
+pub(crate) fn normalise<const C: usize, const P: u32>(isa: Isa, layer: &mut [u64], carries: &mut Vec<u16>) {
     const { assert!(P >= 48 && P < 64, "a carry, the high bits of a lane, fits in 16 bits") };
     let states = (layer.len() / C).saturating_sub(1);
     carries.clear();
     carries.resize(states, 0);
     let layer = &mut layer[..states * C];
-    match isa.min(Kernel::detect()) {
-        // SAFETY: `Kernel::detect` found AVX-512F on this CPU; the layer holds `states` chunks of C
+    match isa.min(Isa::detect()) {
+        // SAFETY: `Isa::detect` found AVX-512F on this CPU; the layer holds `states` chunks of C
         // lanes and `carries` one word a state.
         #[cfg(target_arch = "x86_64")]
-        Kernel::Avx512 if C.is_multiple_of(8) => unsafe { x86::avx512::<C, P>(layer, carries) },
-        // SAFETY: `Kernel::detect` found AVX2 on this CPU; as above.
+        Isa::Avx512 if C.is_multiple_of(8) => unsafe { x86::avx512::<C, P>(layer, carries) },
+        // SAFETY: `Isa::detect` found AVX2 on this CPU; as above.
         #[cfg(target_arch = "x86_64")]
-        Kernel::Avx2 | Kernel::Avx512 if C.is_multiple_of(4) => unsafe { x86::avx2::<C, P>(layer, carries) },
+        Isa::Avx2 | Isa::Avx512 if C.is_multiple_of(4) => unsafe { x86::avx2::<C, P>(layer, carries) },
         _ => portable::<C, P>(layer, carries),
     }
 }
@@ -116,7 +116,7 @@ mod x86 {
 mod tests {
     use super::*;
 
-    /// Every chunk size under every kernel set against the portable form, and the value of each state
+    /// Every chunk size under every instruction set against the portable form, and the value of each state
     /// (its lanes plus its carry above them) unchanged; lanes at their largest (2^64 - 1) included.
     #[test]
     fn every_set_and_chunk_normalises_alike() {
@@ -146,7 +146,7 @@ mod tests {
                 assert_eq!(value(chunk, want_carries[s]), value(&raw[s * C..(s + 1) * C], 0), "state {s}");
                 assert!(chunk.iter().all(|&l| l < (1 << 48) + (1 << 16)), "state {s}: lanes normalised");
             }
-            for isa in Kernel::available() {
+            for isa in Isa::available() {
                 let (mut got, mut carries) = (raw.clone(), vec![7; 3]);
                 normalise::<C, 48>(isa, &mut got, &mut carries);
                 assert_eq!((&got, &carries), (&want, &want_carries), "{isa:?}, {C} lanes");

@@ -1,5 +1,5 @@
-//! Measurements that choose how the exact engine runs on this CPU: which kernel set its lanes run
-//! ([`lanes_kernel`]) and how many lanes a chunk has at a given layer width ([`chunk_lanes`]).
+//! Measurements that choose how the exact engine runs on this CPU: which instruction set its lanes run
+//! ([`lanes_isa`]) and how many lanes a chunk has at a given layer width ([`chunk_lanes`]).
 //!
 //! Neither follows from what the CPU reports. The lane kernel streams chunks through the level-2
 //! cache, so the sets' widths matter less than how each is compiled, and on the AMD EPYC Zen 4 and
@@ -18,7 +18,8 @@
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
 
-use super::{Kernel, clock::thread_cpu_seconds, sum_layer};
+use super::{Isa, sum_layer};
+use crate::machine::thread_cpu_seconds;
 
 /// Two rates within this fraction of each other are a tie.
 pub(crate) const TIE: f64 = 0.03;
@@ -29,62 +30,62 @@ const ROUNDS: usize = 4;
 /// The layers of a synthetic block a candidate runs in one round, after two to warm the caches.
 const LAYERS: usize = 6;
 
-/// What the calibration of the lanes' kernel set measured: each set's rate and the time it took.
+/// What the calibration of the lanes' instruction set measured: each set's rate and the time it took.
 ///
 /// # Examples
 ///
 /// ```
-/// // None where FIBTREE_ISA forces a set
-/// if let Some(choice) = fibtree::kernel_choice() {
+/// // None where the machine's setting forces a set
+/// if let Some(choice) = fibtree::isa_choice() {
 ///     let fastest = choice.rates.iter().map(|r| r.1).fold(0.0, f64::max);
 ///     let chosen = choice.rates.iter().find(|r| r.0 == choice.chosen).unwrap().1;
 ///     assert!(chosen >= fastest * 0.97); // the fastest, or one within 3 % of it
 /// }
 /// ```
 #[derive(Clone, Debug, PartialEq)]
-pub struct KernelChoice {
-    /// Each kernel set this CPU has, the narrowest first, with its best rate in lane additions per
+pub struct IsaChoice {
+    /// Each instruction set this CPU has, the narrowest first, with its best rate in lane additions per
     /// nanosecond (the sum of a layer of 8-lane chunks whose three layers take half of L2).
-    pub rates: Vec<(Kernel, f64)>,
+    pub rates: Vec<(Isa, f64)>,
     /// The set chosen: the fastest, or in a tie (within 3 %) the first of AVX2, AVX-512, baseline.
-    pub chosen: Kernel,
+    pub chosen: Isa,
     /// The seconds the calibration took, of the calling thread's CPU time.
     pub seconds: f64,
 }
 
-/// The lanes' kernel set measured once per process among `has` (the sets this CPU runs), with its
+/// The lanes' instruction set measured once per process among `has` (the sets this CPU runs), with its
 /// measurement. Cost: the first time, [`ROUNDS`] x (2 + [`LAYERS`]) layers of about L2 / 384
 /// states (256 to 8192) and 8 lanes for each set (2 to 5 ms of one core on the CPUs measured;
 /// buffers of half of L2), one load after.
-pub(crate) fn lanes_kernel(has: &[Kernel]) -> &'static KernelChoice {
-    static MEASURED: OnceLock<KernelChoice> = OnceLock::new();
+pub(crate) fn lanes_isa(has: &[Isa]) -> &'static IsaChoice {
+    static MEASURED: OnceLock<IsaChoice> = OnceLock::new();
     MEASURED.get_or_init(|| {
         let start = thread_cpu_seconds();
-        let l2 = super::l2_bytes().unwrap_or(1 << 20) as usize;
+        let l2 = crate::machine::l2_bytes().unwrap_or(1 << 20) as usize;
         // three layers of 8-lane chunks in half of L2, between 256 and 8192 states
         let states = (l2 / 2 / (3 * 8 * 8)).clamp(256, 8192);
-        let candidates: Vec<(Kernel, usize)> = has.iter().map(|&k| (k, 8)).collect();
+        let candidates: Vec<(Isa, usize)> = has.iter().map(|&k| (k, 8)).collect();
         // without room for the buffers (under a tight limit), every set rated alike: the preference
         let rates = measure(&candidates, states).unwrap_or_else(|| vec![0.0; has.len()]);
-        let rates: Vec<(Kernel, f64)> = has.iter().copied().zip(rates).collect();
-        let chosen = pick(&rates, &[Kernel::Avx2, Kernel::Avx512, Kernel::Baseline]);
-        KernelChoice { rates, chosen, seconds: thread_cpu_seconds() - start }
+        let rates: Vec<(Isa, f64)> = has.iter().copied().zip(rates).collect();
+        let chosen = pick(&rates, &[Isa::Avx2, Isa::Avx512, Isa::Baseline]);
+        IsaChoice { rates, chosen, seconds: thread_cpu_seconds() - start }
     })
 }
 
-/// The lanes a chunk has at layers of at most `states` states under kernel set `isa`: the largest
+/// The lanes a chunk has at layers of at most `states` states under the instruction set `isa`: the largest
 /// of `candidates` (ascending) whose three layers fit in half of `l2` bytes where even the largest
 /// fits there (no measurement), else the fastest as measured, ties to the larger. Measured once per
 /// process for each set and power of two of the states. Cost: up to about 30 ms of one core the
 /// first time for a width (buffers of three layers of the largest candidate's chunks), one lock
 /// after.
-pub(crate) fn chunk_lanes(isa: Kernel, states: usize, candidates: &[usize], l2: Option<u64>) -> usize {
+pub(crate) fn chunk_lanes(isa: Isa, states: usize, candidates: &[usize], l2: Option<u64>) -> usize {
     let largest = *candidates.last().expect("a chunk size to choose");
     let fits = |c: usize| l2.is_some_and(|l2| 3 * 8 * c * states <= l2 as usize / 2);
     if fits(largest) {
         return largest;
     }
-    static MEASURED: OnceLock<Mutex<HashMap<(Kernel, usize), usize>>> = OnceLock::new();
+    static MEASURED: OnceLock<Mutex<HashMap<(Isa, usize), usize>>> = OnceLock::new();
     // the width rounded up to a power of two (at most 2^14 states, 6 MiB of buffers for 16 lanes:
     // wider layers, whose chunks are past L2 whichever, share its choice)
     let width = states.clamp(64, 1 << 14).next_power_of_two();
@@ -92,7 +93,7 @@ pub(crate) fn chunk_lanes(isa: Kernel, states: usize, candidates: &[usize], l2: 
     if let Some(&c) = MEASURED.get_or_init(Default::default).lock().expect("not poisoned").get(&key) {
         return c;
     }
-    let run: Vec<(Kernel, usize)> = candidates.iter().map(|&c| (isa, c)).collect();
+    let run: Vec<(Isa, usize)> = candidates.iter().map(|&c| (isa, c)).collect();
     let c = match measure(&run, width) {
         Some(rates) => {
             let rated: Vec<(usize, f64)> = candidates.iter().copied().zip(rates).collect();
@@ -105,11 +106,11 @@ pub(crate) fn chunk_lanes(isa: Kernel, states: usize, candidates: &[usize], l2: 
     c
 }
 
-/// The best rate, in lane additions per nanosecond, of each candidate (kernel set, chunk lanes)
+/// The best rate, in lane additions per nanosecond, of each candidate (instruction set, chunk lanes)
 /// summing synthetic layers of `states` states, or `None` where the buffers cannot be allocated
 /// (a run under a tight `ulimit -v` is refused later by the memory guard, not aborted here). Cost:
 /// [`ROUNDS`] x (2 + [`LAYERS`]) layers of each; memory three layers of the largest candidate.
-fn measure(candidates: &[(Kernel, usize)], states: usize) -> Option<Vec<f64>> {
+fn measure(candidates: &[(Isa, usize)], states: usize) -> Option<Vec<f64>> {
     let most = candidates.iter().map(|c| c.1).max().unwrap_or(1);
     let words = (states + 1) * most;
     let mut layers: [Vec<u64>; 3] = Default::default();
@@ -154,7 +155,7 @@ fn measure(candidates: &[(Kernel, usize)], states: usize) -> Option<Vec<f64>> {
 }
 
 /// [`sum_layer`] with the chunk size `c` as its constant.
-fn by_chunk(c: usize, isa: Kernel, out: &mut [u64], old: &[u64], older: &[u64], left: &[u32], right: &[u32]) {
+fn by_chunk(c: usize, isa: Isa, out: &mut [u64], old: &[u64], older: &[u64], left: &[u32], right: &[u32]) {
     match c {
         1 => sum_layer::<1>(isa, out, old, older, left, right),
         2 => sum_layer::<2>(isa, out, old, older, left, right),
@@ -181,11 +182,11 @@ mod tests {
 
     #[test]
     fn ties_go_by_preference_and_a_clear_winner_wins() {
-        let prefer = [Kernel::Avx2, Kernel::Avx512, Kernel::Baseline];
-        let rates = [(Kernel::Baseline, 2.0), (Kernel::Avx2, 1.99), (Kernel::Avx512, 2.01)];
-        assert_eq!(pick(&rates, &prefer), Kernel::Avx2, "within 3 %: the preferred");
-        let rates = [(Kernel::Baseline, 2.0), (Kernel::Avx2, 1.5), (Kernel::Avx512, 2.5)];
-        assert_eq!(pick(&rates, &prefer), Kernel::Avx512, "a clear winner");
+        let prefer = [Isa::Avx2, Isa::Avx512, Isa::Baseline];
+        let rates = [(Isa::Baseline, 2.0), (Isa::Avx2, 1.99), (Isa::Avx512, 2.01)];
+        assert_eq!(pick(&rates, &prefer), Isa::Avx2, "within 3 %: the preferred");
+        let rates = [(Isa::Baseline, 2.0), (Isa::Avx2, 1.5), (Isa::Avx512, 2.5)];
+        assert_eq!(pick(&rates, &prefer), Isa::Avx512, "a clear winner");
         assert_eq!(pick(&[(16, 1.0), (8, 1.02), (4, 0.5)], &[16, 8, 4]), 16);
         assert_eq!(pick(&[(16, 0.6), (8, 1.0), (4, 0.9)], &[16, 8, 4]), 8);
     }
@@ -194,8 +195,8 @@ mod tests {
     /// asserted: only that one was measured).
     #[test]
     fn the_calibration_rates_every_set_and_picks_one() {
-        let has = Kernel::available();
-        let c = lanes_kernel(&has);
+        let has = Isa::available();
+        let c = lanes_isa(&has);
         assert_eq!(c.rates.iter().map(|r| r.0).collect::<Vec<_>>(), has);
         assert!(c.rates.iter().all(|r| r.1.is_finite() && r.1 > 0.0), "{c:?}");
         assert!(has.contains(&c.chosen));
@@ -205,10 +206,10 @@ mod tests {
     #[test]
     fn a_chunk_that_fits_half_of_l2_is_taken_without_measuring() {
         // 16 lanes of 2048 states: 768 KiB in three layers, within half of 2 MiB
-        assert_eq!(chunk_lanes(Kernel::Baseline, 2048, &[4, 8, 16], Some(2 << 20)), 16);
+        assert_eq!(chunk_lanes(Isa::Baseline, 2048, &[4, 8, 16], Some(2 << 20)), 16);
         // past half of L2 (or none reported): measured, and one of the candidates
         for l2 in [Some(512 << 10), None] {
-            let c = chunk_lanes(Kernel::Baseline, 4096, &[4, 8, 16], l2);
+            let c = chunk_lanes(Isa::Baseline, 4096, &[4, 8, 16], l2);
             assert!([4, 8, 16].contains(&c), "{c}");
         }
     }
