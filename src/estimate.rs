@@ -31,8 +31,8 @@
 //! How the predictions compare with real runs is recorded in docs/performance.md.
 //!
 //! ```
-//! use fibtree::estimate::{Census, estimate};
-//! let e = estimate(300, 0, &[1], Census::Always, fibtree::Hooks::default())?;
+//! use fibtree::estimate::{CensusWhen, estimate};
+//! let e = estimate(300, 0, &[1], CensusWhen::Always, fibtree::Hooks::default())?;
 //! assert!(e.states_counted);
 //! assert_eq!((e.states, e.bottom_up_limb_additions), (27_680, 59_109));
 //! assert_eq!((e.cut, e.limb_additions), (180, 43_511)); // what `fibtree bench 300` runs
@@ -79,7 +79,7 @@ const MAX_ROUNDS: usize = 40;
 
 /// When [`estimate`] counts the plan's states.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Census {
+pub enum CensusWhen {
     /// Where n x W is at most [`CENSUS_LIMIT`]; else bound them.
     Auto,
     /// Always, however long it takes.
@@ -185,15 +185,15 @@ pub struct ShardCost {
 /// [`Error::InvalidArgument`] for n above [`crate::MAX_N`], a shard count of 0 (naming
 /// [`Param::Shard`]), or where the calibration's thread cannot be started
 /// from a pool of more than one (naming [`Param::Threads`]); [`Error::Interrupted`] once cancelled.
-pub fn estimate(n: u64, g: u64, shards: &[usize], census: Census, hooks: Hooks) -> Result<Estimate> {
+pub fn estimate(n: u64, g: u64, shards: &[usize], census: CensusWhen, hooks: Hooks) -> Result<Estimate> {
     crate::game::check_n(n)?;
     if let Some(s) = shards.iter().find(|&&s| s == 0) {
         return Err(Error::invalid(Param::Shard, format!("a number of shards of at least 1, got {s}")));
     }
     crate::budget::check(own_bytes(n), crate::budget::available_limit())?;
     let limit = match census {
-        Census::Auto => CENSUS_LIMIT,
-        Census::Always => u64::MAX,
+        CensusWhen::Auto => CENSUS_LIMIT,
+        CensusWhen::Always => u64::MAX,
     };
     estimate_with(n, g, shards, limit, hooks)
 }
@@ -245,8 +245,8 @@ fn estimate_with(n: u64, g: u64, shards: &[usize], census_limit: u64, hooks: Hoo
         }
     };
     let states = lens.iter().map(|&l| l as u64).sum();
-    let split = engines::both_ends::split(&lens, engines::Cut::Auto);
-    let limb_additions = split.work();
+    let halves = engines::both_ends::halves(&lens, engines::Cut::Auto);
+    let limb_additions = halves.work();
     let exact_bytes = if known_zero {
         PROCESS_BYTES
     } else {
@@ -295,8 +295,8 @@ fn estimate_with(n: u64, g: u64, shards: &[usize], census_limit: u64, hooks: Hoo
         states_counted: counted,
         widest_layer: sizes.widest,
         limb_additions,
-        cut: split.cut,
-        bottom_up_limb_additions: split.bottom_up,
+        cut: halves.cut,
+        bottom_up_limb_additions: halves.bottom_up,
         bits_at_most,
         digits_at_most: (bits_at_most as f64 * std::f64::consts::LOG10_2).ceil() as u64,
         primes,
@@ -367,8 +367,8 @@ fn calibrate(n: u64, hooks: Hooks) -> Result<Calibration> {
         // below n = 1000 a layer is too short for its rate to mean anything (nor does the time);
         // above 1,000,000 the arrays of n's width would take more than the dense engine allows, and
         // the rate at 1,000,000's (2^20, well beyond the caches) stands for them
-        let sweep = modular::Sweep::new(n.clamp(1000, CALIBRATION_TOP), CALIBRATION_LANES)?;
-        let mut exact = spread::Runs::new(engines::both_ends::split(plan.lens(), engines::Cut::Auto).work() as f64);
+        let sweep = modular::DenseRun::new(n.clamp(1000, CALIBRATION_TOP), CALIBRATION_LANES)?;
+        let mut exact = spread::Runs::new(engines::both_ends::halves(plan.lens(), engines::Cut::Auto).work() as f64);
         let mut garner = spread::Runs::new((CALIBRATION_PRIMES as f64).powi(2));
         let [mut wide, mut narrow] = [(); 2].map(|_| spread::Runs::new(sweep.lanes() as f64));
         for round in 1..=MAX_ROUNDS {
@@ -406,7 +406,7 @@ mod tests {
     #[test]
     fn the_estimate_counts_the_plans_states() {
         for n in [3u64, 700, 5000] {
-            let e = estimate(n, 0, &[1, 7], Census::Auto, Hooks::default()).unwrap();
+            let e = estimate(n, 0, &[1, 7], CensusWhen::Auto, Hooks::default()).unwrap();
             let plan = Plan::new(&crate::targets::Targets::new(&[(n, 0)]), u64::MAX, Hooks::default()).unwrap();
             assert!(e.states_counted);
             assert_eq!(e.states, plan.states(), "n = {n}");
@@ -448,16 +448,16 @@ mod tests {
 
     #[test]
     fn a_count_known_to_be_zero_costs_nothing() {
-        let e = estimate(1_000_000, 1 << 40, &[1], Census::Auto, Hooks::default()).unwrap();
+        let e = estimate(1_000_000, 1 << 40, &[1], CensusWhen::Auto, Hooks::default()).unwrap();
         assert!(e.known_zero);
         assert_eq!((e.states, e.limb_additions, e.prime_lanes), (0, 0, 0));
         assert_eq!(crate::count(1000, 1 << 40).unwrap(), num_bigint::BigUint::from(0u32));
-        assert!(!estimate(1000, 5, &[1], Census::Auto, Hooks::default()).unwrap().known_zero);
+        assert!(!estimate(1000, 5, &[1], CensusWhen::Auto, Hooks::default()).unwrap().known_zero);
     }
 
     #[test]
     fn no_shards_is_refused() {
-        let e = estimate(100, 0, &[4, 0], Census::Auto, Hooks::default()).unwrap_err();
+        let e = estimate(100, 0, &[4, 0], CensusWhen::Auto, Hooks::default()).unwrap_err();
         assert!(matches!(e, Error::InvalidArgument { param: Param::Shard, .. }), "{e}");
     }
 }

@@ -65,7 +65,7 @@ mod run;
 mod targets;
 
 pub use checkpoint::Checkpoint;
-pub use engines::both_ends::Split;
+pub use engines::both_ends::Halves;
 pub use engines::modular::MODULUS_LIMIT;
 pub use engines::{Cut, Engine};
 pub use error::{Error, Param, Result};
@@ -109,7 +109,7 @@ pub fn count(n: u64, g: u64) -> Result<BigUint> {
     let (keep, hooks) = (engines::both_ends::keep_for_both_ends(n as usize), Hooks::default());
     let early_cut = (n >= 3 && (keep as u64) < n).then_some(keep as u64);
     let (plan, _, started) = run::planned_under(&guard, &target, keep, early_cut, hooks)?;
-    let cut = engines::route(&plan, &target, Cut::Auto).map_or(n, |split| split.cut);
+    let cut = engines::halves_of(&plan, &target, Cut::Auto).map_or(n, |halves| halves.cut);
     engines::both_ends::count_taking(plan, (n, g), cut, hooks, started)
 }
 

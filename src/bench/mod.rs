@@ -36,7 +36,7 @@ use num_traits::ToPrimitive;
 use crate::budget::{Guard, Run};
 pub use crate::engines::blocked::CHUNK_LANES;
 use crate::engines::blocked::Tuning;
-use crate::engines::both_ends::{self, Split};
+use crate::engines::both_ends::{self, Halves};
 use crate::engines::{Cut, Engine, modular};
 use crate::error::{Error, Param, Result};
 use crate::game::MAX_N;
@@ -97,13 +97,6 @@ pub fn default_threads(cores: usize) -> Vec<usize> {
         threads.push(cores);
     }
     threads
-}
-
-/// The 64-bit limb additions of the bottom-up engine over `plan` at full width
-/// ([`crate::cost::limb_additions`]). Cost O(n) time, no memory.
-#[cfg(test)]
-fn limb_additions(plan: &Plan) -> u128 {
-    crate::cost::limb_additions(plan.lens())
 }
 
 /// The median of `values` (the mean of the two middle ones for an even count; 0 for none).
@@ -168,7 +161,7 @@ pub struct Subject {
     n: u64,
     plan: Plan,
     /// The route measured: its cut and the work of each half.
-    split: Split,
+    halves: Halves,
     /// The lanes per chunk where they are forced (else the engine's choice).
     chunk_lanes: Option<usize>,
     residues: [u64; 2],
@@ -200,8 +193,8 @@ impl Subject {
         let (plan, _) = guard.plan(&target, hooks)?;
         let found = modular::count_mod_with_plan(&plan, &target, &MODULI, hooks)?.remove(0);
         let residues = [found[0], found[1]];
-        let split = crate::engines::both_ends::split(plan.lens(), cut.resolve(&[(n, 0)], Engine::Blocked)?);
-        Ok(Subject { n, plan, split, chunk_lanes: None, residues, memory_limit, first: None })
+        let halves = crate::engines::both_ends::halves(plan.lens(), cut.resolve(&[(n, 0)], Engine::Blocked)?);
+        Ok(Subject { n, plan, halves, chunk_lanes: None, residues, memory_limit, first: None })
     }
 
     /// The bytes the process holds while this subject is kept and no run is timed: its fixed part
@@ -229,12 +222,12 @@ impl Subject {
     /// limbs(n - k + 1) (373,415,634 at n = 10000). The work unit of
     /// [`Measurement::limb_additions_per_ns`]. Cost O(1).
     pub fn limb_additions(&self) -> u128 {
-        self.split.work()
+        self.halves.work()
     }
 
     /// The route measured: where it is cut, and the work of each half.
-    pub fn split(&self) -> Split {
-        self.split
+    pub fn halves(&self) -> Halves {
+        self.halves
     }
 
     /// Forces the lanes per chunk of every run (one of 1, 2, 4, ..., 64), in place of the engine's
@@ -309,7 +302,7 @@ impl Subject {
                 let start = Instant::now();
                 let hooks = hooks.record_to(&recorder);
                 let tune = |t: Tuning| Tuning { chunk_lanes: self.chunk_lanes.unwrap_or(t.chunk_lanes), ..t };
-                let value = both_ends::count_blocked(plan, (n, 0), self.split.cut, hooks, tune).map(|v| vec![v]);
+                let value = both_ends::count_blocked(plan, (n, 0), self.halves.cut, hooks, tune).map(|v| vec![v]);
                 (value, start.elapsed().as_secs_f64())
             });
             let value = value?.remove(0);
@@ -392,10 +385,12 @@ mod tests {
         assert_eq!(layers(&Plan::unthinned(&targets)), [vec![0, 2, 4, 6], vec![0, 2], vec![1, 3], vec![6], vec![0]]);
         assert_eq!(layers(&plan), [vec![0], vec![0, 2], vec![1, 3], vec![6], vec![0]]);
         assert!((2..=6).all(|k| crate::cost::limbs(k) == 1), "every count of T(6) fits one limb");
-        assert_eq!(limb_additions(&plan), 1 + 2 + 2 + 1 + 1);
+        assert_eq!(crate::cost::limb_additions(plan.lens()), 1 + 2 + 2 + 1 + 1);
         // T(0) and T(1) have no layers to compute
         assert_eq!(
-            limb_additions(&Plan::new(&crate::targets::Targets::new(&[(1, 0)]), u64::MAX, Hooks::default()).unwrap()),
+            crate::cost::limb_additions(
+                Plan::new(&crate::targets::Targets::new(&[(1, 0)]), u64::MAX, Hooks::default()).unwrap().lens()
+            ),
             0
         );
     }
@@ -406,7 +401,7 @@ mod tests {
         // |T(300)| - 1 < 2^211: 4 limbs at the top, 1 at the bottom
         assert_eq!((crate::cost::limbs(2), crate::cost::limbs(300)), (1, 4));
         let states = plan.states() as u128;
-        let w = limb_additions(&plan);
+        let w = crate::cost::limb_additions(plan.lens());
         assert!(w > states && w < 4 * states, "{w} against {states} states");
     }
 

@@ -5,7 +5,7 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use fibtree::Split;
+use fibtree::Halves;
 use fibtree::bench::PREDICTED_THREADS;
 use fibtree::bench::{Caches, DEFAULT_N, Level, Machine, Measurement, Stream, Subject, default_threads};
 use fibtree::{Cut, Isa, Param};
@@ -18,11 +18,11 @@ use super::session::{Outcome, OutputForm, Session};
 
 /// Which way a subject is counted, as the plan line says it: "from both ends (cut at layer 10044:
 /// 4527... bottom-up + 4403... top-down; 1636... bottom-up alone)" or "bottom-up".
-fn route(split: Split) -> String {
-    match split.both_ends() {
+fn halves_line(halves: Halves) -> String {
+    match halves.both_ends() {
         true => format!(
             "from both ends (cut at layer {}: {} bottom-up + {} top-down; {} bottom-up alone)",
-            split.cut, split.below, split.above, split.bottom_up
+            halves.cut, halves.below, halves.above, halves.bottom_up
         ),
         false => "bottom-up".to_string(),
     }
@@ -303,7 +303,7 @@ pub(super) fn bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
         if let Some(m) = args.test_perturb {
             subject.perturb(m);
         }
-        let route = route(subject.split());
+        let route = halves_line(subject.halves());
         say(format!("n={n}: {} states, {} limb additions {route}", subject.states(), subject.limb_additions()));
         plans.push((n, subject.states(), subject.limb_additions(), route));
         if stream.is_none() {
@@ -338,7 +338,7 @@ pub(super) fn bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
                 .collect();
             ResultOut {
                 checked: true,
-                cut: subject.split().cut,
+                cut: subject.halves().cut,
                 efficiency: speedup.map(|s| s / m.threads as f64),
                 limb_additions: m.limb_additions.to_string(),
                 limb_additions_per_ns: m.limb_additions_per_ns(),

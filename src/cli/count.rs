@@ -5,7 +5,7 @@ use std::io::Write;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use fibtree::Split;
+use fibtree::Halves;
 use fibtree::{Checkpoint, Counting, Cut, LAST18, ModReport, Options, P998244353, Report};
 use fibtree_util::human_bytes;
 use serde::Serialize;
@@ -184,9 +184,9 @@ fn say_estimate(verbose: bool, estimate: u64, limit: fibtree::Limit) -> fibtree:
 
 /// How `count --verbose` says which way the exact value is counted: from both ends with the cut and
 /// each half's work, or bottom-up alone.
-fn route_line(split: Option<Split>) -> String {
+fn route_line(halves: Option<Halves>) -> String {
     let work = |w: u128| format!("{:.3e}", w as f64);
-    match split {
+    match halves {
         Some(s) if s.both_ends() => format!(
             "route from both ends, cut at layer {}: {} limb additions bottom-up to it + {} top-down above it \
              = {} ({:.3} of bottom-up alone's {})",
@@ -252,7 +252,7 @@ pub(super) fn count(args: CountArgs) -> anyhow::Result<ExitCode> {
         let counting = Counting::new(&targets, &options)?;
         say_estimate(args.verbose, counting.memory_estimate_bytes(), limit)?;
         if args.verbose {
-            say(&route_line(counting.split()));
+            say(&route_line(counting.halves()));
         }
         let mut report = None;
         counting.for_each(|_, r| {

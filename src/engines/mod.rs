@@ -83,12 +83,12 @@ impl Engine {
     }
 }
 
-/// The route of the blocked engine for `targets` over `plan` with the cut asked for (checked by
+/// The halves of the blocked engine's count of `targets` over `plan` with the cut asked for (checked by
 /// [`Cut::resolve`]): for one target at the plan's top, its cut and the work of each half
-/// ([`both_ends::split`]); `None` (bottom-up alone) for several targets. Cost O(n).
-pub(crate) fn route(plan: &Plan, targets: &Targets, cut: Cut) -> Option<both_ends::Split> {
+/// ([`both_ends::halves`]); `None` (bottom-up alone) for several targets. Cost O(n).
+pub(crate) fn halves_of(plan: &Plan, targets: &Targets, cut: Cut) -> Option<both_ends::Halves> {
     match targets.len() {
-        1 if targets[0].0 as usize == plan.top() => Some(both_ends::split(plan.lens(), cut)),
+        1 if targets[0].0 as usize == plan.top() => Some(both_ends::halves(plan.lens(), cut)),
         _ => {
             debug_assert_eq!(cut, Cut::Auto, "a cut resolved for one target");
             None
@@ -98,7 +98,7 @@ pub(crate) fn route(plan: &Plan, targets: &Targets, cut: Cut) -> Option<both_end
 
 /// Runs `engine` over `plan`, streaming each target's words (a length word, then limbs; see
 /// [`to_biguint`]) to `sink` in order of layer; the blocked engine counts one target from both
-/// ends where `cut` says so ([`route`]).
+/// ends where `cut` says so ([`halves_of`]).
 ///
 /// Cost: O(plan states x limbs(n)) limb additions (about half from both ends); memory of the
 /// engine (three layers for the reference, see [`blocked`] for the other).
@@ -113,13 +113,13 @@ pub(crate) fn stream_words(
     hooks: Hooks,
     mut sink: impl FnMut(usize, &[u64]) + Send,
 ) -> Result<()> {
-    let split = match engine {
-        Engine::Blocked => route(plan, targets, cut),
+    let halves = match engine {
+        Engine::Blocked => halves_of(plan, targets, cut),
         _ => None,
     };
     match engine {
-        Engine::Blocked if split.is_some_and(|s| s.both_ends()) => {
-            let cut = split.expect("a route").cut;
+        Engine::Blocked if halves.is_some_and(|s| s.both_ends()) => {
+            let cut = halves.expect("halves").cut;
             let value = both_ends::count_blocked(plan, targets[0], cut, hooks, |t| t)?;
             sink(0, &to_words(&value));
             Ok(())

@@ -5,7 +5,7 @@
 //! Checkpoints and the double check are policies of the run ([`Options`]).
 
 mod mod_only;
-mod route;
+mod planned;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -25,9 +25,9 @@ use crate::targets::Targets;
 use mod_only::moduli_of;
 pub(crate) use mod_only::residues_each;
 pub use mod_only::{mod_only, mod_only_each};
-pub use route::check_table_floor;
-pub(crate) use route::planned_under;
-use route::{count_guard, cut_before_the_plan, kept_layers, planned, route};
+pub use planned::check_table_floor;
+pub(crate) use planned::planned_under;
+use planned::{before_the_plan, count_guard, cut_before_the_plan, kept_layers, planned};
 
 /// A counting run: the exact c(n, g) of every target, each checked modulo 10^18, 998244353 and every
 /// modulus of the [`Options`] against the modular engine, and mod 2 against the closed form of G
@@ -65,8 +65,8 @@ pub struct Counting<'a> {
     moduli: Vec<u64>,
     /// The plan of the live targets (`None` where there are none).
     plan: Option<Plan>,
-    /// The blocked engine's route for one target ([`Counting::split`]).
-    split: Option<crate::engines::both_ends::Split>,
+    /// The blocked engine's halves for one target ([`Counting::halves`]).
+    halves: Option<crate::engines::both_ends::Halves>,
     estimate: u64,
     /// The modular engine's residues where they were found while the plan was built.
     independent: Option<Vec<Vec<u64>>>,
@@ -156,7 +156,7 @@ impl<'a> Counting<'a> {
             (None, PROCESS_BYTES, None, None)
         } else {
             // a resumed run computes its residues afresh, as a new one does: never from the file
-            let (early, keep) = route(&live, options, moduli.len())?;
+            let (early, keep) = before_the_plan(&live, options, moduli.len())?;
             let keep = match &saved {
                 Some(saved) if early => kept_layers(&live, options, Some(saved.position.cut())),
                 _ => keep,
@@ -195,8 +195,8 @@ impl<'a> Counting<'a> {
             Some(saved) => options.cut.resumed(saved.cut())?,
             None => options.cut,
         };
-        let split = match (&plan, options.engine) {
-            (Some(plan), Engine::Blocked) => engines::route(plan, &live, cut),
+        let halves = match (&plan, options.engine) {
+            (Some(plan), Engine::Blocked) => engines::halves_of(plan, &live, cut),
             _ => None,
         };
         Ok(Counting {
@@ -207,7 +207,7 @@ impl<'a> Counting<'a> {
             options,
             moduli,
             plan,
-            split,
+            halves,
             estimate,
             independent,
             saved_residues,
@@ -218,7 +218,7 @@ impl<'a> Counting<'a> {
         })
     }
 
-    /// The blocked engine's route for the one target: where it is cut and the work of each half
+    /// The blocked engine's halves for the one target: where it is cut and the work of each half
     /// (`None` for several targets, another engine or a count known to be 0). Cost O(1).
     ///
     /// # Examples
@@ -226,12 +226,12 @@ impl<'a> Counting<'a> {
     /// ```
     /// let options = fibtree::Options::default();
     /// let counting = fibtree::Counting::new(&[(2000, 0)], &options)?;
-    /// let split = counting.split().expect("one target, the blocked engine");
-    /// assert!(split.cut <= 2000 && split.work() <= split.bottom_up);
+    /// let halves = counting.halves().expect("one target, the blocked engine");
+    /// assert!(halves.cut <= 2000 && halves.work() <= halves.bottom_up);
     /// # Ok::<(), fibtree::Error>(())
     /// ```
-    pub fn split(&self) -> Option<crate::engines::both_ends::Split> {
-        self.split
+    pub fn halves(&self) -> Option<crate::engines::both_ends::Halves> {
+        self.halves
     }
 
     /// The estimated peak memory of the run, in bytes.
@@ -299,7 +299,7 @@ impl<'a> Counting<'a> {
             options,
             moduli,
             plan,
-            split,
+            halves,
             estimate,
             independent,
             saved_residues,
@@ -341,7 +341,7 @@ impl<'a> Counting<'a> {
                 checkpoint::check_residues(spec, kept.0, saved, kept.1)?;
             }
             let n = targets[0].0;
-            let cut = split.map_or(n, |s| s.cut);
+            let cut = halves.map_or(n, |s| s.cut);
             if let Some(position) = &resume {
                 // what the plan determines of the saved state checked before any work
                 let shown = spec.path.display();
@@ -374,9 +374,9 @@ impl<'a> Counting<'a> {
         }
         // From both ends: the residues first (found while the plan was made, for a small g), then
         // the plan given up to the count, which frees it as it goes.
-        if let Some(split) = split.filter(|s| s.both_ends()) {
+        if let Some(halves) = halves.filter(|s| s.both_ends()) {
             let independent = independent_of(&plan)?;
-            let value = engines::both_ends::count_taking(plan, targets[0], split.cut, hooks, top_down)?;
+            let value = engines::both_ends::count_taking(plan, targets[0], halves.cut, hooks, top_down)?;
             let reports = vec![report(0, &engines::to_words(&value), &independent[0])];
             return self_checked(reports, targets, options)?.into_iter().try_for_each(|r| sink(0, r));
         }

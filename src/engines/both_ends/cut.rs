@@ -1,5 +1,5 @@
 //! Where a count from both ends is cut: the cut asked for ([`Cut`], checked once by
-//! [`Cut::resolve`]), the route it gives ([`Split`], [`split`]), and the cost model that chooses it
+//! [`Cut::resolve`]), the two halves it gives ([`Halves`], [`halves`]), and the cost model that chooses it
 //! ([`best_cut`], [`keep_for_both_ends`], over the limb additions of [`crate::cost`]).
 
 use crate::cost::{both_ends_limb_additions, limb_additions, limbs};
@@ -74,10 +74,11 @@ fn refuse(why: String) -> Error {
     Error::invalid(Param::Cut, why)
 }
 
-/// The route of an exact count of one target: its cut and the limb additions of each half
-/// ([`crate::Counting::split`], [`crate::bench::Subject::split`]).
+/// The two halves of an exact count of one target: where it is cut (the [`Cut`] asked for, resolved)
+/// and the limb additions of each
+/// ([`crate::Counting::halves`], [`crate::bench::Subject::halves`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Split {
+pub struct Halves {
     /// The cut m: bottom-up over layers 2 to m, top-down over m + 1 to n (m = n: bottom-up alone).
     pub cut: u64,
     /// The limb additions below the cut (64-bit word additions, carries included).
@@ -88,7 +89,7 @@ pub struct Split {
     pub bottom_up: u128,
 }
 
-impl Split {
+impl Halves {
     /// The limb additions of both halves.
     pub fn work(&self) -> u128 {
         self.below + self.above
@@ -100,10 +101,10 @@ impl Split {
     }
 }
 
-/// The route of the count of the one target at the top of a plan whose layers have `lens[k]`
+/// The halves of the count of the one target at the top of a plan whose layers have `lens[k]`
 /// states: at `cut` (checked by [`Cut::resolve`]: a layer from 2 to n), or at the best cut
 /// ([`best_cut`]) for [`Cut::Auto`]. Cost O(n).
-pub(crate) fn split(lens: &[u32], cut: Cut) -> Split {
+pub(crate) fn halves(lens: &[u32], cut: Cut) -> Halves {
     let n = lens.len().saturating_sub(1);
     let cut = match cut {
         _ if n < 3 => n.max(1),
@@ -116,7 +117,7 @@ pub(crate) fn split(lens: &[u32], cut: Cut) -> Split {
     };
     let below = both_ends_limb_additions(&lens[..=cut.min(n)], cut);
     let bottom_up = limb_additions(lens);
-    Split { cut: cut as u64, below, above: both_ends_limb_additions(lens, cut) - below, bottom_up }
+    Halves { cut: cut as u64, below, above: both_ends_limb_additions(lens, cut) - below, bottom_up }
 }
 
 /// The cut with the least [`both_ends_limb_additions`] over layers of `lens[k]` states, and those additions.
@@ -138,7 +139,7 @@ pub(crate) fn best_cut(lens: &[u32]) -> (usize, u128) {
     (1..=n).map(|m| (m, below[m] + above[m])).min_by_key(|&(m, work)| (work, std::cmp::Reverse(m))).expect("a cut")
 }
 
-/// The best cut of a count of one target at layer `n` from both ends ([`split`] of [`Cut::Auto`]),
+/// The best cut of a count of one target at layer `n` from both ends ([`halves`] of [`Cut::Auto`]),
 /// whatever the layers' sizes: the last m with limbs(m) <= limbs(n - m + 1). A layer k above it
 /// costs more bottom-up (limbs(k)) than top-down (limbs(n - k + 1)), and the difference grows with
 /// k, so the least work never puts it below the cut; a layer at or below it costs no more

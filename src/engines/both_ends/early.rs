@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use num_bigint::BigUint;
 
-use super::halves::assert_cut;
+use super::joined::assert_cut;
 use crate::engines::blocked::sweeps::{self, State, Sweep, SweepRun, Tuning};
 use crate::engines::reference::to_biguint;
 use crate::error::{Error, Result};

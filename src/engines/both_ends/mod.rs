@@ -17,7 +17,7 @@
 //! - [`mod@reference`], [`count`]: the reference, in whole big integers (hash maps top-down), what
 //!   the others are tested against at every cut (and what `fibtree self-test` checks against the
 //!   bottom-up count);
-//! - [`halves`], [`count_blocked`] and [`count_taking`]: the two halves at once in the blocked
+//! - [`joined`], [`count_blocked`] and [`count_taking`]: the two halves at once in the blocked
 //!   engine's lanes (its sweeps [`Sweep::Up`] and [`Sweep::Down`]), then the join in parallel; the
 //!   taking form frees the plan as the bottom-up half reads it, and goes on with a top-down half
 //!   started while the plan was made ([`mod@early`], [`start_top_down`]: it needs no plan layer, and
@@ -26,7 +26,7 @@
 //!   checkpoint ([`Position`]).
 //!
 //! [`cut`] holds the cut asked for ([`Cut`], checked once by [`Cut::resolve`]) and the cost model
-//! ([`best_cut`], [`split`], over [`crate::cost::both_ends_limb_additions`]) that says where it
+//! ([`best_cut`], [`halves`], over [`crate::cost::both_ends_limb_additions`]) that says where it
 //! pays: the least limb additions, near n / 2 ([`keep_for_both_ends`] bounds it).
 //!
 //! The blocked engine is reached only through [`blocked::sweeps`], the part of it a count from both
@@ -40,17 +40,17 @@
 
 pub(crate) mod cut;
 pub(crate) mod early;
-pub(crate) mod halves;
+pub(crate) mod joined;
 pub(crate) mod reference;
 pub(crate) mod resumable;
 #[cfg(test)]
 mod tests;
 
 pub use cut::Cut;
-pub use cut::Split;
-pub(crate) use cut::{keep_for_both_ends, split};
+pub use cut::Halves;
+pub(crate) use cut::{halves, keep_for_both_ends};
 pub(crate) use early::{Started, start_top_down};
-pub(crate) use halves::{count_blocked, count_taking};
+pub(crate) use joined::{count_blocked, count_taking};
 // the reference form checks the others: the tests and the ladder (`self-test`)
 pub(crate) use reference::count;
 pub(crate) use resumable::{Point, Position, check_resume, count_resumable};

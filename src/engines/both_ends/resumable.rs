@@ -5,7 +5,7 @@ use std::sync::atomic::AtomicU64;
 
 use num_bigint::BigUint;
 
-use super::halves::{Halves, assert_cut, bottom_up_tuning, join};
+use super::joined::{HalfSweeps, assert_cut, bottom_up_tuning, join};
 use crate::engines::blocked::sweeps::{self, State, Sweep, SweepRun, Tally, Tuning};
 use crate::engines::reference::to_biguint;
 use crate::error::{Error, Param, Result};
@@ -148,7 +148,7 @@ pub(crate) fn count_resumable(
         return Ok(value);
     }
     assert_cut(n, cut);
-    let halves = Halves::new(&plan, (n as usize, g), cut as usize, |t| t);
+    let halves = HalfSweeps::new(&plan, (n as usize, g), cut as usize, |t| t);
     let done = AtomicU64::new(0);
     let tally = Some(Tally { done: &done, total: halves.total });
     let none = Targets::default();

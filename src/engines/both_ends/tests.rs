@@ -144,13 +144,13 @@ fn the_best_cut_is_known_before_the_plan() {
         let n = 3 + rng.below([20, 300, 5000, 40_000][case % 4]) as usize;
         let lens: Vec<u32> =
             (0..=n).map(|k| if k < 2 || rng.below(5) == 0 { 0 } else { rng.below(9000) as u32 }).collect();
-        let split = super::split(&lens, Cut::Auto);
-        assert_eq!(split.cut as usize, keep_for_both_ends(n), "n = {n}, case {case}, seed {seed:#x}");
-        assert_eq!(split.work(), best_cut(&lens).1, "n = {n}, case {case}, seed {seed:#x}");
+        let halves = super::halves(&lens, Cut::Auto);
+        assert_eq!(halves.cut as usize, keep_for_both_ends(n), "n = {n}, case {case}, seed {seed:#x}");
+        assert_eq!(halves.work(), best_cut(&lens).1, "n = {n}, case {case}, seed {seed:#x}");
     }
     for (n, g) in [(300, 0), (2000, 3), (10_000, 0)] {
         let plan = plan_of(n, g);
-        assert_eq!(super::split(plan.lens(), Cut::Auto).cut as usize, keep_for_both_ends(n as usize));
+        assert_eq!(super::halves(plan.lens(), Cut::Auto).cut as usize, keep_for_both_ends(n as usize));
     }
 }
 

@@ -194,7 +194,7 @@ pub(super) fn arrays_bytes(w: u64) -> u64 {
     (3 * CLASSES as u64).saturating_mul(v + 1 + 8).saturating_mul(8)
 }
 
-/// What the sweeps of every modulus share (not the blocked engine's `Sweep`, a direction): the shape, its windows in lanes of a class array, the targets
+/// What the sweeps of every modulus share: the shape, its windows in lanes of a class array, the targets
 /// (those above layer 1 in order of layer), the class width and the hooks, and the work done by all
 /// of them for the progress callback.
 struct SharedSweep<'a> {

@@ -186,7 +186,7 @@ pub(crate) fn unplanned_work(targets: &Targets, hooks: Hooks) -> Result<Option<(
 /// A sweep of [`count_mod_unplanned`]'s arrays of n's width for c(n, 0) over the edge values of
 /// n's top layers, about `lanes` lane operations of it, for timing the engine (the estimate's
 /// calibration): the residues it computes mean nothing; its memory traffic is that of the real run.
-pub(crate) struct Sweep {
+pub(crate) struct DenseRun {
     /// The window of every layer, at full width.
     shape: dense::Shape<'static>,
     /// c(top, 0), the top of the sweep's layers.
@@ -199,7 +199,7 @@ pub(crate) struct Sweep {
     lanes: u64,
 }
 
-impl Sweep {
+impl DenseRun {
     /// The sweep of n's width of about `lanes` lane operations (whole layers, at least two).
     ///
     /// Cost: O(n) for the edge values; memory O(n).
@@ -207,7 +207,7 @@ impl Sweep {
     /// # Errors
     /// [`Error::InvalidArgument`] for n above [`crate::game::MAX_N`] or below 3, an n whose width
     /// would take more than [`DENSE_LIMIT_BYTES`] of arrays.
-    pub(crate) fn new(n: u64, lanes: u64) -> Result<Sweep> {
+    pub(crate) fn new(n: u64, lanes: u64) -> Result<DenseRun> {
         let isa = crate::kernels::chosen::dense_isa();
         if n < 3 {
             return Err(Error::invalid(Param::N, format!("at least 3 for a calibration, got {n}")));
@@ -222,7 +222,7 @@ impl Sweep {
         let target = Targets::one(edge.len() as u64 - 1, 0);
         let shape = dense::Shape::full(edge, w as usize, &target);
         let lanes = dense::layer_lanes(&shape, w).iter().sum();
-        Ok(Sweep { shape, target, w, isa, lanes })
+        Ok(DenseRun { shape, target, w, isa, lanes })
     }
 
     /// The lane operations of one run. Cost O(1).
@@ -233,7 +233,7 @@ impl Sweep {
     /// One run modulo `modulus`, in the lanes the engine runs it in (`u32` below 2^31, else `u64`
     /// as the primes of [`crate::crt`]), on the current rayon pool.
     ///
-    /// Cost: [`Sweep::lanes`] lane operations; memory the arrays of one modulus
+    /// Cost: [`DenseRun::lanes`] lane operations; memory the arrays of one modulus
     /// ([`unplanned_bytes`]).
     ///
     /// # Errors

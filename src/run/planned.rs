@@ -1,4 +1,4 @@
-//! The route of a counting run, decided before anything large is allocated: the memory guard, the
+//! A counting run's plan and what is decided before it, before anything large is allocated: the memory guard, the
 //! layers the plan keeps, whether the modular engine needs the plan, the cut of a count from both
 //! ends known before its plan, and the plan itself with the top-down half started beside it.
 
@@ -81,14 +81,14 @@ pub(super) fn cut_before_the_plan(targets: &Targets, options: &Options) -> Optio
     (cut < n).then_some(cut)
 }
 
-/// The route of a count of `targets` with `moduli` moduli: whether the modular engine runs without
+/// What is decided of a count of `targets` with `moduli` moduli before its plan: whether the modular engine runs without
 /// a plan (its dense arrays fit the limit), and the highest layer the plan keeps: where the modular
 /// engine needs no plan a count from both ends keeps only its lower half ([`kept_layers`]), else
 /// every layer. One rule for the run and for its refusal. Cost O(n) time, no memory.
 ///
 /// # Errors
 /// As [`modular::unplanned_bytes`].
-pub(super) fn route(targets: &Targets, options: &Options, moduli: usize) -> Result<(bool, usize)> {
+pub(super) fn before_the_plan(targets: &Targets, options: &Options, moduli: usize) -> Result<(bool, usize)> {
     let residues = Guard::new(Run::Residues { moduli, at_once: 1 }, options.limit());
     let early = modular::unplanned_bytes(targets, moduli, options.hooks)?.is_some_and(|b| residues.fits_unplanned(b));
     Ok((early, if early { kept_layers(targets, options, None) } else { usize::MAX }))

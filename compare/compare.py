@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""fibtree and the reference programs of bench/reference/ side by side on the same n.
+"""fibtree and the reference programs of compare/reference/ side by side on the same n.
 
 Usage (from anywhere):
-    python3 bench/compare.py N [--runs R] [--fibtree PATH] [--skip NAME,...]
+    python3 compare/compare.py N [--runs R] [--fibtree PATH] [--skip NAME,...]
 
 It builds the reference programs into target/reference/ (g++ -O2 -std=c++17; exact_dp links
 GMP: `apt-get install g++ libgmp-dev`), rebuilding one when its source is newer, and skips a program,
@@ -26,7 +26,7 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SOURCES = os.path.join(ROOT, "bench", "reference")
+SOURCES = os.path.join(ROOT, "compare", "reference")
 BUILDS = os.path.join(ROOT, "target", "reference")
 SHARED_HEADER = os.path.join(SOURCES, "window.hpp")
 

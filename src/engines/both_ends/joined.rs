@@ -67,7 +67,7 @@ pub(crate) fn count_taking(
 
 /// The two sweeps of a count from both ends, with the tuning of each (chunks cut for its own lanes and
 /// layers) and the progress tally they share.
-pub(super) struct Halves {
+pub(super) struct HalfSweeps {
     pub(super) up: Sweep,
     pub(super) down: Sweep,
     pub(super) tuning_up: Tuning,
@@ -76,10 +76,10 @@ pub(super) struct Halves {
     pub(super) total: u64,
 }
 
-impl Halves {
+impl HalfSweeps {
     /// The halves of the count of (n, g) over `plan` cut at `cut` (3 <= n, 2 <= cut < n), on the
     /// current rayon pool's threads, their tunings adjusted by `tune`. Cost O(n).
-    pub(super) fn new(plan: &Plan, (n, g): (usize, u64), cut: usize, tune: impl Fn(Tuning) -> Tuning) -> Halves {
+    pub(super) fn new(plan: &Plan, (n, g): (usize, u64), cut: usize, tune: impl Fn(Tuning) -> Tuning) -> HalfSweeps {
         let threads = rayon::current_num_threads();
         let lens = plan.lens();
         let widest = |layers: std::ops::RangeInclusive<usize>| lens[layers].iter().copied().max().unwrap_or(0) as usize;
@@ -87,7 +87,7 @@ impl Halves {
         let tuning_up = tune(Tuning::for_lanes(widest(2..=cut), up.lanes(cut), threads));
         let tuning_down = tune(Tuning::for_lanes(widest(cut - 1..=n), down.lanes(down.last_step()), threads));
         let total = [up, down].iter().map(|&s| sweeps::sweep_work(plan, s, 2..=s.last_step())).sum();
-        Halves { up, down, tuning_up, tuning_down, total }
+        HalfSweeps { up, down, tuning_up, tuning_down, total }
     }
 }
 
@@ -131,7 +131,7 @@ fn count_halves(
     }
     assert_cut(n, cut);
     let cut = cut as usize;
-    let mut halves = Halves::new(plan, (n as usize, g), cut, tune);
+    let mut halves = HalfSweeps::new(plan, (n as usize, g), cut, tune);
     // a top-down half started early goes on in its chunks, its work done so far told as done
     let (start, mut direct) = started.map_or((None, BigUint::ZERO), |s| (Some(s.state), s.direct));
     let before = start.as_ref().map_or(0, |s| sweeps::sweep_work(plan, halves.down, 2..=s.k0 - 1));
