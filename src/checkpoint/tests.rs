@@ -33,7 +33,7 @@ fn states(targets: &[(u64, u64)], tuning: Tuning) -> Vec<State> {
         states.push(clone(s));
         Ok(())
     };
-    blocked::run_resumable(&plan, targets, Hooks::default(), tuning, None, Some(&mut keep), |_, _| {}).unwrap();
+    blocked::run(blocked::Run::exact(&plan, targets, Hooks::default(), tuning), Some(&mut keep), |_, _| {}).unwrap();
     states
 }
 
@@ -104,13 +104,11 @@ fn a_resumed_run_gives_the_same_value() {
     let targets = Targets::new(&[(900, 0)]);
     let plan = Plan::new(&targets, u64::MAX, Hooks::default()).unwrap();
     let mut whole = Vec::new();
-    blocked::run_exact(&plan, &targets, Hooks::default(), tuning(), |_, w| whole = w.to_vec()).unwrap();
+    let exact = || blocked::Run::exact(&plan, &targets, Hooks::default(), tuning());
+    blocked::run(exact(), None, |_, w| whole = w.to_vec()).unwrap();
     for state in states(&targets, tuning()).into_iter().step_by(3) {
         let mut resumed = Vec::new();
-        blocked::run_resumable(&plan, &targets, Hooks::default(), tuning(), Some(state), None, |_, w| {
-            resumed = w.to_vec()
-        })
-        .unwrap();
+        blocked::run(blocked::Run { start: Some(state), ..exact() }, None, |_, w| resumed = w.to_vec()).unwrap();
         assert_eq!(to_biguint(&resumed), to_biguint(&whole));
     }
 }
@@ -120,9 +118,8 @@ fn a_state_past_a_target_is_refused() {
     let targets = Targets::new(&[(900, 0), (100, 0)]);
     let plan = Plan::new(&targets, u64::MAX, Hooks::default()).unwrap();
     let late = states(&targets, tuning()).into_iter().find(|s| s.k0 > 300);
-    let resumed = blocked::run_resumable(&plan, &targets, Hooks::default(), tuning(), late, None, |_, _| {
-        panic!("no value can be reported")
-    });
+    let run = blocked::Run { start: late, ..blocked::Run::exact(&plan, &targets, Hooks::default(), tuning()) };
+    let resumed = blocked::run(run, None, |_, _| panic!("no value can be reported"));
     assert!(matches!(resumed, Err(Error::InvalidArgument { param: Param::Checkpoint, .. })), "{resumed:?}");
 }
 

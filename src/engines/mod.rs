@@ -126,7 +126,7 @@ pub(crate) fn stream_words(
         }
         Engine::Blocked => {
             let tuning = blocked::Tuning::for_run(plan.widest_layer(), plan.top(), rayon::current_num_threads());
-            blocked::run_exact(plan, targets, hooks, tuning, sink)
+            blocked::run(blocked::Run::exact(plan, targets, hooks, tuning), None, sink).map(drop)
         }
         Engine::Reference => recurrence::run_streaming(plan, &reference::Limbs, targets, hooks, sink),
         Engine::Crt => run_crt(plan, targets, hooks, sink),
@@ -135,7 +135,7 @@ pub(crate) fn stream_words(
 
 /// [`stream_words`] for [`Engine::Crt`]: every target modulo the first [`crate::crt::primes_needed`]
 /// primes of the highest target's n, all in one run of the blocked engine's residue kind over
-/// `plan` ([`blocked::run_residues`], in the current rayon pool), each value reconstructed by
+/// `plan` ([`blocked::run`] with [`blocked::Lanes::Residues`], in the current rayon pool), each value reconstructed by
 /// Garner's algorithm and checked below |T(n)|.
 ///
 /// Cost: O(plan states x k) additions modulo a prime for k = primes_needed(top) (230 at
@@ -153,7 +153,9 @@ fn run_crt(plan: &Plan, targets: &Targets, hooks: Hooks, mut sink: impl FnMut(us
     let tuning = blocked::Tuning::for_residues(plan.widest_layer(), primes.len(), rayon::current_num_threads());
     // per target, its residue modulo every prime
     let mut by_target: Vec<Vec<u64>> = vec![Vec::new(); targets.len()];
-    blocked::run_residues(plan, targets, &primes, hooks, tuning, |t, r| by_target[t] = r.to_vec())?;
+    let run =
+        blocked::Run { lanes: blocked::Lanes::Residues(&primes), ..blocked::Run::exact(plan, targets, hooks, tuning) };
+    blocked::run(run, None, |t, r| by_target[t] = r.to_vec())?;
     // each target from the primes its own n needs (a prefix of the top's), the targets in parallel
     let words: Vec<Vec<u64>> = (0..targets.len())
         .into_par_iter()

@@ -91,11 +91,11 @@ pub fn sum_layer_mod_narrow(
 /// The dense modular engine's sweep in `u64` residues (see the module).
 pub fn sweep(isa: Isa, cur: &mut [u64], old: &[u64], older: &[u64], r: usize, l: usize, m: u64) {
     let w = cur.len().saturating_sub(1);
-    kernels::window(isa, cur, old, older, 0, w, r, l, m)
+    kernels::window(isa, cur, old, older, kernels::WindowStep { lo: 0, hi: w, r, l, m })
 }
 
 /// The dense modular engine's sweep in `u32` residues (see the module).
 pub fn sweep_narrow(isa: Isa, cur: &mut [u32], old: &[u32], older: &[u32], r: usize, l: usize, m: u32) {
     let w = cur.len().saturating_sub(1);
-    kernels::window(isa, cur, old, older, 0, w, r, l, m)
+    kernels::window(isa, cur, old, older, kernels::WindowStep { lo: 0, hi: w, r, l, m })
 }

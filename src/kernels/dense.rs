@@ -24,8 +24,7 @@ pub(crate) trait Residue: Copy + Send + Sync + 'static {
     /// # Safety
     /// The CPU has AVX-512F, and the arguments are as [`window`] checks them.
     #[cfg(target_arch = "x86_64")]
-    #[allow(clippy::too_many_arguments)]
-    unsafe fn avx512(cur: &mut [Self], old: &[Self], older: &[Self], lo: usize, hi: usize, r: usize, l: usize, m: Self);
+    unsafe fn avx512(cur: &mut [Self], old: &[Self], older: &[Self], step: WindowStep<Self>);
 
     /// [`window`] with AVX2 intrinsics (`_mm256_permutevar8x32_epi32` permutes 8 u32 lanes, or 4
     /// u64 lanes as pairs).
@@ -33,8 +32,7 @@ pub(crate) trait Residue: Copy + Send + Sync + 'static {
     /// # Safety
     /// The CPU has AVX2, and the arguments are as [`window`] checks them.
     #[cfg(target_arch = "x86_64")]
-    #[allow(clippy::too_many_arguments)]
-    unsafe fn avx2(cur: &mut [Self], old: &[Self], older: &[Self], lo: usize, hi: usize, r: usize, l: usize, m: Self);
+    unsafe fn avx2(cur: &mut [Self], old: &[Self], older: &[Self], step: WindowStep<Self>);
 }
 
 impl Residue for u64 {
@@ -56,7 +54,8 @@ impl Residue for u64 {
 
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f")]
-    unsafe fn avx512(cur: &mut [u64], old: &[u64], older: &[u64], lo: usize, hi: usize, r: usize, l: usize, m: u64) {
+    unsafe fn avx512(cur: &mut [u64], old: &[u64], older: &[u64], step: WindowStep<u64>) {
+        let WindowStep { lo, hi, r, l, m } = step;
         use std::arch::x86_64::*;
         // lane i of the block at g0 reads element i xor (r & 7) of the aligned block at g0 xor r
         let lanes = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);
@@ -80,7 +79,8 @@ impl Residue for u64 {
 
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
-    unsafe fn avx2(cur: &mut [u64], old: &[u64], older: &[u64], lo: usize, hi: usize, r: usize, l: usize, m: u64) {
+    unsafe fn avx2(cur: &mut [u64], old: &[u64], older: &[u64], step: WindowStep<u64>) {
+        let WindowStep { lo, hi, r, l, m } = step;
         use std::arch::x86_64::*;
         // lane i of the block of 4 at g0 reads element i xor (r & 3) of the aligned block at g0 xor
         // r: as 32-bit lanes, the pair 2 (i xor (r & 3)), 2 (i xor (r & 3)) + 1
@@ -130,7 +130,8 @@ impl Residue for u32 {
 
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f")]
-    unsafe fn avx512(cur: &mut [u32], old: &[u32], older: &[u32], lo: usize, hi: usize, r: usize, l: usize, m: u32) {
+    unsafe fn avx512(cur: &mut [u32], old: &[u32], older: &[u32], step: WindowStep<u32>) {
+        let WindowStep { lo, hi, r, l, m } = step;
         use std::arch::x86_64::*;
         let lanes = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
         let by_r = _mm512_xor_si512(lanes, _mm512_set1_epi32((r & 15) as i32));
@@ -151,7 +152,8 @@ impl Residue for u32 {
 
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
-    unsafe fn avx2(cur: &mut [u32], old: &[u32], older: &[u32], lo: usize, hi: usize, r: usize, l: usize, m: u32) {
+    unsafe fn avx2(cur: &mut [u32], old: &[u32], older: &[u32], step: WindowStep<u32>) {
+        let WindowStep { lo, hi, r, l, m } = step;
         use std::arch::x86_64::*;
         let lanes = _mm256_set_epi32(7, 6, 5, 4, 3, 2, 1, 0);
         let by_r = _mm256_xor_si256(lanes, _mm256_set1_epi32((r & 7) as i32));
@@ -182,18 +184,8 @@ impl Residue for u32 {
 /// Unless `cur` has W + 1 elements for a power of two W >= 64 and `old` and `older` at least W,
 /// `lo` and `hi` are multiples of 64 with `lo <= hi <= W`, and `r, l < W`: what makes the vector
 /// accesses safe.
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn window<T: Residue>(
-    isa: Isa,
-    cur: &mut [T],
-    old: &[T],
-    older: &[T],
-    lo: usize,
-    hi: usize,
-    r: usize,
-    l: usize,
-    m: T,
-) {
+pub(crate) fn window<T: Residue>(isa: Isa, cur: &mut [T], old: &[T], older: &[T], step: WindowStep<T>) {
+    let WindowStep { lo, hi, r, l, .. } = step;
     let w = cur.len() - 1;
     assert!(w.is_power_of_two() && w >= 64 && old.len() >= w && older.len() >= w, "arrays of W + 1 and W");
     assert!(
@@ -203,25 +195,32 @@ pub(crate) fn window<T: Residue>(
     #[cfg(target_arch = "x86_64")]
     if isa.min(Isa::detect()) == Isa::Avx512 {
         // SAFETY: `Isa::detect` found AVX-512F on this CPU; the bounds are checked above.
-        return unsafe { T::avx512(cur, old, older, lo, hi, r, l, m) };
+        return unsafe { T::avx512(cur, old, older, step) };
     }
     #[cfg(target_arch = "x86_64")]
     if isa.min(Isa::detect()) == Isa::Avx2 {
         // SAFETY: `Isa::detect` found AVX2 on this CPU; the bounds are checked above.
-        return unsafe { T::avx2(cur, old, older, lo, hi, r, l, m) };
+        return unsafe { T::avx2(cur, old, older, step) };
     }
-    compiled(isa, Window { cur, old, older, lo, hi, r, l, m })
+    compiled(isa, Window { cur, old, older, step })
+}
+
+/// A layer's window as [`window`] sweeps it: the g from `lo` to `hi` (multiples of 64), read from
+/// `old` at g xor `r` and from `older` at g xor `l`, modulo `m`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct WindowStep<T> {
+    pub(crate) lo: usize,
+    pub(crate) hi: usize,
+    pub(crate) r: usize,
+    pub(crate) l: usize,
+    pub(crate) m: T,
 }
 
 struct Window<'a, T> {
     cur: &'a mut [T],
     old: &'a [T],
     older: &'a [T],
-    lo: usize,
-    hi: usize,
-    r: usize,
-    l: usize,
-    m: T,
+    step: WindowStep<T>,
 }
 
 impl<T: Residue> Kernel for Window<'_, T> {
@@ -229,8 +228,8 @@ impl<T: Residue> Kernel for Window<'_, T> {
 
     #[inline(always)]
     fn run(self) {
-        let Window { cur, old, older, lo, hi, r, l, m } = self;
-        sweep(cur, old, older, lo, hi, r, l, m)
+        let Window { cur, old, older, step } = self;
+        sweep(cur, old, older, step)
     }
 }
 
@@ -240,12 +239,12 @@ impl<T: Residue> Kernel for Window<'_, T> {
 /// pairs so that the compiler turns each block into vector shuffles (SSE2 on x86-64, NEON on
 /// aarch64) rather than single loads.
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
-fn sweep<T: Residue>(cur: &mut [T], old: &[T], older: &[T], lo: usize, hi: usize, r: usize, l: usize, m: T) {
+fn sweep<T: Residue>(cur: &mut [T], old: &[T], older: &[T], step: WindowStep<T>) {
+    let high = WindowStep { r: step.r & !3, l: step.l & !3, ..step };
     macro_rules! by_low_bits {
         ($(($rl:literal, $ll:literal)),*) => {
-            match (r & 3, l & 3) {
-                $(($rl, $ll) => blocks::<T, $rl, $ll>(cur, old, older, lo, hi, r & !3, l & !3, m),)*
+            match (step.r & 3, step.l & 3) {
+                $(($rl, $ll) => blocks::<T, $rl, $ll>(cur, old, older, high),)*
                 _ => unreachable!("two bits each"),
             }
         };
@@ -270,19 +269,10 @@ fn sweep<T: Residue>(cur: &mut [T], old: &[T], older: &[T], lo: usize, hi: usize
     )
 }
 
-/// [`sweep`] for r and l whose low two bits are `RL` and `LL` (`rh` and `lh` their other bits).
+/// [`sweep`] for r and l whose low two bits are `RL` and `LL` (`high` holds their other bits).
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
-fn blocks<T: Residue, const RL: usize, const LL: usize>(
-    cur: &mut [T],
-    old: &[T],
-    older: &[T],
-    lo: usize,
-    hi: usize,
-    rh: usize,
-    lh: usize,
-    m: T,
-) {
+fn blocks<T: Residue, const RL: usize, const LL: usize>(cur: &mut [T], old: &[T], older: &[T], high: WindowStep<T>) {
+    let WindowStep { lo, hi, r: rh, l: lh, m } = high;
     for g in (lo..hi).step_by(4) {
         let (a, b) = (&old[g ^ rh..][..4], &older[g ^ lh..][..4]);
         let out = &mut cur[g + 1..][..4];
@@ -310,12 +300,18 @@ mod tests {
             }
             for isa in Isa::available() {
                 let mut got = vec![0u64; w + 1];
-                window(isa, &mut got, &old, &older, 64, 192, r, l, m);
+                window(isa, &mut got, &old, &older, WindowStep { lo: 64, hi: 192, r, l, m });
                 assert_eq!(got, want, "{isa:?}, mod {m}");
                 if m < 1 << 31 {
                     let narrow = |v: &[u64]| v.iter().map(|&x| x as u32).collect::<Vec<_>>();
                     let mut got = vec![0u32; w + 1];
-                    window(isa, &mut got, &narrow(&old), &narrow(&older), 64, 192, r, l, m as u32);
+                    window(
+                        isa,
+                        &mut got,
+                        &narrow(&old),
+                        &narrow(&older),
+                        WindowStep { lo: 64, hi: 192, r, l, m: m as u32 },
+                    );
                     assert_eq!(got, narrow(&want), "{isa:?}, mod {m}, u32 lanes");
                 }
             }

@@ -42,7 +42,7 @@ pub use calibrate::IsaChoice;
 pub(crate) use calibrate::chunk_lanes;
 pub(crate) use carry::add_run;
 pub use chosen::{isa, isa_choice};
-pub(crate) use dense::{Residue, window};
+pub(crate) use dense::{Residue, WindowStep, window};
 pub(crate) use lanes::{ModLane, sum_layer, sum_layer_mod};
 pub(crate) use normalise::normalise;
 pub(crate) use stream::stream_add;

@@ -7,10 +7,10 @@
 //! states (k, g) of the [`Plan`]. Layer k reads only layers k-1 and k-2.
 //!
 //! **Two lane kinds.** A state holds C-lane chunks of `u64` lanes, of one of two kinds:
-//! - *exact* ([`run_exact`], [`run_resumable`]): the value itself, in [`lanes`]`(k)` lanes of 48-bit
+//! - *exact* ([`Lanes::Exact`]): the value itself, in [`lanes`]`(k)` lanes of 48-bit
 //!   payload in layer k (below), with carries between chunks and the number of passes growing with
 //!   the lanes;
-//! - *residues* ([`run_residues`], the residues of [`crate::engines::Engine::Crt`]): lane i holds
+//! - *residues* ([`Lanes::Residues`], the residues of [`crate::engines::Engine::Crt`]): lane i holds
 //!   the count modulo the i-th modulus (the CRT primes, the last chunk padded with the modulus 2), in
 //!   every layer. The sum adds modulo each lane's modulus ([`crate::kernels::sum_layer_mod`]); a direct
 //!   move adds to every lane of every pass (exact: lane 0 of pass 0); there are no carries and no
@@ -86,20 +86,6 @@ pub(crate) use nonzero::NonZeroSet;
 pub(crate) use pass::Chunk;
 pub(crate) use sweep::Sweep;
 
-/// The part of the blocked engine that a count from both ends ([`crate::engines::both_ends`]) drives,
-/// and all it reaches of it: a run of one sweep in either direction ([`Sweep`], [`SweepRun`],
-/// [`run_sweep`]) or of the bottom-up count alone ([`run_exact`]); how each is cut ([`Tuning`],
-/// [`CHUNK_LANES`], the [`lanes`] of a count of layer k); the work of a sweep, for the one progress
-/// tally of both halves ([`sweep_work`], [`Tally`]); the plan's layers handed over to a bottom-up
-/// sweep ([`Handed`]); and where a sweep ends or resumes ([`State`]: the values of its last two
-/// layers, which the join multiplies and a checkpoint holds).
-pub(crate) mod sweeps {
-    pub(crate) use super::describe::Handed;
-    pub(crate) use super::lanes::lanes;
-    pub(crate) use super::sweep::Sweep;
-    pub(crate) use super::{CHUNK_LANES, State, SweepRun, Tally, Tuning, run_exact, run_sweep, sweep_work};
-}
-
 use crate::error::{Error, Param, Result};
 use crate::hooks::Hooks;
 use crate::kernels::{self, Isa};
@@ -132,7 +118,7 @@ fn bytes_with(tuning: Tuning, widest_layer: usize, n: usize, threads: usize) -> 
     (widest_layer as u64 + 1).saturating_mul(per_state)
 }
 
-/// The bytes a run of the residue kind ([`run_residues`]) modulo `moduli` moduli over a plan whose
+/// The bytes a run of the residue kind ([`Lanes::Residues`]) modulo `moduli` moduli over a plan whose
 /// widest layer has `widest_layer` states holds at its peak on `threads` threads: as
 /// [`memory_bytes`], with the moduli (rounded up to whole chunks) in place of the lanes and no
 /// carries, the largest over every chunk size the run may take. Cost O(1).
@@ -191,7 +177,7 @@ impl Tuning {
         Tuning::for_lanes(widest, lanes(n.max(2)), threads)
     }
 
-    /// A tuning for a run of the residue kind ([`run_residues`]) modulo `moduli` moduli over
+    /// A tuning for a run of the residue kind ([`Lanes::Residues`]) modulo `moduli` moduli over
     /// layers of at most `widest` states, on `threads` threads: as [`Tuning::for_run`], with the
     /// `moduli` lanes of every value in place of the top layer's lanes. Cost O(1).
     pub(crate) fn for_residues(widest: usize, moduli: usize, threads: usize) -> Tuning {
@@ -303,89 +289,91 @@ impl State {
     }
 }
 
-/// What a resumable run calls between segments: `(state, stopping)`, see [`run_resumable`].
+/// What a resumable run calls between segments: `(state, stopping)`, see [`run`].
 pub(crate) type AtBoundary<'b> = dyn FnMut(&State, bool) -> Result<()> + 'b;
 
-/// Runs the recurrence over `plan` with lanes of the exact kind, cut as `tuning` says, handing each
-/// target's value to `sink` in the words format of the exact engines (a length word, then limbs), in
-/// order of layer.
-///
-/// Cost: O(plan states x lanes(n)) lane additions, in cache; memory as the module says.
-///
-/// # Errors
-/// [`Error::Interrupted`] when cancelled.
-pub(crate) fn run_exact(
-    plan: &Plan,
-    targets: &Targets,
-    hooks: Hooks,
-    tuning: Tuning,
-    sink: impl FnMut(usize, &[u64]) + Send,
-) -> Result<()> {
-    run_resumable(plan, targets, hooks, tuning, None, None, sink)
+/// What the lanes of a run hold, as its caller asks: the exact values, or their residues modulo
+/// each of `moduli` (any 2 <= m < 2^63; [`crate::crt::primes`] in use).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) enum Lanes<'m> {
+    /// The exact values, handed to the sink in the words format of the exact engines (a length
+    /// word, then limbs).
+    #[default]
+    Exact,
+    /// The residues, handed to the sink as `moduli.len()` residues in the order of `moduli`.
+    Residues(&'m [u64]),
+}
+
+/// A run of the blocked engine: what it counts over (`plan`, `targets`), what its lanes hold, how
+/// it is cut, the sweep it runs (bottom-up over the whole plan where `sweep` is `None`), where it
+/// adds its work (its own tally where `None`), the plan's layers handed over to it, and the state
+/// it starts from (the beginning where `None`).
+pub(crate) struct Run<'a> {
+    pub(crate) plan: &'a Plan,
+    pub(crate) targets: &'a Targets,
+    pub(crate) lanes: Lanes<'a>,
+    pub(crate) tuning: Tuning,
+    pub(crate) hooks: Hooks<'a>,
+    pub(crate) sweep: Option<Sweep>,
+    pub(crate) tally: Option<Tally<'a>>,
+    pub(crate) handed: Option<&'a Handed>,
+    pub(crate) start: Option<State>,
+}
+
+impl<'a> Run<'a> {
+    /// The bottom-up run of exact lanes over `plan` for `targets`, cut as `tuning` says, from the
+    /// beginning. Cost O(1).
+    pub(crate) fn exact(plan: &'a Plan, targets: &'a Targets, hooks: Hooks<'a>, tuning: Tuning) -> Run<'a> {
+        let lanes = Lanes::Exact;
+        Run { plan, targets, lanes, tuning, hooks, sweep: None, tally: None, handed: None, start: None }
+    }
 }
 
 /// Blocks in a segment of a resumable run: it stops and saves only between segments.
 const SEGMENT_BLOCKS: usize = 4;
 
-/// [`run_exact`], starting from `start` (or from the beginning), and, where `at_boundary` is given,
-/// calling `at_boundary(state, stopping)` between segments of four blocks: with `stopping` false as
-/// it goes (the caller may save the state), with `stopping` true once when the cancel flag stops
-/// the run, before [`Error::Interrupted`] is returned. With `at_boundary`, segments are not cut
-/// short by the cancel flag (so that the stop comes at a boundary, with a state to save), which
-/// makes a stop take up to one segment's time.
+/// Runs the recurrence as `run` says and returns where it ends: the values of its last two steps.
+///
+/// Bottom-up, each target's value goes to `sink` in order of layer (as [`Lanes`] says). Top-down
+/// ([`Sweep::Down`], exact lanes), the values of the direct-move states of the layers above the
+/// cut go to `sink`, each with its multiplicity (1 or 2) in place of a target's index. A bottom-up
+/// sweep reads the plan's layers from `run.handed` where they are handed over ([`Plan::hand_over`]),
+/// freeing each as it goes.
+///
+/// Where `at_boundary` is given, the run is resumable: it calls `at_boundary(state, stopping)`
+/// between segments of four blocks, with `stopping` false as it goes (the caller may save the
+/// state) and true once when the cancel flag stops the run, before [`Error::Interrupted`] is
+/// returned; its segments are not cut short by the cancel flag (so that the stop comes at a
+/// boundary, with a state to save), which makes a stop take up to one segment's time. Residue
+/// lanes are not resumable: a run stops only when cancelled, and starts again from the beginning.
+///
+/// Cost: O(the steps' states x their lanes) lane additions (modulo a lane's modulus for residues),
+/// in cache; memory as the module says (for residues the moduli, rounded up to whole chunks, in
+/// place of the lanes of the top layer: [`residue_memory_bytes`]).
 ///
 /// # Errors
-/// [`Error::Interrupted`] when cancelled; [`Error::InvalidArgument`] naming [`Param::Checkpoint`]
-/// when `start` does not fit the plan's tuning or is past a target; whatever `at_boundary` returns.
-pub(crate) fn run_resumable(
-    plan: &Plan,
-    targets: &Targets,
-    hooks: Hooks,
-    tuning: Tuning,
-    start: Option<State>,
+/// [`Error::Interrupted`] when cancelled; [`Error::InvalidArgument`] naming [`Param::Modulus`] for a
+/// modulus outside 2..2^63, or naming [`Param::Checkpoint`] when `run.start` does not fit the
+/// plan's tuning or is past a target; whatever `at_boundary` returns.
+pub(crate) fn run(
+    run: Run,
     at_boundary: Option<&mut AtBoundary>,
-    sink: impl FnMut(usize, &[u64]) + Send,
-) -> Result<()> {
-    let sweep = Sweep::Up { last: plan.top() };
-    run_kind(plan, sweep, targets, hooks, tuning, (LaneKind::Exact, None, None), start, at_boundary, sink).map(drop)
-}
-
-/// Runs the recurrence over `plan` with lanes of the residue kind: every target's count modulo each
-/// of `moduli` (any 2 <= m < 2^63; [`crate::crt::primes`] in use), handed to `sink` as
-/// `moduli.len()` residues in the order of `moduli`, in order of layer. Not resumable: a run
-/// stops only when cancelled, and starts again from the beginning.
-///
-/// Cost: O(plan states x moduli) additions modulo a lane's modulus, in cache, one pass a chunk of
-/// `tuning.chunk_lanes` moduli in every block; memory as the module says, with the moduli (rounded
-/// up to whole chunks) in place of the lanes of the top layer ([`residue_memory_bytes`]).
-///
-/// # Errors
-/// [`Error::InvalidArgument`] naming [`Param::Modulus`] for a modulus outside 2..2^63, or naming
-/// [`Error::Interrupted`] when cancelled.
-pub(crate) fn run_residues(
-    plan: &Plan,
-    targets: &Targets,
-    moduli: &[u64],
-    hooks: Hooks,
-    tuning: Tuning,
     mut sink: impl FnMut(usize, &[u64]) + Send,
-) -> Result<()> {
+) -> Result<State> {
+    let Lanes::Residues(moduli) = run.lanes else { return run_kind(run, LaneKind::Exact, at_boundary, sink) };
     for &m in moduli {
         crate::engines::modular::check_modulus(m)?;
     }
     if moduli.is_empty() {
-        for t in 0..targets.len() {
-            sink(t, &[]);
-        }
-        return Ok(());
+        (0..run.targets.len()).for_each(|t| sink(t, &[]));
+        return Ok(State::default());
     }
-    let c = tuning.chunk_lanes;
+    let c = run.tuning.chunk_lanes.max(1);
     // the last chunk padded with the modulus 2, whose lanes are dropped at the end
     let mut padded = moduli.to_vec();
-    padded.resize(moduli.len().div_ceil(c.max(1)) * c.max(1), PAD_MODULUS);
+    padded.resize(moduli.len().div_ceil(c) * c, PAD_MODULUS);
     let kind = LaneKind::Residues { moduli: &padded, count: moduli.len() };
-    let sweep = Sweep::Up { last: plan.top() };
-    run_kind(plan, sweep, targets, hooks, tuning, (kind, None, None), None, None, sink).map(drop)
+    run_kind(run, kind, at_boundary, sink)
 }
 
 /// The most layers a block of residues may have ([`Tuning::block_layers`] is cut to it): residues
@@ -435,70 +423,39 @@ pub(crate) fn sweep_work(plan: &Plan, sweep: Sweep, steps: std::ops::RangeInclus
     steps.map(|t| LaneKind::Exact.work(plan, sweep, t)).sum()
 }
 
-/// A run of one sweep: which, where it adds its work, the plan's layers handed over to it, and the
-/// state it starts from (or the beginning).
-#[derive(Default)]
-pub(crate) struct SweepRun<'a> {
-    pub(crate) sweep: Option<Sweep>,
-    pub(crate) tally: Option<Tally<'a>>,
-    pub(crate) handed: Option<&'a Handed>,
-    pub(crate) start: Option<State>,
+/// The time outside the segments' task graphs, on the calling thread, where the run's graph is
+/// recorded ([`crate::graph`]).
+struct Serial<'r> {
+    recorder: Option<&'r crate::graph::Recorder>,
+    since: Option<f64>,
 }
 
-/// Runs a sweep (`run.sweep`, bottom-up over the whole plan when `None`) over `plan` with lanes of
-/// the exact kind, cut as `tuning` says, and returns where it ends: the values of its last two
-/// steps. Bottom-up, the values of `targets` go to `sink` as [`run_exact`] hands them; top-down
-/// ([`Sweep::Down`]), the values of the direct-move states of the layers above the cut, each with
-/// its multiplicity (1 or 2) in place of a target's index. The work done is added to `run.tally`
-/// (the run's own when `None`). A bottom-up sweep reads the plan's layers from `run.handed` where
-/// they are handed over ([`Plan::hand_over`]), freeing each as it goes. With `at_boundary`, the run
-/// is resumable as [`run_resumable`] says, from `run.start`.
-///
-/// Cost: O(the steps' states x their lanes) lane additions; memory as the module says, with the
-/// sweep's lanes.
-///
-/// # Errors
-/// [`Error::Interrupted`] when cancelled; [`Error::InvalidArgument`] naming [`Param::Checkpoint`]
-/// as [`run_resumable`] says; whatever
-/// `at_boundary` returns.
-pub(crate) fn run_sweep(
-    plan: &Plan,
-    run: SweepRun,
-    targets: &Targets,
-    hooks: Hooks,
-    tuning: Tuning,
-    at_boundary: Option<&mut AtBoundary>,
-    sink: impl FnMut(usize, &[u64]) + Send,
-) -> Result<State> {
-    let SweepRun { sweep, tally, handed, start } = run;
-    let sweep = sweep.unwrap_or(Sweep::Up { last: plan.top() });
-    let lanes = (LaneKind::Exact, tally, handed);
-    run_kind(plan, sweep, targets, hooks, tuning, lanes, start, at_boundary, sink)
+impl<'r> Serial<'r> {
+    fn start(recorder: Option<&'r crate::graph::Recorder>) -> Serial<'r> {
+        Serial { recorder, since: recorder.map(|_| crate::machine::thread_cpu_seconds()) }
+    }
+
+    /// Records the serial time since the last start, and stops counting.
+    fn stop(&mut self) {
+        if let (Some(recorder), Some(since)) = (self.recorder, self.since.take()) {
+            recorder.serial(crate::machine::thread_cpu_seconds() - since);
+        }
+    }
+
+    fn restart(&mut self) {
+        self.since = self.recorder.map(|_| crate::machine::thread_cpu_seconds());
+    }
 }
 
-/// The run of [`run_resumable`], [`run_residues`] and [`run_sweep`], for lanes of `kind` (with the
-/// tally it adds to and the layers handed over to it, see [`run_sweep`]), ending with the state
-/// after its last step.
-#[allow(clippy::too_many_arguments)]
+/// [`run`] for lanes of `kind`, ending with the state after its last step.
 fn run_kind(
-    plan: &Plan,
-    sweep: Sweep,
-    targets: &Targets,
-    hooks: Hooks,
-    tuning: Tuning,
-    (kind, tally, handed): (LaneKind, Option<Tally>, Option<&Handed>),
-    start: Option<State>,
+    run: Run,
+    kind: LaneKind,
     mut at_boundary: Option<&mut AtBoundary>,
     mut sink: impl FnMut(usize, &[u64]) + Send,
 ) -> Result<State> {
-    // the time outside the segments' task graphs, on this thread, when the graph is recorded
-    let recorder = hooks.recorder();
-    let mut outside = recorder.map(|_| crate::machine::thread_cpu_seconds());
-    let serial_since = |since: Option<f64>| {
-        if let (Some(recorder), Some(since)) = (recorder, since) {
-            recorder.serial(crate::machine::thread_cpu_seconds() - since);
-        }
-    };
+    let Run { plan, targets, tuning, hooks, sweep, tally, handed, start, .. } = run;
+    let mut serial = Serial::start(hooks.recorder());
     let resumable = at_boundary.is_some();
     let c = tuning.chunk_lanes;
     assert!(CHUNK_LANES.contains(&c), "a chunk is 1, 2, 4, 8, 16, 32 or 64 lanes");
@@ -507,42 +464,21 @@ fn run_kind(
         LaneKind::Residues { .. } => MAX_RESIDUE_BLOCK_LAYERS, // residues cannot overflow
     };
     let block_layers = tuning.block_layers.clamp(1, longest);
+    let sweep = sweep.unwrap_or(Sweep::Up { last: plan.top() });
     let mut state = start.unwrap_or(State { k0: 2, chunk_lanes: c, ..State::default() });
     let last = sweep.last_step();
     if state.chunk_lanes != c || state.k0 < 2 || state.k0 > last.max(1) + 1 {
         return Err(Error::invalid(Param::Checkpoint, "the saved state does not fit this run"));
     }
-    // the targets are in order of layer
-    let mut next = (0..targets.len()).peekable();
-    let zero = match kind {
-        LaneKind::Exact => Vec::new(),
-        LaneKind::Residues { count, .. } => vec![0; count],
-    };
-    while let Some(t) = next.next_if(|&t| targets[t].0 < 2) {
-        sink(t, &zero); // layers 0 and 1 hold no moves
-    }
-    // A resumed run has no values for the layers it skips: a target there cannot be answered.
-    if next.peek().is_some_and(|&t| (targets[t].0 as usize) < state.k0) {
-        return Err(Error::invalid(Param::Checkpoint, "the saved state is past a target of this run"));
-    }
+    let mut next = first_targets(targets, kind, state.k0, &mut sink)?;
     let work = |t: usize| kind.work(plan, sweep, t);
     let own = AtomicU64::new((2..state.k0).map(work).sum());
     let tally = tally.unwrap_or(Tally { done: &own, total: (2..=last).map(work).sum() });
-    let shared = Shared {
-        plan,
-        sweep,
-        handed,
-        targets,
-        c,
-        isa: tuning.isa,
-        kind,
-        hooks,
-        // A resumable run stops only between segments, so that it has a state to save.
-        segment_hooks: if resumable { hooks.uncancellable() } else { hooks },
-        sink: Mutex::new(&mut sink),
-        spares: Default::default(),
-        tally,
-    };
+    // A resumable run stops only between segments, so that it has a state to save.
+    let segment_hooks = if resumable { hooks.uncancellable() } else { hooks };
+    let sink: &mut schedule::SinkFn = &mut sink;
+    let (isa, spares, sink) = (tuning.isa, Default::default(), Mutex::new(sink));
+    let shared = Shared { plan, sweep, handed, targets, c, isa, kind, hooks, segment_hooks, sink, spares, tally };
     while state.k0 <= last {
         let stopping = hooks.cancelled();
         if let Some(at_boundary) = &mut at_boundary {
@@ -562,14 +498,40 @@ fn run_kind(
             .map(|&(_, k1)| std::iter::from_fn(|| next.next_if(|&t| targets[t].0 as usize <= k1)).collect())
             .collect();
         let segment = Segment::new(&shared, &bounds, block_targets, std::mem::take(&mut state));
-        serial_since(outside);
+        serial.stop();
         segment.run();
-        outside = recorder.map(|_| crate::machine::thread_cpu_seconds());
+        serial.restart();
         if !resumable && hooks.cancelled() {
             return Err(Error::Interrupted);
         }
         state = segment.finish();
     }
-    serial_since(outside);
+    serial.stop();
     Ok(state)
+}
+
+/// The targets of `targets` (in order of layer) from the first a run starting at layer `k0` computes:
+/// those of layers 0 and 1, which hold no moves, answered 0 through `sink` at once.
+///
+/// # Errors
+/// [`Error::InvalidArgument`] naming [`Param::Checkpoint`] for a target below `k0` (a resumed run has
+/// no values for the layers it skips).
+fn first_targets(
+    targets: &Targets,
+    kind: LaneKind,
+    k0: usize,
+    sink: &mut impl FnMut(usize, &[u64]),
+) -> Result<std::iter::Peekable<std::ops::Range<usize>>> {
+    let mut next = (0..targets.len()).peekable();
+    let zero = match kind {
+        LaneKind::Exact => Vec::new(),
+        LaneKind::Residues { count, .. } => vec![0; count],
+    };
+    while let Some(t) = next.next_if(|&t| targets[t].0 < 2) {
+        sink(t, &zero); // layers 0 and 1 hold no moves
+    }
+    if next.peek().is_some_and(|&t| (targets[t].0 as usize) < k0) {
+        return Err(Error::invalid(Param::Checkpoint, "the saved state is past a target of this run"));
+    }
+    Ok(next)
 }

@@ -35,7 +35,7 @@ fn blocked_equals_reference() {
                 let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
                 let mut got = vec![None; targets.len()];
                 pool.install(|| {
-                    run_exact(&plan, targets, Hooks::default(), tuning, |t, w| got[t] = Some(to_biguint(w)))
+                    run(Run::exact(&plan, targets, Hooks::default(), tuning), None, |t, w| got[t] = Some(to_biguint(w)))
                 })
                 .unwrap();
                 let got: Vec<_> = got.into_iter().map(|v| v.expect("every target reported")).collect();
@@ -54,15 +54,8 @@ fn blocked_equals_reference() {
                         boundaries += 1;
                         Ok(())
                     };
-                    run_resumable(
-                        &plan,
-                        targets,
-                        Hooks::default(),
-                        tuning,
-                        None,
-                        Some(&mut count_boundaries),
-                        |t, w| segmented[t] = Some(to_biguint(w)),
-                    )
+                    let exact = Run::exact(&plan, targets, Hooks::default(), tuning);
+                    run(exact, Some(&mut count_boundaries), |t, w| segmented[t] = Some(to_biguint(w)))
                 })
                 .unwrap();
                 let segmented: Vec<_> = segmented.into_iter().map(|v| v.expect("every target reported")).collect();
@@ -130,11 +123,11 @@ fn every_instruction_set_agrees_with_the_oracle_and_the_modular_engine() {
     for isa in Isa::available() {
         let tuning = Tuning { isa, ..Tuning::for_width(plan.widest_layer()) };
         let mut got = vec![BigUint::ZERO; targets.len()];
-        run_exact(&plan, &targets, Hooks::default(), tuning, |t, w| got[t] = to_biguint(w)).unwrap();
+        run(Run::exact(&plan, &targets, Hooks::default(), tuning), None, |t, w| got[t] = to_biguint(w)).unwrap();
         assert_eq!(got, want, "{isa:?}: the explicit tree's counts");
         let tuning = Tuning { isa, ..Tuning::for_width(big_plan.widest_layer()) };
         let mut value = BigUint::ZERO;
-        run_exact(&big_plan, &big, Hooks::default(), tuning, |_, w| value = to_biguint(w)).unwrap();
+        run(Run::exact(&big_plan, &big, Hooks::default(), tuning), None, |_, w| value = to_biguint(w)).unwrap();
         let projections: Vec<u64> = moduli.iter().map(|&m| (&value % m).try_into().unwrap()).collect();
         assert_eq!(residues[0], projections, "{isa:?}: f(3000)'s residues");
     }
@@ -186,7 +179,11 @@ fn residues_equal_the_modular_engine() {
                     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
                     let mut got = vec![None; targets.len()];
                     pool.install(|| {
-                        run_residues(&plan, targets, moduli, Hooks::default(), tuning, |t, r| {
+                        let residues = Run {
+                            lanes: Lanes::Residues(moduli),
+                            ..Run::exact(&plan, targets, Hooks::default(), tuning)
+                        };
+                        run(residues, None, |t, r| {
                             assert!(got[t].is_none(), "target {t} reported once");
                             got[t] = Some(r.to_vec())
                         })
@@ -214,11 +211,14 @@ fn residues_refuse_bad_moduli() {
     let plan = Plan::new(&targets, u64::MAX, Hooks::default()).unwrap();
     let tuning = Tuning::for_residues(plan.widest_layer(), 3, 1);
     for bad in [0u64, 1, 1 << 63, u64::MAX] {
-        let result = run_residues(&plan, &targets, &[7, bad], Hooks::default(), tuning, |_, _| {});
+        let moduli = [7, bad];
+        let residues = Run { lanes: Lanes::Residues(&moduli), ..Run::exact(&plan, &targets, Hooks::default(), tuning) };
+        let result = run(residues, None, |_, _| {});
         assert!(matches!(result, Err(Error::InvalidArgument { param: Param::Modulus, .. })), "{bad}: {result:?}");
     }
     let mut seen = Vec::new();
-    run_residues(&plan, &targets, &[], Hooks::default(), tuning, |t, r| seen.push((t, r.len()))).unwrap();
+    let residues = Run { lanes: Lanes::Residues(&[]), ..Run::exact(&plan, &targets, Hooks::default(), tuning) };
+    run(residues, None, |t, r| seen.push((t, r.len()))).unwrap();
     assert_eq!(seen, [(0, 0), (1, 0)], "in order of layer: (50, 1), then (100, 0)");
 }
 

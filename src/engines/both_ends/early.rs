@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use num_bigint::BigUint;
 
 use super::joined::assert_cut;
-use crate::engines::blocked::sweeps::{self, State, Sweep, SweepRun, Tuning};
+use crate::engines::blocked::{self, Run, State, Sweep, Tuning};
 use crate::engines::reference::to_biguint;
 use crate::error::{Error, Result};
 use crate::hooks::Hooks;
@@ -66,9 +66,10 @@ pub(crate) fn start_top_down(
     };
     let mut direct = BigUint::ZERO;
     let sink = |times: usize, words: &[u64]| direct += to_biguint(words) * times as u32;
-    let run = SweepRun { sweep: Some(down), ..SweepRun::default() };
     let quiet = hooks.without_progress().also_stopped_by(done);
-    let ran = sweeps::run_sweep(skeleton, run, &Targets::default(), quiet, tuning, Some(&mut at_boundary), sink);
+    let none = Targets::default();
+    let run = Run { sweep: Some(down), ..Run::exact(skeleton, &none, quiet, tuning) };
+    let ran = blocked::run(run, Some(&mut at_boundary), sink);
     let state = match ran {
         Ok(state) => state, // the whole half, before the plan was made
         Err(Error::Interrupted) if hooks.cancelled() => return Err(Error::Interrupted),

@@ -6,7 +6,7 @@ use std::sync::atomic::AtomicU64;
 use num_bigint::BigUint;
 
 use super::early::Started;
-use crate::engines::blocked::sweeps::{self, State, Sweep, SweepRun, Tally, Tuning};
+use crate::engines::blocked::{self, Handed, Run, State, Sweep, Tally, Tuning};
 use crate::engines::reference::to_biguint;
 use crate::error::Result;
 use crate::hooks::Hooks;
@@ -86,7 +86,7 @@ impl HalfSweeps {
         let (up, down) = (Sweep::Up { last: cut }, Sweep::Down { n, seed: g, cut });
         let tuning_up = tune(Tuning::for_lanes(widest(2..=cut), up.lanes(cut), threads));
         let tuning_down = tune(Tuning::for_lanes(widest(cut - 1..=n), down.lanes(down.last_step()), threads));
-        let total = [up, down].iter().map(|&s| sweeps::sweep_work(plan, s, 2..=s.last_step())).sum();
+        let total = [up, down].iter().map(|&s| blocked::sweep_work(plan, s, 2..=s.last_step())).sum();
         HalfSweeps { up, down, tuning_up, tuning_down, total }
     }
 }
@@ -94,14 +94,15 @@ impl HalfSweeps {
 /// The tuning of the bottom-up count alone of a target at the top layer `n` of `plan`, on the
 /// current rayon pool's threads. Cost O(n).
 pub(super) fn bottom_up_tuning(plan: &Plan, n: u64) -> Tuning {
-    Tuning::for_lanes(plan.widest_layer(), sweeps::lanes(n as usize), rayon::current_num_threads())
+    Tuning::for_lanes(plan.widest_layer(), blocked::lanes(n as usize), rayon::current_num_threads())
 }
 
 /// The bottom-up count of the one target of `plan` alone, tuned by `tune`.
 fn bottom_up(plan: &Plan, (n, g): (u64, u64), hooks: Hooks, tune: impl Fn(Tuning) -> Tuning) -> Result<BigUint> {
     let tuning = tune(bottom_up_tuning(plan, n));
     let mut value = BigUint::ZERO;
-    sweeps::run_exact(plan, &Targets::one(n, g), hooks, tuning, |_, words| value = to_biguint(words))?;
+    let target = Targets::one(n, g);
+    blocked::run(Run::exact(plan, &target, hooks, tuning), None, |_, words| value = to_biguint(words))?;
     Ok(value)
 }
 
@@ -122,7 +123,7 @@ fn count_halves(
     cut: u64,
     hooks: Hooks,
     tune: impl Fn(Tuning) -> Tuning,
-    handed: Option<&sweeps::Handed>,
+    handed: Option<&Handed>,
     started: Option<Started>,
 ) -> Result<BigUint> {
     debug_assert_eq!(plan.top() as u64, n, "the plan's top layer is the target's");
@@ -134,19 +135,19 @@ fn count_halves(
     let mut halves = HalfSweeps::new(plan, (n as usize, g), cut, tune);
     // a top-down half started early goes on in its chunks, its work done so far told as done
     let (start, mut direct) = started.map_or((None, BigUint::ZERO), |s| (Some(s.state), s.direct));
-    let before = start.as_ref().map_or(0, |s| sweeps::sweep_work(plan, halves.down, 2..=s.k0 - 1));
+    let before = start.as_ref().map_or(0, |s| blocked::sweep_work(plan, halves.down, 2..=s.k0 - 1));
     if let Some(state) = &start {
         halves.tuning_down.chunk_lanes = state.chunk_lanes;
     }
     let done = AtomicU64::new(before);
     let tally = Some(Tally { done: &done, total: halves.total });
     let none = Targets::default();
-    let up = SweepRun { sweep: Some(halves.up), tally, handed, start: None };
-    let down = SweepRun { sweep: Some(halves.down), tally, start, ..SweepRun::default() };
+    let up = Run { sweep: Some(halves.up), tally, handed, ..Run::exact(plan, &none, hooks, halves.tuning_up) };
+    let down = Run { sweep: Some(halves.down), tally, start, ..Run::exact(plan, &none, hooks, halves.tuning_down) };
     // the first sum of the join: the paths to the direct moves above the cut
-    let below = || sweeps::run_sweep(plan, up, &none, hooks, halves.tuning_up, None, |_, _| {});
+    let below = || blocked::run(up, None, |_, _| {});
     let above = || {
-        sweeps::run_sweep(plan, down, &none, hooks, halves.tuning_down, None, |times, words| {
+        blocked::run(down, None, |times, words| {
             direct += to_biguint(words) * times as u32;
         })
     };

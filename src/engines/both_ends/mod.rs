@@ -29,8 +29,8 @@
 //! ([`best_cut`], [`halves`], over [`crate::cost::both_ends_limb_additions`]) that says where it
 //! pays: the least limb additions, near n / 2 ([`keep_for_both_ends`] bounds it).
 //!
-//! The blocked engine is reached only through [`blocked::sweeps`], the part of it a count from both
-//! ends drives: a sweep in either direction, its tuning and work, and the state where it ends.
+//! The blocked engine is reached through its one door, [`blocked::run`]: a sweep in either
+//! direction, its tuning and work, and the state where it ends.
 //!
 //! **Invariants.** A top-down value of layer k is at most F(n - k + 1) (the paths of steps 1 and 2
 //! from n to k), so it fits the lanes of a count of layer n - k + 1; the top-down half's states are
@@ -56,6 +56,6 @@ pub(crate) use reference::count;
 pub(crate) use resumable::{Point, Position, check_resume, count_resumable};
 
 #[cfg(doc)]
-use super::blocked::{self, sweeps::Sweep};
+use super::blocked::{self, Sweep};
 #[cfg(doc)]
 use cut::best_cut;

@@ -6,7 +6,7 @@ use std::sync::atomic::AtomicU64;
 use num_bigint::BigUint;
 
 use super::joined::{HalfSweeps, assert_cut, bottom_up_tuning, join};
-use crate::engines::blocked::sweeps::{self, State, Sweep, SweepRun, Tally, Tuning};
+use crate::engines::blocked::{self, CHUNK_LANES, Run, State, Sweep, Tally, Tuning};
 use crate::engines::reference::to_biguint;
 use crate::error::{Error, Param, Result};
 use crate::hooks::Hooks;
@@ -97,13 +97,13 @@ pub(crate) fn check_resume(
 }
 
 /// What a resumable count calls between segments: `(point, stopping)`, as
-/// [`crate::engines::blocked::run_resumable`]'s `at_boundary`.
+/// [`crate::engines::blocked::run`]'s `at_boundary`.
 pub(crate) type Save<'s> = dyn FnMut(Point, bool) -> Result<()> + 's;
 
 /// [`count_blocked`] at `cut` (n for the bottom-up count alone) over a plan given up to the count,
 /// resumable: the bottom-up half, then the top-down one, each in segments, from `resume` where
 /// given (a checkpoint's, whose cut it must be), calling `save` between segments as
-/// [`crate::engines::blocked::run_resumable`] calls its `at_boundary` (with `stopping` true once when cancelled).
+/// [`crate::engines::blocked::run`] calls its `at_boundary` (with `stopping` true once when cancelled).
 /// A resumed half goes on in the chunks it was cut into.
 ///
 /// Cost: as [`count_blocked`], the halves one after the other; memory the same, the bottom-up
@@ -126,7 +126,7 @@ pub(crate) fn count_resumable(
     check_resume(&plan, (n, g), cut, resume.as_ref(), hooks)?;
     let does_not_fit = || Error::invalid(Param::Checkpoint, DOES_NOT_FIT);
     let in_chunks = |mut tuning: Tuning, state: Option<&State>| {
-        if let Some(state) = state.filter(|s| sweeps::CHUNK_LANES.contains(&s.chunk_lanes)) {
+        if let Some(state) = state.filter(|s| CHUNK_LANES.contains(&s.chunk_lanes)) {
             tuning.chunk_lanes = state.chunk_lanes;
         }
         tuning
@@ -140,11 +140,9 @@ pub(crate) fn count_resumable(
         let tuning = in_chunks(bottom_up_tuning(&plan, n), start.as_ref());
         let mut value = BigUint::ZERO;
         let mut at_boundary = |state: &State, stopping| save(Point::Up { cut, state }, stopping);
-        let run = SweepRun { start, ..SweepRun::default() };
         let target = Targets::one(n, g);
-        sweeps::run_sweep(&plan, run, &target, hooks, tuning, Some(&mut at_boundary), |_, words| {
-            value = to_biguint(words)
-        })?;
+        let run = Run { start, ..Run::exact(&plan, &target, hooks, tuning) };
+        blocked::run(run, Some(&mut at_boundary), |_, words| value = to_biguint(words))?;
         return Ok(value);
     }
     assert_cut(n, cut);
@@ -169,8 +167,9 @@ pub(crate) fn count_resumable(
             }
             let tuning = in_chunks(halves.tuning_up, start.as_ref());
             let mut at_boundary = |state: &State, stopping| save(Point::Up { cut, state }, stopping);
-            let run = SweepRun { sweep: Some(halves.up), tally, handed: Some(&handed), start };
-            let below = sweeps::run_sweep(&plan, run, &none, hooks, tuning, Some(&mut at_boundary), |_, _| {})?;
+            let handed = Some(&handed[..]);
+            let run = Run { sweep: Some(halves.up), tally, handed, start, ..Run::exact(&plan, &none, hooks, tuning) };
+            let below = blocked::run(run, Some(&mut at_boundary), |_, _| {})?;
             (below, BigUint::ZERO, None)
         }
     };
@@ -180,8 +179,8 @@ pub(crate) fn count_resumable(
         let direct = direct.lock().expect("not poisoned");
         save(Point::Down { cut, below: &below, direct: &direct, state }, stopping)
     };
-    let run = SweepRun { sweep: Some(halves.down), tally, start, ..SweepRun::default() };
-    let top = sweeps::run_sweep(&plan, run, &none, hooks, tuning, Some(&mut at_boundary), |times, words| {
+    let run = Run { sweep: Some(halves.down), tally, start, ..Run::exact(&plan, &none, hooks, tuning) };
+    let top = blocked::run(run, Some(&mut at_boundary), |times, words| {
         *direct.lock().expect("not poisoned") += to_biguint(words) * times as u32;
     })?;
     join(&below, &top, cut as usize, direct.into_inner().expect("not poisoned"), hooks)

@@ -6,7 +6,7 @@ use super::cut::best_cut;
 use super::*;
 use crate::cost::{both_ends_limb_additions, limb_additions};
 use crate::engines::Engine;
-use crate::engines::blocked::sweeps::Tuning;
+use crate::engines::blocked::Tuning;
 use crate::error::{Error, Param};
 use crate::hooks::Hooks;
 use crate::plan::Plan;

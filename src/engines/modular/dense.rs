@@ -36,7 +36,7 @@ use rayon::prelude::*;
 use super::NAME;
 use crate::error::Result;
 use crate::hooks::Hooks;
-use crate::kernels::{AlignedLanes, Isa, Residue, window};
+use crate::kernels::{AlignedLanes, Isa, Residue, WindowStep, window};
 use crate::plan::Plan;
 use crate::targets::Targets;
 
@@ -245,7 +245,13 @@ impl SharedSweep<'_> {
                 let ((c1, a), (c2, b)) = (source(c, r), source(c, l));
                 if hi > lo {
                     let (old, older) = (&old[c1].as_slice()[a..], &older[c2].as_slice()[b..]);
-                    window(isa, cur[c].as_mut_slice(), old, older, lo, hi, r >> 2, l >> 2, modulus);
+                    window(
+                        isa,
+                        cur[c].as_mut_slice(),
+                        old,
+                        older,
+                        WindowStep { lo, hi, r: r >> 2, l: l >> 2, m: modulus },
+                    );
                 }
             }
             let direct = [r, l];
