@@ -5,7 +5,7 @@
 use num_bigint::BigUint;
 
 use crate::error::Error;
-use crate::game::count_parity;
+use fibtree_core::count_parity;
 
 /// One projection of the exact value: its residue modulo `modulus`, and the residue an independent
 /// modular computation found.

@@ -11,7 +11,7 @@ use csv_core::ReadRecordResult;
 use super::lines::{Got, Lines};
 use super::{CLAIMS_HEADER, Claim, MAX_LINE, Malformed};
 use crate::error::{Error, Param, Result};
-use crate::hooks::Hooks;
+use fibtree_core::Hooks;
 use fibtree_util::{NotWhole, parse_modulus, parse_whole};
 use num_bigint::BigUint;
 
@@ -238,7 +238,9 @@ fn parse_claim(fields: &[&str], line: usize, order: &[usize; 4]) -> std::result:
         })
     };
     let n = whole("n", n)?;
-    crate::game::check_n(n).map_err(|_| format!("n: at most {}, got {n}", crate::game::MAX_N))?;
+    if n > crate::MAX_N {
+        return Err(format!("n: at most {}, got {n}", crate::MAX_N));
+    }
     let g = if g.is_empty() { 0 } else { whole("g", g)? };
     // an empty modulus claims the whole count: digits of any length (a line holds at most MAX_LINE)
     let modulus = match modulus {

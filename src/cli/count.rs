@@ -365,7 +365,7 @@ fn count_mod_only(args: CountArgs) -> anyhow::Result<ExitCode> {
     let limit = args.run.memory_limit();
     let report = session.compute(|hooks, _| {
         let options = Options { moduli: args.moduli.clone(), memory_limit: Some(limit), hooks, ..Options::default() };
-        let report = fibtree::mod_only(args.target.n, args.target.g, &options)?;
+        let report = fibtree::mod_only(&[(args.target.n, args.target.g)], &options)?.remove(0);
         say_estimate(args.verbose, report.memory_estimate_bytes, limit)?;
         Ok(report)
     })?;

@@ -326,7 +326,7 @@ pub(super) fn estimate(args: EstimateArgs) -> anyhow::Result<ExitCode> {
     let shards = if args.shards.is_empty() { vec![1, 64, 1024] } else { args.shards.clone() };
     let e =
         session.compute(|hooks, _| Ok(estimate::estimate(args.target.n, args.target.g, &shards, census, hooks)?))?;
-    let out = EstimateOut::new(&e, fibtree::isa().to_string(), session.threads());
+    let out = EstimateOut::new(&e, fibtree_core::isa().to_string(), session.threads());
     session.emit(&out, OutputForm::of(args.json, false))?;
     Ok(ExitCode::SUCCESS)
 }

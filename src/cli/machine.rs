@@ -26,7 +26,7 @@
 use std::ffi::OsStr;
 use std::sync::OnceLock;
 
-use fibtree::{Isa, Machine};
+use fibtree_core::{Isa, Machine};
 
 use super::usage;
 

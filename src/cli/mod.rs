@@ -19,6 +19,7 @@ mod estimate;
 mod forms;
 mod input;
 mod json;
+mod ladder;
 mod machine;
 mod messages;
 mod moves;
@@ -70,14 +71,12 @@ fn flag(param: Param) -> &'static str {
     match param {
         Param::N => "N",
         Param::G => "--g",
-        Param::K => "K",
         Param::Modulus => "--mod",
         Param::Threads => "--threads",
-        Param::Runs => "--runs",
         Param::Path => "PATH",
         Param::Checkpoint => "--checkpoint",
         Param::Cut => "--cut",
-        Param::ChunkLanes => "--chunk-lanes",
+        Param::Lanes => "--chunk-lanes",
         Param::Isa => machine::ISA_VAR,
         Param::Machine => machine::MACHINE_VAR,
         Param::Shard => "--shard",
@@ -91,17 +90,17 @@ fn flag(param: Param) -> &'static str {
 /// `avx2 (fastest measured, in lane additions/ns: baseline 1.95, avx2 2.31 in 3 ms; dense sweep avx2;
 /// this CPU has: baseline, avx2)`. Cost O(1) after the calibration.
 fn kernel_line() -> String {
-    let names: Vec<&str> = fibtree::Isa::available().into_iter().map(fibtree::Isa::name).collect();
+    let names: Vec<&str> = fibtree_core::Isa::available().into_iter().map(fibtree_core::Isa::name).collect();
     let has = format!("this CPU has: {}", names.join(", "));
-    match fibtree::isa_choice() {
+    match fibtree_core::isa_choice() {
         Some(c) => {
             let rates: Vec<String> = c.rates.iter().map(|(k, r)| format!("{k} {r:.2}")).collect();
-            let widest = fibtree::Isa::available().last().copied().unwrap_or(fibtree::Isa::Baseline);
+            let widest = fibtree_core::Isa::available().last().copied().unwrap_or(fibtree_core::Isa::Baseline);
             let ms = (c.seconds * 1e3).round();
             let how = format!("fastest measured, in lane additions/ns: {} in {ms} ms", rates.join(", "));
             format!("{} ({how}; dense sweep {widest}; {has})", c.chosen)
         }
-        None => format!("{} (forced by {}; {has})", fibtree::isa(), machine::ISA_VAR),
+        None => format!("{} (forced by {}; {has})", fibtree_core::isa(), machine::ISA_VAR),
     }
 }
 

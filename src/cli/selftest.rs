@@ -17,7 +17,7 @@ pub(super) fn self_test(seed: Option<u64>) -> anyhow::Result<ExitCode> {
     // in the session's pool, on the threads it could start, as every command computes
     let all = session.compute(|_, out| {
         let mut unwritten = None;
-        let all = fibtree::ladder::run(seed, Hooks::default().cancel_on(&cancel), |rung| {
+        let all = super::ladder::run(seed, Hooks::default().cancel_on(&cancel), |rung| {
             let word = if rung.ok { "OK  " } else { "FAIL" };
             let written = writeln!(out, "{word} {:<40} {:>6.2} s  {}", rung.name, rung.seconds, rung.detail);
             if let Err(e) = written.and_then(|()| out.flush()) {

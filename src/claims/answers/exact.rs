@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::super::residue;
 use super::{Answer, Asked, Found};
-use crate::engines::modular::MODULUS_LIMIT;
+use fibtree_core::MODULUS_LIMIT;
 use crate::error::{Error, Result};
 use crate::options::Options;
 use crate::report::Report;
