@@ -1,7 +1,8 @@
 //! The Slurm recipes of `deploy/slurm/` on a real one-node Slurm cluster (`local-cluster.sh`):
-//! `submit.sh`'s array and combine, a task that fails and is run again as the README says, and an
-//! array from 0 submitted by hand. Skipped, and said so, where Slurm or munge is not installed or
-//! this is not root (`.ci/run` installs them).
+//! `submit.sh`'s array and combine, a task that fails and is run again as the README says, an
+//! array from 0 submitted by hand, and `count.sbatch`'s one long count that saves and requeues
+//! itself at its time limit until it is done. Skipped, and said so, where Slurm or munge is not
+//! installed or this is not root (`.ci/run` installs them). One cluster at a time.
 
 use std::path::Path;
 use std::process::Command;
@@ -21,6 +22,9 @@ const DEADLINE: Duration = Duration::from_secs(120);
 struct Cluster {
     dir: TempDir,
 }
+
+/// Held while a test's cluster runs: one cluster on the machine at a time.
+static ONE_CLUSTER: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 impl Cluster {
     /// The running cluster, or `None` (said on stdout) where this machine cannot run one.
@@ -110,6 +114,7 @@ fn folder(cluster: &Cluster, name: &str) -> std::path::PathBuf {
 
 #[test]
 fn the_slurm_recipes_run_on_a_one_node_cluster() {
+    let _one = ONE_CLUSTER.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     let Some(cluster) = Cluster::start() else { return };
     let submit = deploy("slurm/submit.sh");
     let submit = submit.to_str().unwrap();
@@ -151,4 +156,64 @@ fn the_slurm_recipes_run_on_a_one_node_cluster() {
     let combine = cluster.run("sbatch", &args, &[("OUT", out)], &by_hand);
     assert_eq!(cluster.wait(&[&array, combine.trim()], &by_hand), ["COMPLETED"; 5]);
     check_result(&by_hand.join("result.json"));
+}
+
+/// The smallest n of a list whose exact count, on one thread, `fibtree estimate` puts at `seconds`
+/// or more on this machine (the largest of the list where none is), with the estimate.
+fn a_count_of_at_least(seconds: f64) -> (u64, f64) {
+    let mut last = (0, 0.0);
+    for n in [40_000u64, 50_000, 60_000, 80_000, 100_000, 120_000, 150_000] {
+        let json = success_json(&["estimate", &n.to_string(), "--threads", "1", "--json"]);
+        let predicted = json["exact"]["seconds"].as_f64().unwrap_or_else(|| panic!("exact.seconds in {json}"));
+        last = (n, predicted);
+        if predicted >= seconds {
+            break;
+        }
+    }
+    last
+}
+
+/// `count.sbatch`: one exact count under a time limit of a minute, told by Slurm to stop before it
+/// (`--signal=B:TERM@50`), saves its checkpoint, requeues itself and resumes, until done; the value
+/// is written whole, and agrees with the modular engine's residues. The count is chosen by the
+/// estimate of this machine to take at least three jobs' worth of time (Slurm checks its time limits
+/// about every 30 s), so that it requeues at least twice.
+#[test]
+fn a_long_count_saves_requeues_and_resumes_until_done() {
+    let _one = ONE_CLUSTER.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let Some(cluster) = Cluster::start() else { return };
+    let (n, predicted) = a_count_of_at_least(100.0);
+    println!("count {n}: {predicted:.0} s predicted on one thread");
+    let here = folder(&cluster, "long");
+    let out = here.join("out");
+    let recipe = deploy("slurm/count.sbatch");
+    let args = ["--parsable", "--time=1", "--signal=B:TERM@50", "--cpus-per-task=1", recipe.to_str().unwrap()];
+    let n_text = n.to_string();
+    let vars = [("N", n_text.as_str()), ("OUT", out.to_str().unwrap())];
+    let job = cluster.run("sbatch", &args, &vars, &here);
+    let job = job.trim().split(';').next().unwrap().to_string();
+    // requeued jobs come back pending: wait for the end of the last run
+    let deadline = Instant::now() + Duration::from_secs(900);
+    let shown = loop {
+        let shown = cluster.run("scontrol", &["show", "job", "-o", &job], &[], &here);
+        let state = shown.split_whitespace().find_map(|f| f.strip_prefix("JobState=")).unwrap_or("").to_string();
+        if !["PENDING", "RUNNING", "REQUEUED", "CONFIGURING", "COMPLETING", "SUSPENDED"].contains(&state.as_str()) {
+            break shown;
+        }
+        assert!(Instant::now() < deadline, "job {job} not done after 15 minutes: {shown}");
+        std::thread::sleep(Duration::from_secs(1));
+    };
+    let log = std::fs::read_to_string(here.join(format!("fibtree-count-{job}.log"))).unwrap_or_default();
+    assert!(shown.contains("JobState=COMPLETED"), "{shown}\n{log}");
+    let restarts: u32 = shown.split_whitespace().find_map(|f| f.strip_prefix("Restarts=")).unwrap().parse().unwrap();
+    assert!(restarts >= 2, "requeued {restarts} times: {log}");
+    assert_eq!(log.matches("the checkpoint is saved; requeued").count() as u32, restarts, "{log}");
+    assert!(log.matches("resuming from the checkpoint").count() as u32 >= restarts, "{log}");
+    // the value, checked against the modular engine's residues; the checkpoint gone
+    let value = std::fs::read_to_string(out.join(format!("c{n}-0.txt"))).unwrap();
+    let residues = success(&["count", &n_text, "--mod-only", "-q"]);
+    let value: num_bigint::BigUint = value.trim().parse().unwrap();
+    let want: Vec<String> = residues.lines().map(str::to_string).collect();
+    assert_eq!([(&value % LAST18).to_string(), (&value % P998244353).to_string()], [want[0].clone(), want[1].clone()]);
+    assert!(!out.join(format!("c{n}-0.ckpt")).exists(), "{:?}", std::fs::read_dir(&out).unwrap().collect::<Vec<_>>());
 }
