@@ -397,6 +397,19 @@ pub(in crate::cli) struct BenchArgs {
     /// threads.
     #[arg(long, value_name = "C", value_parser = parse_chunk_lanes)]
     pub(in crate::cli) chunk_lanes: Option<usize>,
+    /// Pin each worker thread of a measurement to a CPU of its own.
+    ///
+    /// Worker i on the i-th CPU this process may run on, one of each core first (SMT siblings
+    /// last). A row of more threads than those CPUs, or one whose pinning fails, runs unpinned,
+    /// said once on stderr; the JSON says of each row whether it was pinned.
+    #[arg(long)]
+    pub(in crate::cli) pin: bool,
+    /// Also plot speedup and efficiency against threads to FILE (SVG).
+    ///
+    /// For each N: the measured speedup over the 1-thread run, and the speedup the task graph
+    /// predicts on 1 to 128 workers. Written atomically; the path is checked before any run.
+    #[arg(long, value_name = "FILE")]
+    pub(in crate::cli) svg: Option<PathBuf>,
     /// Print one JSON object.
     #[arg(long)]
     pub(in crate::cli) json: bool,

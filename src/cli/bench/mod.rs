@@ -2,6 +2,7 @@
 //! checked, and that throughput as a fraction of one core's streaming add (the work is in
 //! `fibtree::bench`).
 
+use std::io::Write;
 use std::process::ExitCode;
 
 use fibtree::bench::{Caches, DEFAULT_N, Machine, Measurement, Stream, Subject, default_threads};
@@ -9,11 +10,17 @@ use fibtree::{Cut, Kernel, Param};
 
 use super::args::{BenchArgs, MAX_THREADS};
 use super::flag;
+use super::output::{Output, distinct};
 use super::session::{OutputForm, Session};
 
+mod pin;
 mod report;
+mod svg;
 
-use report::{Bench, CalibrationOut, MachineOut, PredictedOut, RateOut, ResultOut, StreamOut, route, stream_lines};
+use pin::Pinning;
+use report::{
+    Bench, CalibrationOut, MachineOut, PinOut, PredictedOut, RateOut, ResultOut, StreamOut, route, stream_lines,
+};
 
 /// Ascending, repeats removed.
 fn sorted<T: Ord>(mut v: Vec<T>) -> Vec<T> {
@@ -35,8 +42,12 @@ pub(super) fn bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
     });
     // the most threads measured plan each n, and must start: a bench on fewer would mislead
     let most = threads.last().copied();
+    // the plot's file is checked before any run, so that a bad path fails at once
+    distinct(&[("--output", args.output.output.as_deref()), ("--svg", args.svg.as_deref())])?;
     let session = Session::new(args.output.output.as_deref(), most, false)?.naming(bench_flags);
     let mut session = session.requiring_threads();
+    let svg = args.svg.as_deref().map(|path| Output::open(Some(path), "--svg")).transpose()?;
+    let mut pinning = args.pin.then(Pinning::new);
     // the threads alive at once: the session's pool (the most threads, where the plans are made)
     // and a measurement's own pool beside it, each thread's stack in the address space
     let limit = args.memory.limit(most.map(|t| 2 * t));
@@ -73,15 +84,17 @@ pub(super) fn bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
             stream = Some(measured);
         }
         let in_l2 = stream.as_ref().and_then(Stream::in_l2);
-        let mut row: Vec<Measurement> = Vec::new();
+        let mut row: Vec<(Measurement, Option<Vec<usize>>)> = Vec::new();
         for &t in &threads {
+            let pins = pinning.as_mut().and_then(|p| p.arm(&mut subject, t));
             let measured = subject.measure(t, args.runs, hooks, |run, seconds| {
                 say(format!("n={n} threads={t} run {run}/{} {seconds:.4} s", args.runs))
             });
-            row.push(measured.map_err(|e| session.error(e))?);
+            let cpus = pinning.as_mut().and_then(|p| p.settle(&mut subject, pins));
+            row.push((measured.map_err(|e| session.error(e))?, cpus));
         }
-        let one = row.iter().find(|m| m.threads == 1).cloned();
-        results.extend(row.into_iter().map(|m| {
+        let one = row.iter().find(|m| m.0.threads == 1).map(|m| m.0.clone());
+        results.extend(row.into_iter().map(|(m, cpus)| {
             let speedup = one.as_ref().map(|one| m.speedup_over(one));
             let g = &m.graph;
             let predicted = g
@@ -95,6 +108,8 @@ pub(super) fn bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
                 .collect();
             ResultOut {
                 checked: true,
+                pinned: cpus.is_some(),
+                cpus,
                 cut: subject.split().cut,
                 efficiency: speedup.map(|s| s / m.threads as f64),
                 limb_additions: m.limb_additions.to_string(),
@@ -128,7 +143,42 @@ pub(super) fn bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
     });
     let stream = stream.as_ref().map(|s| (StreamOut::of(s), stream_lines(s)));
     let (stream, stream_lines) = stream.unzip();
-    let bench = Bench { calibration, kernel, kernel_line, machine, results, stream, stream_lines, plans };
+    let (pin, pin_lines) = pinning.as_ref().map(pin_report).unzip();
+    let pin_lines = pin_lines.unwrap_or_default();
+    let bench =
+        Bench { calibration, kernel, kernel_line, machine, pin, pin_lines, results, stream, stream_lines, plans };
+    // the plot first: a reader that closes the output pipe early (exit 0) still gets it
+    if let Some(mut svg) = svg {
+        svg.write_all(svg::bench_svg(&bench)?.as_bytes())?;
+        svg.finish()?;
+    }
     session.emit(&bench, OutputForm::of(args.json, false))?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// What `--pin` found, for the JSON and for the header's lines: the CPUs in the order the workers
+/// took them, and which rows were not pinned, and why.
+fn pin_report(pinning: &Pinning) -> (PinOut, Vec<String>) {
+    let cpus = pinning.cpus();
+    let mut lines = Vec::new();
+    if !cpus.is_empty() {
+        lines.push(format!(
+            "worker i on the i-th of CPUs {} (those this process may run on, one of each core first)",
+            pin::listed(cpus)
+        ));
+    }
+    let too_many = pinning.too_many();
+    if !too_many.is_empty() {
+        let counts: Vec<String> = too_many.iter().map(usize::to_string).collect();
+        let s = if cpus.len() == 1 { "" } else { "s" };
+        lines.push(format!(
+            "not pinned: the rows of {} threads, more than the {} CPU{s}",
+            counts.join(", "),
+            cpus.len()
+        ));
+    }
+    if let Some(why) = pinning.failed() {
+        lines.push(format!("not pinned, from the first row that failed on: {why}"));
+    }
+    (PinOut { cpus: cpus.to_vec(), failed: pinning.failed().map(str::to_string) }, lines)
 }

@@ -34,6 +34,11 @@ pub(super) struct Bench {
     #[serde(skip)]
     pub(super) kernel_line: String,
     pub(super) machine: MachineOut,
+    /// What `--pin` found (`None`: not asked for).
+    pub(super) pin: Option<PinOut>,
+    /// The header's pin lines ([`super::pin`]; not in the JSON, which has `pin`).
+    #[serde(skip)]
+    pub(super) pin_lines: Vec<String>,
     pub(super) results: Vec<ResultOut>,
     /// One core's streaming add, measured once before the timed runs (`None`: no n was planned).
     pub(super) stream: Option<StreamOut>,
@@ -53,6 +58,14 @@ pub(super) struct MachineOut {
     pub(super) kernels: Vec<&'static str>,
     /// What `FIBTREE_MACHINE` simulates, as given (`None`: this machine as it is).
     pub(super) simulated: Option<&'static str>,
+}
+
+/// What `--pin` found: the CPUs the workers take, worker i the i-th, and why no row was pinned
+/// any more, where something stopped it (the rows of more threads than CPUs are unpinned too).
+#[derive(Serialize)]
+pub(super) struct PinOut {
+    pub(super) cpus: Vec<usize>,
+    pub(super) failed: Option<String>,
 }
 
 /// What the calibration of the exact engine's kernel set measured: each set's lane additions per
@@ -151,6 +164,8 @@ pub(super) fn stream_lines(stream: &Stream) -> Vec<String> {
 #[derive(Serialize)]
 pub(super) struct ResultOut {
     pub(super) checked: bool,
+    /// The CPUs the workers were pinned to, worker i to the i-th (`None`: not pinned).
+    pub(super) cpus: Option<Vec<usize>>,
     /// The layer where the count is cut between its halves (n: bottom-up alone).
     pub(super) cut: u64,
     pub(super) efficiency: Option<f64>,
@@ -161,6 +176,8 @@ pub(super) struct ResultOut {
     pub(super) min_seconds: f64,
     pub(super) n: u64,
     pub(super) parallelism: f64,
+    /// Whether each worker thread ran pinned to a CPU of its own (`--pin`).
+    pub(super) pinned: bool,
     pub(super) predicted: Vec<PredictedOut>,
     pub(super) runs: Vec<f64>,
     pub(super) serial_s: f64,
@@ -194,6 +211,9 @@ impl Outcome for Bench {
             for (i, line) in lines.iter().enumerate() {
                 writeln!(out, "{}{line}", if i == 0 { "stream   " } else { "         " })?;
             }
+        }
+        for (i, line) in self.pin_lines.iter().enumerate() {
+            writeln!(out, "{}{line}", if i == 0 { "pin      " } else { "         " })?;
         }
         for (n, states, limb_additions, route) in &self.plans {
             writeln!(out, "plan     n={n}: {states} states, {limb_additions} limb additions {route}")?;
