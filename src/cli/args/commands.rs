@@ -397,6 +397,19 @@ pub(in crate::cli) struct BenchArgs {
     /// threads.
     #[arg(long, value_name = "C", value_parser = parse_chunk_lanes)]
     pub(in crate::cli) chunk_lanes: Option<usize>,
+    /// Compare two files of bench --json, OLD and NEW, side by side; nothing is run.
+    ///
+    /// For each N and T in both: the two medians, the two limb additions per ns and the ratios
+    /// NEW/OLD, with each file's machine; the rows of one file only are listed. With -o, --json and
+    /// --no-progress only: the options of a run are refused.
+    #[arg(
+        long,
+        num_args = 2,
+        value_names = ["OLD", "NEW"],
+        action = clap::ArgAction::Set,
+        conflicts_with_all = ["n", "threads", "runs", "max_memory", "bottom_up", "chunk_lanes", "pin", "svg", "test_perturb"],
+    )]
+    pub(in crate::cli) compare: Option<Vec<PathBuf>>,
     /// Pin each worker thread of a measurement to a CPU of its own.
     ///
     /// Worker i on the i-th CPU this process may run on, one of each core first (SMT siblings

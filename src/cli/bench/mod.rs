@@ -13,6 +13,7 @@ use super::flag;
 use super::output::{Output, distinct};
 use super::session::{OutputForm, Session};
 
+mod compare;
 mod pin;
 mod report;
 mod svg;
@@ -30,6 +31,10 @@ fn sorted<T: Ord>(mut v: Vec<T>) -> Vec<T> {
 }
 
 pub(super) fn bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
+    if let Some([old, new]) = args.compare.as_deref() {
+        compare::compare(&args, old, new)?;
+        return Ok(ExitCode::SUCCESS);
+    }
     // the trees are `--n`, one per measured f(n)
     let bench_flags = |param| if param == Param::N { "--n" } else { flag(param) };
     let machine = Machine::detect();
