@@ -397,7 +397,7 @@ pub(in crate::cli) struct BenchArgs {
     /// threads.
     #[arg(long, value_name = "C", value_parser = parse_chunk_lanes)]
     pub(in crate::cli) chunk_lanes: Option<usize>,
-    /// Compare two files of bench --json, OLD and NEW, side by side; nothing is run.
+    /// Set two files of bench --json side by side, OLD and NEW; run nothing.
     ///
     /// For each N and T in both: the two medians, the two limb additions per ns and the ratios
     /// NEW/OLD, with each file's machine; the rows of one file only are listed. With -o, --json and
