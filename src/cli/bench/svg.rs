@@ -3,9 +3,11 @@
 //! the measured speedup (the 1-thread row's median over the row's), and the speedup the task graph
 //! of its row of the most threads predicts on 1 to 128 workers (greedy schedule and serial part,
 //! the JSON's `predicted`), beside the ideal (speedup = threads) and the machine's cores. Below,
-//! the efficiency of both (speedup / threads). An n measured without a 1-thread row has no measured
-//! speedup: the caption says so and its prediction alone is drawn.
+//! the efficiency of both (speedup / threads); the legend in a column of its own on the right, where
+//! it covers no point. An n measured without a 1-thread row has no measured speedup: the caption
+//! says so and its prediction alone is drawn.
 
+use plotters::coord::Shift;
 use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 
@@ -66,6 +68,61 @@ fn cores_text(cores: usize) -> String {
     if cores == 1 { "1 core".to_string() } else { format!("{cores} cores") }
 }
 
+/// How a legend's entry is drawn: a line of a colour and width, a dashed line (and its dash), a dot.
+enum Mark {
+    Line(RGBColor, u32),
+    Dashed(RGBColor, u32, u32),
+    Dot(RGBColor),
+}
+
+/// The legend's `entries` down the top of `area`, in a frame.
+///
+/// # Errors
+/// If plotters fails.
+fn draw_legend(area: &DrawingArea<SVGBackend, Shift>, entries: &[(Mark, String)]) -> anyhow::Result<()> {
+    let (x, top, step) = (16, 24, 22);
+    let bottom = top + step * entries.len() as i32;
+    area.draw(&Rectangle::new([(4, top - 14), (area.dim_in_pixel().0 as i32 - 8, bottom - 6)], BLACK.mix(0.3)))
+        .map_err(plot_error)?;
+    let font = ("sans-serif", 13).into_font();
+    for (i, (mark, label)) in entries.iter().enumerate() {
+        let y = top + step * i as i32;
+        let line = vec![(x, y), (x + 24, y)];
+        match *mark {
+            Mark::Line(colour, width) => area.draw(&PathElement::new(line, colour.stroke_width(width))),
+            Mark::Dashed(colour, width, dash) => {
+                area.draw(&DashedPathElement::new(line, dash, 4, colour.stroke_width(width)))
+            }
+            Mark::Dot(colour) => area.draw(&Circle::new((x + 12, y), 4, colour.filled())),
+        }
+        .map_err(plot_error)?;
+        area.draw_text(label, &font.clone().into_text_style(area), (x + 34, y - 7)).map_err(plot_error)?;
+    }
+    Ok(())
+}
+
+/// One n's prediction (dashed) and, where there is one, its measured series (a line through dots),
+/// in its colour.
+///
+/// # Errors
+/// If plotters fails.
+fn draw_series<X: Ranged<ValueType = f64>, Y: Ranged<ValueType = f64>>(
+    chart: &mut ChartContext<SVGBackend, Cartesian2d<X, Y>>,
+    colour: RGBColor,
+    predicted: Vec<(f64, f64)>,
+    measured: Vec<(f64, f64)>,
+) -> anyhow::Result<()> {
+    chart
+        .draw_series(std::iter::once(DashedPathElement::new(predicted, 6, 4, colour.stroke_width(2))))
+        .map_err(plot_error)?;
+    if !measured.is_empty() {
+        let dots: Vec<Circle<(f64, f64), i32>> = measured.iter().map(|&p| Circle::new(p, 4, colour.filled())).collect();
+        chart.draw_series(std::iter::once(PathElement::new(measured, colour.stroke_width(2)))).map_err(plot_error)?;
+        chart.draw_series(dots).map_err(plot_error)?;
+    }
+    Ok(())
+}
+
 /// The plot of `bench`'s rows as an SVG document: see the module.
 ///
 /// Cost: a few hundred bytes of output per row and per predicted point.
@@ -101,9 +158,22 @@ pub(super) fn bench_svg(bench: &Bench) -> anyhow::Result<String> {
         format!("no 1-thread run of {}: no measured speedup drawn, its prediction only", unmeasured.join(", "))
     });
 
+    let mut legend = vec![
+        (Mark::Line(GREY, 1), "ideal: speedup = threads".to_string()),
+        (Mark::Dashed(GREY, 1, 2), format!("the machine's {}", cores_text(machine.cores))),
+    ];
+    for (i, s) in all.iter().enumerate() {
+        let colour = COLOURS[i % COLOURS.len()];
+        let t = if s.cut_for == 1 { "1 thread".to_string() } else { format!("{} threads", s.cut_for) };
+        legend.push((Mark::Dashed(colour, 2, 6), format!("n={}: predicted (task graph cut for {t})", s.n)));
+        if !s.measured.is_empty() {
+            legend.push((Mark::Dot(colour), format!("n={}: measured", s.n)));
+        }
+    }
+
     let mut out = String::new();
     {
-        let root = SVGBackend::with_string(&mut out, (1100, 960)).into_drawing_area();
+        let root = SVGBackend::with_string(&mut out, (1400, 960)).into_drawing_area();
         root.fill(&WHITE).map_err(plot_error)?;
         let head_height = if note.is_some() { 104 } else { 82 };
         let (head, body) = root.split_vertically(head_height);
@@ -113,11 +183,14 @@ pub(super) fn bench_svg(bench: &Bench) -> anyhow::Result<String> {
         if let Some(note) = &note {
             rest.titled(note, ("sans-serif", 13).into_font().color(&COLOURS[1])).map_err(plot_error)?;
         }
-        let (upper, lower) = body.split_vertically(520);
+        // the legend in a column of its own, so that it covers no point
+        let (plots, side) = body.split_horizontally(1060);
+        draw_legend(&side, &legend)?;
+        let (upper, lower) = plots.split_vertically(520);
 
         let mut chart = ChartBuilder::on(&upper)
             .margin_left(12)
-            .margin_right(30)
+            .margin_right(20)
             .x_label_area_size(44)
             .y_label_area_size(70)
             .build_cartesian_2d(log2_axis(0, x_hi), log2_axis(y_lo, y_hi))
@@ -136,53 +209,24 @@ pub(super) fn bench_svg(bench: &Bench) -> anyhow::Result<String> {
         // the ideal, within the plot; the machine's cores
         let ideal_top = f64::from(x_hi.min(y_hi));
         let ideal = vec![(0.0, 0.0), (ideal_top, ideal_top)];
-        chart
-            .draw_series(std::iter::once(PathElement::new(ideal, GREY.stroke_width(1))))
-            .map_err(plot_error)?
-            .label("ideal: speedup = threads")
-            .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], GREY.stroke_width(1)));
+        chart.draw_series(std::iter::once(PathElement::new(ideal, GREY.stroke_width(1)))).map_err(plot_error)?;
         let cores = (machine.cores.max(1) as f64).log2();
         let mark = vec![(cores, f64::from(y_lo)), (cores, f64::from(y_hi))];
         chart
             .draw_series(std::iter::once(DashedPathElement::new(mark, 2, 4, GREY.stroke_width(1))))
-            .map_err(plot_error)?
-            .label(format!("the machine's {}", cores_text(machine.cores)))
-            .legend(|(x, y)| DashedPathElement::new(vec![(x, y), (x + 20, y)], 2, 4, GREY.stroke_width(1)));
+            .map_err(plot_error)?;
         for (i, s) in all.iter().enumerate() {
             let colour = COLOURS[i % COLOURS.len()];
             let predicted: Vec<(f64, f64)> = s.predicted.iter().map(|&p| log2(p)).collect();
-            let t = if s.cut_for == 1 { "1 thread".to_string() } else { format!("{} threads", s.cut_for) };
-            chart
-                .draw_series(std::iter::once(DashedPathElement::new(predicted, 6, 4, colour.stroke_width(2))))
-                .map_err(plot_error)?
-                .label(format!("n={}: predicted from the task graph cut for {t}", s.n))
-                .legend(move |(x, y)| DashedPathElement::new(vec![(x, y), (x + 20, y)], 6, 4, colour.stroke_width(2)));
-            if !s.measured.is_empty() {
-                let measured: Vec<(f64, f64)> = s.measured.iter().map(|&p| log2(p)).collect();
-                chart
-                    .draw_series(std::iter::once(PathElement::new(measured.clone(), colour.stroke_width(2))))
-                    .map_err(plot_error)?;
-                chart
-                    .draw_series(measured.iter().map(|&p| Circle::new(p, 4, colour.filled())))
-                    .map_err(plot_error)?
-                    .label(format!("n={}: measured", s.n))
-                    .legend(move |(x, y)| Circle::new((x + 10, y), 4, colour.filled()));
-            }
+            let measured: Vec<(f64, f64)> = s.measured.iter().map(|&p| log2(p)).collect();
+            draw_series(&mut chart, colour, predicted, measured)?;
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::LowerRight)
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK.mix(0.3))
-            .label_font(("sans-serif", 13))
-            .draw()
-            .map_err(plot_error)?;
 
         // efficiency is mostly at most 1: steps of 0.2 there
         let step = if e_top <= 2.0 { 0.2 } else { nice_step(e_top, 8.0) };
         let mut chart = ChartBuilder::on(&lower)
             .margin_left(12)
-            .margin_right(30)
+            .margin_right(20)
             .margin_bottom(12)
             .x_label_area_size(44)
             .y_label_area_size(70)
@@ -208,16 +252,8 @@ pub(super) fn bench_svg(bench: &Bench) -> anyhow::Result<String> {
         for (i, s) in all.iter().enumerate() {
             let colour = COLOURS[i % COLOURS.len()];
             let predicted: Vec<(f64, f64)> = s.predicted.iter().map(|&p| efficiency(p)).collect();
-            chart
-                .draw_series(std::iter::once(DashedPathElement::new(predicted, 6, 4, colour.stroke_width(2))))
-                .map_err(plot_error)?;
-            if !s.measured.is_empty() {
-                let measured: Vec<(f64, f64)> = s.measured.iter().map(|&p| efficiency(p)).collect();
-                chart
-                    .draw_series(std::iter::once(PathElement::new(measured.clone(), colour.stroke_width(2))))
-                    .map_err(plot_error)?;
-                chart.draw_series(measured.iter().map(|&p| Circle::new(p, 4, colour.filled()))).map_err(plot_error)?;
-            }
+            let measured: Vec<(f64, f64)> = s.measured.iter().map(|&p| efficiency(p)).collect();
+            draw_series(&mut chart, colour, predicted, measured)?;
         }
         root.present().map_err(plot_error)?;
     }

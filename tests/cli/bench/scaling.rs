@@ -49,7 +49,7 @@ fn the_plot_has_a_series_for_each_n_and_the_prediction() {
     assert!(has(&format!("{cpu}, {cores}")) && has(&format!("kernel {kernel}")), "{texts:?}");
     for n in [300, 500] {
         assert!(has(&format!("n={n}: measured")), "{n}: {texts:?}");
-        assert!(has(&format!("n={n}: predicted from the task graph cut for 2 threads")), "{n}: {texts:?}");
+        assert!(has(&format!("n={n}: predicted (task graph cut for 2 threads)")), "{n}: {texts:?}");
     }
     for label in ["speedup, log scale", "efficiency (speedup / threads)", "ideal: speedup = threads"] {
         assert!(texts.iter().any(|t| t == label), "{label}: {texts:?}");
@@ -78,7 +78,7 @@ fn without_one_thread_the_prediction_alone() {
     let texts = texts(&doc);
     let has = |want: &str| texts.iter().any(|t| t.contains(want));
     assert!(has("no 1-thread run of n=300: no measured speedup drawn, its prediction only"), "{texts:?}");
-    assert!(has("n=300: predicted from the task graph cut for 2 threads"), "{texts:?}");
+    assert!(has("n=300: predicted (task graph cut for 2 threads)"), "{texts:?}");
     assert!(!has("n=300: measured"), "{texts:?}");
     assert_eq!(doc.descendants().filter(|n| n.has_tag_name("circle")).count(), 0);
     let colours = series_colours(&doc);
