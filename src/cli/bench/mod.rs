@@ -168,7 +168,7 @@ fn pin_report(pinning: &Pinning) -> (PinOut, Vec<String>) {
     let mut lines = Vec::new();
     if !cpus.is_empty() {
         lines.push(format!(
-            "worker i on the i-th of CPUs {} (those this process may run on, one of each core first)",
+            "worker i on the i-th of these CPUs: {} (those this process may run on, one of each core first)",
             pin::listed(cpus)
         ));
     }

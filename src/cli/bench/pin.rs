@@ -251,6 +251,52 @@ mod tests {
     }
 
     #[test]
+    fn a_pool_is_pinned_whole_or_not_at_all() {
+        let Ok(whole) = affinity::allowed() else { return };
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+        let pins = |cpus: Vec<usize>| PoolPins {
+            cpus,
+            whole: whole.clone(),
+            barrier: Barrier::new(2),
+            failed: Mutex::new(None),
+        };
+        // a CPU past any mask: the other worker, pinned, is set back to the whole mask
+        let failing = pins(vec![whole[0], usize::MAX]);
+        let masks = pool.broadcast(|w| {
+            failing.pin(w.index());
+            affinity::allowed().unwrap()
+        });
+        assert_eq!(masks, [whole.clone(), whole.clone()]);
+        assert!(lock(&failing.failed).as_deref().is_some_and(|why| why.starts_with("CPU 18446744073709551615: ")));
+        if whole.len() >= 2 {
+            let pinned = pins(whole[..2].to_vec());
+            let masks = pool.broadcast(|w| {
+                pinned.pin(w.index());
+                affinity::allowed().unwrap()
+            });
+            assert_eq!(masks, [vec![whole[0]], vec![whole[1]]]);
+            assert!(lock(&pinned.failed).is_none());
+        }
+    }
+
+    #[test]
+    fn after_a_failure_no_row_is_pinned() {
+        use fibtree::{Cut, Hooks};
+        let mut subject = Subject::new(200, Cut::Auto, u64::MAX, Hooks::default()).unwrap();
+        let mut pinning = Pinning { cpus: vec![usize::MAX], failed: None, too_many: Vec::new() };
+        let pins = pinning.arm(&mut subject, 1);
+        assert!(pins.is_some());
+        subject.measure(1, 1, Hooks::default(), |_, _| {}).unwrap();
+        assert_eq!(pinning.settle(&mut subject, pins), None);
+        assert!(pinning.failed().is_some_and(|why| why.starts_with("a worker could not be pinned (CPU ")));
+        assert!(pinning.arm(&mut subject, 1).is_none());
+        // more threads than CPUs: not armed, and said once
+        let mut pinning = Pinning { cpus: vec![0], failed: None, too_many: Vec::new() };
+        assert!(pinning.arm(&mut subject, 2).is_none() && pinning.arm(&mut subject, 2).is_none());
+        assert_eq!(pinning.too_many(), [2]);
+    }
+
+    #[test]
     fn this_machine_lists_its_cpus_once_each() {
         let pinning = Pinning::new();
         let mut cpus = pinning.cpus().to_vec();

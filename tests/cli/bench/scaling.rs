@@ -146,7 +146,7 @@ fn pinned_rows_where_the_process_has_the_cpus() {
     // the table names the CPUs the workers take
     let (out, _) = success_with_stderr(&[&args[..], &["--pin", "--no-progress"]].concat());
     if !cpus.is_empty() {
-        assert!(out.contains("\npin      worker i on the i-th of CPUs "), "{out}");
+        assert!(out.contains("\npin      worker i on the i-th of these CPUs: "), "{out}");
     }
     let json = success_json(&[&args[..], &["--json", "--no-progress"]].concat());
     assert_eq!(json["pin"], Value::Null);
