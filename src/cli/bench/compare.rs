@@ -5,8 +5,9 @@
 //! pinned in one file only said so.
 //!
 //! Each file is read whole, at most [`MAX_FILE_BYTES`] of it, through [`super::super::input`]
-//! (a signal stops the read), then checked: JSON, then a file of `bench --json` (its `machine`,
-//! `kernel` and `results`, each row's figures in range, no (n, threads) twice). A file that fails is
+//! (a signal stops the read), then checked: JSON, then a file of `bench --json` (its `machine` and
+//! `results`, each row's figures in range, no (n, threads) twice; the fields that files of earlier
+//! releases lack, such as `pinned`, optional). A file that fails is
 //! refused naming it and what is wrong, exit 2.
 
 use std::collections::BTreeMap;
@@ -31,10 +32,12 @@ pub(super) const MAX_FILE_BYTES: u64 = 16 << 20;
 /// The most characters of a machine's or kernel's name shown (the rest cut, `...`).
 const NAME_CHARS: usize = 80;
 
-/// The fields of a file of `bench --json` that a comparison reads (the others are skipped).
+/// The fields of a file of `bench --json` that a comparison reads (the others are skipped); those
+/// that files of earlier releases lack are optional.
 #[derive(Deserialize)]
 struct BenchFile {
-    kernel: String,
+    #[serde(default)]
+    kernel: Option<String>,
     machine: MachineIn,
     results: Vec<RowIn>,
 }
@@ -54,7 +57,9 @@ struct RowIn {
     median_seconds: f64,
     limb_additions: String,
     limb_additions_per_ns: f64,
-    cut: u64,
+    /// Absent from files written before the count from both ends.
+    #[serde(default)]
+    cut: Option<u64>,
     /// Absent from files written before `--pin`: not pinned.
     #[serde(default)]
     pinned: bool,
@@ -139,7 +144,7 @@ struct Side {
     cores: u64,
     cpu: Option<String>,
     file: String,
-    kernel: String,
+    kernel: Option<String>,
     simulated: Option<String>,
 }
 
@@ -150,7 +155,7 @@ impl Side {
             cores: m.cores,
             cpu: m.cpu.as_deref().map(shown),
             file: path.display().to_string(),
-            kernel: shown(&file.kernel),
+            kernel: file.kernel.as_deref().map(shown),
             simulated: m.simulated.as_deref().map(shown),
         }
     }
@@ -159,7 +164,8 @@ impl Side {
     fn described(&self) -> String {
         let cores = if self.cores == 1 { "1 core".to_string() } else { format!("{} cores", self.cores) };
         let simulated = self.simulated.as_ref().map_or(String::new(), |s| format!(" (simulated: {s})"));
-        format!("{}, {cores}, kernel {}{simulated}", self.cpu.as_deref().unwrap_or("unknown CPU"), self.kernel)
+        let kernel = self.kernel.as_deref().unwrap_or("not recorded");
+        format!("{}, {cores}, kernel {kernel}{simulated}", self.cpu.as_deref().unwrap_or("unknown CPU"))
     }
 }
 
@@ -186,13 +192,14 @@ struct Row {
     old_pinned: bool,
     /// NEW's limb additions per ns over OLD's: over 1, NEW is faster.
     rate_ratio: f64,
-    /// Whether both did the same work: the same limb additions, cut at the same layer.
+    /// Whether both did the same work: the same limb additions, cut at the same layer (where both
+    /// files say where).
     same_work: bool,
     threads: u64,
     /// The cuts, for the note on rows of different work (not in the JSON, which has the limb
     /// additions).
     #[serde(skip)]
-    cuts: (u64, u64),
+    cuts: (Option<u64>, Option<u64>),
 }
 
 /// The comparison (fields in alphabetical order, as the JSON lists them).
@@ -252,10 +259,14 @@ impl Outcome for Comparison {
         let mut told = std::collections::BTreeSet::new();
         for r in self.rows.iter().filter(|r| !r.same_work) {
             if told.insert(r.n) {
+                let cut = |cut: Option<u64>| cut.map_or(String::new(), |c| format!(" (cut at layer {c})"));
                 notes.push(format!(
-                    "different work at n={}: old {} limb additions (cut at layer {}), new {} (cut at layer {}): its \
-                     rates compare, its times do not",
-                    r.n, r.old_limb_additions, r.cuts.0, r.new_limb_additions, r.cuts.1
+                    "different work at n={}: old {} limb additions{}, new {}{}: its rates compare, its times do not",
+                    r.n,
+                    r.old_limb_additions,
+                    cut(r.cuts.0),
+                    r.new_limb_additions,
+                    cut(r.cuts.1)
                 ));
             }
         }
@@ -297,7 +308,7 @@ fn compare_files(old: (&Path, &BenchFile), new: (&Path, &BenchFile)) -> Comparis
             old_median_seconds: o.median_seconds,
             old_pinned: o.pinned,
             rate_ratio: w.limb_additions_per_ns / o.limb_additions_per_ns,
-            same_work: o.limb_additions == w.limb_additions && o.cut == w.cut,
+            same_work: o.limb_additions == w.limb_additions && (o.cut.is_none() || w.cut.is_none() || o.cut == w.cut),
             threads,
             cuts: (o.cut, w.cut),
         })

@@ -92,6 +92,20 @@ fn two_runs_side_by_side() {
     assert_eq!(json["only_in_old"], serde_json::json!([{"n": 300, "threads": 1}]));
     assert_eq!(json["only_in_new"], serde_json::json!([{"n": 200, "threads": 2}]));
     assert_eq!(json["rows"][0]["same_work"], false, "{json}");
+    // a file of an earlier release, without kernel, cut or pinned: compared, those taken as absent
+    let mut earlier = new_json.clone();
+    earlier.as_object_mut().unwrap().remove("kernel");
+    for row in earlier["results"].as_array_mut().unwrap() {
+        let row = row.as_object_mut().unwrap();
+        row.remove("cut");
+        row.remove("pinned");
+    }
+    let earlier = dir.file("earlier.json", earlier.to_string());
+    let json = success_json(&["bench", "--compare", &old, &earlier, "--json"]);
+    assert_eq!(json["new"]["kernel"], Value::Null, "{json}");
+    assert_eq!(json["rows"].as_array().map(Vec::len), Some(2), "{json}");
+    assert!(json["rows"].as_array().unwrap().iter().all(|r| r["new_pinned"] == false && r["same_work"] == true));
+    assert!(success(&["bench", "--compare", &old, &earlier]).contains(", kernel not recorded\n"));
     // -o: the comparison into a file
     let written = dir.join("comparison.json");
     assert_eq!(success(&["bench", "--compare", &old, &new, "--json", "-o", &written]), "");
