@@ -413,8 +413,8 @@ pub(in crate::cli) struct BenchArgs {
     /// Pin each worker thread of a measurement to a CPU of its own.
     ///
     /// Worker i on the i-th CPU this process may run on, one of each core first (SMT siblings
-    /// last). A row of more threads than those CPUs, or one whose pinning fails, runs unpinned,
-    /// said once on stderr; the JSON says of each row whether it was pinned.
+    /// last). A row of more threads than those CPUs runs unpinned, and so does every row once a
+    /// pinning fails, each said once on stderr; the JSON says of each row whether it was pinned.
     #[arg(long)]
     pub(in crate::cli) pin: bool,
     /// Also plot speedup and efficiency against threads to FILE (SVG).

@@ -1,6 +1,7 @@
 //! `fibtree bench`: the exact engine's time and throughput for each n and thread count, every run
 //! checked, and that throughput as a fraction of one core's streaming add (the work is in
-//! `fibtree::bench`).
+//! `fibtree::bench`); the table and the JSON in [`report`], `--svg`'s plot in [`svg`], `--pin` in
+//! [`pin`], and `--compare`, two runs' files side by side with nothing run, in [`compare`].
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -30,6 +31,11 @@ fn sorted<T: Ord>(mut v: Vec<T>) -> Vec<T> {
     v
 }
 
+/// `fibtree bench`: the measurements, or with `--compare` the comparison of two files.
+///
+/// # Errors
+/// A refusal of a bad argument or file (before any run where it can be known then), a failed check
+/// of a run, an I/O error writing the results.
 pub(super) fn bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
     if let Some([old, new]) = args.compare.as_deref() {
         compare::compare(&args, old, new)?;
