@@ -95,6 +95,10 @@ struct Residues {
     prime_cpu_seconds_low: f64,
     prime_lanes: String,
     prime_memory_bytes: u64,
+    /// `verify` of a residue modulo M < 2^63, at most: the modular engine modulo M and its check
+    /// modulus, two primes' sweeps.
+    verify_cpu_seconds: f64,
+    verify_cpu_seconds_high: f64,
 }
 
 #[derive(Debug, Serialize)]
@@ -187,6 +191,8 @@ impl EstimateOut {
                 prime_cpu_seconds_low,
                 prime_lanes: e.prime_lanes.to_string(),
                 prime_memory_bytes: e.prime_bytes,
+                verify_cpu_seconds: 2.0 * prime_cpu_seconds,
+                verify_cpu_seconds_high: 2.0 * prime_cpu_seconds_high,
             },
             shards: e
                 .shards
@@ -281,6 +287,13 @@ impl Outcome for EstimateOut {
             big(f(&self.residues.prime_lanes)),
             human_bytes(self.residues.prime_memory_bytes),
             range(self.residues.prime_cpu_seconds, self.residues.prime_cpu_seconds_high)
+        )?;
+        // verify of a residue: the modular engine modulo M and the check modulus beside it, each at
+        // most a prime's sweep
+        writeln!(
+            out,
+            "  verify    a residue modulo M < 2^63: at most {} CPU (the modular engine, M and its check modulus)",
+            range(self.residues.verify_cpu_seconds, self.residues.verify_cpu_seconds_high)
         )?;
         writeln!(
             out,

@@ -1,5 +1,6 @@
 //! `fibtree dist --svg`: the plot of a distribution c(n, .) over g, drawn with the `plotters` crate's
-//! SVG backend, whose text is plain SVG `<text>` (no fonts needed to write it).
+//! SVG backend, whose text is plain SVG `<text>` (no fonts needed to write it); and the axes with
+//! chosen ticks that `bench --svg` draws too.
 
 use std::fmt::Write as _;
 
@@ -30,7 +31,7 @@ fn superscript(n: i64) -> String {
 
 /// The smallest step of the form 1, 2 or 5 times a power of ten that cuts `0..=top` into at most
 /// `most` steps.
-fn nice_step(top: f64, most: f64) -> f64 {
+pub(super) fn nice_step(top: f64, most: f64) -> f64 {
     let mut power = 1.0;
     loop {
         for m in [1.0, 2.0, 5.0] {
@@ -43,7 +44,7 @@ fn nice_step(top: f64, most: f64) -> f64 {
 }
 
 /// Ticks `0, step, 2 step, ...` up to `top`.
-fn ticks(top: f64, step: f64) -> Vec<f64> {
+pub(super) fn ticks(top: f64, step: f64) -> Vec<f64> {
     (0..).map(|i| f64::from(i) * step).take_while(|&t| t <= top + 1e-9).collect()
 }
 
@@ -69,11 +70,11 @@ fn log_label(t: f64, top: f64) -> String {
 
 /// A linear axis over `range` with the tick marks `ticks` (plotters' own `with_key_points` loses the
 /// f64 label formatting, which `configure_mesh` needs).
-struct TickedAxis {
+pub(super) struct TickedAxis {
     /// The values at the two ends of the axis.
-    range: std::ops::Range<f64>,
+    pub(super) range: std::ops::Range<f64>,
     /// Where the tick marks and their labels go.
-    ticks: Vec<f64>,
+    pub(super) ticks: Vec<f64>,
 }
 
 impl Ranged for TickedAxis {
@@ -96,7 +97,7 @@ impl Ranged for TickedAxis {
 }
 
 /// A plotting failure (drawing into a `String` does not fail in practice).
-fn plot_error(e: impl std::fmt::Display) -> anyhow::Error {
+pub(super) fn plot_error(e: impl std::fmt::Display) -> anyhow::Error {
     anyhow::anyhow!("plotting: {e}")
 }
 

@@ -38,6 +38,72 @@ fn want() -> Value {
     success_json(&["count", "2000", "--json"])["value"].clone()
 }
 
+/// `count.sbatch` as Slurm runs it, without Slurm: the count, its value written whole; SIGTERM to
+/// the batch shell (what `--signal=B:TERM@...` sends) saves the checkpoint and, with a job to
+/// requeue, calls `scontrol requeue` (a stand-in here, which logs its call), else ends with fibtree's
+/// status; the next run resumes and writes the value; a count past `--mem` is refused, not requeued.
+#[test]
+fn the_long_count_script_saves_requeues_and_resumes() {
+    let dir = TempDir::new("slurm-count");
+    let out = dir.join("out");
+    let script = deploy("slurm/count.sbatch");
+    let bin = dir.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    let log = dir.join("scontrol.log");
+    std::fs::write(bin.join("scontrol"), format!("#!/bin/sh\necho \"$@\" >> '{log}'\n")).unwrap();
+    run("chmod", &["+x", bin.join("scontrol").to_str().unwrap()], &[], dir.path());
+    let path = format!("{}:{}", bin.display(), path_with_binary());
+    let start = |n: &str, vars: &[(&str, &str)]| {
+        Command::new("bash")
+            .arg(&script)
+            .envs([("N", n), ("OUT", out.as_str()), ("CHECKPOINT_EVERY", "0")])
+            .envs(vars.iter().copied())
+            .env("PATH", &path)
+            .current_dir(dir.path())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    // stopped once the count has saved: the checkpoint kept, the job requeued
+    let ckpt = Path::new(&out).join("c20000-0.ckpt");
+    let mut child = start("20000", &[("SLURM_JOB_ID", "77"), ("SLURM_CPUS_PER_TASK", "1")]);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    while !ckpt.exists() && child.try_wait().unwrap().is_none() {
+        assert!(std::time::Instant::now() < deadline, "no checkpoint within two minutes");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let _ = Command::new("kill").args(["-TERM", &child.id().to_string()]).status();
+    let stopped = child.wait_with_output().unwrap();
+    let said = String::from_utf8_lossy(&stopped.stdout).into_owned() + &String::from_utf8_lossy(&stopped.stderr);
+    assert_eq!(stopped.status.code(), Some(0), "{said}");
+    let value = Path::new(&out).join("c20000-0.txt");
+    if said.contains("requeued") {
+        assert_eq!(std::fs::read_to_string(&log).unwrap(), "requeue 77\n", "{said}");
+        assert!(ckpt.exists() && !value.exists(), "{said}");
+        // run again, as the requeued job: it resumes, and writes the value
+        let again = start("20000", &[("SLURM_JOB_ID", "77"), ("SLURM_RESTART_COUNT", "1")]).wait_with_output().unwrap();
+        let said = String::from_utf8_lossy(&again.stderr);
+        assert_eq!(again.status.code(), Some(0), "{said}");
+        assert!(said.contains("resuming from the checkpoint"), "{said}");
+    } else {
+        // the count ended before the signal: nothing to requeue
+        assert!(said.contains("done"), "{said}");
+    }
+    assert_eq!(std::fs::read_to_string(&value).unwrap(), success(&["count", "20000", "-q"]));
+    assert!(!ckpt.exists());
+    // a value already there is not counted again
+    let again = start("20000", &[("SLURM_JOB_ID", "79")]).wait_with_output().unwrap();
+    assert!(again.status.success() && String::from_utf8_lossy(&again.stdout).contains("is already there"));
+    // a count past the job's --mem: refused, its status kept, not requeued
+    std::fs::remove_file(&value).unwrap();
+    let refused = start("20000", &[("SLURM_JOB_ID", "78"), ("SLURM_MEM_PER_NODE", "1")]).wait_with_output().unwrap();
+    let said = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(2), "{said}");
+    assert!(said.contains("--max-memory: this run needs about") && said.contains("not requeued"), "{said}");
+    assert!(!std::fs::read_to_string(&log).unwrap_or_default().contains("78"));
+}
+
 #[test]
 fn the_slurm_scripts_shard_and_combine() {
     let dir = TempDir::new("slurm");

@@ -1,7 +1,8 @@
 //! The Slurm recipes of `deploy/slurm/` on a real one-node Slurm cluster (`local-cluster.sh`):
-//! `submit.sh`'s array and combine, a task that fails and is run again as the README says, and an
-//! array from 0 submitted by hand. Skipped, and said so, where Slurm or munge is not installed or
-//! this is not root (`.ci/run` installs them).
+//! `submit.sh`'s array and combine, a task that fails and is run again as the README says, an
+//! array from 0 submitted by hand, and `count.sbatch`'s one long count that saves and requeues
+//! itself at its time limit until it is done. Skipped, and said so, where Slurm or munge is not
+//! installed or this is not root (`.ci/run` installs them). One cluster at a time.
 
 use std::path::Path;
 use std::process::Command;
@@ -21,6 +22,9 @@ const DEADLINE: Duration = Duration::from_secs(120);
 struct Cluster {
     dir: TempDir,
 }
+
+/// Held while a test's cluster runs: one cluster on the machine at a time.
+static ONE_CLUSTER: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 impl Cluster {
     /// The running cluster, or `None` (said on stdout) where this machine cannot run one.
@@ -110,6 +114,7 @@ fn folder(cluster: &Cluster, name: &str) -> std::path::PathBuf {
 
 #[test]
 fn the_slurm_recipes_run_on_a_one_node_cluster() {
+    let _one = ONE_CLUSTER.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     let Some(cluster) = Cluster::start() else { return };
     let submit = deploy("slurm/submit.sh");
     let submit = submit.to_str().unwrap();
@@ -151,4 +156,84 @@ fn the_slurm_recipes_run_on_a_one_node_cluster() {
     let combine = cluster.run("sbatch", &args, &[("OUT", out)], &by_hand);
     assert_eq!(cluster.wait(&[&array, combine.trim()], &by_hand), ["COMPLETED"; 5]);
     check_result(&by_hand.join("result.json"));
+}
+
+/// The counts the long count's test may run, smallest first: the exact count of f(n) on two
+/// threads grows with n by steps, as the window of the layers doubles (docs/math.md).
+const LONG_COUNTS: [u64; 7] = [40_000, 50_000, 60_000, 80_000, 100_000, 120_000, 150_000];
+
+/// The index in [`LONG_COUNTS`] of the first count that `fibtree estimate` puts at `seconds` or more
+/// on two threads on this machine (the last where none is).
+fn first_count_of_at_least(seconds: f64) -> usize {
+    for (i, n) in LONG_COUNTS.iter().enumerate() {
+        let json = success_json(&["estimate", &n.to_string(), "--threads", "2", "--json"]);
+        let predicted = json["exact"]["seconds"].as_f64().unwrap_or_else(|| panic!("exact.seconds in {json}"));
+        println!("count {n}: {predicted:.0} s predicted on two threads");
+        if predicted >= seconds {
+            return i;
+        }
+    }
+    LONG_COUNTS.len() - 1
+}
+
+/// `count.sbatch` for f(n) in `here`, under a time limit of a minute (`--signal=B:TERM@50`), until
+/// the job is done: its `scontrol show job` line, its log and the folder of its value.
+fn long_count(cluster: &Cluster, here: &Path, n: u64) -> (String, String, std::path::PathBuf) {
+    let out = here.join(format!("out-{n}"));
+    let recipe = deploy("slurm/count.sbatch");
+    let args = ["--parsable", "--time=1", "--signal=B:TERM@50", "--cpus-per-task=2", recipe.to_str().unwrap()];
+    let n_text = n.to_string();
+    let vars = [("N", n_text.as_str()), ("OUT", out.to_str().unwrap())];
+    let job = cluster.run("sbatch", &args, &vars, here);
+    let job = job.trim().split(';').next().unwrap().to_string();
+    // requeued jobs come back pending: wait for the end of the last run
+    let deadline = Instant::now() + Duration::from_secs(1200);
+    let shown = loop {
+        let shown = cluster.run("scontrol", &["show", "job", "-o", &job], &[], here);
+        let state = shown.split_whitespace().find_map(|f| f.strip_prefix("JobState=")).unwrap_or("").to_string();
+        if !["PENDING", "RUNNING", "REQUEUED", "CONFIGURING", "COMPLETING", "SUSPENDED"].contains(&state.as_str()) {
+            break shown;
+        }
+        assert!(Instant::now() < deadline, "job {job} not done after 20 minutes: {shown}");
+        std::thread::sleep(Duration::from_secs(1));
+    };
+    let log = std::fs::read_to_string(here.join(format!("fibtree-count-{job}.log"))).unwrap_or_default();
+    (shown, log, out)
+}
+
+/// `count.sbatch`: one exact count under a time limit of a minute, told by Slurm to stop before it
+/// (`--signal=B:TERM@50`; Slurm checks its limits about every 30 s), saves its checkpoint, requeues
+/// itself and resumes, until done; the value is written whole, and agrees with the modular engine's
+/// residues. The first count is the one this machine's estimate puts at three jobs' worth of time or
+/// more on the job's two CPUs; one that ends with fewer than two requeues (a faster machine than its
+/// estimate said) is followed by the next larger, until one requeues at least twice.
+#[test]
+fn a_long_count_saves_requeues_and_resumes_until_done() {
+    let _one = ONE_CLUSTER.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let Some(cluster) = Cluster::start() else { return };
+    let here = folder(&cluster, "long");
+    for &n in &LONG_COUNTS[first_count_of_at_least(50.0)..] {
+        let (shown, log, out) = long_count(&cluster, &here, n);
+        assert!(shown.contains("JobState=COMPLETED"), "{shown}\n{log}");
+        let restarts: u32 =
+            shown.split_whitespace().find_map(|f| f.strip_prefix("Restarts=")).unwrap().parse().unwrap();
+        println!("count {n}: done after {restarts} requeues");
+        assert_eq!(log.matches("the checkpoint is saved; requeued").count() as u32, restarts, "{log}");
+        assert!(log.matches("resuming from the checkpoint").count() as u32 >= restarts, "{log}");
+        // the value, checked against the modular engine's residues; the checkpoint gone
+        let value = std::fs::read_to_string(out.join(format!("c{n}-0.txt"))).unwrap();
+        let residues = success(&["count", &n.to_string(), "--mod-only", "-q"]);
+        let value: num_bigint::BigUint = value.trim().parse().unwrap();
+        let want: Vec<&str> = residues.lines().collect();
+        assert_eq!([(&value % LAST18).to_string(), (&value % P998244353).to_string()], [want[0], want[1]]);
+        assert!(
+            !out.join(format!("c{n}-0.ckpt")).exists(),
+            "{:?}",
+            std::fs::read_dir(&out).unwrap().collect::<Vec<_>>()
+        );
+        if restarts >= 2 {
+            return;
+        }
+    }
+    panic!("no count of {LONG_COUNTS:?} requeued twice");
 }

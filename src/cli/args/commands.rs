@@ -397,6 +397,32 @@ pub(in crate::cli) struct BenchArgs {
     /// threads.
     #[arg(long, value_name = "C", value_parser = parse_chunk_lanes)]
     pub(in crate::cli) chunk_lanes: Option<usize>,
+    /// Set two files of bench --json side by side, OLD and NEW; run nothing.
+    ///
+    /// For each N and T in both: the two medians, the two limb additions per ns and the ratios
+    /// NEW/OLD, with each file's machine; the rows of one file only are listed. With -o, --json and
+    /// --no-progress only: the options of a run are refused.
+    #[arg(
+        long,
+        num_args = 2,
+        value_names = ["OLD", "NEW"],
+        action = clap::ArgAction::Set,
+        conflicts_with_all = ["n", "threads", "runs", "max_memory", "bottom_up", "chunk_lanes", "pin", "svg", "test_perturb"],
+    )]
+    pub(in crate::cli) compare: Option<Vec<PathBuf>>,
+    /// Pin each worker thread of a measurement to a CPU of its own.
+    ///
+    /// Worker i on the i-th CPU this process may run on, one of each core first (SMT siblings
+    /// last). A row of more threads than those CPUs runs unpinned, and so does every row once a
+    /// pinning fails, each said once on stderr; the JSON says of each row whether it was pinned.
+    #[arg(long)]
+    pub(in crate::cli) pin: bool,
+    /// Also plot speedup and efficiency against threads to FILE (SVG).
+    ///
+    /// For each N: the measured speedup over the 1-thread run, and the speedup the task graph
+    /// predicts on 1 to 128 workers. Written atomically; the path is checked before any run.
+    #[arg(long, value_name = "FILE")]
+    pub(in crate::cli) svg: Option<PathBuf>,
     /// Print one JSON object.
     #[arg(long)]
     pub(in crate::cli) json: bool,

@@ -186,6 +186,8 @@ pub(in crate::cli) const EXAMPLES: [(&str, &[Example]); 18] = [
         &[
             ex("fibtree bench", "f(20000) on 1, 2, 4, ... threads, every run checked"),
             ex("fibtree bench --n 5000 --threads 1 --json", "one figure, as JSON"),
+            ex("fibtree bench --n 20000 --pin --svg scaling.svg", "workers pinned to cores; speedup plotted"),
+            ex("fibtree bench --compare old.json new.json", "two files of bench --json -o, side by side"),
         ],
     ),
     ("self-test", &[ex("fibtree self-test", "every engine against a simpler one, in seconds")]),

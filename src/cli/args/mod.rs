@@ -151,7 +151,8 @@ pub(super) enum Command {
     /// rate per core used (the smaller of the threads and the cores) as a fraction of one core's
     /// streaming add in L2 (a[i] = b[i] + c[i] over 64-bit words: the limb addition's word
     /// operation alone), which the `stream` line gives in L2, in L3 and from memory, measured once
-    /// before the timed runs.
+    /// before the timed runs. --svg plots the speedup against threads beside the task graph's
+    /// prediction; --compare sets two runs' files side by side.
     Bench(BenchArgs),
     /// The verification ladder: every engine against a simpler one.
     ///

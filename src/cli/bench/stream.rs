@@ -217,8 +217,12 @@ impl Stream {
     /// the arrays are written).
     pub fn measure(caches: Caches, kernel: Isa, limit: impl Into<Limit>, held: u64, hooks: Hooks) -> Result<Stream> {
         let limit = limit.into();
-        let at = |level| measure_level(level, caches, kernel, (limit, held), hooks);
-        Ok(Stream { caches, kernel, rates: [at(Level::L2)?, at(Level::L3)?, at(Level::Memory)?] })
+        let mut rates = Vec::with_capacity(Level::ALL.len());
+        for level in Level::ALL {
+            rates.push(measure_level(level, caches, kernel, (limit, held), hooks)?);
+        }
+        let rates = rates.try_into().expect("a rate for each level");
+        Ok(Stream { caches, kernel, rates })
     }
 
     /// The rate at `level`. Cost O(1).

@@ -15,6 +15,7 @@
 //! memory, sized by the [`Caches`] the operating system reports; `fibtree bench` states the
 //! engine's rate as a fraction of the rate in L2.
 //!
+use std::sync::Arc;
 use std::time::Instant;
 
 use fibtree::{Cut, Engine, Error, Halves, Hooks, LAST18, Limit, MAX_N, P998244353, Param, Result};
@@ -131,6 +132,10 @@ impl Measurement {
     }
 }
 
+/// What each worker thread of a measurement's pool runs once before the runs: see
+/// [`Subject::on_each_worker`].
+pub type WorkerStart = Arc<dyn Fn(usize) + Send + Sync>;
+
 /// What is measured for one n, made once and never timed: the plan of (n, 0), its limb work and the
 /// independent residues of f(n); and the first run's value, which every later run must equal.
 pub struct Subject {
@@ -145,6 +150,8 @@ pub struct Subject {
     residues: [u64; 2],
     memory_limit: Limit,
     first: Option<(BigUint, usize)>,
+    /// What each worker of a measurement's pool runs before the runs (`None`: nothing).
+    worker_start: Option<WorkerStart>,
 }
 
 impl Subject {
@@ -176,7 +183,7 @@ impl Subject {
         let halves = Request::exact(&target, Engine::Blocked).cut(cut).plan_given(&plan).plan()?.halves();
         let halves = halves.expect("one target, the blocked engine");
         let residues = [found[0], found[1]];
-        Ok(Subject { n, plan, cut, halves, chunk_lanes: None, residues, memory_limit, first: None })
+        Ok(Subject { n, plan, cut, halves, chunk_lanes: None, residues, memory_limit, first: None, worker_start: None })
     }
 
     /// The bytes the process holds while this subject is kept and no run is timed: its fixed part
@@ -226,6 +233,30 @@ impl Subject {
         Ok(())
     }
 
+    /// Has `start(i)` run on each worker thread of every later measurement's pool, `i` from 0 to its
+    /// threads less one, after the pool starts and before its first run (untimed): each call on a
+    /// worker of its own and all of them at once, so that a call may wait for the others (a
+    /// [`std::sync::Barrier`] of the pool's threads), and all of them returned before any run.
+    /// What `fibtree bench --pin` pins each worker to a core of its own with: the pool is made in
+    /// [`Subject::measure`], so its threads are reached only from there. `None`: nothing (the
+    /// default). Cost O(1); each measurement then one call on each worker.
+    ///
+    /// ```
+    /// use std::sync::{Arc, Mutex};
+    /// let mut subject = fibtree::bench::Subject::new(200, fibtree::Cut::Auto, u64::MAX, fibtree::Hooks::default())?;
+    /// let started = Arc::new(Mutex::new(Vec::new()));
+    /// let seen = started.clone();
+    /// subject.on_each_worker(Some(Arc::new(move |i| seen.lock().unwrap().push(i))));
+    /// subject.measure(3, 1, fibtree::Hooks::default(), |_, _| {})?;
+    /// let mut workers = started.lock().unwrap().clone();
+    /// workers.sort();
+    /// assert_eq!(workers, [0, 1, 2]);
+    /// # Ok::<(), fibtree::Error>(())
+    /// ```
+    pub fn on_each_worker(&mut self, start: Option<WorkerStart>) {
+        self.worker_start = start;
+    }
+
     /// `(modulus, residue)` of f(n) by the modular engine, for each of [`MODULI`].
     pub fn residues(&self) -> [(u64, u64); 2] {
         [(MODULI[0], self.residues[0]), (MODULI[1], self.residues[1])]
@@ -245,7 +276,8 @@ impl Subject {
     /// Runs the blocked exact engine `runs` times in a new rayon pool of exactly
     /// `threads` threads, timing each run (the engine alone), and checks every value against the
     /// residues and against the first value this subject saw (with any thread count). Calls
-    /// `on_run(run, seconds)` after each run (`run` from 1).
+    /// `on_run(run, seconds)` after each run (`run` from 1), and before the runs what
+    /// [`Subject::on_each_worker`] set, on each worker.
     ///
     /// Cost: `runs` exact runs, O(plan states x limbs(n)) limb additions each
     /// ([`Subject::limb_additions`]); then a run's recorded task graph summed up (8 schedules of it,
@@ -282,6 +314,10 @@ impl Subject {
         };
         // the memory of a run in this pool, checked before any run
         pool.install(|| request().plan())?;
+        if let Some(start) = &self.worker_start {
+            // every worker runs its own call, so that one may wait for the others
+            pool.broadcast(|worker| start(worker.index()));
+        }
         let mut seconds = Vec::with_capacity(runs);
         let mut graphs = Vec::with_capacity(runs);
         for run in 1..=runs {
@@ -372,6 +408,30 @@ mod tests {
         assert_eq!(m.limb_additions, subject.limb_additions());
         assert!(m.min_seconds() <= m.median_seconds() && m.median_seconds() <= m.max_seconds());
         assert!(m.graph.work >= m.graph.span && m.graph.span > 0.0);
+    }
+
+    #[test]
+    fn each_worker_runs_its_start_at_once_before_the_runs() {
+        use std::sync::{Barrier, Mutex};
+        let mut subject = Subject::new(300, Cut::Auto, u64::MAX, Hooks::default()).unwrap();
+        for threads in [1, 4] {
+            // a barrier of the pool's threads: passed only if every worker's call runs at once
+            let barrier = Arc::new(Barrier::new(threads));
+            let seen = Arc::new(Mutex::new(Vec::new()));
+            let (b, s) = (barrier.clone(), seen.clone());
+            subject.on_each_worker(Some(Arc::new(move |i| {
+                b.wait();
+                s.lock().unwrap().push((i, std::thread::current().id()));
+            })));
+            subject.measure(threads, 2, Hooks::default(), |_, _| {}).unwrap();
+            let mut seen = seen.lock().unwrap().clone();
+            seen.sort_by_key(|s| s.0);
+            assert_eq!(seen.iter().map(|s| s.0).collect::<Vec<_>>(), (0..threads).collect::<Vec<_>>());
+            let ids: std::collections::HashSet<_> = seen.iter().map(|s| s.1).collect();
+            assert_eq!(ids.len(), threads, "each call on a worker of its own, once per measurement");
+        }
+        subject.on_each_worker(None);
+        subject.measure(2, 1, Hooks::default(), |_, _| {}).unwrap();
     }
 
     #[test]

@@ -2,13 +2,17 @@
 //! loud (exit 1), Ctrl-C exit 130; the streaming rate in the header and the JSON, each row's
 //! fraction of it computed from the two figures, a memory limit shrinking or skipping the memory
 //! level. No timing is asserted. The tests of figures the machine decides (its caches, cores and
-//! kernel sets) run on this machine and on every simulated one (`common::SIMULATED`).
+//! kernel sets) run on this machine and on every simulated one (`common::SIMULATED`). `--svg` and
+//! `--pin` in [`scaling`], `--compare` in [`compare`].
 
 use std::time::Duration;
 
 use serde_json::Value;
 
 use crate::common::*;
+
+mod compare;
+mod scaling;
 
 /// The rows of the human table: the lines of 13 fields whose first is a number.
 fn table_rows(out: &str) -> Vec<Vec<String>> {
