@@ -196,7 +196,9 @@ impl From<fibtree_core::Error> for Error {
             fibtree_core::Error::OutOfMemory { param, estimate, limit } => {
                 Error::OutOfMemory { param: param.into(), estimate, limit }
             }
-            fibtree_core::Error::CrossCheck { what, exact, independent } => Error::CrossCheck { what, exact, independent },
+            fibtree_core::Error::CrossCheck { what, exact, independent } => {
+                Error::CrossCheck { what, exact, independent }
+            }
             fibtree_core::Error::Interrupted => Error::Interrupted,
             other => Error::RunsDisagree(other.to_string()),
         }

@@ -321,7 +321,10 @@ mod tests {
     fn bad_paths_are_refused() {
         for (n, path) in [(5, ""), (5, "LX"), (2, "R"), (3, "LR"), (3, "LLL"), (1, "L")] {
             assert!(
-                matches!(value_after(n, path, Hooks::default()), Err(Error::InvalidArgument { param: Param::Path, .. })),
+                matches!(
+                    value_after(n, path, Hooks::default()),
+                    Err(Error::InvalidArgument { param: Param::Path, .. })
+                ),
                 "{n} {path}"
             );
         }

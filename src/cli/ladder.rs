@@ -6,7 +6,9 @@
 
 use std::time::Instant;
 
-use fibtree::{Counting, Cut, Engine, Error, Hooks, Limit, Options, Param, Result, count, count_mod, count_parity, grundy};
+use fibtree::{
+    Counting, Cut, Engine, Error, Hooks, Limit, Options, Param, Result, count, count_mod, count_parity, grundy,
+};
 use fibtree_core::{Plan, Request, support};
 use fibtree_oracles::{MAX_FIRST_PRINCIPLES_K, explicit_tree_counts, first_principles_counts};
 use fibtree_util::SplitMix64;
@@ -21,7 +23,8 @@ const LADDER_BYTES: u64 = 80 << 20;
 /// limit RLIMIT_NPROC is 2)`, the limit said where one is set. Cost: one system call.
 fn not_started(threads: usize, cause: &dyn std::fmt::Display) -> String {
     let s = if threads == 1 { "" } else { "s" };
-    let limit = super::os::process_limit().map_or(String::new(), |l| format!("; the process limit RLIMIT_NPROC is {l}"));
+    let limit =
+        super::os::process_limit().map_or(String::new(), |l| format!("; the process limit RLIMIT_NPROC is {l}"));
     format!("could not start {threads} thread{s} ({cause}{limit})")
 }
 

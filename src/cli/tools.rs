@@ -70,7 +70,8 @@ pub(super) fn brute(k: u64, g: Option<u64>, json: bool, output: OutputArg) -> an
     let too_large = || usage("K", format!("at most {MAX_EXPLICIT_K} for the explicit-tree oracle, got {k}"));
     let k = u32::try_from(k).map_err(|_| too_large())?;
     let explicit = explicit_tree_counts(k).map_err(|e| usage("K", e))?;
-    let first = (k <= MAX_FIRST_PRINCIPLES_K).then(|| first_principles_counts(k)).transpose().map_err(|e| usage("K", e))?;
+    let first =
+        (k <= MAX_FIRST_PRINCIPLES_K).then(|| first_principles_counts(k)).transpose().map_err(|e| usage("K", e))?;
     let mut session = Session::new(output.output.as_deref(), None, false)?;
     let gs = match g {
         Some(g) => vec![g],

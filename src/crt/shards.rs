@@ -189,7 +189,11 @@ mod tests {
             // in any order, with a shard repeated
             let mut shuffled: Vec<ShardResidues> = shards.iter().rev().cloned().collect();
             shuffled.push(shards[0].clone());
-            assert_eq!(combine_shards(n, count, &shuffled, Hooks::default()).unwrap(), want, "{count} shards, shuffled");
+            assert_eq!(
+                combine_shards(n, count, &shuffled, Hooks::default()).unwrap(),
+                want,
+                "{count} shards, shuffled"
+            );
         }
     }
 
@@ -217,7 +221,8 @@ mod tests {
     fn bad_sets_of_shards_are_refused_naming_the_shard() {
         let n = 1000;
         let shards: Vec<ShardResidues> = (1..=4).map(|i| shard(n, 0, i, 4)).collect();
-        let refusal = |shards: &[ShardResidues], count: usize| match combine_shards(n, count, shards, Hooks::default()) {
+        let refusal = |shards: &[ShardResidues], count: usize| match combine_shards(n, count, shards, Hooks::default())
+        {
             Err(Error::InvalidArgument { param: Param::Shard, expected }) => expected,
             other => panic!("expected a refusal, got {other:?}"),
         };

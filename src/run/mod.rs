@@ -114,7 +114,8 @@ impl<'a> Counting<'a> {
         let count = moduli.len();
         let planned = request(moduli).guard(guard(count)).resume(position).plan()?;
         // the residues the checkpoint saved, against those computed now where they are known
-        if let (Some(saved), Some(fresh), Some(spec)) = (&saved_residues, planned.known_residues(), &options.checkpoint) {
+        if let (Some(saved), Some(fresh), Some(spec)) = (&saved_residues, planned.known_residues(), &options.checkpoint)
+        {
             let moduli = &planned.moduli()[..saved_moduli];
             checkpoint::check_residues(spec, moduli, saved, &fresh[0][..saved_moduli])?;
         }
@@ -339,6 +340,9 @@ fn check_options(targets: &[(u64, u64)], options: &Options) -> Result<()> {
     Ok(())
 }
 
+/// What saves a count's position: the position, and whether the count is done.
+type Save<'a> = &'a mut dyn FnMut(&fibtree_core::Position, bool) -> Result<()>;
+
 /// Runs `planned` (resumable, saving to `save`, where given), handing each target to `sink`: the
 /// errors of `sink` and `save`, the library's, come back as they are (the engines are told to
 /// stop).
@@ -347,7 +351,7 @@ fn check_options(targets: &[(u64, u64)], options: &Options) -> Result<()> {
 /// The engines', and whatever `sink` or `save` returns.
 fn run_planned(
     planned: Planned,
-    save: Option<&mut dyn FnMut(&fibtree_core::Position, bool) -> Result<()>>,
+    save: Option<Save>,
     mut sink: impl FnMut(usize, Option<BigUint>, &[u64]) -> Result<()> + Send,
 ) -> Result<()> {
     let (mut sink_failed, mut save_failed) = (None, None);

@@ -76,12 +76,7 @@ mod tests {
         assert!((2..=6).all(|k| limbs(k) == 1), "every count of T(6) fits one limb");
         assert_eq!(limb_additions(plan.lens()), 1 + 2 + 2 + 1 + 1);
         // T(0) and T(1) have no layers to compute
-        assert_eq!(
-            limb_additions(
-                Plan::new(&[(1, 0)], u64::MAX, Hooks::default()).unwrap().lens()
-            ),
-            0
-        );
+        assert_eq!(limb_additions(Plan::new(&[(1, 0)], u64::MAX, Hooks::default()).unwrap().lens()), 0);
     }
 
     #[test]

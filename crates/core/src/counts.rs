@@ -43,8 +43,8 @@ impl<'a> Counts<'a> {
     /// `hooks`.
     ///
     /// # Errors
-    /// [`Error::InvalidArgument`] for n too large; [`Error::OutOfMemory`] naming [`Param::N`] past
-    /// the limit; [`Error::Interrupted`] when cancelled.
+    /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) for n too large; [`Error::OutOfMemory`](crate::Error::OutOfMemory) naming [`Param::N`](crate::Param::N) past
+    /// the limit; [`Error::Interrupted`](crate::Error::Interrupted) when cancelled.
     pub fn new(n: u64, g: u64, guard: Guard, hooks: Hooks<'a>) -> Result<Counts<'a>> {
         let (plan, _) = guard.plan(&Targets::one(n, g), hooks)?;
         let block = block_of(n);
@@ -69,7 +69,7 @@ impl<'a> Counts<'a> {
     /// else one block's recomputation.
     ///
     /// # Errors
-    /// [`Error::Interrupted`] when cancelled during a recomputation.
+    /// [`Error::Interrupted`](crate::Error::Interrupted) when cancelled during a recomputation.
     fn count(&mut self, k: usize, t: u64) -> Result<BigUint> {
         if k < 2 {
             return Ok(BigUint::ZERO);
@@ -104,7 +104,7 @@ impl<'a> Counts<'a> {
     /// `Err(Interrupted)` once the hooks the walk obeys say to stop. Cost: one or two loads.
     ///
     /// # Errors
-    /// [`Error::Interrupted`] when cancelled.
+    /// [`Error::Interrupted`](crate::Error::Interrupted) when cancelled.
     pub fn cancelled(&self) -> Result<()> {
         self.hooks.check()
     }
@@ -115,7 +115,7 @@ impl<'a> Counts<'a> {
     /// kept, else one block's recomputation.
     ///
     /// # Errors
-    /// [`Error::Interrupted`] when cancelled during a recomputation.
+    /// [`Error::Interrupted`](crate::Error::Interrupted) when cancelled during a recomputation.
     pub fn count_at(&mut self, k: usize, t: Option<u64>) -> Result<BigUint> {
         match t {
             Some(t) if k >= 2 => self.count(k, t),
@@ -123,4 +123,3 @@ impl<'a> Counts<'a> {
         }
     }
 }
-

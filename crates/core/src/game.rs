@@ -147,7 +147,7 @@ pub fn grundy(k: u64) -> Option<u64> {
 /// T(0), which has no move; its value counts as -1). Every rooted tree has as many moves to each
 /// value below its own, mod 2, as a nim heap of that size has: one (docs/math.md, "The parity of a
 /// count"). So the parity of every count is known without either engine: each report checks its
-/// exact value against it ([`crate::Parity`]).
+/// exact value against it.
 ///
 /// Cost: O(1) time and memory ([`grundy`]'s closed form), for any n and g.
 ///

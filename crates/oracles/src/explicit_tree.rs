@@ -1,7 +1,7 @@
 //! The explicit-tree oracle: T(k) built node by node, every first move played on it.
 
-use super::{MAX_EXPLICIT_K, check_k, tally};
 use super::Result;
+use super::{MAX_EXPLICIT_K, check_k, tally};
 
 /// Marks a missing parent or child in [`ExplicitTree`].
 pub(super) const NO_NODE: u32 = u32::MAX;

@@ -3,8 +3,8 @@
 
 use std::collections::HashMap;
 
-use super::{MAX_FIRST_PRINCIPLES_K, check_k, tally};
 use super::Result;
+use super::{MAX_FIRST_PRINCIPLES_K, check_k, tally};
 
 /// The id of an interned rooted tree in [`Positions`].
 pub(super) type TreeId = u32;

@@ -10,9 +10,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use num_bigint::BigUint;
 
 use super::{Checked, Claim, Judged, Refused, Route};
-use fibtree_core::MODULUS_LIMIT;
 use crate::error::{Error, Result};
 use crate::options::Options;
+use fibtree_core::MODULUS_LIMIT;
 
 mod exact;
 mod modular;

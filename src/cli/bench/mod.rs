@@ -16,11 +16,11 @@ use super::output::{Output, distinct};
 use super::session::{OutputForm, Session};
 
 mod compare;
-pub(super) mod stream;
-pub(super) mod timing;
 mod pin;
 mod report;
+pub(super) mod stream;
 mod svg;
+pub(super) mod timing;
 
 use pin::Pinning;
 use report::{

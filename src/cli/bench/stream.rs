@@ -349,11 +349,7 @@ impl Arrays {
             let mut done = 0;
             for _ in 0..count {
                 let end = (next + BLOCK).min(words);
-                kernel.stream_add(
-                    black_box(&mut a[next..end]),
-                    black_box(&b[next..end]),
-                    black_box(&c[next..end]),
-                );
+                kernel.stream_add(black_box(&mut a[next..end]), black_box(&b[next..end]), black_box(&c[next..end]));
                 done += (end - next) as u64;
                 next = if end == words { 0 } else { end };
             }

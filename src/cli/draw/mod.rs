@@ -5,9 +5,9 @@ use std::process::ExitCode;
 
 pub(crate) mod svg;
 
-use svg::{MAX_DRAW_K, svg};
 use fibtree_util::NotWhole;
 use serde::Serialize;
+use svg::{MAX_DRAW_K, svg};
 
 use super::args::DrawArgs;
 use super::session::{Outcome, OutputForm, Session};

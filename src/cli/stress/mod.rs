@@ -177,7 +177,8 @@ pub(super) fn stress(args: StressArgs) -> anyhow::Result<ExitCode> {
     // up to the largest n would (the same floor, refused with the same figure)
     if let (Some(&top), Ok(rows)) = (ns.iter().max(), u64::try_from(ns.len())) {
         let options = Options { memory_limit: Some(args.run.memory_limit()), ..Options::default() };
-        fibtree::Counting::check_table_floor(top.saturating_sub(rows - 1), top, &options).map_err(|e| session.error(e))?;
+        fibtree::Counting::check_table_floor(top.saturating_sub(rows - 1), top, &options)
+            .map_err(|e| session.error(e))?;
     }
     let stop = session.cancel_flag();
     // what the programs leave running, out of their groups too, is handed to this process to end

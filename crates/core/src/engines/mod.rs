@@ -59,7 +59,7 @@ pub enum Engine {
     Reference,
     /// The residue route: the counts modulo enough primes below 2^62, all of them in one run of
     /// the blocked engine's residue kind (lane i of a state modulo prime i), turned into the exact
-    /// values by the Chinese remainder theorem ([`crate::crt`]). No big-integer arithmetic but the
+    /// values by the Chinese remainder theorem ([`crate::garner`]). No big-integer arithmetic but the
     /// reconstruction, none shared with the other two (the lanes hold residues, with no carries).
     Crt,
 }

@@ -66,4 +66,3 @@ fn the_crt_engine_gives_the_reference_values_for_many_targets_at_once() {
         assert_eq!(got, want, "{targets:?}");
     }
 }
-

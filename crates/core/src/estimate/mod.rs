@@ -39,9 +39,9 @@
 //! # Ok::<(), fibtree::Error>(())
 //! ```
 
-use crate::guard::{PROCESS_BYTES, Run};
 use crate::engines::{self, Engine, modular};
 use crate::error::{Error, Param, Result};
+use crate::guard::{PROCESS_BYTES, Run};
 use crate::hooks::Hooks;
 use crate::plan::{self, Plan, Sizes};
 use crate::targets::Targets;
@@ -114,7 +114,7 @@ pub struct Estimate {
     pub bits_at_most: u64,
     /// An upper bound on its decimal digits.
     pub digits_at_most: u64,
-    /// The primes below 2^62 whose residues determine the value ([`crate::crt::primes::primes_needed`]).
+    /// The primes below 2^62 whose residues determine the value ([`crate::primes_for`]).
     pub primes: usize,
     /// The plan's bytes (the exact engine holds it whole).
     pub plan_bytes: u64,

@@ -116,7 +116,7 @@ pub struct Summary {
     /// The time outside the graph, on one thread.
     pub serial: f64,
     /// `(P, seconds)`: the greedy scheduler's time on P workers plus the serial part, for each of
-    /// [`PREDICTED_THREADS`].
+    /// [`Summary::PREDICTED_THREADS`].
     pub predicted: Vec<(usize, f64)>,
 }
 

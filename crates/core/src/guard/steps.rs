@@ -110,7 +110,7 @@ impl Guard {
 
     /// Step 1, before anything of size O(n): refuses a run over targets up to layer `top` with a g
     /// as high as `highest` whose smallest possible size exceeds the limit. A floor small enough to
-    /// be refined ([`Guard::allowance`]) passes, so that the run is refused with its full estimate
+    /// be refined (the guard's allowance) passes, so that the run is refused with its full estimate
     /// once its plan is measured. Cost O(1).
     ///
     /// # Errors

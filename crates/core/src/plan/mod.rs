@@ -40,8 +40,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::cost::check;
 use crate::error::Result;
-use crate::hooks::Hooks;
 use crate::guard::Limit;
+use crate::hooks::Hooks;
 use crate::targets::Targets;
 use backward::{Keep, backward};
 use layer_set::EMPTY;
@@ -135,7 +135,7 @@ impl Plan {
     /// its checkpoints, once walked down), O(n x W / 64) each. Memory one bit per g of each layer's
     /// window (for g = 0 the window is the smallest power of two above every G(k) + 1, 8192 at
     /// n = 10000: 10 MB in all, less where zero states are left out), 4 bytes per layer for the
-    /// Grundy values, and the support's checkpoints ([`Support::bytes_for`], about 2 sqrt(n) layers
+    /// Grundy values, and the support's checkpoints (about 2 sqrt(n) layers
     /// of W / 8 bytes).
     ///
     /// # Errors

@@ -47,7 +47,9 @@ pub(super) fn plan(request: Request) -> Result<Planned> {
         None => request.cut,
     };
     let (made, plan) = match request.plan {
-        PlanOf::Given(plan) => (Made::none(given(plan, &guard, request.guard.is_some(), &live)?), Some(Held::Given(plan))),
+        PlanOf::Given(plan) => {
+            (Made::none(given(plan, &guard, request.guard.is_some(), &live)?), Some(Held::Given(plan)))
+        }
         _ if live.is_empty() => (Made::none(PROCESS_BYTES), None),
         _ => {
             let mut made = made(&request, &guard, &live, cut)?;

@@ -4,10 +4,10 @@
 use num_bigint::BigUint;
 
 use super::Values;
+use crate::engines::blocked::Tuning;
 use crate::engines::both_ends::{
     Cut, Halves, Position, Started, check_resume, count_blocked, count_resumable, count_taking,
 };
-use crate::engines::blocked::Tuning;
 use crate::engines::{Engine, modular, stream_words, to_biguint};
 use crate::error::{Error, Result};
 use crate::graph::{Recorder, Summary};
@@ -189,7 +189,10 @@ impl<'a> Planned<'a> {
     ///
     /// # Errors
     /// As [`Planned::run`].
-    pub fn run_recorded(self, sink: impl FnMut(usize, Option<BigUint>, &[u64]) -> Result<()> + Send) -> Result<Summary> {
+    pub fn run_recorded(
+        self,
+        sink: impl FnMut(usize, Option<BigUint>, &[u64]) -> Result<()> + Send,
+    ) -> Result<Summary> {
         let recorder = Recorder::new();
         let hooks = self.hooks.record_to(&recorder);
         Planned { hooks, ..self }.run_with(None, sink)?;

@@ -82,7 +82,7 @@ fn refuse(why: String) -> Error {
 
 /// The two halves of an exact count of one target: where it is cut (the [`Cut`] asked for, resolved)
 /// and the limb additions of each
-/// ([`crate::Counting::halves`], [`crate::bench::Subject::halves`]).
+/// ([`crate::Planned::halves`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Halves {
     /// The cut m: bottom-up over layers 2 to m, top-down over m + 1 to n (m = n: bottom-up alone).

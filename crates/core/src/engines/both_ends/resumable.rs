@@ -50,6 +50,7 @@ pub struct Position<'a> {
 
 /// The half a [`Position`] is in, with its state.
 #[derive(Clone, Debug, PartialEq)]
+#[allow(clippy::large_enum_variant, reason = "one position a checkpoint, made and read once: its size costs nothing")]
 enum Half<'a> {
     /// The bottom-up half (to the top layer where the cut is n) at `state`.
     Up { state: Cow<'a, State> },
@@ -66,7 +67,8 @@ impl<'a> Position<'a> {
 
     /// The top-down half at `state`, the bottom-up one done at `below`.
     pub(crate) fn down(cut: u64, below: &'a State, direct: &'a BigUint, state: &'a State) -> Position<'a> {
-        let half = Half::Down { below: Cow::Borrowed(below), direct: Cow::Borrowed(direct), state: Cow::Borrowed(state) };
+        let half =
+            Half::Down { below: Cow::Borrowed(below), direct: Cow::Borrowed(direct), state: Cow::Borrowed(state) };
         Position { cut, half }
     }
 

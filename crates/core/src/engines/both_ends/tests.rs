@@ -196,7 +196,12 @@ fn a_top_down_half_started_early_gives_the_same_count() {
 /// The words of `position`, as [`Position::write`] hands them over.
 fn words_of(position: &Position) -> Vec<u64> {
     let mut words = Vec::new();
-    position.write(&mut |w| Ok(words.push(w))).unwrap();
+    position
+        .write(&mut |w| {
+            words.push(w);
+            Ok(())
+        })
+        .unwrap();
     words
 }
 
@@ -319,6 +324,11 @@ fn a_state_inconsistent_with_itself_or_the_plan_is_refused() {
 /// The words of `state` alone, as [`State::write`] hands them over.
 fn state_words(state: &State) -> usize {
     let mut words = 0;
-    state.write(&mut |_| Ok(words += 1)).unwrap();
+    state
+        .write(&mut |_| {
+            words += 1;
+            Ok(())
+        })
+        .unwrap();
     words
 }

@@ -13,7 +13,6 @@
 mod dense;
 mod generic;
 
-
 use crate::error::{Error, Param, Result};
 use crate::hooks::Hooks;
 use crate::plan::{Plan, Sizes};

@@ -90,7 +90,8 @@ fn other_grundy_values() {
 #[test]
 fn whole_distribution_sums_to_the_moves() {
     let n = 200;
-    let targets: Vec<(u64, u64)> = crate::plan::support_set(n, Hooks::default()).unwrap().iter().map(|g| (n, g)).collect();
+    let targets: Vec<(u64, u64)> =
+        crate::plan::support_set(n, Hooks::default()).unwrap().iter().map(|g| (n, g)).collect();
     let got = all_agree(&targets);
     let moves = crate::tree_size(n) - 1u32;
     for (j, &m) in MODULI.iter().enumerate() {
