@@ -41,9 +41,7 @@ mod run;
 pub use checkpoint::Checkpoint;
 pub use error::{Error, Param, Result};
 pub use fibtree_core::estimate;
-pub use fibtree_core::{
-    Bound, Cut, Engine, Halves, Hooks, Limit, MAX_N, MODULUS_LIMIT, Machine, count_parity, grundy, tree_size,
-};
+pub use fibtree_core::{Cut, Engine, Hooks, Limit, MAX_N, Machine, count_parity, grundy, tree_size};
 pub use options::{LAST18, Options, P998244353};
 pub use report::{ModReport, Parity, Projection, Report};
 pub use run::{Counting, mod_only};

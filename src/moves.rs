@@ -179,8 +179,8 @@ pub fn list(counts: &mut Counts, n: u64, g: u64, limit: u64, mut emit: impl FnMu
 /// character other than L and R, or a path that leaves the tree; naming [`Param::N`] for n above
 /// [`crate::MAX_N`]; [`Error::Interrupted`] once cancelled.
 pub fn value_after(n: u64, path: &str, hooks: Hooks) -> Result<u64> {
-    if n > crate::MAX_N {
-        return Err(Error::invalid(Param::N, format!("at most {}, got {n}", crate::MAX_N)));
+    if n > fibtree_core::MAX_N {
+        return Err(Error::invalid(Param::N, format!("at most {}, got {n}", fibtree_core::MAX_N)));
     }
     if path.is_empty() {
         return Err(Error::invalid(Param::Path, "expected a non-empty path of L and R: the root is not a move"));

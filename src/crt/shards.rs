@@ -106,8 +106,8 @@ impl ShardResidues {
 /// not its share, or two different sets of residues for one shard; [`Error::Interrupted`] once
 /// `hooks` cancel the run.
 pub fn combine_shards(n: u64, count: usize, shards: &[ShardResidues], hooks: Hooks) -> Result<BigUint> {
-    if n > crate::MAX_N {
-        return Err(Error::invalid(Param::N, format!("at most {}, got {n}", crate::MAX_N)));
+    if n > fibtree_core::MAX_N {
+        return Err(Error::invalid(Param::N, format!("at most {}, got {n}", fibtree_core::MAX_N)));
     }
     if count > MAX_SHARDS {
         return Err(Error::invalid(Param::Shard, format!("at most {MAX_SHARDS} shards, got {count}")));

@@ -450,7 +450,7 @@ mod tests {
         println!("seeds from {seed:#x}");
         for i in 0..50 {
             let p = drawn_prime(seed + i, &[]);
-            assert!(primal_check::miller_rabin(p) && p > 1 << 61 && p < crate::MODULUS_LIMIT, "{p}");
+            assert!(primal_check::miller_rabin(p) && p > 1 << 61 && p < fibtree_core::MODULUS_LIMIT, "{p}");
             assert_ne!(drawn_prime(seed + i, &[p]), p, "never one of the moduli given");
         }
         assert_ne!(drawn_prime(1, &[]), drawn_prime(2, &[]));

@@ -89,6 +89,9 @@ pub(crate) fn check_modulus(m: u64) -> Result<()> {
     if (2..fibtree_core::MODULUS_LIMIT).contains(&m) {
         Ok(())
     } else {
-        Err(crate::Error::invalid(crate::Param::Modulus, format!("a modulus with 2 <= M < 2^63, got {m}")))
+        Err(crate::error::Error::invalid(
+            crate::error::Param::Modulus,
+            format!("a modulus with 2 <= M < 2^63, got {m}"),
+        ))
     }
 }

@@ -7,7 +7,7 @@
 
 use crate::error::{Error, Param, Result};
 use crate::game::count_bits_bound;
-use crate::guard::Limit;
+use crate::limit::Limit;
 
 /// Limbs per value of layer `k`: enough for every count c(k, g) <= |T(k)| - 1. Cost O(1).
 pub(crate) fn limbs(k: usize) -> usize {

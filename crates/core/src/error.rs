@@ -1,6 +1,6 @@
 //! The core's one error type, and the parameters its errors name.
 
-use crate::guard::Limit;
+use crate::limit::Limit;
 use fibtree_util::human_bytes;
 
 /// A parameter of the core's functions, as an error names it (a program names it its own way: a

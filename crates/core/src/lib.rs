@@ -46,6 +46,7 @@ mod hooks;
 pub mod kernels;
 #[cfg(not(feature = "kernels"))]
 mod kernels;
+mod limit;
 mod machine;
 mod plan;
 mod request;

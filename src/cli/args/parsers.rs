@@ -24,7 +24,7 @@ pub(super) fn parse_modulus(s: &str) -> Result<u64, String> {
     fibtree_util::parse_number(s)
         .ok()
         .and_then(|m| u64::try_from(m).ok())
-        .filter(|m| (2..fibtree::MODULUS_LIMIT).contains(m))
+        .filter(|m| (2..fibtree_core::MODULUS_LIMIT).contains(m))
         .ok_or_else(|| format!("expected a modulus with 2 <= M < 2^63 ({})", fibtree_util::NUMBER_FORMS))
 }
 

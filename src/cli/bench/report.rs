@@ -3,7 +3,7 @@
 
 use std::io::Write;
 
-use fibtree::Halves;
+use fibtree_core::Halves;
 use fibtree_core::Summary;
 
 use super::timing::{Level, Stream};

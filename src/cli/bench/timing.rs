@@ -18,8 +18,8 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use fibtree::{Cut, Engine, Error, Halves, Hooks, LAST18, Limit, MAX_N, P998244353, Param, Result};
-use fibtree_core::{Guard, Plan, Request, Summary};
+use fibtree::{Cut, Engine, Error, Hooks, LAST18, Limit, MAX_N, P998244353, Param, Result};
+use fibtree_core::{Guard, Halves, Plan, Request, Summary};
 use num_bigint::BigUint;
 use num_traits::ToPrimitive;
 

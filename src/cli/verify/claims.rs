@@ -127,7 +127,7 @@ fn claim_verdict(c: &Checked, earlier: &[u128]) -> ClaimVerdict {
         n,
         parity: ClaimedParity::of(n, g, modulus, answer),
         verdict: word(c),
-        route: words::route(c),
+        route: words::how_judged(c),
     }
 }
 

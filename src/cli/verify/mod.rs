@@ -129,7 +129,7 @@ fn verify_one(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
         parity: ClaimedParity::of(n, args.g, modulus, answer),
         true_last_digits: args.last_digits.map(|d| format!("{:0width$}", checked.expected, width = d as usize)),
         verdict: word(&checked),
-        route: words::route(&checked),
+        route: words::how_judged(&checked),
         whole: args.show_value,
     };
     let status = if checked.ok() { ExitCode::SUCCESS } else { ExitCode::from(1) };

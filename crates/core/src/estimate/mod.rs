@@ -218,32 +218,7 @@ fn estimate_with(n: u64, g: u64, shards: &[usize], census_limit: u64, hooks: Hoo
     let known_zero = crate::game::value_bound(n, max_edge as u64).is_some_and(|bound| g > bound);
     let unplanned = if known_zero { None } else { modular::unplanned_work(&targets, hooks)? };
     let w = crate::game::window_of_edge(max_edge);
-    let bound: Option<Vec<u32>> = match &unplanned {
-        _ if known_zero || n.saturating_mul(w) <= census_limit => None,
-        // every state of the plan is a g of a kept class in the dense windows
-        Some((lanes, _)) => Some(lanes.iter().map(|&l| l.min(u32::MAX as u64) as u32).collect()),
-        // the dense windows too wide, and every state of a target below W below W: W a layer
-        None if g < w => Some((0..=n).map(|k| if k < 2 { 0 } else { w.min(u32::MAX as u64) as u32 }).collect()),
-        None => None,
-    };
-    let counted = bound.is_none();
-    let (lens, sizes) = match bound {
-        _ if known_zero => (vec![0; n as usize + 1], Sizes { plan: 0, widest: 0, highest: 0 }),
-        Some(lens) => {
-            // every layer's window within [0, W), and the support's checkpoints that thin them
-            let widest = lens.iter().copied().max().unwrap_or(0) as u64;
-            let plan = 4 * (n + 1) + (n + 1) * (w / 8) + plan::support_bytes(&targets, w);
-            (lens, Sizes { plan, widest, highest: w - 1 })
-        }
-        None => {
-            // the census keeps the support's checkpoints too, for a g below W
-            let support = plan::support_bytes(&targets, w);
-            crate::guard::check(own_bytes(n).saturating_add(support), crate::guard::available_limit())?;
-            let census = plan::census(&targets, hooks)?;
-            let sizes = census.sizes();
-            (census.lens, sizes)
-        }
-    };
+    let (lens, sizes, counted) = layer_sizes(&targets, w, known_zero, unplanned.as_ref(), census_limit, hooks)?;
     let states = lens.iter().map(|&l| l as u64).sum();
     let halves = engines::both_ends::halves(&lens, engines::Cut::Auto);
     let limb_additions = halves.work();
@@ -272,20 +247,7 @@ fn estimate_with(n: u64, g: u64, shards: &[usize], census_limit: u64, hooks: Hoo
     let narrow_seconds = narrow_rate.seconds(prime_lanes as f64);
     let checks = if threads >= 2 { prime_cpu_seconds.max(narrow_seconds) } else { prime_cpu_seconds + narrow_seconds };
     let garner_seconds = if known_zero { Seconds::default() } else { garner_rate.seconds((primes as f64).powi(2)) };
-    let shards = shards
-        .iter()
-        .map(|&s| {
-            let per_shard = primes.div_ceil(s);
-            let at_once = per_shard.min(threads) as u64;
-            ShardCost {
-                shards: s,
-                primes_per_shard: per_shard,
-                bytes: PROCESS_BYTES + at_once * prime_bytes,
-                seconds: prime_cpu_seconds.times(per_shard.div_ceil(threads.max(1)) as f64),
-                cpu_seconds: prime_cpu_seconds.times(primes as f64),
-            }
-        })
-        .collect();
+    let shards = shard_costs(shards, primes, threads, prime_bytes, prime_cpu_seconds);
     Ok(Estimate {
         n,
         g,
@@ -313,6 +275,74 @@ fn estimate_with(n: u64, g: u64, shards: &[usize], census_limit: u64, hooks: Hoo
         combine_seconds: garner_seconds + checks,
         garner_seconds,
     })
+}
+
+/// The states of each layer of the plan of `targets` (one target (n, g), W its window) and the
+/// plan's sizes, and whether they were counted: counted (the census) where n x W is at most
+/// `census_limit` or where no bound can be had, else bounded by the dense windows of `unplanned`
+/// (the modular engine's lanes) or by W a layer. Cost: the census's, where it runs; else O(n).
+fn layer_sizes(
+    targets: &Targets,
+    w: u64,
+    known_zero: bool,
+    unplanned: Option<&(Vec<u64>, u64)>,
+    census_limit: u64,
+    hooks: Hooks,
+) -> Result<(Vec<u32>, Sizes, bool)> {
+    let n = targets.top();
+    let (g, _) = targets.g_range();
+    let bound: Option<Vec<u32>> = match unplanned {
+        _ if known_zero || n.saturating_mul(w) <= census_limit => None,
+        // every state of the plan is a g of a kept class in the dense windows
+        Some((lanes, _)) => Some(lanes.iter().map(|&l| l.min(u32::MAX as u64) as u32).collect()),
+        // the dense windows too wide, and every state of a target below W below W: W a layer
+        None if g < w => Some((0..=n).map(|k| if k < 2 { 0 } else { w.min(u32::MAX as u64) as u32 }).collect()),
+        None => None,
+    };
+    let counted = bound.is_none();
+    let (lens, sizes) = match bound {
+        _ if known_zero => (vec![0; n as usize + 1], Sizes { plan: 0, widest: 0, highest: 0 }),
+        Some(lens) => {
+            // every layer's window within [0, W), and the support's checkpoints that thin them
+            let widest = lens.iter().copied().max().unwrap_or(0) as u64;
+            let plan = 4 * (n + 1) + (n + 1) * (w / 8) + plan::support_bytes(targets, w);
+            (lens, Sizes { plan, widest, highest: w - 1 })
+        }
+        None => {
+            // the census keeps the support's checkpoints too, for a g below W
+            let support = plan::support_bytes(targets, w);
+            crate::guard::check(own_bytes(n).saturating_add(support), crate::guard::available_limit())?;
+            let census = plan::census(targets, hooks)?;
+            let sizes = census.sizes();
+            (census.lens, sizes)
+        }
+    };
+    Ok((lens, sizes, counted))
+}
+
+/// The cost of the residue route cut into each of `shards`: `primes` primes of `prime_bytes` and
+/// `prime_cpu_seconds` each, on `threads` threads a shard. Cost O(shards).
+fn shard_costs(
+    shards: &[usize],
+    primes: usize,
+    threads: usize,
+    prime_bytes: u64,
+    prime_cpu_seconds: Seconds,
+) -> Vec<ShardCost> {
+    shards
+        .iter()
+        .map(|&s| {
+            let per_shard = primes.div_ceil(s);
+            let at_once = per_shard.min(threads) as u64;
+            ShardCost {
+                shards: s,
+                primes_per_shard: per_shard,
+                bytes: PROCESS_BYTES + at_once * prime_bytes,
+                seconds: prime_cpu_seconds.times(per_shard.div_ceil(threads.max(1)) as f64),
+                cpu_seconds: prime_cpu_seconds.times(primes as f64),
+            }
+        })
+        .collect()
 }
 
 /// What [`calibrate`] measures, each on one thread: the exact engine's limb additions per second,

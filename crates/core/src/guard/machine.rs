@@ -16,7 +16,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::limit::{Bound, Limit};
+use crate::limit::{Bound, Limit};
 
 /// The address space a thread of the pool adds: its stack (2 MiB, the default of Rust's threads),
 /// its guard page and its thread-local data, with room to spare.

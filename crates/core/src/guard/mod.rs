@@ -15,13 +15,12 @@
 //!   ([`crate::plan::Sizes`]);
 //! - [`threads`]: the threads a run may start, and the refusal naming the process limit.
 
-mod limit;
 mod machine;
 mod runs;
 mod steps;
 mod threads;
 
-pub use limit::{Bound, Limit};
+pub use crate::limit::{Bound, Limit};
 pub use steps::Guard;
 
 pub(crate) use machine::run_limit;

@@ -9,7 +9,7 @@ use crate::hooks::Hooks;
 use crate::plan::{self, Plan, Sizes};
 use crate::targets::Targets;
 
-use super::limit::{Bound, Limit};
+use crate::limit::{Bound, Limit};
 
 /// The memory a prediction may spend to give a refusal the estimate of the whole run rather than a
 /// bound: under a limit the caller gave (`--max-memory`), a plan up to this size (n up to about

@@ -40,8 +40,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::cost::check;
 use crate::error::Result;
-use crate::guard::Limit;
 use crate::hooks::Hooks;
+use crate::limit::Limit;
 use crate::targets::Targets;
 use backward::{Keep, backward};
 use layer_set::EMPTY;

@@ -168,20 +168,23 @@ impl<'a> Request<'a> {
         }
     }
 
-    /// Checks what can be checked before any work: the moduli, the cut (for one target, an engine
+    /// Checks what can be checked before any work: the largest n (at most [`crate::MAX_N`]), the moduli, the cut (for one target, an engine
     /// that cuts), the chunk lanes, the position resumed from (one target, the blocked engine).
     /// [`Request::plan`] checks it first. Cost O(moduli).
     ///
     /// # Errors
-    /// [`Error::InvalidArgument`] naming [`Param::Modulus`], [`Param::Cut`], [`Param::Lanes`] or
-    /// [`Param::Resume`].
+    /// [`Error::InvalidArgument`] naming [`Param::N`], [`Param::Modulus`], [`Param::Cut`],
+    /// [`Param::Lanes`] or [`Param::Resume`].
     ///
     /// ```
     /// use fibtree_core::{Cut, Engine, Request};
     /// assert!(Request::exact(&[(100, 0)], Engine::Crt).cut(Cut::At(50)).check_arguments().is_err());
     /// assert!(Request::residues(&[(100, 0)], [1]).check_arguments().is_err()); // a modulus of 1
+    /// assert!(Request::exact(&[(u64::MAX, 0)], Engine::Blocked).check_arguments().is_err()); // n above MAX_N
     /// ```
     pub fn check_arguments(&self) -> Result<()> {
+        let top = self.targets.iter().map(|t| t.0).max().unwrap_or(0);
+        crate::game::check_n(top)?;
         for &m in self.moduli() {
             crate::engines::modular::check_modulus(m)?;
         }

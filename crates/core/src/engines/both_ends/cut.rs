@@ -163,3 +163,12 @@ pub(crate) fn keep_for_both_ends(n: usize) -> usize {
     }
     lo
 }
+
+/// Asserts that `cut`, where a count from both ends of T(n) is cut, is a layer from 2 (what
+/// [`Cut::resolve`](Cut::resolve) and [`best_cut`] give).
+///
+/// # Panics
+/// For a cut below 2.
+pub(super) fn assert_cut(n: u64, cut: u64) {
+    assert!(cut >= 2, "a cut from 2 to {n}, got {cut}");
+}

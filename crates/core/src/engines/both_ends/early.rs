@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use num_bigint::BigUint;
 
-use super::joined::assert_cut;
+use super::cut::assert_cut;
 use crate::engines::blocked::{self, Run, State, Sweep, Tuning};
 use crate::engines::reference::to_biguint;
 use crate::error::{Error, Result};

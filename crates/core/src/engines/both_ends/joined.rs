@@ -5,6 +5,7 @@ use std::sync::atomic::AtomicU64;
 
 use num_bigint::BigUint;
 
+use super::cut::assert_cut;
 use super::early::Started;
 use crate::engines::blocked::{self, Handed, Run, State, Sweep, Tally, Tuning};
 use crate::engines::reference::to_biguint;
@@ -104,15 +105,6 @@ fn bottom_up(plan: &Plan, (n, g): (u64, u64), hooks: Hooks, tune: impl Fn(Tuning
     let target = Targets::one(n, g);
     blocked::run(Run::exact(plan, &target, hooks, tuning), None, |_, words| value = to_biguint(words))?;
     Ok(value)
-}
-
-/// Asserts that `cut`, where a count from both ends of T(n) is cut, is a layer from 2 (what
-/// [`Cut::resolve`](super::Cut::resolve) and [`best_cut`](super::best_cut) give).
-///
-/// # Panics
-/// For a cut below 2.
-pub(super) fn assert_cut(n: u64, cut: u64) {
-    assert!(cut >= 2, "a cut from 2 to {n}, got {cut}");
 }
 
 /// [`count_blocked`], the bottom-up half reading the plan's layers from `handed` where given, the

@@ -6,7 +6,8 @@ use std::sync::atomic::AtomicU64;
 
 use num_bigint::BigUint;
 
-use super::joined::{HalfSweeps, assert_cut, bottom_up_tuning, join};
+use super::cut::assert_cut;
+use super::joined::{HalfSweeps, bottom_up_tuning, join};
 use crate::engines::blocked::{self, CHUNK_LANES, Run, State, Sweep, Tally, Tuning};
 use crate::engines::reference::{to_biguint, to_words};
 use crate::error::{Error, Param, Result};

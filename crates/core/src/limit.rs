@@ -1,5 +1,5 @@
 //! The memory a run may use and the limit that sets it ([`Limit`], [`Bound`]): what an out-of-memory
-//! error names, and the machine's limits that set it ([`super::machine`]).
+//! error names; the machine's limits that set it are the guard's.
 
 use fibtree_util::human_bytes;
 
