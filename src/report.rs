@@ -159,7 +159,7 @@ impl Report {
 ///
 /// ```
 /// use fibtree::{LAST18, P998244353};
-/// let report = fibtree::mod_only(300, 0, &fibtree::Options::default())?;
+/// let report = fibtree::mod_only(&[(300, 0)], &fibtree::Options::default())?.remove(0);
 /// assert_eq!(report.residues, [(LAST18, 799_101_863_880_973_663), (P998244353, 110_881_951)]);
 /// # Ok::<(), fibtree::Error>(())
 /// ```

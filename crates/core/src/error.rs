@@ -10,7 +10,7 @@ use fibtree_util::human_bytes;
 ///
 /// ```
 /// use fibtree_core::{Error, Param};
-/// let Err(Error::InvalidArgument { param, expected }) = fibtree_core::primes_for(fibtree_core::MAX_N + 1) else {
+/// let Err(Error::InvalidArgument { param, expected }) = fibtree_core::primes_for(fibtree_core::MAX_N + 1, Default::default()) else {
 ///     panic!("refused")
 /// };
 /// assert_eq!((param, param.name()), (Param::N, "n"));

@@ -13,8 +13,9 @@ use crate::hooks::Hooks;
 /// # Examples
 ///
 /// ```
-/// assert_eq!(fibtree::MAX_N, (1 << 31) - 1);
-/// assert!(fibtree::count(fibtree::MAX_N + 1, 0).is_err());
+/// use fibtree_core::{Engine, MAX_N, Request};
+/// assert_eq!(MAX_N, (1 << 31) - 1);
+/// assert!(Request::exact(&[(MAX_N + 1, 0)], Engine::Blocked).plan().is_err());
 /// ```
 pub const MAX_N: u64 = (u32::MAX >> 1) as u64;
 
@@ -125,10 +126,10 @@ pub fn check_n(n: u64) -> Result<()> {
 /// # Examples
 ///
 /// ```
-/// assert_eq!(fibtree::grundy(10), Some(14));
-/// assert_eq!(fibtree::grundy(1), Some(0)); // a single node: no move, value 0
-/// assert_eq!(fibtree::grundy(0), None); // the empty tree
-/// assert_eq!(fibtree::grundy(u64::MAX), Some(12_297_829_382_473_034_411)); // 6m + 3: 4m + 3
+/// assert_eq!(fibtree_core::grundy(10), Some(14));
+/// assert_eq!(fibtree_core::grundy(1), Some(0)); // a single node: no move, value 0
+/// assert_eq!(fibtree_core::grundy(0), None); // the empty tree
+/// assert_eq!(fibtree_core::grundy(u64::MAX), Some(12_297_829_382_473_034_411)); // 6m + 3: 4m + 3
 /// ```
 pub fn grundy(k: u64) -> Option<u64> {
     if k == 0 {
@@ -154,13 +155,15 @@ pub fn grundy(k: u64) -> Option<u64> {
 /// # Examples
 ///
 /// ```
-/// use fibtree::{count, count_parity, grundy};
+/// use fibtree_core::{Engine, Request, count_parity, grundy};
+/// let mut counts = Vec::new();
+/// Request::exact(&[(10, 0), (10, 26)], Engine::Blocked).plan()?.run(|_, v, _| Ok(counts.push(v.unwrap())))?;
 /// assert_eq!(grundy(10), Some(14));
-/// assert_eq!((count(10, 0)?.to_string(), count_parity(10, 0)), ("17".to_string(), 1)); // 0 < 14: odd
-/// assert_eq!((count(10, 26)?.to_string(), count_parity(10, 26)), ("4".to_string(), 0)); // 26 >= 14: even
+/// assert_eq!((counts[0].to_string(), count_parity(10, 0)), ("17".to_string(), 1)); // 0 < 14: odd
+/// assert_eq!((counts[1].to_string(), count_parity(10, 26)), ("4".to_string(), 0)); // 26 >= 14: even
 /// assert_eq!(count_parity(0, 0), 0); // T(0) has no move
 /// assert_eq!(count_parity(u64::MAX, 1 << 60), 1); // below G = 4m + 3, about 2^63.4
-/// # Ok::<(), fibtree::Error>(())
+/// # Ok::<(), fibtree_core::Error>(())
 /// ```
 pub fn count_parity(n: u64, g: u64) -> u8 {
     grundy(n).map_or(0, |value| u8::from(g < value))
@@ -173,8 +176,8 @@ pub fn count_parity(n: u64, g: u64) -> u8 {
 /// # Examples
 ///
 /// ```
-/// assert_eq!(fibtree::tree_size(10).to_string(), "143"); // F(12) - 1
-/// assert_eq!(fibtree::tree_size(0).to_string(), "0");
+/// assert_eq!(fibtree_core::tree_size(10).to_string(), "143"); // F(12) - 1
+/// assert_eq!(fibtree_core::tree_size(0).to_string(), "0");
 /// ```
 pub fn tree_size(k: u64) -> BigUint {
     let (mut a, mut b) = (BigUint::from(0u32), BigUint::from(1u32)); // F(0), F(1)

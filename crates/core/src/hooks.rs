@@ -13,14 +13,15 @@ use crate::graph::Recorder;
 /// ```
 /// use std::sync::atomic::{AtomicBool, Ordering};
 /// let told = AtomicBool::new(false);
-/// let progress: &fibtree::ProgressFn = &|_run, done, total| {
+/// let progress = |_run: &str, done: u64, total: u64| {
 ///     assert!(done <= total);
 ///     told.store(true, Ordering::Relaxed);
 /// };
-/// let options = fibtree::Options { hooks: fibtree_core::Hooks::default().progress_to(progress), ..Default::default() };
-/// fibtree::Counting::new(&[(300, 0)], &options)?.reports()?;
+/// let hooks = fibtree_core::Hooks::default().progress_to(&progress);
+/// let request = fibtree_core::Request::exact(&[(300, 0)], fibtree_core::Engine::Blocked).hooks(hooks);
+/// request.plan()?.run(|_, _, _| Ok(()))?;
 /// assert!(told.load(Ordering::Relaxed));
-/// # Ok::<(), fibtree::Error>(())
+/// # Ok::<(), fibtree_core::Error>(())
 /// ```
 pub type ProgressFn<'a> = dyn Fn(&str, u64, u64) + Sync + 'a;
 
@@ -32,12 +33,13 @@ pub type ProgressFn<'a> = dyn Fn(&str, u64, u64) + Sync + 'a;
 /// ```
 /// use std::sync::Mutex;
 /// let lines = Mutex::new(Vec::new());
-/// let notice: &fibtree::NoticeFn = &|line| lines.lock().unwrap().push(line.to_string());
-/// let hooks = fibtree_core::Hooks::default().notices_to(notice);
-/// // a run without a checkpoint does nothing with files: nothing to tell
-/// fibtree::Counting::new(&[(10, 0)], &fibtree::Options { hooks, ..Default::default() })?.reports()?;
+/// let notice = |line: &str| lines.lock().unwrap().push(line.to_string());
+/// let hooks = fibtree_core::Hooks::default().notices_to(&notice);
+/// // a run that resumes from no position does nothing with files: nothing to tell
+/// let request = fibtree_core::Request::exact(&[(10, 0)], fibtree_core::Engine::Blocked).hooks(hooks);
+/// request.plan()?.run(|_, _, _| Ok(()))?;
 /// assert!(lines.lock().unwrap().is_empty());
-/// # Ok::<(), fibtree::Error>(())
+/// # Ok::<(), fibtree_core::Error>(())
 /// ```
 pub type NoticeFn<'a> = dyn Fn(&str) + Sync + 'a;
 

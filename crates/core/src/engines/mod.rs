@@ -39,14 +39,17 @@ pub(crate) use reference::{to_biguint, to_words};
 /// # Examples
 ///
 /// ```
-/// use fibtree::{Engine, Options};
-/// for engine in [Engine::Blocked, Engine::Reference, Engine::Crt] {
-///     let options = Options { engine, ..Default::default() };
-///     let report = fibtree::Counting::new(&[(300, 0)], &options)?.reports()?.remove(0);
-///     assert_eq!(report.value, fibtree::count(300, 0)?, "{engine:?}");
+/// use fibtree_core::{Engine, Request};
+/// let count = |engine| {
+///     let mut value = None;
+///     Request::exact(&[(300, 0)], engine).plan()?.run(|_, v, _| Ok(value = v))?;
+///     Ok::<_, fibtree_core::Error>(value.unwrap())
+/// };
+/// for engine in [Engine::Reference, Engine::Crt] {
+///     assert_eq!(count(engine)?, count(Engine::Blocked)?, "{engine:?}");
 /// }
 /// assert_eq!((Engine::default(), Engine::Blocked.other()), (Engine::Blocked, Engine::Crt));
-/// # Ok::<(), fibtree::Error>(())
+/// # Ok::<(), fibtree_core::Error>(())
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Engine {

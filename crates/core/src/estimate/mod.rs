@@ -36,7 +36,7 @@
 //! assert!(e.states_counted);
 //! assert_eq!((e.states, e.bottom_up_limb_additions), (27_680, 59_109));
 //! assert_eq!((e.cut, e.limb_additions), (180, 43_511)); // what `fibtree bench 300` runs
-//! # Ok::<(), fibtree::Error>(())
+//! # Ok::<(), fibtree_core::Error>(())
 //! ```
 
 use crate::engines::{self, Engine, modular};

@@ -36,7 +36,7 @@ const LAYERS: usize = 6;
 ///
 /// ```
 /// // None where the machine's setting forces a set
-/// if let Some(choice) = fibtree::isa_choice() {
+/// if let Some(choice) = fibtree_core::isa_choice() {
 ///     let fastest = choice.rates.iter().map(|r| r.1).fold(0.0, f64::max);
 ///     let chosen = choice.rates.iter().find(|r| r.0 == choice.chosen).unwrap().1;
 ///     assert!(chosen >= fastest * 0.97); // the fastest, or one within 3 % of it
@@ -114,9 +114,11 @@ fn measure(candidates: &[(Isa, usize)], states: usize) -> Option<Vec<f64>> {
     let most = candidates.iter().map(|c| c.1).max().unwrap_or(1);
     let words = (states + 1) * most;
     let mut layers: [Vec<u64>; 3] = Default::default();
-    for (i, layer) in layers.iter_mut().enumerate() {
+    // zeros: the rounds sum each layer into the next, so any other start would overflow a lane
+    // within a hundred layers (a sum's time does not depend on its values)
+    for layer in layers.iter_mut() {
         layer.try_reserve_exact(words).ok()?;
-        layer.extend((0..words).map(|x| (x as u64).wrapping_mul(0x9e37_79b9 + i as u64) >> 20));
+        layer.resize(words, 0);
     }
     // sources permuted by xor within the next power of two, as g -> (g xor e) - 1 permutes a layer
     let span = states.next_power_of_two();

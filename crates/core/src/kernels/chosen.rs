@@ -20,7 +20,7 @@ use crate::machine::Isa;
 /// # Examples
 ///
 /// ```
-/// assert!(fibtree::Isa::available().contains(&fibtree::isa()));
+/// assert!(fibtree_core::Isa::available().contains(&fibtree_core::isa()));
 /// ```
 pub fn isa() -> Isa {
     match crate::machine::settings().isa {
@@ -42,9 +42,9 @@ pub(crate) fn dense_isa() -> Isa {
 /// # Examples
 ///
 /// ```
-/// if let Some(measured) = fibtree::isa_choice() {
-///     assert_eq!(measured.chosen, fibtree::isa());
-///     assert_eq!(measured.rates.len(), fibtree::Isa::available().len());
+/// if let Some(measured) = fibtree_core::isa_choice() {
+///     assert_eq!(measured.chosen, fibtree_core::isa());
+///     assert_eq!(measured.rates.len(), fibtree_core::Isa::available().len());
 /// }
 /// ```
 pub fn isa_choice() -> Option<&'static super::IsaChoice> {

@@ -1,6 +1,6 @@
 //! The streaming add, `out[i] = b[i] + c[i]` over `u64` words: two sources and one destination, the
 //! word operation of the blocked engine's limb addition without its indices. What the machine's own
-//! streaming rate is measured with (`fibtree::bench`), so that the engine's rate can be stated as a
+//! streaming rate is measured with (by `fibtree bench`), so that the engine's rate can be stated as a
 //! fraction of it. Portable Rust, vectorised by the compiler for each instruction set.
 
 use super::{Isa, Kernel, compiled};

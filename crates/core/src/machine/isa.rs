@@ -8,7 +8,7 @@ use std::sync::OnceLock;
 /// # Examples
 ///
 /// ```
-/// use fibtree::Isa;
+/// use fibtree_core::Isa;
 /// assert_eq!(Isa::available()[0], Isa::Baseline); // every CPU runs the baseline
 /// assert_eq!(Isa::Avx2.name(), "avx2");
 /// assert!(Isa::ALL.iter().all(|k| k.to_string() == k.name()));
@@ -66,7 +66,7 @@ impl Isa {
     /// setting. Cost: one load after the first call.
     ///
     /// ```
-    /// assert!(fibtree::Isa::of_cpu() >= *fibtree::Isa::available().last().unwrap());
+    /// assert!(fibtree_core::Isa::of_cpu() >= *fibtree_core::Isa::available().last().unwrap());
     /// ```
     pub fn of_cpu() -> Isa {
         static DETECTED: OnceLock<Isa> = OnceLock::new();

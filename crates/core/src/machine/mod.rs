@@ -25,8 +25,8 @@ pub use isa::Isa;
 ///
 /// ```
 /// // what the machine reports, and a machine that differs in its level-2 cache alone
-/// let machine = fibtree::Machine::default().l2(Some(512 << 10));
-/// assert_ne!(machine, fibtree::Machine::default());
+/// let machine = fibtree_core::Machine::default().l2(Some(512 << 10));
+/// assert_ne!(machine, fibtree_core::Machine::default());
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Machine {
@@ -91,8 +91,8 @@ impl Machine {
     /// # Examples
     ///
     /// ```
-    /// let _ = fibtree::cores(); // the machine is read: it stays the one the system reports
-    /// assert!(fibtree::Machine::default().cores(2).set().is_err());
+    /// let _ = fibtree_core::cores(); // the machine is read: it stays the one the system reports
+    /// assert!(fibtree_core::Machine::default().cores(2).set().is_err());
     /// ```
     pub fn set(self) -> Result<()> {
         let real = Isa::of_cpu();
@@ -162,7 +162,7 @@ pub(crate) fn memory() -> Option<u64> {
 /// # Examples
 ///
 /// ```
-/// assert!(fibtree::cores() >= 1);
+/// assert!(fibtree_core::cores() >= 1);
 /// ```
 pub fn cores() -> usize {
     settings().cores.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))

@@ -43,10 +43,10 @@ type Save<'s> = dyn FnMut(&Position<'_>, bool) -> Result<()> + 's;
 ///
 /// ```
 /// use fibtree_core::{Engine, Request};
-/// let targets = [(300, 0), (10, 0), (10, 0), (3, 7)];
+/// let targets = [(300, 0), (10, 0), (10, 0), (3, 1000)];
 /// let planned = Request::exact(&targets, Engine::Blocked).plan()?;
-/// assert_eq!(planned.targets(), [(3, 7), (10, 0), (300, 0)]); // each once, in order
-/// assert!(planned.is_zero(0) && planned.estimate() > 0); // c(3, 7) = 0, known without counting
+/// assert_eq!(planned.targets(), [(3, 1000), (10, 0), (300, 0)]); // each once, in order
+/// assert!(planned.is_zero(0) && planned.estimate() > 0); // c(3, 1000) = 0, known without counting
 /// let mut values = Vec::new();
 /// planned.run(|index, value, _| Ok(values.push((index, value.unwrap().to_string()))))?;
 /// assert_eq!(values[..2], [(0, "0".to_string()), (1, "17".to_string())]);

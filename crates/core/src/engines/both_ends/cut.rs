@@ -12,14 +12,15 @@ use crate::error::{Error, Param, Result};
 /// # Examples
 ///
 /// ```
-/// use fibtree::{Cut, Options};
+/// use fibtree_core::{Cut, Engine, Request};
 /// let count = |cut| {
-///     let options = Options { cut, ..Default::default() };
-///     Ok::<_, fibtree::Error>(fibtree::Counting::new(&[(300, 0)], &options)?.reports()?.remove(0).value)
+///     let mut value = None;
+///     Request::exact(&[(300, 0)], Engine::Blocked).cut(cut).plan()?.run(|_, v, _| Ok(value = v))?;
+///     Ok::<_, fibtree_core::Error>(value.unwrap())
 /// };
 /// assert_eq!(count(Cut::At(2))?, count(Cut::Auto)?);
-/// assert_eq!(count(Cut::At(300))?, fibtree::count(300, 0)?); // bottom-up alone
-/// # Ok::<(), fibtree::Error>(())
+/// assert_eq!(count(Cut::At(300))?, count(Cut::Auto)?); // bottom-up alone
+/// # Ok::<(), fibtree_core::Error>(())
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Cut {

@@ -23,11 +23,13 @@ use crate::targets::Targets;
 /// # Examples
 ///
 /// ```
-/// use fibtree::{Error, MODULUS_LIMIT, Param};
-/// assert_eq!(fibtree::count_mod(10, 0, MODULUS_LIMIT - 1)?, 17);
-/// let refused = fibtree::count_mod(10, 0, MODULUS_LIMIT);
+/// use fibtree_core::{Error, MODULUS_LIMIT, Param, Request};
+/// let mut found = 0;
+/// Request::residues(&[(10, 0)], [MODULUS_LIMIT - 1]).plan()?.run(|_, _, r| Ok(found = r[0]))?;
+/// assert_eq!(found, 17); // f(10)
+/// let refused = Request::residues(&[(10, 0)], [MODULUS_LIMIT]).plan();
 /// assert!(matches!(refused, Err(Error::InvalidArgument { param: Param::Modulus, .. })));
-/// # Ok::<(), fibtree::Error>(())
+/// # Ok::<(), fibtree_core::Error>(())
 /// ```
 pub const MODULUS_LIMIT: u64 = 1 << 63;
 
