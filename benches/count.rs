@@ -1,7 +1,7 @@
 //! Benchmarks of the counts through the public API: the exact count and the modular count over
 //! sizes of n, with the kernel set in use (the one measured fastest, or `FIBTREE_ISA`'s).
-//! Run with `cargo bench` (the kernels alone: `cargo bench --features bench`, benches/kernels.rs);
-//! CI runs them once each in test mode (`cargo test --release --benches --features bench`).
+//! Run with `cargo bench` (the kernels alone: `cargo bench --features kernels`, benches/kernels.rs);
+//! CI runs them once each in test mode (`cargo test --release --benches --features kernels`).
 
 use std::hint::black_box;
 

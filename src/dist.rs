@@ -4,31 +4,17 @@
 //! The support of layer n (a forward pass) gives the targets; the backward plan from all of them
 //! covers nearly every state of every layer, about 12 times the states of c(n, 0) at n = 5000.
 
+use fibtree_core::{Guard, Request};
 use num_bigint::BigUint;
 
-use crate::budget::{self, Guard, Run};
-use crate::engines::{self, modular};
 use crate::error::Result;
 use crate::options::Options;
-use crate::plan::{Plan, support};
-use crate::targets::Targets;
 
-/// The targets of the whole distribution and the plan that computes them, after the memory guard
-/// has checked the run with `words(n)` words a state: predicted before the support's forward pass
-/// ([`budget::distribution_predicted`]), then over the plan ([`Run::Distribution`]).
-fn planned(n: u64, options: &Options, words: impl Fn(usize) -> u64) -> Result<(Targets, Plan)> {
-    crate::game::check_n(n)?;
-    let words = words(n as usize);
-    // past the limit on the prediction, refused with it, unless the plan is small enough to be made
-    // and measured: then refused with the figure of its real sizes, whatever the limit
-    let (predicted, plan) = budget::distribution_predicted(n, words);
-    let before = Guard::new(Run::Distribution { words, targets: 0 }, options.limit());
-    before.predicted(predicted, plan)?;
-    let support: Vec<(u64, u64)> = support(n, options.hooks)?.iter().map(|g| (n, g)).collect();
-    let targets = Targets::new(&support);
-    let guard = Guard::new(Run::Distribution { words, targets: targets.len() }, options.limit());
-    let (plan, _) = guard.plan(&targets, options.hooks)?;
-    Ok((targets, plan))
+/// The targets of the whole distribution of layer n (the support's g), after the memory guard has
+/// refused a run predicted past the limit before the support's forward pass.
+fn support_targets(n: u64, exact: bool, options: &Options) -> Result<Vec<(u64, u64)>> {
+    Guard::distribution(options.limit(), n, exact, 0).distribution_floor(n)?;
+    Ok(fibtree_core::support(n, options.hooks)?.into_iter().map(|g| (n, g)).collect())
 }
 
 /// `(g, c(n, g))` for every g with c(n, g) > 0, ascending g, by the options' exact engine, in the
@@ -49,8 +35,14 @@ fn planned(n: u64, options: &Options, words: impl Fn(usize) -> u64) -> Result<(T
 /// # Ok::<(), fibtree::Error>(())
 /// ```
 pub fn distribution(n: u64, options: &Options) -> Result<Vec<(u64, BigUint)>> {
-    let (targets, plan) = planned(n, options, |k| 1 + crate::cost::limbs(k) as u64)?;
-    let values = engines::count_exact(options.engine, &plan, &targets, options.hooks)?;
+    let targets = support_targets(n, true, options)?;
+    let guard = Guard::distribution(options.limit(), n, true, targets.len());
+    let request = Request::exact(&targets, options.engine).guard(guard).hooks(options.hooks).always_planned();
+    let mut values = vec![BigUint::ZERO; targets.len()];
+    request.plan()?.run(|index, value, _| {
+        values[index] = value.unwrap_or_default();
+        Ok(())
+    })?;
     Ok(targets.iter().map(|t| t.1).zip(values).collect())
 }
 
@@ -70,10 +62,16 @@ pub fn distribution(n: u64, options: &Options) -> Result<Vec<(u64, BigUint)>> {
 /// # Ok::<(), fibtree::Error>(())
 /// ```
 pub fn distribution_mod(n: u64, m: u64, options: &Options) -> Result<Vec<(u64, u64)>> {
-    modular::check_modulus(m)?;
-    let (targets, plan) = planned(n, options, |_| 1)?;
-    let residues = modular::count_mod_with_plan(&plan, &targets, &[m], options.hooks)?;
-    Ok(targets.iter().map(|t| t.1).zip(residues.into_iter().map(|r| r[0])).collect())
+    crate::run::check_modulus(m)?;
+    let targets = support_targets(n, false, options)?;
+    let guard = Guard::distribution(options.limit(), n, false, targets.len());
+    let request = Request::residues(&targets, vec![m]).guard(guard).hooks(options.hooks).always_planned();
+    let mut residues = vec![0; targets.len()];
+    request.plan()?.run(|index, _, found| {
+        residues[index] = found[0];
+        Ok(())
+    })?;
+    Ok(targets.iter().map(|t| t.1).zip(residues).collect())
 }
 
 #[cfg(test)]

@@ -1,8 +1,9 @@
-//! The library's one error type, and the parameters its errors name.
+//! The library's one error type, and the parameters its errors name; the engines' errors
+//! ([`fibtree_core::Error`]) become its own.
 
 use std::sync::Arc;
 
-use crate::limits::Limit;
+use fibtree_core::Limit;
 use fibtree_util::human_bytes;
 
 /// A parameter of the library's functions, as an error names it. The command line turns it into
@@ -23,29 +24,25 @@ pub enum Param {
     N,
     /// The Grundy value g of a count.
     G,
-    /// The tree T(k) of [`crate::grundy`], an oracle or a picture.
-    K,
     /// A modulus.
     Modulus,
     /// A thread count.
     Threads,
-    /// A number of timed runs.
-    Runs,
     /// A node's path from the root (`L` and `R` steps).
     Path,
     /// A checkpoint file.
     Checkpoint,
     /// The layer where a count is cut between its halves (see [`crate::Cut`]).
     Cut,
-    /// The lanes per chunk of the blocked engine, where a benchmark forces them.
-    ChunkLanes,
-    /// The kernel set the environment variable `FIBTREE_ISA` forces (see [`crate::kernel`]).
+    /// The instruction set a machine's setting forces (see [`crate::Machine::isa`]).
     Isa,
     /// A shard of a count's residues (see [`crate::crt::shard_primes`]).
     Shard,
     /// A file of claims (see [`crate::claims::parse_claims`]).
     Claims,
-    /// The machine the environment variable `FIBTREE_MACHINE` simulates (see [`crate::simulated`]).
+    /// The lanes a chunk of the blocked engine holds, where a run forces them.
+    Lanes,
+    /// The machine a program sets (see [`crate::Machine::set`]).
     Machine,
 }
 
@@ -55,18 +52,16 @@ impl Param {
         match self {
             Param::N => "n",
             Param::G => "g",
-            Param::K => "k",
             Param::Modulus => "modulus",
             Param::Threads => "threads",
-            Param::Runs => "runs",
             Param::Path => "path",
             Param::Checkpoint => "checkpoint",
             Param::Cut => "cut",
-            Param::ChunkLanes => "chunk_lanes",
-            Param::Isa => "FIBTREE_ISA",
+            Param::Isa => "isa",
             Param::Shard => "shard",
             Param::Claims => "claims",
-            Param::Machine => "FIBTREE_MACHINE",
+            Param::Lanes => "lanes",
+            Param::Machine => "machine",
         }
     }
 }
@@ -172,6 +167,42 @@ pub enum Error {
     /// The run was stopped by its cancel flag (Ctrl-C or a termination signal).
     #[error("interrupted")]
     Interrupted,
+}
+
+impl From<fibtree_core::Param> for Param {
+    fn from(param: fibtree_core::Param) -> Param {
+        match param {
+            fibtree_core::Param::N => Param::N,
+            fibtree_core::Param::G => Param::G,
+            fibtree_core::Param::Modulus => Param::Modulus,
+            fibtree_core::Param::Threads => Param::Threads,
+            fibtree_core::Param::Cut => Param::Cut,
+            fibtree_core::Param::Resume => Param::Checkpoint,
+            fibtree_core::Param::Shard => Param::Shard,
+            fibtree_core::Param::Isa => Param::Isa,
+            fibtree_core::Param::Machine => Param::Machine,
+            fibtree_core::Param::Lanes => Param::Lanes,
+            _ => Param::N,
+        }
+    }
+}
+
+impl From<fibtree_core::Error> for Error {
+    fn from(e: fibtree_core::Error) -> Error {
+        match e {
+            fibtree_core::Error::InvalidArgument { param, expected } => {
+                Error::InvalidArgument { param: param.into(), expected }
+            }
+            fibtree_core::Error::OutOfMemory { param, estimate, limit } => {
+                Error::OutOfMemory { param: param.into(), estimate, limit }
+            }
+            fibtree_core::Error::CrossCheck { what, exact, independent } => {
+                Error::CrossCheck { what, exact, independent }
+            }
+            fibtree_core::Error::Interrupted => Error::Interrupted,
+            other => Error::RunsDisagree(other.to_string()),
+        }
+    }
 }
 
 impl From<std::io::Error> for Error {

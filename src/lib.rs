@@ -11,72 +11,40 @@
 //! assert_eq!(fibtree::count_mod(10_000, 0, 998_244_353).unwrap(), 163_314_502);
 //! ```
 //!
-//! The vector kernels of the exact engine are the set found fastest on this CPU, measured once per
-//! process ([`kernel_choice`]; the dense modular sweep takes the widest), unless the environment
-//! variable `FIBTREE_ISA` forces one ([`KERNEL_VAR`]); [`kernel`] says which set runs. An invalid
-//! value is an [`Error::InvalidArgument`] naming [`Param::Isa`], which every function that runs a
-//! kernel returns. The machine's facts (its caches, cores, kernel sets and memory available) are
-//! read in one place, where `FIBTREE_MACHINE` ([`MACHINE_VAR`], [`simulated`]) can simulate another
-//! machine, as the tests do; [`cores`] says how many cores a run may use.
-//!
 //! The counting API is at the root: the counts ([`count`], [`count_mod`], [`distribution`],
 //! [`support`]), a checked counting run ([`Counting`], steered by [`Options`], giving a [`Report`]
-//! for each target, or its residues alone: [`mod_only`]), the memory a run may use ([`Limit`]), the
-//! game itself ([`grundy`], [`tree_size`]) and the kernel sets. Nine modules hold the rest, each
-//! small: [`oracles`] (the brute-force counts that check the engines), [`ladder`] (every engine
-//! against the simpler one before it), [`claims`] (checking another program's residues), [`dist`]
-//! (whole distributions), [`moves`] (naming the moves themselves), [`draw`] (pictures of small
-//! trees), [`crt`] (exact values from residues modulo a fixed sequence of primes), [`estimate`] (the
-//! cost of a count before it runs) and [`bench`](mod@bench) (the exact engine timed, every run checked); with
-//! the feature `bench`, `kernels` gives the engines' kernels alone to the criterion benchmarks.
-//! The `fibtree` command line is built on this API alone, with the default feature `cli`; without
-//! it the library builds alone (`cargo build --lib --no-default-features`).
+//! for each target, or its residues alone: [`mod_only`]), the memory a run may use ([`Limit`]) and
+//! the game itself ([`grundy`], [`tree_size`], [`count_parity`]). Five modules hold the rest, each
+//! small: [`claims`] (checking another program's residues), [`dist`] (whole distributions),
+//! [`moves`] (naming the moves themselves), [`crt`] (a count's residues, cut into shards and put
+//! back together) and [`estimate`] (the cost of a count before it runs).
+//!
+//! The engines are a crate of their own, [`fibtree_core`], which this library drives through its
+//! one door (a count request); what they run on ([`Machine`]: the instruction sets, caches, cores
+//! and memory, set once before any count; the library reads no environment variable) is theirs.
+//! The `fibtree` command line is built on this API and the core's, with the default feature `cli`;
+//! without it the library builds alone (`cargo build --lib --no-default-features`).
 
 #![warn(missing_docs)]
 #![deny(unsafe_code)]
 
-mod arch;
-pub mod bench;
-mod budget;
 mod checkpoint;
 pub mod claims;
-mod cost;
 pub mod crt;
 pub mod dist;
-pub mod draw;
-mod engines;
 mod error;
-pub mod estimate;
-mod game;
-mod graph;
-mod hooks;
-#[cfg(feature = "bench")]
-pub mod kernels;
-pub mod ladder;
-mod limits;
 pub mod moves;
 mod options;
-pub mod oracles;
-mod plan;
 mod report;
 mod run;
-mod targets;
 
-pub use arch::KernelChoice;
-pub use arch::select::{KERNEL_VAR, Kernel, kernel, kernel_choice};
-pub use arch::{MACHINE_VAR, cores, simulated};
 pub use checkpoint::Checkpoint;
-pub use engines::both_ends::Split;
-pub use engines::modular::MODULUS_LIMIT;
-pub use engines::{Cut, Engine};
 pub use error::{Error, Param, Result};
-pub use game::{MAX_N, count_parity, grundy, tree_size};
-pub use hooks::{Hooks, NoticeFn, ProgressFn};
-pub use limits::{Bound, Limit};
+pub use fibtree_core::estimate;
+pub use fibtree_core::{Cut, Engine, Hooks, Limit, MAX_N, Machine, count_parity, grundy, tree_size};
 pub use options::{LAST18, Options, P998244353};
-pub use plan::known_zero;
 pub use report::{ModReport, Parity, Projection, Report};
-pub use run::{Counting, check_table_floor, mod_only, mod_only_each};
+pub use run::{Counting, mod_only};
 
 use num_bigint::BigUint;
 
@@ -97,19 +65,15 @@ use num_bigint::BigUint;
 /// # Ok::<(), fibtree::Error>(())
 /// ```
 pub fn count(n: u64, g: u64) -> Result<BigUint> {
-    let guard = budget::Guard::new(budget::Run::Exact { values: 1 }, budget::available_limit());
-    guard.floor(n, g)?;
-    if plan::known_zero(n, g, Hooks::default())? {
-        return Ok(BigUint::ZERO);
-    }
-    let target = targets::Targets::one(n, g);
-    // the top-down half makes its own layers: the plan keeps the lower half, and the top-down half
-    // starts while it is made, cut where the best cut is whatever the plan (the bound on it)
-    let (keep, hooks) = (engines::both_ends::keep_for_both_ends(n as usize), Hooks::default());
-    let early_cut = (n >= 3 && (keep as u64) < n).then_some(keep as u64);
-    let (plan, _, started) = run::planned_under(&guard, &target, keep, early_cut, hooks)?;
-    let cut = engines::route(&plan, &target, Cut::Auto).map_or(n, |split| split.cut);
-    engines::both_ends::count_taking(plan, (n, g), cut, hooks, started)
+    let guard = fibtree_core::Guard::exact(Limit::new(None, rayon::current_num_threads()), 1);
+    let mut value = BigUint::ZERO;
+    let target = [(n, g)];
+    let request = fibtree_core::Request::exact(&target, Engine::Blocked).guard(guard);
+    request.plan()?.run(|_, counted, _| {
+        value = counted.unwrap_or_default();
+        Ok(())
+    })?;
+    Ok(value)
 }
 
 /// c(n, g) modulo m, in machine arithmetic only.
@@ -171,7 +135,7 @@ pub fn distribution(n: u64) -> Result<Vec<(u64, BigUint)>> {
 /// # Ok::<(), fibtree::Error>(())
 /// ```
 pub fn support(n: u64) -> Result<Vec<u64>> {
-    Ok(plan::support(n, Hooks::default())?.iter().collect())
+    Ok(fibtree_core::support(n, Hooks::default())?)
 }
 
 /// The README's examples, compiled and run as doctests.

@@ -7,129 +7,28 @@
 //! right child itself (when t = L, k >= 3), and the c(k-2, (t xor L) - 1) moves inside the right
 //! subtree. Walking down with the exact counts finds the i-th move in O(n) steps.
 //!
-//! The counts of every layer would take gigabytes at n = 10000, so [`Counts`] keeps only the two
-//! layers before each block of about sqrt(n) layers, and recomputes a block when a walk enters it.
+//! The counts of every layer would take gigabytes at n = 10000, so [`Counts`] (the engines') keeps
+//! only the two layers before each block of about sqrt(n) layers, and recomputes a block when a walk
+//! enters it.
 //!
 //! ```
+//! use fibtree::Hooks;
 //! use fibtree::moves::{Counts, nth, rank, value_after};
+//! use fibtree_core::{Guard, Limit};
 //! let (n, g) = (10, 0);
-//! let mut counts = Counts::new(n, g, &fibtree::Options::default())?;
+//! let mut counts = Counts::new(n, g, Guard::walk(Limit::given(1 << 30)), Hooks::default())?;
 //! let first = nth(&mut counts, n, g, &0u32.into())?; // the first winning move, in preorder
-//! assert_eq!((first.as_str(), value_after(n, &first)?), ("LLLLLLLL", g));
+//! assert_eq!((first.as_str(), value_after(n, &first, Hooks::default())?), ("LLLLLLLL", g));
 //! assert_eq!(rank(&mut counts, n, g, &first)?, 0u32.into());
 //! # Ok::<(), fibtree::Error>(())
 //! ```
 
 use num_bigint::BigUint;
 
-use crate::budget::{Guard, Run};
-use crate::cost::{CACHED_BLOCKS, block_of};
-use crate::engines::recurrence::{self, Layer};
-use crate::engines::reference::Limbs;
-use crate::engines::to_biguint;
+pub use fibtree_core::Counts;
+use fibtree_core::Hooks;
+
 use crate::error::{Error, Param, Result};
-use crate::hooks::Hooks;
-use crate::options::Options;
-use crate::plan::Plan;
-use crate::targets::Targets;
-
-/// Refuses at once, before anything of size O(n), a walk over T(n) whose smallest possible size
-/// (see [`Counts::new`]) exceeds `memory_limit`; `fibtree rank` checks it before it computes the
-/// value its path leaves. Cost O(1).
-///
-/// # Errors
-/// [`Error::InvalidArgument`] for n too large; [`Error::OutOfMemory`] naming [`Param::N`].
-pub fn check_floor(n: u64, memory_limit: impl Into<crate::limits::Limit>) -> Result<()> {
-    Guard::new(Run::Moves, memory_limit).floor(n, 0)
-}
-
-/// Exact counts c(k, t) for the states a target (n, g) needs, any of them on demand: the two
-/// layers before every block of `block` layers are kept, and a few recomputed blocks.
-pub struct Counts<'a> {
-    plan: Plan,
-    block: usize,
-    checkpoints: Vec<[Layer; 2]>,
-    cache: Vec<(usize, Vec<Layer>)>,
-    hooks: Hooks<'a>,
-}
-
-impl<'a> Counts<'a> {
-    /// Plans (n, g) and runs the layers once, keeping the checkpoints.
-    ///
-    /// Cost: one run of the reference engine up to n; memory the plan, 2 sqrt(n) checkpoint layers
-    /// and up to three blocks of sqrt(n) layers (about 0.5 GB at n = 10000), checked against the
-    /// options' limit ([`Options::limit`]) by the memory guard before the plan (a refusal gives the
-    /// whole estimate). The walk obeys the options' hooks; their moduli, engine, cut, double check
-    /// and checkpoint are not used.
-    ///
-    /// # Errors
-    /// [`Error::InvalidArgument`] for n too large; [`Error::OutOfMemory`] naming [`Param::N`] past
-    /// the limit; [`Error::Interrupted`] when cancelled.
-    pub fn new(n: u64, g: u64, options: &Options<'a>) -> Result<Counts<'a>> {
-        let hooks = options.hooks;
-        let (plan, _) = Guard::new(Run::Moves, options.limit()).plan(&Targets::one(n, g), hooks)?;
-        let block = block_of(n);
-        let mut checkpoints: Vec<[Layer; 2]> = vec![Default::default()];
-        let mut pending: Option<Layer> = None;
-        if plan.top() >= 2 {
-            recurrence::run_range(&plan, &Limbs, Default::default(), 2..=plan.top(), hooks, |layer| {
-                // block b starts at layer 2 + b * block and needs the two layers before it
-                let k = layer.k;
-                if (k + 2 - 2) % block == 0 {
-                    pending = Some(layer.clone());
-                } else if (k + 1 - 2) % block == 0 {
-                    checkpoints.push([pending.take().unwrap_or_default(), layer.clone()]);
-                }
-            })?;
-        }
-        Ok(Counts { plan, block, checkpoints, cache: Vec::new(), hooks })
-    }
-
-    /// c(k, t) for a state the target needs (0 for layers 0 and 1, and for a state the plan leaves
-    /// out, whose count is zero: docs/math.md, "Zero states"). Cost O(1) when its block is cached,
-    /// else one block's recomputation.
-    ///
-    /// # Errors
-    /// [`Error::Interrupted`] when cancelled during a recomputation.
-    pub fn count(&mut self, k: usize, t: u64) -> Result<BigUint> {
-        if k < 2 {
-            return Ok(BigUint::ZERO);
-        }
-        let b = (k - 2) / self.block;
-        let at = match self.cache.iter().position(|(cached, _)| *cached == b) {
-            Some(at) => at,
-            None => {
-                if self.cache.len() == CACHED_BLOCKS {
-                    self.cache.remove(0);
-                }
-                let start = 2 + b * self.block;
-                let end = (start + self.block - 1).min(self.plan.top());
-                let mut layers = Vec::with_capacity(end + 1 - start);
-                recurrence::run_range(&self.plan, &Limbs, self.checkpoints[b].clone(), start..=end, self.hooks, |l| {
-                    layers.push(l.clone())
-                })?;
-                self.cache.push((b, layers));
-                self.cache.len() - 1
-            }
-        };
-        let layer = &self.cache[at].1[k - 2 - b * self.block];
-        // a walk asks only for states the target needs: outside the plan, those of count zero
-        Ok(layer.value(t).map_or(BigUint::ZERO, to_biguint))
-    }
-
-    /// `1 + G(k)`, 0 for the empty tree.
-    fn edge(&self, k: usize) -> u64 {
-        self.plan.edge_value(k) as u64
-    }
-
-    /// c(k, t) where t may be "negative" (`None`) or k below 2: 0 then.
-    fn count_at(&mut self, k: usize, t: Option<u64>) -> Result<BigUint> {
-        match t {
-            Some(t) if k >= 2 => self.count(k, t),
-            _ => Ok(BigUint::ZERO),
-        }
-    }
-}
 
 /// The `index`-th move (0-based, in preorder) of T(n) that leaves value g, where `counts` was made
 /// for (n, g) and `index` < c(n, g).
@@ -233,7 +132,7 @@ pub fn list(counts: &mut Counts, n: u64, g: u64, limit: u64, mut emit: impl FnMu
         let (left_edge, right_edge) = (counts.edge(k - 1), counts.edge(k - 2));
         match stage {
             0 if t == right_edge => {
-                counts.hooks.check()?;
+                counts.cancelled()?;
                 path.push('L');
                 emit(&path)?;
                 emitted += 1;
@@ -246,7 +145,7 @@ pub fn list(counts: &mut Counts, n: u64, g: u64, limit: u64, mut emit: impl FnMu
                 }
             }
             2 if k >= 3 && t == left_edge => {
-                counts.hooks.check()?;
+                counts.cancelled()?;
                 path.push('R');
                 emit(&path)?;
                 emitted += 1;
@@ -269,26 +168,20 @@ pub fn list(counts: &mut Counts, n: u64, g: u64, limit: u64, mut emit: impl FnMu
 
 /// The Grundy value left by deleting the node at `path` (L and R steps from the root) of T(n),
 /// computed along the path by the colon principle from the Grundy values of the untouched subtrees
-/// alone: no count is used, so it checks every move the walks find.
-///
-/// Cost: O(n + path length).
-///
-/// # Errors
-/// [`Error::InvalidArgument`] naming [`Param::Path`] for an empty path (the root is not a move), a
-/// character other than L and R, or a path that leaves the tree.
-pub fn value_after(n: u64, path: &str) -> Result<u64> {
-    value_after_with(n, path, Hooks::default())
-}
-
-/// [`value_after`], checking `hooks`' cancel flags while it computes the Grundy values.
+/// alone: no count is used, so it checks every move the walks find. `hooks`' cancel flags are
+/// checked while it computes the Grundy values.
 ///
 /// Cost: O(n) time; memory O(path length): only the edge values of the subtrees along the path
 /// (T(n - 2 len) to T(n)) are kept.
 ///
 /// # Errors
-/// As [`value_after`], and [`Error::Interrupted`] once cancelled.
-pub fn value_after_with(n: u64, path: &str, hooks: Hooks) -> Result<u64> {
-    crate::game::check_n(n)?;
+/// [`Error::InvalidArgument`] naming [`Param::Path`] for an empty path (the root is not a move), a
+/// character other than L and R, or a path that leaves the tree; naming [`Param::N`] for n above
+/// [`crate::MAX_N`]; [`Error::Interrupted`] once cancelled.
+pub fn value_after(n: u64, path: &str, hooks: Hooks) -> Result<u64> {
+    if n > fibtree_core::MAX_N {
+        return Err(Error::invalid(Param::N, format!("at most {}, got {n}", fibtree_core::MAX_N)));
+    }
     if path.is_empty() {
         return Err(Error::invalid(Param::Path, "expected a non-empty path of L and R: the root is not a move"));
     }
@@ -342,6 +235,12 @@ pub fn value_after_with(n: u64, path: &str, hooks: Hooks) -> Result<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use fibtree_core::{Guard, Limit};
+
+    /// The walk over the counts of (k, g), obeying `hooks`.
+    fn counts(k: u64, g: u64, hooks: Hooks) -> Counts {
+        Counts::new(k, g, Guard::walk(Limit::given(1 << 30)), hooks).unwrap()
+    }
 
     /// The paths of T(k) in preorder with the value each deletion leaves, from the explicit tree.
     fn explicit_moves(k: u64) -> Vec<(String, u64)> {
@@ -361,7 +260,7 @@ mod tests {
         }
         let mut paths = Vec::new();
         walk(k, &mut String::new(), &mut paths);
-        paths.into_iter().map(|p| (p.clone(), value_after(k, &p).unwrap())).collect()
+        paths.into_iter().map(|p| (p.clone(), value_after(k, &p, Hooks::default()).unwrap())).collect()
     }
 
     #[test]
@@ -371,7 +270,7 @@ mod tests {
             for (_, v) in explicit_moves(k) {
                 *tally.entry(v).or_default() += 1;
             }
-            let oracle = crate::oracles::explicit_tree_counts(k as u32).unwrap();
+            let oracle = fibtree_oracles::explicit_tree_counts(k as u32).unwrap();
             let want: std::collections::BTreeMap<u64, u64> =
                 oracle.iter().enumerate().filter(|e| *e.1 > 0).map(|(g, &c)| (g as u64, c)).collect();
             assert_eq!(tally, want, "k = {k}");
@@ -384,7 +283,7 @@ mod tests {
             let moves = explicit_moves(k);
             for g in 0..8u64 {
                 let want: Vec<&String> = moves.iter().filter(|m| m.1 == g).map(|m| &m.0).collect();
-                let mut counts = Counts::new(k, g, &Options::default()).unwrap();
+                let mut counts = counts(k, g, Hooks::default());
                 let mut got = Vec::new();
                 list(&mut counts, k, g, u64::MAX, |p| {
                     got.push(p.to_string());
@@ -403,10 +302,9 @@ mod tests {
     #[test]
     fn list_stops_at_the_move_after_its_cancel_flag_is_set() {
         let stop = std::sync::atomic::AtomicBool::new(false);
-        let options = Options { hooks: Hooks::default().cancel_on(&stop), ..Options::default() };
-        let mut counts = Counts::new(40, 0, &options).unwrap();
+        let mut walk = counts(40, 0, Hooks::default().cancel_on(&stop));
         let mut listed = 0;
-        let walked = list(&mut counts, 40, 0, u64::MAX, |_| {
+        let walked = list(&mut walk, 40, 0, u64::MAX, |_| {
             listed += 1;
             stop.store(true, std::sync::atomic::Ordering::Relaxed);
             Ok(())
@@ -414,8 +312,8 @@ mod tests {
         assert!(matches!(walked, Err(Error::Interrupted)), "{walked:?}");
         assert_eq!(listed, 1, "no move after the flag is set");
         // an error of the caller's ends the walk with that error
-        let mut counts = Counts::new(40, 0, &Options::default()).unwrap();
-        let walked = list(&mut counts, 40, 0, u64::MAX, |_| Err(Error::RunsDisagree("stop".into())));
+        let mut walk = counts(40, 0, Hooks::default());
+        let walked = list(&mut walk, 40, 0, u64::MAX, |_| Err(Error::RunsDisagree("stop".into())));
         assert!(matches!(walked, Err(Error::RunsDisagree(_))), "{walked:?}");
     }
 
@@ -423,10 +321,13 @@ mod tests {
     fn bad_paths_are_refused() {
         for (n, path) in [(5, ""), (5, "LX"), (2, "R"), (3, "LR"), (3, "LLL"), (1, "L")] {
             assert!(
-                matches!(value_after(n, path), Err(Error::InvalidArgument { param: Param::Path, .. })),
+                matches!(
+                    value_after(n, path, Hooks::default()),
+                    Err(Error::InvalidArgument { param: Param::Path, .. })
+                ),
                 "{n} {path}"
             );
         }
-        assert_eq!(value_after(3, "L").unwrap(), 1); // only the right child T(1) stays: 1 + G(1) = 1
+        assert_eq!(value_after(3, "L", Hooks::default()).unwrap(), 1); // only the right child T(1) stays: 1 + G(1) = 1
     }
 }

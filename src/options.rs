@@ -1,10 +1,9 @@
 //! What steers a counting run ([`Options`]) and the two moduli every run projects onto ([`LAST18`],
 //! [`P998244353`]).
 
+use fibtree_core::{Cut, Engine, Hooks, Limit};
+
 use crate::checkpoint::Checkpoint;
-use crate::engines::{Cut, Engine};
-use crate::hooks::Hooks;
-use crate::limits::Limit;
 
 /// 10^18: the modulus of the "last 18 digits" projection.
 ///

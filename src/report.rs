@@ -5,7 +5,7 @@
 use num_bigint::BigUint;
 
 use crate::error::Error;
-use crate::game::count_parity;
+use fibtree_core::count_parity;
 
 /// One projection of the exact value: its residue modulo `modulus`, and the residue an independent
 /// modular computation found.
@@ -159,7 +159,7 @@ impl Report {
 ///
 /// ```
 /// use fibtree::{LAST18, P998244353};
-/// let report = fibtree::mod_only(300, 0, &fibtree::Options::default())?;
+/// let report = fibtree::mod_only(&[(300, 0)], &fibtree::Options::default())?.remove(0);
 /// assert_eq!(report.residues, [(LAST18, 799_101_863_880_973_663), (P998244353, 110_881_951)]);
 /// # Ok::<(), fibtree::Error>(())
 /// ```

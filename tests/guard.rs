@@ -65,11 +65,14 @@ fn every_entry_is_refused_before_any_large_allocation() {
     refused_early("Counting, double check", 1 << 24, || {
         fibtree::Counting::new(&[(100_000, 0)], &tight(true)).map(|_| ())
     });
-    refused_early("Counting::mod_only", 1 << 20, || fibtree::mod_only(100_000, 0, &tight(false)));
+    refused_early("Counting::mod_only", 1 << 20, || fibtree::mod_only(&[(100_000, 0)], &tight(false)));
     refused_early("crt::residues", 1 << 20, || fibtree::crt::residues(100_000, 0, &[7, 11], &tight(false)));
     // the highest g a move of T(20000) leaves, far above W
     let g = *fibtree::support(20_000).unwrap().last().unwrap();
     refused_early("crt::residues, g above W", 1 << 24, || fibtree::crt::residues(20_000, g, &[7], &tight(false)));
     refused_early("distribution", 1 << 24, || fibtree::dist::distribution(100_000, &tight(false)));
-    refused_early("moves", 1 << 24, || fibtree::moves::Counts::new(100_000, 0, &tight(false)).map(|_| ()));
+    let walk = fibtree_core::Guard::walk((1 << 20).into());
+    refused_early("moves", 1 << 24, || {
+        Ok(fibtree::moves::Counts::new(100_000, 0, walk, fibtree::Hooks::default()).map(|_| ())?)
+    });
 }

@@ -1,194 +1,191 @@
-//! The library's modules in layers (docs/architecture.md): no module imports one of a higher layer,
-//! and the modules' imports form no circle. Read from the source: every `crate::...` and `super::...`
-//! path of the code outside tests (`#[cfg(test)]` items and `tests.rs` files) and outside doc-only
-//! items (`#[cfg(doc)]`), comments and string literals left out. The command line (`src/cli/`,
-//! `src/main.rs`) sits above every layer and is not read.
+//! The layers inside each library crate (docs/architecture.md). Between the crates Cargo keeps them:
+//! fibtree-util under everything, fibtree-oracles and fibtree-core on it, fibtree on fibtree-core,
+//! the command line on fibtree (a crate cannot import one that does not depend on it, and crates
+//! form no circle). What Cargo cannot say, this test reads: inside fibtree-core and inside fibtree,
+//! no module imports a module of a higher layer, and no file's imports form a circle with another
+//! file's, in a folder as across folders (a folder's `mod.rs`, which declares and re-exports its
+//! files, and the files that take its items are not a circle).
+//!
+//! Read with `syn`: every path of the code that starts at `crate`, `super` or `self` (in `use`
+//! declarations and in expressions, types and patterns), test items (`#[cfg(test)]`, `tests.rs`)
+//! and doc-only items (`#[cfg(doc)]`) left out; paths inside macro calls are not read.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-/// The layers, bottom up, and the modules of each: `name` is a top-level module of `src/lib.rs`, or
-/// `name::sub` for a submodule that sits in another layer than the rest of its module; `lib` is the
-/// crate root (the facade). The same table is drawn in docs/architecture.md.
-const LAYERS: &[(&str, &[&str])] = &[
-    ("facts", &["error", "limits", "game", "targets", "hooks", "graph", "arch", "cost", "oracles"]),
-    ("plan", &["plan"]),
-    ("engines", &["engines", "crt::garner", "crt::primes", "crt::shards"]),
-    ("guard", &["budget"]),
-    ("records", &["report", "checkpoint"]),
-    ("run", &["options", "run", "dist", "moves", "crt"]),
-    ("api", &["claims", "estimate", "draw", "bench", "ladder", "kernels", "lib"]),
-];
+use syn::visit::Visit;
 
-/// Imports that break the rule today, each with the reason it stays: `(file, module imported)`.
-const KNOWN: &[(&str, &str)] = &[];
+/// A library crate: its source folder, the folders of it that are not the library (the command
+/// line), and its layers, bottom up, each the top-level modules in it (`lib`: the crate root, its
+/// facade).
+struct Crate {
+    src: &'static str,
+    not_library: &'static [&'static str],
+    layers: &'static [(&'static str, &'static [&'static str])],
+}
 
-/// An import of `to` (a module of the table) by the module `from`, in `file`, as written.
+/// The engines' crate. The same table is drawn in docs/architecture.md.
+const CORE: Crate = Crate {
+    src: "crates/core/src",
+    not_library: &[],
+    layers: &[
+        ("facts", &["error", "limit", "game", "targets", "hooks", "graph", "machine", "kernels", "cost"]),
+        ("plan", &["plan"]),
+        ("engines", &["engines", "crt"]),
+        ("guard", &["guard"]),
+        ("door", &["request", "counts", "estimate", "lib"]),
+    ],
+};
+
+/// The library a user holds. The same table is drawn in docs/architecture.md.
+const FIBTREE: Crate = Crate {
+    src: "src",
+    not_library: &["cli", "main.rs"],
+    layers: &[
+        ("facts", &["error"]),
+        ("records", &["options", "report", "checkpoint"]),
+        ("run", &["run", "crt", "dist", "moves"]),
+        ("api", &["claims", "lib"]),
+    ],
+};
+
+/// An import, as written in a file: from the module of the file (its path from the crate root,
+/// inline modules included) to the absolute path it names.
 struct Import {
     file: String,
-    from: String,
-    to: String,
-    path: String,
+    from: Vec<String>,
+    to: Vec<String>,
 }
 
-fn layer_of(module: &str) -> Option<usize> {
-    LAYERS.iter().position(|(_, modules)| modules.contains(&module))
+/// Whether the attributes leave the item out of the library's code: `#[cfg(test)]`, `#[cfg(doc)]`.
+fn left_out(attrs: &[syn::Attribute]) -> bool {
+    attrs.iter().any(|a| {
+        a.path().is_ident("cfg")
+            && a.parse_args::<syn::Meta>().is_ok_and(|m| m.path().is_ident("test") || m.path().is_ident("doc"))
+    })
 }
 
-/// The table's module for an absolute path of the crate (its segments from the root): `lib` for an
-/// item of the root itself (a re-export or a function of `src/lib.rs`), else the most specific entry.
-fn entry(segments: &[String], top_modules: &BTreeSet<String>) -> String {
-    let Some(first) = segments.first() else { return "lib".into() };
-    if !top_modules.contains(first) {
-        return "lib".into();
+fn item_attrs(item: &syn::Item) -> &[syn::Attribute] {
+    use syn::Item::*;
+    match item {
+        Const(i) => &i.attrs,
+        Enum(i) => &i.attrs,
+        Fn(i) => &i.attrs,
+        Impl(i) => &i.attrs,
+        Macro(i) => &i.attrs,
+        Mod(i) => &i.attrs,
+        Static(i) => &i.attrs,
+        Struct(i) => &i.attrs,
+        Trait(i) => &i.attrs,
+        Type(i) => &i.attrs,
+        Union(i) => &i.attrs,
+        Use(i) => &i.attrs,
+        _ => &[],
     }
-    if let Some(second) = segments.get(1) {
-        let sub = format!("{first}::{second}");
-        if layer_of(&sub).is_some() {
-            return sub;
+}
+
+/// The paths of one file's code, made absolute.
+struct Reader {
+    /// The module of the file, then the inline modules the reader is in.
+    module: Vec<String>,
+    found: Vec<Vec<String>>,
+}
+
+impl Reader {
+    /// `segments` made absolute from the module the reader is in, where they start at `crate`,
+    /// `super` or `self`.
+    fn absolute(&self, segments: &[String]) -> Option<Vec<String>> {
+        let mut base = match segments.first()?.as_str() {
+            "crate" => return Some(segments[1..].to_vec()),
+            "super" | "self" => self.module.clone(),
+            _ => return None,
+        };
+        let mut rest = segments;
+        while let Some((first, tail)) = rest.split_first() {
+            match first.as_str() {
+                "super" => {
+                    base.pop();
+                }
+                "self" => {}
+                _ => break,
+            }
+            rest = tail;
+        }
+        base.extend(rest.iter().cloned());
+        Some(base)
+    }
+
+    fn use_tree(&mut self, prefix: &mut Vec<String>, tree: &syn::UseTree) {
+        match tree {
+            syn::UseTree::Path(p) => {
+                prefix.push(p.ident.to_string());
+                self.use_tree(prefix, &p.tree);
+                prefix.pop();
+            }
+            syn::UseTree::Name(n) => self.add(prefix, Some(n.ident.to_string())),
+            syn::UseTree::Rename(r) => self.add(prefix, Some(r.ident.to_string())),
+            syn::UseTree::Glob(_) => self.add(prefix, None),
+            syn::UseTree::Group(g) => g.items.iter().for_each(|t| self.use_tree(prefix, t)),
         }
     }
-    first.clone()
-}
 
-/// The source with comments, string and character literals blanked out (spaces, newlines kept),
-/// so that neither braces nor paths in them are read.
-fn code_only(source: &str) -> String {
-    let chars: Vec<char> = source.chars().collect();
-    let mut out = String::with_capacity(source.len());
-    let blank = |c: char| if c == '\n' { '\n' } else { ' ' };
-    let mut i = 0;
-    while i < chars.len() {
-        let c = chars[i];
-        let next = chars.get(i + 1).copied();
-        if c == '/' && next == Some('/') {
-            while i < chars.len() && chars[i] != '\n' {
-                out.push(' ');
-                i += 1;
-            }
-        } else if c == '/' && next == Some('*') {
-            let mut depth = 0;
-            while i < chars.len() {
-                if chars[i] == '/' && chars.get(i + 1) == Some(&'*') {
-                    depth += 1;
-                    out.push_str("  ");
-                    i += 2;
-                } else if chars[i] == '*' && chars.get(i + 1) == Some(&'/') {
-                    depth -= 1;
-                    out.push_str("  ");
-                    i += 2;
-                    if depth == 0 {
-                        break;
-                    }
-                } else {
-                    out.push(blank(chars[i]));
-                    i += 1;
-                }
-            }
-        } else if c == 'r' && (next == Some('"') || next == Some('#')) && !is_ident(chars.get(i.wrapping_sub(1))) {
-            // a raw string: r"...", r#"..."#
-            let mut j = i + 1;
-            let mut hashes = 0;
-            while chars.get(j) == Some(&'#') {
-                hashes += 1;
-                j += 1;
-            }
-            if chars.get(j) != Some(&'"') {
-                out.push(c);
-                i += 1;
-                continue;
-            }
-            j += 1;
-            loop {
-                match chars.get(j) {
-                    None => break,
-                    Some('"') if (1..=hashes).all(|h| chars.get(j + h) == Some(&'#')) => {
-                        j += 1 + hashes;
-                        break;
-                    }
-                    _ => j += 1,
-                }
-            }
-            chars[i..j.min(chars.len())].iter().for_each(|&c| out.push(blank(c)));
-            i = j;
-        } else if c == '"' {
-            let mut j = i + 1;
-            while j < chars.len() && chars[j] != '"' {
-                j += if chars[j] == '\\' { 2 } else { 1 };
-            }
-            let end = (j + 1).min(chars.len());
-            chars[i..end].iter().for_each(|&c| out.push(blank(c)));
-            i = end;
-        } else if c == '\'' {
-            // a character literal ('x', '\n', '\u{..}'), else a lifetime
-            let end = match (next, chars.get(i + 2)) {
-                (Some('\\'), _) => (i + 2..chars.len()).find(|&j| chars[j] == '\'').map(|j| j + 1),
-                (Some(_), Some('\'')) => Some(i + 3),
-                _ => None,
-            };
-            match end {
-                Some(end) => {
-                    chars[i..end].iter().for_each(|&c| out.push(blank(c)));
-                    i = end;
-                }
-                None => {
-                    out.push(c);
-                    i += 1;
-                }
-            }
-        } else {
-            out.push(c);
-            i += 1;
+    fn add(&mut self, prefix: &[String], last: Option<String>) {
+        let mut segments = prefix.to_vec();
+        // `use crate::plan::{self, Plan}`: `self` is the module itself
+        segments.extend(last.filter(|l| l != "self"));
+        if let Some(path) = self.absolute(&segments) {
+            self.found.push(path);
         }
     }
-    out
 }
 
-fn is_ident(c: Option<&char>) -> bool {
-    c.is_some_and(|c| c.is_alphanumeric() || *c == '_')
-}
-
-/// The code with the items under `#[cfg(test)]` or `#[cfg(doc)]` blanked out: the attribute and the
-/// item after it, to its `;` or its matching `}`.
-fn without_test_items(code: &str) -> String {
-    let mut out: Vec<char> = code.chars().collect();
-    for attr in ["#[cfg(test)]", "#[cfg(doc)]"] {
-        let text: String = out.iter().collect();
-        let starts: Vec<usize> = text.match_indices(attr).map(|(at, _)| text[..at].chars().count()).collect();
-        for start in starts {
-            let mut i = start + attr.chars().count();
-            let mut depth = 0;
-            while i < out.len() {
-                match out[i] {
-                    '{' => depth += 1,
-                    '}' => {
-                        depth -= 1;
-                        if depth == 0 {
-                            i += 1;
-                            break;
-                        }
-                    }
-                    ';' if depth == 0 => {
-                        i += 1;
-                        break;
-                    }
-                    _ => {}
-                }
-                i += 1;
-            }
-            let end = i.min(out.len());
-            for c in &mut out[start..end] {
-                if *c != '\n' {
-                    *c = ' ';
-                }
-            }
+impl<'ast> Visit<'ast> for Reader {
+    fn visit_item(&mut self, item: &'ast syn::Item) {
+        if !left_out(item_attrs(item)) {
+            syn::visit::visit_item(self, item);
         }
     }
-    out.into_iter().collect()
+
+    fn visit_impl_item_fn(&mut self, f: &'ast syn::ImplItemFn) {
+        if !left_out(&f.attrs) {
+            syn::visit::visit_impl_item_fn(self, f);
+        }
+    }
+
+    fn visit_item_mod(&mut self, m: &'ast syn::ItemMod) {
+        if m.content.is_some() {
+            self.module.push(m.ident.to_string());
+            syn::visit::visit_item_mod(self, m);
+            self.module.pop();
+        }
+    }
+
+    // `pub(crate)`, `pub(super)`: a visibility, not an import
+    fn visit_visibility(&mut self, _: &'ast syn::Visibility) {}
+
+    fn visit_item_use(&mut self, u: &'ast syn::ItemUse) {
+        self.use_tree(&mut Vec::new(), &u.tree);
+    }
+
+    fn visit_path(&mut self, path: &'ast syn::Path) {
+        let segments: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+        if let Some(path) = self.absolute(&segments) {
+            self.found.push(path);
+        }
+        syn::visit::visit_path(self, path);
+    }
 }
 
-/// The module path of a file of `src/` (`["crt", "residues"]` for src/crt/residues.rs, `[]` for
-/// src/lib.rs).
+/// The absolute paths `source` names, read as the code of `module`.
+fn paths_of(source: &str, module: &[String]) -> Vec<Vec<String>> {
+    let file = syn::parse_file(source).unwrap_or_else(|e| panic!("{}: {e}", module.join("::")));
+    let mut reader = Reader { module: module.to_vec(), found: Vec::new() };
+    reader.visit_file(&file);
+    reader.found
+}
+
+/// The module of a file from its path below the source folder: `engines/both_ends/early.rs` is
+/// `engines::both_ends::early`, `engines/mod.rs` is `engines`, `lib.rs` the root.
 fn module_of(relative: &Path) -> Vec<String> {
     let mut segments: Vec<String> = relative.iter().map(|s| s.to_string_lossy().into_owned()).collect();
     let last = segments.pop().expect("a file");
@@ -199,117 +196,9 @@ fn module_of(relative: &Path) -> Vec<String> {
     segments
 }
 
-fn identifier_at(chars: &[char], mut i: usize) -> Option<(String, usize)> {
-    while chars.get(i) == Some(&' ') {
-        i += 1;
-    }
-    let start = i;
-    while is_ident(chars.get(i)) {
-        i += 1;
-    }
-    (i > start).then(|| (chars[start..i].iter().collect(), i))
-}
-
-/// The paths `crate::a::b...` and `super::...::a::b...` of `code` as absolute segments (at most two:
-/// all the table tells apart), the groups of `use crate::{a, b::c}` each on its own, with the text
-/// written.
-fn paths(code: &str, module: &[String]) -> Vec<(Vec<String>, String)> {
-    let chars: Vec<char> = code.chars().collect();
-    let mut found = Vec::new();
-    // the inline modules open at each point: (name, brace depth inside it)
-    let mut inline: Vec<(String, i32)> = Vec::new();
-    let mut depth = 0i32;
-    let mut pending_mod: Option<String> = None;
-    let mut i = 0;
-    while i < chars.len() {
-        let c = chars[i];
-        let boundary = !is_ident(chars.get(i.wrapping_sub(1)));
-        if c == '{' {
-            depth += 1;
-            if let Some(name) = pending_mod.take() {
-                inline.push((name, depth));
-            }
-        } else if c == '}' {
-            if inline.last().is_some_and(|(_, d)| *d == depth) {
-                inline.pop();
-            }
-            depth -= 1;
-        } else if c == ';' {
-            pending_mod = None;
-        } else if boundary && chars[i..].starts_with(&['m', 'o', 'd', ' ']) {
-            pending_mod = identifier_at(&chars, i + 4).map(|(name, _)| name);
-        } else if boundary && (chars[i..].starts_with(&"crate::".chars().collect::<Vec<_>>()[..])) {
-            let rest = i + "crate::".len();
-            for (segments, from, end) in segments_at(&chars, rest) {
-                let written: String = chars[from..end].iter().collect();
-                found.push((segments, format!("crate::{}", written.trim())));
-            }
-            i = rest;
-            continue;
-        } else if boundary && chars[i..].starts_with(&"super::".chars().collect::<Vec<_>>()[..]) {
-            let start = i;
-            let mut base: Vec<String> = module.to_vec();
-            base.extend(inline.iter().map(|(name, _)| name.clone()));
-            let mut j = i;
-            while chars[j..].starts_with(&"super::".chars().collect::<Vec<_>>()[..]) {
-                base.pop();
-                j += "super::".len();
-            }
-            for (segments, from, end) in segments_at(&chars, j) {
-                let mut absolute = base.clone();
-                absolute.extend(segments);
-                let written: String = chars[from..end].iter().collect();
-                found.push((absolute, format!("{}{}", chars[start..j].iter().collect::<String>(), written.trim())));
-            }
-            i = j;
-            continue;
-        }
-        i += 1;
-    }
-    found
-}
-
-/// The segments that follow a `crate::` or `super::` at `i`: one list, or one for each entry of a
-/// `{...}` group, with where each starts and ends in the text.
-fn segments_at(chars: &[char], i: usize) -> Vec<(Vec<String>, usize, usize)> {
-    if chars.get(i) == Some(&'{') {
-        let mut entries = Vec::new();
-        let mut j = i + 1;
-        let mut depth = 1;
-        let mut at_entry = true;
-        while j < chars.len() && depth > 0 {
-            match chars[j] {
-                '{' => depth += 1,
-                '}' => depth -= 1,
-                ',' if depth == 1 => at_entry = true,
-                c if at_entry && depth == 1 && is_ident(Some(&c)) => {
-                    let (segments, from, end) = segments_at(chars, j).remove(0);
-                    entries.push((segments, from, end));
-                    at_entry = false;
-                    j = end;
-                    continue;
-                }
-                _ => {}
-            }
-            j += 1;
-        }
-        return entries;
-    }
-    let mut segments = Vec::new();
-    let mut j = i;
-    while let Some((name, end)) = identifier_at(chars, j) {
-        segments.push(name);
-        j = end;
-        if segments.len() == 2 || !chars[j..].starts_with(&[':', ':']) {
-            break;
-        }
-        j += 2;
-    }
-    vec![(segments, i, j)]
-}
-
 fn rust_files(dir: &Path, into: &mut Vec<PathBuf>) {
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir).expect("src/ reads").map(|e| e.unwrap().path()).collect();
+    let mut entries: Vec<PathBuf> =
+        std::fs::read_dir(dir).expect("a source folder").map(|e| e.unwrap().path()).collect();
     entries.sort();
     for path in entries {
         if path.is_dir() {
@@ -320,118 +209,158 @@ fn rust_files(dir: &Path, into: &mut Vec<PathBuf>) {
     }
 }
 
-/// Every import between two modules of the table in the library's code outside tests.
-fn imports() -> Vec<Import> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let src = root.join("src");
-    let lib = std::fs::read_to_string(src.join("lib.rs")).expect("src/lib.rs reads");
-    let lib_code = without_test_items(&code_only(&lib));
-    let top_modules: BTreeSet<String> = lib_code
-        .lines()
-        .filter_map(|l| {
-            let l = l.trim().trim_start_matches("pub ").trim_start_matches("pub(crate) ");
-            l.strip_prefix("mod ").map(|m| m.trim_end_matches(';').trim().to_string())
-        })
-        .collect();
-    let missing: Vec<&String> = top_modules.iter().filter(|m| *m != "cli" && layer_of(m).is_none()).collect();
-    assert!(
-        missing.is_empty(),
-        "modules of src/lib.rs in no layer (add them to LAYERS and docs/architecture.md): {missing:?}"
-    );
-    let mut files = Vec::new();
-    rust_files(&src, &mut files);
-    let mut found = Vec::new();
-    for path in files {
-        let relative = path.strip_prefix(&src).unwrap();
-        let module = module_of(relative);
-        let is_test = relative.file_name().is_some_and(|f| f == "tests.rs");
-        if module.first().is_some_and(|m| m == "cli") || relative == Path::new("main.rs") || is_test {
-            continue;
+impl Crate {
+    /// The library's files: `(relative path, module)`, tests and the command line left out.
+    fn files(&self) -> Vec<(PathBuf, Vec<String>)> {
+        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join(self.src);
+        let mut files = Vec::new();
+        rust_files(&src, &mut files);
+        files
+            .into_iter()
+            .map(|path| path.strip_prefix(&src).unwrap().to_path_buf())
+            .filter(|relative| {
+                let first = relative.iter().next().unwrap().to_string_lossy();
+                !self.not_library.contains(&first.as_ref())
+                    && relative.file_name().is_none_or(|f| f != "tests.rs")
+                    && relative.iter().all(|s| s != "tests")
+            })
+            .map(|relative| {
+                let module = module_of(&relative);
+                (relative, module)
+            })
+            .collect()
+    }
+
+    fn imports(&self) -> Vec<Import> {
+        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join(self.src);
+        let mut imports = Vec::new();
+        for (relative, module) in self.files() {
+            let source = std::fs::read_to_string(src.join(&relative)).unwrap();
+            let file = format!("{}/{}", self.src, relative.display());
+            for to in paths_of(&source, &module) {
+                imports.push(Import { file: file.clone(), from: module.clone(), to });
+            }
         }
-        let from = entry(&module, &top_modules);
-        let source = std::fs::read_to_string(&path).unwrap();
-        let code = without_test_items(&code_only(&source));
-        let file = format!("src/{}", relative.display());
-        for (segments, written) in paths(&code, &module) {
-            let to = entry(&segments, &top_modules);
-            if to != from {
-                found.push(Import { file: file.clone(), from: from.clone(), to, path: written });
+        imports
+    }
+
+    /// The layer of a path's top-level module (the root's own items: `lib`).
+    fn layer_of(&self, path: &[String], modules: &BTreeSet<String>) -> Option<usize> {
+        let top = path.first().filter(|m| modules.contains(*m)).map_or("lib", |m| m.as_str());
+        self.layers.iter().position(|(_, ms)| ms.contains(&top))
+    }
+
+    /// The top-level modules: the first segment of every file's module.
+    fn modules(&self) -> BTreeSet<String> {
+        self.files().into_iter().filter_map(|(_, m)| m.first().cloned()).collect()
+    }
+
+    fn no_module_imports_a_higher_layer(&self) {
+        let modules = self.modules();
+        let missing: Vec<&String> =
+            modules.iter().filter(|m| self.layer_of(&[m.to_string()], &modules).is_none()).collect();
+        assert!(missing.is_empty(), "modules of {} in no layer (add them to the table): {missing:?}", self.src);
+        let mut wrong = Vec::new();
+        for import in self.imports() {
+            let from = self.layer_of(&import.from, &modules).unwrap();
+            let to = self.layer_of(&import.to, &modules).unwrap();
+            if to > from {
+                wrong.push(format!(
+                    "{}: `{}` (layer {}) imports `{}` (layer {})",
+                    import.file,
+                    import.from.join("::"),
+                    self.layers[from].0,
+                    import.to.join("::"),
+                    self.layers[to].0
+                ));
+            }
+        }
+        assert!(wrong.is_empty(), "imports of a higher layer:\n{}", wrong.join("\n"));
+    }
+
+    /// The imports between files: from a file's module to the file (its module, the longest that
+    /// begins the path) whose item it names, leaving out a module and the modules inside it.
+    fn file_graph(&self) -> BTreeMap<String, BTreeMap<String, String>> {
+        let files: BTreeSet<Vec<String>> = self.files().into_iter().map(|(_, m)| m).collect();
+        let mut graph: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
+        for import in self.imports() {
+            let Some(to) = (0..=import.to.len()).rev().map(|l| import.to[..l].to_vec()).find(|m| files.contains(m))
+            else {
+                continue;
+            };
+            // the file's own module, an inline one of it, or its folder's facade or files
+            let from = (0..=import.from.len()).rev().map(|l| import.from[..l].to_vec()).find(|m| files.contains(m));
+            let from = from.expect("the root at least");
+            if to.starts_with(&from) || from.starts_with(&to) {
+                continue;
+            }
+            let why = format!("{}: `{}`", import.file, import.to.join("::"));
+            graph.entry(from.join("::")).or_default().entry(to.join("::")).or_insert(why);
+        }
+        graph
+    }
+
+    fn no_circle_of_files(&self) {
+        let graph = self.file_graph();
+        let mut done = BTreeSet::new();
+        for module in graph.keys() {
+            if let Some(circle) = circle_from(module, &graph, &mut Vec::new(), &mut done) {
+                let steps: Vec<String> = circle.windows(2).map(|w| graph[&w[0]][&w[1]].clone()).collect();
+                panic!("a circle of imports in {}: {}\n{}", self.src, circle.join(" -> "), steps.join("\n"));
             }
         }
     }
-    found
 }
 
-/// No module imports one of a higher layer.
-#[test]
-fn no_module_imports_a_higher_layer() {
-    let mut wrong = Vec::new();
-    for import in imports() {
-        if KNOWN.contains(&(import.file.as_str(), import.to.as_str())) {
-            continue;
-        }
-        let from = layer_of(&import.from).unwrap_or_else(|| panic!("{} is in no layer", import.from));
-        let to = layer_of(&import.to).unwrap_or_else(|| panic!("{} is in no layer", import.to));
-        if to > from {
-            wrong.push(format!(
-                "{}: `{}` imports `{}` (layer {}) from `{}` (layer {})",
-                import.file, import.path, import.to, LAYERS[to].0, import.from, LAYERS[from].0
-            ));
-        }
+/// A circle through `module` or what it reaches, depth first.
+fn circle_from(
+    module: &str,
+    graph: &BTreeMap<String, BTreeMap<String, String>>,
+    path: &mut Vec<String>,
+    done: &mut BTreeSet<String>,
+) -> Option<Vec<String>> {
+    if let Some(at) = path.iter().position(|m| m == module) {
+        let mut circle = path[at..].to_vec();
+        circle.push(module.to_string());
+        return Some(circle);
     }
-    assert!(wrong.is_empty(), "imports of a higher layer:\n{}", wrong.join("\n"));
-}
-
-/// The modules' imports form no circle (within a layer as across them).
-#[test]
-fn the_imports_form_no_circle() {
-    let mut graph: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
-    for import in imports() {
-        if KNOWN.contains(&(import.file.as_str(), import.to.as_str())) {
-            continue;
-        }
-        graph.entry(import.from).or_default().entry(import.to).or_insert(format!("{}: `{}`", import.file, import.path));
+    if !done.insert(module.to_string()) {
+        return None;
     }
-    // depth-first, each module once; a module met again on the current path closes a circle
-    fn visit(
-        module: &str,
-        graph: &BTreeMap<String, BTreeMap<String, String>>,
-        path: &mut Vec<String>,
-        done: &mut BTreeSet<String>,
-    ) -> Option<Vec<String>> {
-        if let Some(at) = path.iter().position(|m| m == module) {
-            let mut circle = path[at..].to_vec();
-            circle.push(module.to_string());
+    path.push(module.to_string());
+    for next in graph.get(module).into_iter().flat_map(|m| m.keys()) {
+        if let Some(circle) = circle_from(next, graph, path, done) {
             return Some(circle);
         }
-        if !done.insert(module.to_string()) {
-            return None;
-        }
-        path.push(module.to_string());
-        for next in graph.get(module).into_iter().flat_map(|m| m.keys()) {
-            if let Some(circle) = visit(next, graph, path, done) {
-                return Some(circle);
-            }
-        }
-        path.pop();
-        None
     }
-    let mut done = BTreeSet::new();
-    for module in graph.keys() {
-        if let Some(circle) = visit(module, &graph, &mut Vec::new(), &mut done) {
-            let steps: Vec<String> = circle.windows(2).map(|w| graph[&w[0]][&w[1]].clone()).collect();
-            panic!("a circle of imports: {}\n{}", circle.join(" -> "), steps.join("\n"));
-        }
-    }
+    path.pop();
+    None
 }
 
-/// The reader of the source finds what it must: a path in a group, through `super::` from an inline
-/// module, and nothing in comments, strings or tests.
+#[test]
+fn no_module_of_the_core_imports_a_higher_layer() {
+    CORE.no_module_imports_a_higher_layer();
+}
+
+#[test]
+fn no_module_of_the_library_imports_a_higher_layer() {
+    FIBTREE.no_module_imports_a_higher_layer();
+}
+
+#[test]
+fn the_core_files_imports_form_no_circle() {
+    CORE.no_circle_of_files();
+}
+
+#[test]
+fn the_library_files_imports_form_no_circle() {
+    FIBTREE.no_circle_of_files();
+}
+
 #[test]
 fn the_reader_finds_the_paths_of_the_code() {
     let source = r#"
         use crate::{error::Result, plan::{self, Plan}};
-        // use crate::commented;
         const TEXT: &str = "crate::quoted";
         mod inner {
             use super::super::sibling::Item;
@@ -442,13 +371,32 @@ fn the_reader_finds_the_paths_of_the_code() {
             use crate::oracles;
         }
     "#;
-    let code = without_test_items(&code_only(source));
     let module = vec!["crt".to_string(), "residues".to_string()];
-    let found: Vec<Vec<String>> = paths(&code, &module).into_iter().map(|(s, _)| s).collect();
-    let want: Vec<Vec<String>> =
-        [vec!["error", "Result"], vec!["plan"], vec!["crt", "sibling", "Item"], vec!["engines", "modular"]]
-            .iter()
-            .map(|s| s.iter().map(|x| x.to_string()).collect())
-            .collect();
+    let found = paths_of(source, &module);
+    let want: Vec<Vec<String>> = [
+        &["error", "Result"][..],
+        &["plan"],
+        &["plan", "Plan"],
+        &["crt", "sibling", "Item"],
+        &["engines", "modular", "count"],
+    ]
+    .iter()
+    .map(|s| s.iter().map(|x| x.to_string()).collect())
+    .collect();
     assert_eq!(found, want);
+}
+
+#[test]
+fn a_circle_between_two_files_of_a_folder_is_seen() {
+    let graph: BTreeMap<String, BTreeMap<String, String>> =
+        [("a::early", "a::halves"), ("a::halves", "a::early"), ("a", "b")].iter().fold(
+            BTreeMap::new(),
+            |mut g, (from, to)| {
+                g.entry(from.to_string()).or_default().insert(to.to_string(), String::new());
+                g
+            },
+        );
+    let circle = circle_from("a::early", &graph, &mut Vec::new(), &mut BTreeSet::new());
+    assert_eq!(circle.unwrap(), ["a::early", "a::halves", "a::early"]);
+    assert!(circle_from("a", &graph, &mut Vec::new(), &mut BTreeSet::new()).is_none());
 }

@@ -12,9 +12,7 @@
 
 use std::io::{Read, Write};
 
-use crate::engines::blocked::{Chunk, NonZeroSet, State};
-use crate::engines::both_ends::{Point, Position};
-use crate::plan::LayerSet;
+use fibtree_core::Position;
 use fibtree_util::Fnv1a;
 
 /// The first bytes of a checkpoint file.
@@ -34,7 +32,7 @@ pub(crate) struct Saved {
     pub(crate) g: u64,
     pub(crate) moduli: Vec<u64>,
     pub(crate) independent: Vec<u64>,
-    pub(crate) position: Position,
+    pub(crate) position: Position<'static>,
 }
 
 /// Words written to `W`, their checksum kept as they go.
@@ -52,11 +50,6 @@ impl<W: Write> Out<W> {
     fn put(&mut self, word: u64) -> std::io::Result<()> {
         self.bytes(&word.to_le_bytes())
     }
-
-    fn words(&mut self, words: &[u64]) -> std::io::Result<()> {
-        self.put(words.len() as u64)?;
-        words.iter().try_for_each(|&w| self.put(w))
-    }
 }
 
 /// Writes the file of the run `(n, g)` with its moduli, their residues, and where the engine
@@ -69,7 +62,7 @@ pub(super) fn encode_into(
     (n, g): (u64, u64),
     moduli: &[u64],
     independent: &[u64],
-    point: &Point,
+    point: &Position,
 ) -> std::io::Result<()> {
     let mut out = Out { w, sum: Fnv1a::default() };
     out.bytes(MAGIC)?;
@@ -77,45 +70,17 @@ pub(super) fn encode_into(
         out.put(word)?;
     }
     moduli.iter().chain(independent).try_for_each(|&word| out.put(word))?;
-    match *point {
-        Point::Up { cut, state } => {
-            [cut, 0].iter().try_for_each(|&word| out.put(word))?;
-            write_state(state, &mut out)?;
-        }
-        Point::Down { cut, below, direct, state } => {
-            [cut, 1].iter().try_for_each(|&word| out.put(word))?;
-            write_state(below, &mut out)?;
-            let words = crate::engines::to_words(direct);
-            words.iter().try_for_each(|&word| out.put(word))?;
-            write_state(state, &mut out)?;
-        }
-    }
+    point.write(&mut |word| out.put(word))?;
     let sum = out.sum.finish();
     out.w.write_all(&sum.to_le_bytes())
 }
 
 /// The file of [`encode_into`] as bytes.
 #[cfg(test)]
-pub(super) fn encode(target: (u64, u64), moduli: &[u64], independent: &[u64], point: &Point) -> Vec<u8> {
+pub(super) fn encode(target: (u64, u64), moduli: &[u64], independent: &[u64], point: &Position) -> Vec<u8> {
     let mut bytes = Vec::new();
     encode_into(&mut bytes, target, moduli, independent, point).expect("a Vec takes every write");
     bytes
-}
-
-/// Writes the engine's state: k0, the chunk lanes, the two non-zero sets (base, length, words),
-/// then the passes' chunks and carries (length, words each).
-fn write_state<W: Write>(state: &State, out: &mut Out<W>) -> std::io::Result<()> {
-    out.put(state.k0 as u64)?;
-    out.put(state.chunk_lanes as u64)?;
-    for e in &state.edges {
-        out.put(e.set.base())?;
-        out.words(e.set.words())?;
-    }
-    out.put(state.chunks.len() as u64)?;
-    for chunk in state.chunks.iter().chain(&state.carries) {
-        chunk.iter().try_for_each(|layer| out.words(layer))?;
-    }
-    Ok(())
 }
 
 /// Words read from `R`, with the bytes left before the checksum: a length is never more than what
@@ -132,36 +97,6 @@ impl<R: Read> In<R> {
         self.r.read_exact(&mut word).ok()?;
         Some(u64::from_le_bytes(word))
     }
-
-    /// A count of words, at most the words left.
-    fn size(&mut self) -> Option<usize> {
-        let n = self.get()?;
-        (n <= self.left / 8).then_some(n).and_then(|n| usize::try_from(n).ok())
-    }
-
-    fn words(&mut self) -> Option<Vec<u64>> {
-        let n = self.size()?;
-        (0..n).map(|_| self.get()).collect()
-    }
-}
-
-/// Reads a state written by [`write_state`], or `None` if it is not one.
-fn read_state<R: Read>(words: &mut In<R>) -> Option<State> {
-    let k0 = words.get()? as usize;
-    let chunk_lanes = words.get()? as usize;
-    let mut edges: [NonZeroSet; 2] = Default::default();
-    for e in &mut edges {
-        let base = words.get()?;
-        *e = NonZeroSet::new(LayerSet::from_words(base, words.words()?)?);
-    }
-    let passes = words.size()?;
-    let mut chunks = Vec::with_capacity(passes);
-    let mut carries = Vec::with_capacity(passes);
-    for i in 0..2 * passes {
-        let chunk: Chunk = [words.words()?, words.words()?];
-        if i < passes { chunks.push(chunk) } else { carries.push(chunk) }
-    }
-    Some(State { k0, chunk_lanes, edges, chunks, carries })
 }
 
 /// Why a file is refused: damaged, with what.
@@ -268,36 +203,14 @@ fn parse<R: Read>(words: &mut In<R>) -> std::result::Result<Saved, String> {
              whose layers this one no longer makes; use --fresh to start over"
         ));
     }
-    let state = |words: &mut In<R>| read_state(words).ok_or_else(|| damaged("truncated state"));
-    let position = match half {
-        0 => Position::Up { cut, state: state(words)? },
-        1 => {
-            let below = Box::new(state(words)?);
-            let len = words.get().filter(|&l| l <= words.left / 8).ok_or_else(|| damaged("truncated"))?;
-            let mut direct = vec![len];
-            for _ in 0..len {
-                direct.push(words.get().ok_or_else(|| damaged("truncated"))?);
-            }
-            Position::Down { cut, below, direct, state: state(words)? }
-        }
-        _ => return Err(damaged("unknown half")),
+    if half > 1 {
+        return Err(damaged("unknown half"));
+    }
+    // a length is never more than the words left: nothing is allocated for a forged one
+    let mut next = |length: bool| match length {
+        true => words.get().filter(|&l| l <= words.left / 8),
+        false => words.get(),
     };
+    let position = Position::read(cut, half, &mut next).ok_or_else(|| damaged("truncated state"))?;
     Ok(Saved { n, g, moduli, independent, position })
-}
-
-/// A copy of `state` through its encoding.
-#[cfg(test)]
-pub(super) fn through_the_file(state: &State) -> Option<State> {
-    let mut out = Out { w: Vec::new(), sum: Fnv1a::default() };
-    write_state(state, &mut out).ok()?;
-    let left = out.w.len() as u64;
-    read_state(&mut In { r: out.w.as_slice(), left })
-}
-
-/// The words of `state` as a file holds them.
-#[cfg(test)]
-pub(super) fn state_bytes(state: &State) -> Vec<u8> {
-    let mut out = Out { w: Vec::new(), sum: Fnv1a::default() };
-    write_state(state, &mut out).expect("a Vec takes every write");
-    out.w
 }

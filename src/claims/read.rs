@@ -1,12 +1,17 @@
 //! A claims file read a line at a time ([`ClaimsReader`]): its header, then each line a claim or a
-//! malformed line with its reason, in memory that does not grow with the file.
+//! malformed line with its reason, in memory that does not grow with the file. The fields of a line
+//! are read by the parser of BurntSushi's `csv` (`csv-core`): separated by commas, each may be
+//! quoted (`"10000"`, a `""` in it a quote). A claim is one line: the lines are cut first
+//! ([`super::lines`]), so that a quote left open cannot carry a record across the rest of the file.
 
 use std::io::Read;
 
-use super::text::{Got, Lines};
+use csv_core::ReadRecordResult;
+
+use super::lines::{Got, Lines};
 use super::{CLAIMS_HEADER, Claim, MAX_LINE, Malformed};
 use crate::error::{Error, Param, Result};
-use crate::hooks::Hooks;
+use fibtree_core::Hooks;
 use fibtree_util::{NotWhole, parse_modulus, parse_whole};
 use num_bigint::BigUint;
 
@@ -45,7 +50,51 @@ pub struct ClaimsReader<'a, R> {
     /// The number of the last line read.
     line: usize,
     text: Vec<u8>,
+    fields: Fields,
     done: bool,
+}
+
+/// The fields of a line, as CSV reads them: the parser, and where it writes a line's fields.
+struct Fields {
+    parser: csv_core::Reader,
+    out: Vec<u8>,
+    ends: Vec<usize>,
+}
+
+impl Fields {
+    fn new() -> Fields {
+        Fields { parser: csv_core::Reader::new(), out: Vec::new(), ends: Vec::new() }
+    }
+
+    /// The fields of `line` (one line, without its end), each trimmed: a quoted one unquoted.
+    /// Cost O(the line's bytes).
+    fn of(&mut self, line: &str) -> Vec<&str> {
+        self.parser.reset();
+        // a field is never longer than the line, and there are at most one more than its bytes
+        self.out.resize(line.len() + 1, 0);
+        self.ends.resize(line.len() + 2, 0);
+        let (mut input, mut written, mut ended) = (line.as_bytes(), 0, 0);
+        loop {
+            // an empty input is the end of the data: the line's record ends there
+            let (got, read, out, ends) =
+                self.parser.read_record(input, &mut self.out[written..], &mut self.ends[ended..]);
+            (input, written, ended) = (&input[read..], written + out, ended + ends);
+            match got {
+                ReadRecordResult::InputEmpty => {}
+                ReadRecordResult::OutputFull => self.out.resize(2 * self.out.len(), 0),
+                ReadRecordResult::OutputEndsFull => self.ends.resize(2 * self.ends.len(), 0),
+                ReadRecordResult::Record | ReadRecordResult::End => break,
+            }
+        }
+        let mut start = 0;
+        let mut fields = Vec::with_capacity(ended);
+        for &end in &self.ends[..ended] {
+            // unquoting drops only ASCII quotes from text, which stays text
+            fields.push(std::str::from_utf8(&self.out[start..end]).unwrap_or("").trim());
+            start = end;
+        }
+        fields
+    }
 }
 
 impl<R: Read> ClaimsReader<'static, R> {
@@ -60,6 +109,7 @@ impl<R: Read> ClaimsReader<'static, R> {
             order: None,
             line: 0,
             text: Vec::new(),
+            fields: Fields::new(),
             done: false,
         }
     }
@@ -69,8 +119,8 @@ impl<'a, R: Read> ClaimsReader<'a, R> {
     /// This reader, stopped by `hooks`' cancel flag: asked once a line (and once a chunk of a line
     /// too long), it ends the reading with [`Error::Interrupted`].
     pub fn cancel_on<'b>(self, hooks: Hooks<'b>) -> ClaimsReader<'b, R> {
-        let ClaimsReader { lines, stop_long, order, line, text, done, .. } = self;
-        ClaimsReader { lines, hooks, stop_long, order, line, text, done }
+        let ClaimsReader { lines, stop_long, order, line, text, fields, done, .. } = self;
+        ClaimsReader { lines, hooks, stop_long, order, line, text, fields, done }
     }
 
     /// This reader, ending at a line longer than [`MAX_LINE`] bytes ([`Line::TooLong`]) without
@@ -84,16 +134,6 @@ impl<'a, R: Read> ClaimsReader<'a, R> {
     /// ended without a header).
     pub fn blank(&self) -> bool {
         self.lines.blank()
-    }
-
-    /// The source.
-    pub fn get_ref(&self) -> &R {
-        self.lines.get_ref()
-    }
-
-    /// The source; what was read from it but not yet taken is lost.
-    pub fn into_inner(self) -> R {
-        self.lines.into_inner()
     }
 
     /// The next line that is neither blank nor a comment, `None` at the end.
@@ -126,11 +166,12 @@ impl<'a, R: Read> ClaimsReader<'a, R> {
             if s.as_ref().is_ok_and(|s| s.is_empty() || s.starts_with('#')) {
                 continue;
             }
+            let fields = s.map(|s| (s, self.fields.of(s)));
             let Some(order) = &self.order else {
-                self.order = Some(header(s).map_err(|why| refuse(format!("line {line}: {why}")))?);
+                self.order = Some(header(fields).map_err(|why| refuse(format!("line {line}: {why}")))?);
                 continue;
             };
-            return Ok(Some(match s.and_then(|s| parse_claim(s, line, order)) {
+            return Ok(Some(match fields.and_then(|(_, fields)| parse_claim(&fields, line, order)) {
                 Ok(claim) => Line::Claim(claim),
                 Err(error) => Line::Malformed(Malformed { line, error }),
             }));
@@ -161,14 +202,14 @@ fn expected_header() -> String {
     format!("expected a header naming the columns n, g, modulus and answer in any order (e.g. '{CLAIMS_HEADER}')")
 }
 
-/// The order of the columns the header line `s` names: for each of [`COLUMNS`], the index of its
+/// The order of the columns the header line (its text and its fields) names: for each of [`COLUMNS`], the index of its
 /// field.
 ///
 /// # Errors
 /// What is wrong, for a line that is not such a header.
-fn header(s: std::result::Result<&str, String>) -> std::result::Result<[usize; 4], String> {
-    let s = s.map_err(|why| format!("{why}; {}", expected_header()))?;
-    let fields: Vec<String> = s.split(',').map(|f| f.trim().to_ascii_lowercase()).collect();
+fn header(line: std::result::Result<(&str, Vec<&str>), String>) -> std::result::Result<[usize; 4], String> {
+    let (s, fields) = line.map_err(|why| format!("{why}; {}", expected_header()))?;
+    let fields: Vec<String> = fields.iter().map(|f| f.to_ascii_lowercase()).collect();
     let mut order = [usize::MAX; 4];
     for (column, name) in COLUMNS.iter().enumerate() {
         let mut at = fields.iter().enumerate().filter(|(_, f)| f == name).map(|(i, _)| i);
@@ -180,8 +221,8 @@ fn header(s: std::result::Result<&str, String>) -> std::result::Result<[usize; 4
     if fields.len() == 4 { Ok(order) } else { Err(format!("{}, got '{s}'", expected_header())) }
 }
 
-fn parse_claim(s: &str, line: usize, order: &[usize; 4]) -> std::result::Result<Claim, String> {
-    let fields: Vec<&str> = s.split(',').map(str::trim).collect();
+/// The claim of the line `line` whose fields are `fields`, in the header's `order`.
+fn parse_claim(fields: &[&str], line: usize, order: &[usize; 4]) -> std::result::Result<Claim, String> {
     if fields.len() != 4 {
         let mut names = [""; 4];
         for (column, &i) in order.iter().enumerate() {
@@ -197,7 +238,9 @@ fn parse_claim(s: &str, line: usize, order: &[usize; 4]) -> std::result::Result<
         })
     };
     let n = whole("n", n)?;
-    crate::game::check_n(n).map_err(|_| format!("n: at most {}, got {n}", crate::game::MAX_N))?;
+    if n > crate::MAX_N {
+        return Err(format!("n: at most {}, got {n}", crate::MAX_N));
+    }
     let g = if g.is_empty() { 0 } else { whole("g", g)? };
     // an empty modulus claims the whole count: digits of any length (a line holds at most MAX_LINE)
     let modulus = match modulus {
@@ -252,6 +295,34 @@ mod tests {
             assert_eq!(whole.len(), 4, "{whole:?}");
             assert_eq!(slow, whole);
         }
+    }
+
+    /// Fields may be quoted, as CSV writers quote them (a `""` in a quoted field is a quote); a
+    /// quote left open ends with its line, whose claim is then malformed.
+    #[test]
+    fn quoted_fields_are_read_as_csv_reads_them() {
+        let text = b"\"N\",\"g\",\"modulus\",answer\n\"10\",\"\",7,\"3\"\n\"10,0\",7,3\n10,0,\"7,3\n10,0,7,\"3\"\"\"\n10,0,7,2\n";
+        let lines: Vec<Line> = ClaimsReader::new(&text[..]).map(Result::unwrap).collect();
+        assert!(
+            matches!(&lines[0], Line::Claim(c) if (c.line, c.n, c.g, c.modulus) == (2, 10, 0, Some(7)) && c.answer == 3u32.into())
+        );
+        assert!(
+            matches!(&lines[1], Line::Malformed(m) if m.line == 3 && m.error.contains("found 3")),
+            "{:?}",
+            lines[1]
+        );
+        assert!(
+            matches!(&lines[2], Line::Malformed(m) if m.line == 4 && m.error.contains("found 3")),
+            "{:?}",
+            lines[2]
+        );
+        assert!(
+            matches!(&lines[3], Line::Malformed(m) if m.line == 5 && m.error.starts_with("answer:")),
+            "{:?}",
+            lines[3]
+        );
+        assert!(matches!(&lines[4], Line::Claim(c) if c.line == 6 && c.answer == 2u32.into()));
+        assert_eq!(lines.len(), 5);
     }
 
     /// A reader that stops at long lines ends at the first, unread past it; one that is cancelled

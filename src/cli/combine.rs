@@ -204,7 +204,8 @@ fn combine_in(session: &mut Session, args: &CombineArgs) -> anyhow::Result<ExitC
     let size: u64 =
         files.iter().filter_map(|f| std::fs::metadata(f).ok()).filter(|m| m.is_file()).map(|m| m.len()).sum();
     let primes = usize::try_from(size / FILE_BYTES_PER_PRIME).unwrap_or(usize::MAX);
-    let estimate = (primes as u64).saturating_mul(READ_BYTES_PER_PRIME).saturating_add(crt::combine_bytes(primes));
+    let estimate =
+        (primes as u64).saturating_mul(READ_BYTES_PER_PRIME).saturating_add(crt::ShardResidues::combine_bytes(primes));
     if estimate > limit.bytes() {
         return Err(too_large(estimate, limit));
     }
@@ -243,19 +244,19 @@ fn combine_in(session: &mut Session, args: &CombineArgs) -> anyhow::Result<ExitC
     let primes: usize = shards.iter().map(|s| s.primes.len()).sum();
     // the reconstruction's memory, now that the primes are known, within what is left
     let limit = Limit::new(None, session.threads());
-    if crt::combine_bytes(primes) > limit.bytes() {
-        return Err(too_large(crt::combine_bytes(primes), limit));
+    if crt::ShardResidues::combine_bytes(primes) > limit.bytes() {
+        return Err(too_large(crt::ShardResidues::combine_bytes(primes), limit));
     }
     let hooks = Hooks::default().cancel_on(&cancel);
-    let value = crt::combine_shards_with(n, count, &shards, hooks).map_err(|e| match e {
+    let value = crt::combine_shards(n, count, &shards, hooks).map_err(|e| match e {
         Error::InvalidArgument { expected, .. } => usage("FILES", expected),
         other => other.into(),
     })?;
     drop(shards);
-    crt::check_below_tree(n, g, &value, primes)?;
+    fibtree_core::check_below_tree(n, g, &value, primes).map_err(Error::from)?;
     // the modular engine run directly, both moduli at once (a thread each)
-    let independent =
-        session.compute(|hooks, _| Ok(fibtree::mod_only(n, g, &Options { hooks, ..Options::default() })?))?;
+    let independent = session
+        .compute(|hooks, _| Ok(fibtree::mod_only(&[(n, g)], &Options { hooks, ..Options::default() })?.remove(0)))?;
     let projections = [LAST18, P998244353]
         .into_iter()
         .map(|m| {

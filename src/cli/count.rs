@@ -5,8 +5,8 @@ use std::io::Write;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use fibtree::Split;
 use fibtree::{Checkpoint, Counting, Cut, LAST18, ModReport, Options, P998244353, Report};
+use fibtree_core::Halves;
 use fibtree_util::human_bytes;
 use serde::Serialize;
 
@@ -177,16 +177,16 @@ pub(super) fn perturb(report: &mut Report, modulus: Option<u64>) {
 fn say_estimate(verbose: bool, estimate: u64, limit: fibtree::Limit) -> fibtree::Result<()> {
     if verbose {
         say(&format!("memory estimate {} (limit {})", human_bytes(estimate), human_bytes(limit.bytes())));
-        say(&format!("kernel {}", super::kernel_line()?));
+        say(&format!("kernel {}", super::kernel_line()));
     }
     Ok(())
 }
 
 /// How `count --verbose` says which way the exact value is counted: from both ends with the cut and
 /// each half's work, or bottom-up alone.
-fn route_line(split: Option<Split>) -> String {
+fn route_line(halves: Option<Halves>) -> String {
     let work = |w: u128| format!("{:.3e}", w as f64);
-    match split {
+    match halves {
         Some(s) if s.both_ends() => format!(
             "route from both ends, cut at layer {}: {} limb additions bottom-up to it + {} top-down above it \
              = {} ({:.3} of bottom-up alone's {})",
@@ -252,7 +252,7 @@ pub(super) fn count(args: CountArgs) -> anyhow::Result<ExitCode> {
         let counting = Counting::new(&targets, &options)?;
         say_estimate(args.verbose, counting.memory_estimate_bytes(), limit)?;
         if args.verbose {
-            say(&route_line(counting.split()));
+            say(&route_line(counting.halves()));
         }
         let mut report = None;
         counting.for_each(|_, r| {
@@ -365,7 +365,7 @@ fn count_mod_only(args: CountArgs) -> anyhow::Result<ExitCode> {
     let limit = args.run.memory_limit();
     let report = session.compute(|hooks, _| {
         let options = Options { moduli: args.moduli.clone(), memory_limit: Some(limit), hooks, ..Options::default() };
-        let report = fibtree::mod_only(args.target.n, args.target.g, &options)?;
+        let report = fibtree::mod_only(&[(args.target.n, args.target.g)], &options)?.remove(0);
         say_estimate(args.verbose, report.memory_estimate_bytes, limit)?;
         Ok(report)
     })?;

@@ -3,7 +3,7 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use fibtree::estimate::{self, Census, Estimate, Seconds, Spread};
+use fibtree::estimate::{self, CensusWhen, Estimate, Seconds, Spread};
 use fibtree_util::human_bytes;
 use serde::Serialize;
 
@@ -335,11 +335,11 @@ impl Outcome for EstimateOut {
 
 pub(super) fn estimate(args: EstimateArgs) -> anyhow::Result<ExitCode> {
     let mut session = Session::new(args.output.output.as_deref(), args.threads.threads, false)?;
-    let census = if args.census { Census::Always } else { Census::Auto };
+    let census = if args.census { CensusWhen::Always } else { CensusWhen::Auto };
     let shards = if args.shards.is_empty() { vec![1, 64, 1024] } else { args.shards.clone() };
     let e =
         session.compute(|hooks, _| Ok(estimate::estimate(args.target.n, args.target.g, &shards, census, hooks)?))?;
-    let out = EstimateOut::new(&e, fibtree::kernel()?.to_string(), session.threads());
+    let out = EstimateOut::new(&e, fibtree_core::isa().to_string(), session.threads());
     session.emit(&out, OutputForm::of(args.json, false))?;
     Ok(ExitCode::SUCCESS)
 }

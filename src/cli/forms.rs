@@ -233,7 +233,7 @@ impl Truth {
             Some(m) => {
                 let targets: Vec<(u64, u64)> = ns.iter().map(|&n| (n, g)).collect();
                 let options = Options { moduli: vec![m], ..options.clone() };
-                let reports = fibtree::mod_only_each(&targets, &options)?;
+                let reports = fibtree::mod_only(&targets, &options)?;
                 let residue = |r: &fibtree::ModReport| r.residues.iter().find(|p| p.0 == m).expect("asked for").1;
                 reports.iter().map(|r| residue(r).to_string()).collect()
             }

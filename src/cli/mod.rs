@@ -19,6 +19,8 @@ mod estimate;
 mod forms;
 mod input;
 mod json;
+mod ladder;
+mod machine;
 mod messages;
 mod moves;
 mod os;
@@ -69,16 +71,14 @@ fn flag(param: Param) -> &'static str {
     match param {
         Param::N => "N",
         Param::G => "--g",
-        Param::K => "K",
         Param::Modulus => "--mod",
         Param::Threads => "--threads",
-        Param::Runs => "--runs",
         Param::Path => "PATH",
         Param::Checkpoint => "--checkpoint",
         Param::Cut => "--cut",
-        Param::ChunkLanes => "--chunk-lanes",
-        Param::Isa => fibtree::KERNEL_VAR,
-        Param::Machine => fibtree::MACHINE_VAR,
+        Param::Lanes => "--chunk-lanes",
+        Param::Isa => machine::ISA_VAR,
+        Param::Machine => machine::MACHINE_VAR,
         Param::Shard => "--shard",
         Param::Claims => "--claims",
         _ => param.name(),
@@ -89,22 +89,19 @@ fn flag(param: Param) -> &'static str {
 /// and `self-test` say it: e.g. `avx2 (forced by FIBTREE_ISA; this CPU has: baseline, avx2)`, or
 /// `avx2 (fastest measured, in lane additions/ns: baseline 1.95, avx2 2.31 in 3 ms; dense sweep avx2;
 /// this CPU has: baseline, avx2)`. Cost O(1) after the calibration.
-///
-/// # Errors
-/// The library's error for an invalid `FIBTREE_ISA` ([`fibtree::kernel`]).
-fn kernel_line() -> fibtree::Result<String> {
-    let names: Vec<&str> = fibtree::Kernel::available().into_iter().map(fibtree::Kernel::name).collect();
+fn kernel_line() -> String {
+    let names: Vec<&str> = fibtree_core::Isa::available().into_iter().map(fibtree_core::Isa::name).collect();
     let has = format!("this CPU has: {}", names.join(", "));
-    Ok(match fibtree::kernel_choice() {
+    match fibtree_core::isa_choice() {
         Some(c) => {
             let rates: Vec<String> = c.rates.iter().map(|(k, r)| format!("{k} {r:.2}")).collect();
-            let widest = fibtree::Kernel::available().last().copied().unwrap_or(fibtree::Kernel::Baseline);
+            let widest = fibtree_core::Isa::available().last().copied().unwrap_or(fibtree_core::Isa::Baseline);
             let ms = (c.seconds * 1e3).round();
             let how = format!("fastest measured, in lane additions/ns: {} in {ms} ms", rates.join(", "));
             format!("{} ({how}; dense sweep {widest}; {has})", c.chosen)
         }
-        None => format!("{} (forced by FIBTREE_ISA; {has})", fibtree::kernel()?),
-    })
+        None => format!("{} (forced by {}; {has})", fibtree_core::isa(), machine::ISA_VAR),
+    }
 }
 
 /// More memory than any machine has (1 PiB): a run whose estimate is past it is refused naming the
@@ -114,6 +111,11 @@ const ANY_MACHINE: u64 = 1 << 50;
 /// A library error in the command line's terms: a refusal (a bad argument, or a run too large for
 /// memory) names the flag `flags` gives its parameter; anything else is left as it is.
 fn in_terms(e: anyhow::Error, flags: fn(Param) -> &'static str) -> anyhow::Error {
+    // an error of the engines' crate, where the command line called it directly, in the library's terms
+    let e = match e.downcast::<fibtree_core::Error>() {
+        Ok(core) => Error::from(core).into(),
+        Err(e) => e,
+    };
     match e.downcast::<Error>() {
         Ok(Error::InvalidArgument { param, expected }) => usage(flags(param), expected),
         // past what any machine has, the parameter that makes the run this large is at fault
@@ -175,6 +177,8 @@ fn print_help(e: &clap::Error) -> std::io::Result<()> {
 
 /// Parses the arguments and runs the command. Usage errors print one line and exit 2.
 pub fn run(args: impl IntoIterator<Item = OsString>) -> anyhow::Result<ExitCode> {
+    // before any thread starts: under `ulimit -v`, one arena for every thread
+    os::one_arena_under_an_address_space_limit();
     let cli = match args::parse(args) {
         Ok(cli) => cli,
         Err(e) if !e.use_stderr() => {
@@ -197,10 +201,11 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> anyhow::Result<ExitCode>
     };
     // rayon's global pool is this thread alone: it cannot fail to start, and starts no thread
     session::calling_thread_as_global_pool();
-    // the kernel set FIBTREE_ISA forces, checked before any command that computes starts
+    // the machine FIBTREE_MACHINE simulates and the kernel set FIBTREE_ISA forces, read and set
+    // before any command that computes starts
     let computes = !matches!(cli.command, Command::Completions { .. } | Command::Man { .. } | Command::Help { .. });
-    if computes && let Err(e) = fibtree::Kernel::forced() {
-        return Err(in_terms(e.into(), flag));
+    if computes {
+        machine::set_from_environment()?;
     }
     let result = match cli.command {
         Command::Count(args) => count::count(args),

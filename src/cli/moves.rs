@@ -4,8 +4,9 @@ use std::io::{BufWriter, Write};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use fibtree::Options;
-use fibtree::moves::{Counts, check_floor, list, nth, rank as rank_of, value_after, value_after_with};
+use fibtree::moves::{Counts, list, nth, rank as rank_of, value_after};
+use fibtree::{Error, Hooks, Limit};
+use fibtree_core::Guard;
 use fibtree_util::SplitMix64;
 use num_bigint::BigUint;
 use serde::Serialize;
@@ -50,9 +51,14 @@ fn parse_index(s: &str) -> anyhow::Result<BigUint> {
         .map_err(|_| usage("--nth", format!("expected a whole number (decimal digits only), got '{s}'")))
 }
 
+/// The walk over the counts of (n, g) within `memory_limit`, obeying `hooks`.
+fn walk<'h>(n: u64, g: u64, memory_limit: Limit, hooks: Hooks<'h>) -> fibtree::Result<Counts<'h>> {
+    Ok(Counts::new(n, g, Guard::walk(memory_limit), hooks)?)
+}
+
 /// Checks a move found by the walk against the colon principle before it is printed.
 fn checked(n: u64, g: u64, path: &str) -> anyhow::Result<()> {
-    let value = value_after(n, path)?;
+    let value = value_after(n, path, Hooks::default())?;
     if value != g {
         anyhow::bail!("CHECK FAILED: the move {path} of T({n}) leaves value {value}, not {g}");
     }
@@ -141,14 +147,12 @@ pub(super) fn moves(args: MovesArgs) -> anyhow::Result<ExitCode> {
     let limit = args.limit;
     let moves = session.compute(|hooks, out| {
         // no move leaves a g known to count 0: no plan, no walk
-        let mut counts = match fibtree::known_zero(n, g, hooks)? {
+        let mut counts = match fibtree_core::known_zeros(&[(n, g)], hooks).map_err(Error::from)?[0] {
             true => None,
-            false => {
-                Some(Counts::new(n, g, &Options { hooks, memory_limit: Some(memory_limit), ..Options::default() })?)
-            }
+            false => Some(walk(n, g, memory_limit, hooks)?),
         };
         let total = match &mut counts {
-            Some(counts) => counts.count(n as usize, g)?,
+            Some(counts) => counts.count_at(n as usize, Some(g)).map_err(Error::from)?,
             None => BigUint::ZERO,
         };
         let shown_seed = args.random.then(|| format!("{seed:#x}"));
@@ -220,9 +224,9 @@ pub(super) fn rank(args: RankArgs) -> anyhow::Result<ExitCode> {
     let memory_limit = args.run.memory_limit();
     let ranked = session.compute(|hooks, _| {
         // the memory guard first, then the value the path leaves (O(n) time), then the walk
-        check_floor(n, memory_limit)?;
-        let g = value_after_with(n, &path, hooks)?;
-        let mut counts = Counts::new(n, g, &Options { hooks, memory_limit: Some(memory_limit), ..Options::default() })?;
+        Guard::walk(memory_limit).floor(n, 0).map_err(Error::from)?;
+        let g = value_after(n, &path, hooks)?;
+        let mut counts = walk(n, g, memory_limit, hooks)?;
         let index = rank_of(&mut counts, n, g, &path)?;
         // the walk back down from the index must find the same node
         let back = nth(&mut counts, n, g, &index)?;

@@ -3,10 +3,11 @@
 //! process blocked writing its output; the end of a process group (a program `stress` runs, with
 //! whatever it started), and of what such a program left running elsewhere (this process made its
 //! reaper, its children listed, killed and reaped, with what they used); a wait on pipes with a
-//! time limit; the limit on the user's processes and on a program's address space. Only on unix;
+//! time limit; the limit on the user's processes and on a program's address space; the allocator's
+//! arenas under an address-space limit. Only on unix;
 //! the calls go through `rustix`, and those that it cannot make safe (borrowing a descriptor by
-//! its number, a signal action, `wait4` with its usage, what a child does between fork and exec)
-//! say why they hold.
+//! its number, a signal action, `wait4` with its usage, what a child does between fork and exec,
+//! `mallopt`) say why they hold.
 
 #![allow(unsafe_code)]
 
@@ -219,6 +220,27 @@ pub(super) fn ready(fds: &[std::os::fd::BorrowedFd<'_>], wait: std::time::Durati
     match rustix::event::poll(&mut polled, Some(&timeout)) {
         Ok(_) => polled.iter().map(|p| !p.revents().is_empty()).collect(),
         Err(_) => vec![false; fds.len()],
+    }
+}
+
+/// Under an address-space limit (`ulimit -v`, RLIMIT_AS), keeps the C allocator to one arena for
+/// every thread (glibc's `M_ARENA_MAX`), so that each worker thread does not reserve an arena of
+/// 64 MiB of address space on its first allocation: the memory guard counts what the process maps,
+/// and such reservations would take the room of the run. A setting of the whole process, so the
+/// program's and not the library's; `mallopt` is the C library's, which `rustix` does not wrap.
+/// Elsewhere (no such limit, another C library or system) it does nothing.
+///
+/// Cost: one system call, and one call into the allocator where a limit is set; effective for the
+/// threads that have not allocated yet (call it before any starts).
+pub(super) fn one_arena_under_an_address_space_limit() {
+    if rustix::process::getrlimit(rustix::process::Resource::As).current.is_none() {
+        return;
+    }
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: `mallopt` only sets a tunable of the allocator, for any value, from any thread;
+    // M_ARENA_MAX is one of glibc's parameters.
+    unsafe {
+        libc::mallopt(libc::M_ARENA_MAX, 1);
     }
 }
 

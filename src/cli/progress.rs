@@ -24,7 +24,7 @@ pub(super) struct WeightedBar {
     bar: Option<ProgressBar>,
     start: Instant,
     /// The arithmetic, and whether the bar is drawn yet (else the line says it is estimating).
-    tally: Mutex<(Tally, bool)>,
+    tally: Mutex<(Ledger, bool)>,
     /// The runs the bar counts, and when they were first reported, where it counts runs.
     counted: Mutex<Option<(String, Option<Instant>)>>,
 }
@@ -43,7 +43,7 @@ impl WeightedBar {
             bar.set_style(style("{prefix}  {msg}"));
         }
         let start = Instant::now();
-        WeightedBar { bar, start, tally: Mutex::new((Tally::new(start), false)), counted: Mutex::new(None) }
+        WeightedBar { bar, start, tally: Mutex::new((Ledger::new(start), false)), counted: Mutex::new(None) }
     }
 
     /// Makes the bar count the runs reported as `name` (their done and total are runs): it shows
@@ -149,7 +149,7 @@ impl EngineRun {
 /// The runs reported so far and those still expected: the arithmetic of the bar, apart from the
 /// terminal.
 #[derive(Debug)]
-pub(super) struct Tally {
+pub(super) struct Ledger {
     start: Instant,
     runs: Vec<EngineRun>,
     /// The runs named as coming that have not reported yet, in order.
@@ -176,10 +176,10 @@ pub(super) struct Estimate {
     pub(super) seconds_left: Option<f64>,
 }
 
-impl Tally {
+impl Ledger {
     /// No run yet, counting time from `start`.
-    pub(super) fn new(start: Instant) -> Tally {
-        Tally { start, runs: Vec::new(), expected: Vec::new(), shown: 0.0 }
+    pub(super) fn new(start: Instant) -> Ledger {
+        Ledger { start, runs: Vec::new(), expected: Vec::new(), shown: 0.0 }
     }
 
     /// Names the runs coming, in order.
@@ -311,7 +311,7 @@ mod tests {
     #[test]
     fn one_bar_for_a_run_in_two_stages_with_units_of_different_cost() {
         let start = Instant::now();
-        let mut tally = Tally::new(start);
+        let mut tally = Ledger::new(start);
         tally.expect(&["modular", "exact"]);
         let (m, e) = (2_000_000_000u64, 90_000_000_000u64);
         tally.update("modular", 1, m, at(start, 0.0));
@@ -344,7 +344,7 @@ mod tests {
     #[test]
     fn totals_never_restart_when_a_second_run_appears() {
         let start = Instant::now();
-        let mut tally = Tally::new(start);
+        let mut tally = Ledger::new(start);
         tally.expect(&["modular", "exact"]);
         let mut last = 0.0;
         let mut shown = Vec::new();
@@ -372,7 +372,7 @@ mod tests {
     #[test]
     fn a_run_repeated_or_skipped() {
         let start = Instant::now();
-        let mut tally = Tally::new(start);
+        let mut tally = Ledger::new(start);
         // residues read from a checkpoint: the modular run never comes
         tally.expect(&["modular", "exact"]);
         tally.update("exact", 10, 100, at(start, 0.0));

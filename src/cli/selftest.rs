@@ -12,12 +12,12 @@ pub(super) fn self_test(seed: Option<u64>) -> anyhow::Result<ExitCode> {
     let seed = seed.unwrap_or_else(fibtree_util::clock_seed);
     let mut session = Session::new(None, None, false)?;
     writeln!(session.out(), "seed {seed:#x}")?;
-    writeln!(session.out(), "kernel {}", super::kernel_line()?)?;
+    writeln!(session.out(), "kernel {}", super::kernel_line())?;
     let cancel = session.cancel_flag();
     // in the session's pool, on the threads it could start, as every command computes
     let all = session.compute(|_, out| {
         let mut unwritten = None;
-        let all = fibtree::ladder::run(seed, Hooks::default().cancel_on(&cancel), |rung| {
+        let all = super::ladder::run(seed, Hooks::default().cancel_on(&cancel), |rung| {
             let word = if rung.ok { "OK  " } else { "FAIL" };
             let written = writeln!(out, "{word} {:<40} {:>6.2} s  {}", rung.name, rung.seconds, rung.detail);
             if let Err(e) = written.and_then(|()| out.flush()) {

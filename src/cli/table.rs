@@ -37,7 +37,7 @@ pub(super) fn table(args: TableArgs) -> anyhow::Result<ExitCode> {
         Session::new(args.run.output.output.as_deref(), args.run.threads.threads, !args.json)?.naming(table_flags);
     // Before the target list: the floor of the whole run, rows included.
     let floor_options = Options { memory_limit: Some(limit), ..Options::default() };
-    fibtree::check_table_floor(args.from, args.to, &floor_options).map_err(|e| session.error(e))?;
+    fibtree::Counting::check_table_floor(args.from, args.to, &floor_options).map_err(|e| session.error(e))?;
     let targets: Vec<(u64, u64)> = (args.from..=args.to).map(|k| (k, 0)).collect();
     let (json, engine) = (args.json, args.run.engine);
     session.compute(|hooks, out| {

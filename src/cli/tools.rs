@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use clap_mangen::Man;
-use fibtree::oracles::{MAX_EXPLICIT_K, MAX_FIRST_PRINCIPLES_K, explicit_tree_counts, first_principles_counts};
+use fibtree_oracles::{MAX_EXPLICIT_K, MAX_FIRST_PRINCIPLES_K, explicit_tree_counts, first_principles_counts};
 use fibtree_util::AtomicFile;
 use serde::Serialize;
 
@@ -69,8 +69,9 @@ impl Outcome for Brute {
 pub(super) fn brute(k: u64, g: Option<u64>, json: bool, output: OutputArg) -> anyhow::Result<ExitCode> {
     let too_large = || usage("K", format!("at most {MAX_EXPLICIT_K} for the explicit-tree oracle, got {k}"));
     let k = u32::try_from(k).map_err(|_| too_large())?;
-    let explicit = explicit_tree_counts(k)?;
-    let first = (k <= MAX_FIRST_PRINCIPLES_K).then(|| first_principles_counts(k)).transpose()?;
+    let explicit = explicit_tree_counts(k).map_err(|e| usage("K", e))?;
+    let first =
+        (k <= MAX_FIRST_PRINCIPLES_K).then(|| first_principles_counts(k)).transpose().map_err(|e| usage("K", e))?;
     let mut session = Session::new(output.output.as_deref(), None, false)?;
     let gs = match g {
         Some(g) => vec![g],

@@ -5,31 +5,39 @@ use std::collections::BTreeMap;
 
 use num_bigint::BigUint;
 
-use super::garner::garner_with;
-use super::primes::{primes, primes_needed, primes_with};
+use fibtree_core::{Hooks, garner, primes_for};
+
 use crate::error::{Error, Param, Result};
-use crate::hooks::Hooks;
 
 /// The most shards a count may be cut into: a million (f(1,000,000) has 11,384 primes, so more
 /// shards would be empty), so that a shard number read from a file cannot ask for a list of
 /// billions.
-pub const MAX_SHARDS: usize = 1_000_000;
+const MAX_SHARDS: usize = ShardResidues::MAX_SHARDS;
 
-/// The primes of shard `index` (1-based) of `count` for c(n, g): every `count`-th prime of the first
-/// [`primes_needed`]`(n)`, starting at prime `index - 1`, so that shards of one count have equal
-/// shares (within one prime) and together hold every prime once. A shard beyond the number of
-/// primes holds none.
+/// The primes of shard `index` (1-based) of `count` for c(n, g): every `count`-th prime of those a
+/// count of T(n) needs ([`fibtree_core::primes_for`]), starting at prime `index - 1`, so that shards
+/// of one count have equal shares (within one prime) and together hold every prime once. A shard
+/// beyond the number of primes holds none.
 ///
-/// Cost: that of [`primes`] for the first [`primes_needed`]`(n)` primes.
+/// Cost: that of [`fibtree_core::primes_for`].
 ///
 /// # Errors
-/// [`Error::InvalidArgument`] naming [`Param::Shard`] unless 1 <= index <= count <= [`MAX_SHARDS`].
+/// [`Error::InvalidArgument`] naming [`Param::Shard`] unless 1 <= index <= count <=
+/// [`ShardResidues::MAX_SHARDS`]; naming [`Param::N`] for n above [`crate::MAX_N`].
+///
+/// # Examples
+///
+/// ```
+/// let (one, two) = (fibtree::crt::shard_primes(300, 1, 2)?, fibtree::crt::shard_primes(300, 2, 2)?);
+/// assert_eq!((one.len(), two.len()), (3, 3)); // the 6 primes of f(300), 3 a shard
+/// # Ok::<(), fibtree::Error>(())
+/// ```
 pub fn shard_primes(n: u64, index: usize, count: usize) -> Result<Vec<u64>> {
     if !(1..=count).contains(&index) || count > MAX_SHARDS {
         let expected = format!("a shard I/S with 1 <= I <= S <= {MAX_SHARDS}, got {index}/{count}");
         return Err(Error::invalid(Param::Shard, expected));
     }
-    Ok(share(&primes(primes_needed(n)), index, count))
+    Ok(share(&primes_for(n, Hooks::default())?, index, count))
 }
 
 /// Shard `index` (1-based) of `count`'s share of `all`: every `count`-th, from the `index`-th.
@@ -39,6 +47,23 @@ fn share(all: &[u64], index: usize, count: usize) -> Vec<u64> {
 }
 
 /// The residues of one shard: `residues[i]` is the count modulo `primes[i]`.
+///
+/// # Examples
+///
+/// ```
+/// use fibtree::crt::{ShardResidues, combine_shards, residues, shard_primes};
+/// let options = fibtree::Options::default();
+/// let shards: Vec<ShardResidues> = (1..=2)
+///     .map(|index| {
+///         let primes = shard_primes(300, index, 2)?;
+///         let residues = residues(300, 0, &primes, &options)?;
+///         Ok(ShardResidues { index, primes, residues })
+///     })
+///     .collect::<fibtree::Result<_>>()?;
+/// assert_eq!(combine_shards(300, 2, &shards, fibtree::Hooks::default())?, fibtree::count(300, 0)?);
+/// assert_eq!(ShardResidues::combine_bytes(1000), 96_000);
+/// # Ok::<(), fibtree::Error>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ShardResidues {
     /// The shard's number, 1-based.
@@ -49,41 +74,41 @@ pub struct ShardResidues {
     pub residues: Vec<u64>,
 }
 
+impl ShardResidues {
+    /// The most shards a count may be cut into: a million (f(1,000,000) has 11,384 primes, so more
+    /// shards would be empty), so that a shard number read from a file cannot ask for a list of
+    /// billions.
+    pub const MAX_SHARDS: usize = 1_000_000;
+
+    /// The bytes a reconstruction by [`combine_shards`] from `primes` primes in all may take,
+    /// besides the shards themselves: the sequence of primes (while the shards' shares are checked),
+    /// then the primes and residues gathered (16 bytes a prime), Garner's mixed-radix digits (8) and
+    /// the value with its next step (16); and the decimal digits of the value a caller prints (about
+    /// 19 bytes a prime, twice while they are made). An estimate with room to spare: 96 bytes a
+    /// prime. Cost O(1).
+    pub fn combine_bytes(primes: usize) -> u64 {
+        (primes as u64).saturating_mul(96)
+    }
+}
+
 /// c(n, g) from the residues of all `count` shards ([`shard_primes`]): every shard must be there
 /// with exactly its primes; a shard given twice must say the same. The value is then reconstructed
-/// ([`super::garner`]); checking it (below |T(n)|, its projections) is the caller's.
+/// (Garner's algorithm); checking it (below |T(n)|, its projections) is the caller's. Stopped by
+/// `hooks`: asked once a prime while the sequence of primes is made, and once a digit of Garner's
+/// algorithm. Memory as [`ShardResidues::combine_bytes`] says.
 ///
-/// Cost: O(k^2) word operations for k = [`primes_needed`]`(n)` primes, and making them.
+/// Cost: O(k^2) word operations for the k primes of a count of T(n), and making them.
 ///
 /// # Errors
 /// [`Error::InvalidArgument`] naming [`Param::N`] for an n above [`crate::MAX_N`], or naming
-/// [`Param::Shard`] for more than [`MAX_SHARDS`] shards, a shard number outside 1..=count, a shard
-/// missing (the first missing ones named, and how many), a shard whose primes are not its share, or
-/// two different sets of residues for one shard.
-pub fn combine_shards(n: u64, count: usize, shards: &[ShardResidues]) -> Result<BigUint> {
-    combine_shards_with(n, count, shards, Hooks::default())
-}
-
-/// The bytes a reconstruction by [`combine_shards`] from `primes` primes in all may take, besides
-/// the shards themselves: the sequence of primes (while the shards' shares are checked), then the
-/// primes and residues gathered (16 bytes a prime), Garner's mixed-radix digits (8) and the value
-/// with its next step (16); and the decimal digits of the value a caller prints (about 19 bytes a
-/// prime, twice while they are made). An estimate with room to spare: 96 bytes a prime.
-///
-/// ```
-/// assert_eq!(fibtree::crt::combine_bytes(1000), 96_000);
-/// ```
-pub fn combine_bytes(primes: usize) -> u64 {
-    (primes as u64).saturating_mul(96)
-}
-
-/// [`combine_shards`], stopped by `hooks`: asked once a prime while the sequence of primes is made,
-/// and once a digit of Garner's algorithm. Memory as [`combine_bytes`] says.
-///
-/// # Errors
-/// As [`combine_shards`]; [`Error::Interrupted`] once `hooks` cancel the run.
-pub fn combine_shards_with(n: u64, count: usize, shards: &[ShardResidues], hooks: Hooks) -> Result<BigUint> {
-    crate::game::check_n(n)?;
+/// [`Param::Shard`] for more than [`ShardResidues::MAX_SHARDS`] shards, a shard number outside
+/// 1..=count, a shard missing (the first missing ones named, and how many), a shard whose primes are
+/// not its share, or two different sets of residues for one shard; [`Error::Interrupted`] once
+/// `hooks` cancel the run.
+pub fn combine_shards(n: u64, count: usize, shards: &[ShardResidues], hooks: Hooks) -> Result<BigUint> {
+    if n > fibtree_core::MAX_N {
+        return Err(Error::invalid(Param::N, format!("at most {}, got {n}", fibtree_core::MAX_N)));
+    }
     if count > MAX_SHARDS {
         return Err(Error::invalid(Param::Shard, format!("at most {MAX_SHARDS} shards, got {count}")));
     }
@@ -116,7 +141,7 @@ pub fn combine_shards_with(n: u64, count: usize, shards: &[ShardResidues], hooks
         };
         return Err(Error::invalid(Param::Shard, what));
     }
-    let all = primes_with(primes_needed(n), hooks)?;
+    let all = primes_for(n, hooks)?;
     for (&index, shard) in &by_index {
         let mut share = all.iter().skip(index - 1).step_by(count);
         if shard.primes.len() != share.len() || !shard.primes.iter().all(|p| share.next() == Some(p)) {
@@ -131,7 +156,7 @@ pub fn combine_shards_with(n: u64, count: usize, shards: &[ShardResidues], hooks
         ps.extend_from_slice(&shard.primes);
         rs.extend_from_slice(&shard.residues);
     }
-    garner_with(&ps, &rs, hooks)
+    Ok(garner(&ps, &rs, hooks)?)
 }
 
 #[cfg(test)]
@@ -139,6 +164,10 @@ mod tests {
     use super::*;
     use crate::crt::residues;
     use crate::options::Options;
+
+    fn primes(n: u64) -> Vec<u64> {
+        primes_for(n, Hooks::default()).unwrap()
+    }
 
     fn shard(n: u64, g: u64, index: usize, count: usize) -> ShardResidues {
         let primes = shard_primes(n, index, count).unwrap();
@@ -155,12 +184,16 @@ mod tests {
             let shards: Vec<ShardResidues> = (1..=count).map(|i| shard(n, g, i, count)).collect();
             let mut all: Vec<u64> = shards.iter().flat_map(|s| s.primes.clone()).collect();
             all.sort_unstable_by(|a, b| b.cmp(a));
-            assert_eq!(all, primes(primes_needed(n)), "{count} shards hold every prime once");
-            assert_eq!(combine_shards(n, count, &shards).unwrap(), want, "{count} shards");
+            assert_eq!(all, primes(n), "{count} shards hold every prime once");
+            assert_eq!(combine_shards(n, count, &shards, Hooks::default()).unwrap(), want, "{count} shards");
             // in any order, with a shard repeated
             let mut shuffled: Vec<ShardResidues> = shards.iter().rev().cloned().collect();
             shuffled.push(shards[0].clone());
-            assert_eq!(combine_shards(n, count, &shuffled).unwrap(), want, "{count} shards, shuffled");
+            assert_eq!(
+                combine_shards(n, count, &shuffled, Hooks::default()).unwrap(),
+                want,
+                "{count} shards, shuffled"
+            );
         }
     }
 
@@ -172,14 +205,14 @@ mod tests {
             got.unwrap_err().to_string()
         };
         // n past the engines (a file's n with its checksum recomputed): no primes are made
-        refused(combine_shards(u64::MAX, 1, std::slice::from_ref(&one)), Param::N);
-        refused(combine_shards(1 << 40, 1, std::slice::from_ref(&one)), Param::N);
+        refused(combine_shards(u64::MAX, 1, std::slice::from_ref(&one), Hooks::default()), Param::N);
+        refused(combine_shards(1 << 40, 1, std::slice::from_ref(&one), Hooks::default()), Param::N);
         // a count of shards past the bound: no list of them is made
-        refused(combine_shards(300, 100_000_000_000, std::slice::from_ref(&one)), Param::Shard);
+        refused(combine_shards(300, 100_000_000_000, std::slice::from_ref(&one), Hooks::default()), Param::Shard);
         assert!(shard_primes(300, 1, MAX_SHARDS + 1).is_err());
         // a million shards with one there: the message names the first missing and how many
         let far = ShardResidues { index: 1, primes: Vec::new(), residues: Vec::new() };
-        let line = refused(combine_shards(300, MAX_SHARDS, &[far]), Param::Shard);
+        let line = refused(combine_shards(300, MAX_SHARDS, &[far], Hooks::default()), Param::Shard);
         assert!(line.contains("shards 2, 3, 4") && line.contains("(999999 in all) of 1000000 are missing"), "{line}");
         assert!(line.len() < 300, "{line}");
     }
@@ -188,7 +221,8 @@ mod tests {
     fn bad_sets_of_shards_are_refused_naming_the_shard() {
         let n = 1000;
         let shards: Vec<ShardResidues> = (1..=4).map(|i| shard(n, 0, i, 4)).collect();
-        let refusal = |shards: &[ShardResidues], count: usize| match combine_shards(n, count, shards) {
+        let refusal = |shards: &[ShardResidues], count: usize| match combine_shards(n, count, shards, Hooks::default())
+        {
             Err(Error::InvalidArgument { param: Param::Shard, expected }) => expected,
             other => panic!("expected a refusal, got {other:?}"),
         };

@@ -5,29 +5,20 @@
 //! Checkpoints and the double check are policies of the run ([`Options`]).
 
 mod mod_only;
-mod route;
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::collections::BTreeMap;
 
+use fibtree_core::{Engine, Guard, Planned, Request};
 use num_bigint::BigUint;
 use num_traits::ToPrimitive;
 
-use crate::budget::{PROCESS_BYTES, kept_values};
 use crate::checkpoint::{self, Saver};
-use crate::engines::both_ends::{Point, Position, Started};
-use crate::engines::{self, Engine, modular};
 use crate::error::{Error, Param, Result};
 use crate::options::Options;
-use crate::plan::{self, Plan};
 use crate::report::{Parity, Projection, Report};
-use crate::targets::Targets;
 
-use mod_only::moduli_of;
-pub(crate) use mod_only::residues_each;
-pub use mod_only::{mod_only, mod_only_each};
-pub use route::check_table_floor;
-pub(crate) use route::planned_under;
-use route::{count_guard, cut_before_the_plan, kept_layers, planned, route};
+pub use mod_only::mod_only;
+pub(crate) use mod_only::{check_modulus, moduli_of, residues_each};
 
 /// A counting run: the exact c(n, g) of every target, each checked modulo 10^18, 998244353 and every
 /// modulus of the [`Options`] against the modular engine, and mod 2 against the closed form of G
@@ -55,44 +46,33 @@ use route::{count_guard, cut_before_the_plan, kept_layers, planned, route};
 /// ```
 pub struct Counting<'a> {
     targets: &'a [(u64, u64)],
-    /// The indices of the targets known to count 0 ([`crate::plan::known_zero`]): no plan for them.
-    zero: Vec<usize>,
-    /// The other targets, what the engines run over (sorted, each once), and for each of them the
-    /// indices in `targets` that name it.
-    live: Targets,
-    named: Vec<Vec<usize>>,
     options: &'a Options<'a>,
-    moduli: Vec<u64>,
-    /// The plan of the live targets (`None` where there are none).
-    plan: Option<Plan>,
-    /// The blocked engine's route for one target ([`Counting::split`]).
-    split: Option<crate::engines::both_ends::Split>,
-    estimate: u64,
-    /// The modular engine's residues where they were found while the plan was built.
-    independent: Option<Vec<Vec<u64>>>,
+    /// The count made ready: the route decided, the plan made.
+    planned: Planned<'a>,
+    /// For each of the planned targets (each once, in order), the indices in `targets` that name it.
+    named: Vec<Vec<usize>>,
     /// The residues a checkpoint saved, checked against the modular engine's before the exact
     /// engine resumes (never taken in their place).
     saved_residues: Option<Vec<u64>>,
-    /// The moduli a checkpoint holds: the first of `moduli` (a resumed run adds a prime drawn for it).
+    /// The moduli a checkpoint holds: the first of the run's (a resumed run adds a prime drawn for
+    /// it).
     saved_moduli: usize,
-    /// Where the blocked engine stood, read from the checkpoint.
-    resume: Option<Position>,
-    /// The top-down half of a count from both ends, started while the plan was made.
-    top_down: Option<Started>,
+    /// Whether the run resumes from its checkpoint, and where the saved run stood.
+    resumed: Option<String>,
     /// The run's hold on its checkpoint, for the run's life.
     _hold: Option<checkpoint::Hold>,
 }
 
 impl<'a> Counting<'a> {
-    /// Plans the run and checks its estimated peak memory against the limit. A target whose count is
-    /// known to be 0 without counting (g above every value a move of T(n) can leave, or outside the
-    /// support, docs/math.md "Where the counts are zero") is answered 0 and left out of the plan. Where the
-    /// targets' g are small, the modular engine runs meanwhile, with no plan, so that its residues
-    /// are ready when the exact engine starts; and for one target counted from both ends, the
-    /// top-down half (which reads no plan layer) runs on the threads the plan leaves free, once the
-    /// prediction of the whole run fits the limit, and pauses when the plan is made, to go on beside
-    /// the bottom-up half. With a checkpoint, reads it first (or discards it, with
-    /// [`crate::Checkpoint::fresh`]).
+    /// Plans the run and checks its estimated peak memory against the limit, through the engines'
+    /// door ([`fibtree_core::Request::plan`]). A target whose count is known to be 0 without
+    /// counting (g above every value a move of T(n) can leave, or outside the support, docs/math.md
+    /// "Where the counts are zero") is answered 0 and left out of the plan. Where the targets' g
+    /// are small, the modular engine runs meanwhile, with no plan, so that its residues are ready
+    /// when the exact engine starts; and for one target counted from both ends, the top-down half
+    /// (which reads no plan layer) runs on the threads the plan leaves free, once the prediction of
+    /// the whole run fits the limit, and pauses when the plan is made, to go on beside the bottom-up
+    /// half. With a checkpoint, reads it first (or discards it, with [`crate::Checkpoint::fresh`]).
     ///
     /// Cost: O(1) for the floor of the memory guard, which comes first; O(top n) for the bounds;
     /// the support's forward pass for a target g between the edge values' power of two and the
@@ -103,122 +83,47 @@ impl<'a> Counting<'a> {
     /// cannot be used; [`Error::OutOfMemory`] when the estimate exceeds the memory limit (with the
     /// estimate of the whole run); [`Error::Interrupted`] when cancelled.
     pub fn new(targets: &'a [(u64, u64)], options: &'a Options<'a>) -> Result<Counting<'a>> {
-        let moduli = moduli_of(options)?;
-        if options.checkpoint.is_some() {
-            if targets.len() != 1 {
-                return Err(Error::invalid(Param::Checkpoint, "a checkpoint holds the run of one count"));
-            }
-            if options.engine != Engine::Blocked {
-                return Err(Error::invalid(Param::Checkpoint, "checkpoints work with the blocked engine only"));
-            }
-        }
-        // the cut checked before any work
-        options.cut.resolve(targets, options.engine)?;
-        // the checkpoint's path checked and held before any work
+        let mut moduli = moduli_of(options)?;
+        check_options(targets, options)?;
+        let guard = |moduli: usize| Guard::count(options.limit(), moduli, targets.len(), options.double_check);
+        let request = |moduli: Vec<u64>| {
+            let request = Request::checked(targets, options.engine, moduli).cut(options.cut).hooks(options.hooks);
+            request.guard(guard(0))
+        };
+        // the arguments checked before any work, then the checkpoint's path held
+        request(moduli.clone()).check_arguments()?;
         let hold = options.checkpoint.as_ref().map(checkpoint::hold).transpose()?;
-        // Before anything of size O(n): the floor of the whole run.
-        let all = Targets::new(targets);
-        // past the limit, refused with the whole run's prediction (O(n) time, no memory): the figure
-        // a larger limit would give too
-        let guard = count_guard(targets.len(), moduli.len(), options);
-        if let Err(e) = guard.floor(all.top(), all.g_range().1) {
-            if !matches!(e, Error::OutOfMemory { .. }) {
-                return Err(e);
-            }
-            // the cheapest route's figure: the modular engine without a plan, the plan kept below the cut
-            let keep = kept_layers(&all, options, None);
-            return Err(guard.plan_below(&all, keep, options.hooks).err().unwrap_or(e));
-        }
-        // each distinct target once: known to count 0 without counting, or counted
-        let distinct: Vec<(u64, u64)> = all.iter().copied().collect();
-        let zero = plan::known_zeros(&distinct, options.hooks)?;
-        let live: Vec<(u64, u64)> = distinct.iter().zip(zero).filter(|(_, z)| !z).map(|(&t, _)| t).collect();
-        let live = Targets::new(&live);
-        let (mut zero, mut named) = (Vec::new(), vec![Vec::new(); live.len()]);
-        for (i, &t) in targets.iter().enumerate() {
-            match live.index_of(t) {
-                Some(at) => named[at].push(i),
-                None => zero.push(i),
-            }
-        }
-        // a checkpoint's run, read before any work
+        // a checkpoint's run, read before any work, where the count is not known to be 0
         let saved = match &options.checkpoint {
-            Some(spec) if !live.is_empty() => checkpoint::load(spec, live[0], &moduli, options.hooks)?,
-            _ => None,
+            Some(spec) => {
+                guard(moduli.len()).floor_of(targets, options.hooks)?;
+                match fibtree_core::known_zeros(targets, options.hooks)?[0] {
+                    true => None,
+                    false => checkpoint::load(spec, targets[0], &moduli, options.hooks)?,
+                }
+            }
+            None => None,
         };
         // a resumed value is also checked modulo a prime drawn now, which no file can anticipate
-        let mut moduli = moduli;
         let saved_moduli = moduli.len();
         if saved.is_some() {
             moduli.push(drawn_prime(fibtree_util::clock_seed(), &moduli));
         }
-        let (plan, estimate, independent, top_down) = if live.is_empty() {
-            (None, PROCESS_BYTES, None, None)
-        } else {
-            // a resumed run computes its residues afresh, as a new one does: never from the file
-            let (early, keep) = route(&live, options, moduli.len())?;
-            let keep = match &saved {
-                Some(saved) if early => kept_layers(&live, options, Some(saved.position.cut())),
-                _ => keep,
-            };
-            let cut = (options.checkpoint.is_none()).then(|| cut_before_the_plan(&live, options)).flatten();
-            // the plan stops the modular engine when it fails
-            let failed = AtomicBool::new(false);
-            let (result, independent) = rayon::join(
-                || {
-                    planned(&live, options, moduli.len(), keep, cut)
-                        .inspect_err(|_| failed.store(true, Ordering::Relaxed))
-                },
-                || match early {
-                    true => modular::count_mod_unplanned(&live, &moduli, options.hooks.also_stopped_by(&failed)),
-                    false => Ok(None),
-                },
-            );
-            let (plan, estimate, top_down) = match result {
-                // refused on the route that keeps every layer: with the figure of the cheapest
-                // route, the one a larger limit would take, so that the figure is the same whatever the limit
-                Err(e @ Error::OutOfMemory { .. }) if !early => {
-                    let keep = kept_layers(&live, options, None);
-                    return Err(planned(&live, options, moduli.len(), keep, None).err().unwrap_or(e));
-                }
-                result => result?,
-            };
-            (Some(plan), estimate, independent?, top_down)
-        };
+        let resumed = saved.as_ref().map(|s| s.position.stands(s.n));
+        let (position, saved_residues) = saved.map(|s| (s.position, s.independent)).unzip();
+        let count = moduli.len();
+        let planned = request(moduli).guard(guard(count)).resume(position).plan()?;
         // the residues the checkpoint saved, against those computed now where they are known
-        let (resume, saved_residues) = saved.map(|s| (s.position, s.independent)).unzip();
-        if let (Some(saved), Some(fresh), Some(spec)) = (&saved_residues, &independent, &options.checkpoint) {
-            checkpoint::check_residues(spec, &moduli[..saved_moduli], saved, &fresh[0][..saved_moduli])?;
+        if let (Some(saved), Some(fresh), Some(spec)) = (&saved_residues, planned.known_residues(), &options.checkpoint)
+        {
+            let moduli = &planned.moduli()[..saved_moduli];
+            checkpoint::check_residues(spec, moduli, saved, &fresh[0][..saved_moduli])?;
         }
-        // a resumed run goes on at its checkpoint's cut
-        let cut = match &resume {
-            Some(saved) => options.cut.resumed(saved.cut())?,
-            None => options.cut,
-        };
-        let split = match (&plan, options.engine) {
-            (Some(plan), Engine::Blocked) => engines::route(plan, &live, cut),
-            _ => None,
-        };
-        Ok(Counting {
-            targets,
-            zero,
-            live,
-            named,
-            options,
-            moduli,
-            plan,
-            split,
-            estimate,
-            independent,
-            saved_residues,
-            saved_moduli,
-            resume,
-            top_down,
-            _hold: hold,
-        })
+        let named = named(targets, planned.targets());
+        Ok(Counting { targets, options, planned, named, saved_residues, saved_moduli, resumed, _hold: hold })
     }
 
-    /// The blocked engine's route for the one target: where it is cut and the work of each half
+    /// The blocked engine's halves for the one target: where it is cut and the work of each half
     /// (`None` for several targets, another engine or a count known to be 0). Cost O(1).
     ///
     /// # Examples
@@ -226,17 +131,44 @@ impl<'a> Counting<'a> {
     /// ```
     /// let options = fibtree::Options::default();
     /// let counting = fibtree::Counting::new(&[(2000, 0)], &options)?;
-    /// let split = counting.split().expect("one target, the blocked engine");
-    /// assert!(split.cut <= 2000 && split.work() <= split.bottom_up);
+    /// let halves = counting.halves().expect("one target, the blocked engine");
+    /// assert!(halves.cut <= 2000 && halves.work() <= halves.bottom_up);
     /// # Ok::<(), fibtree::Error>(())
     /// ```
-    pub fn split(&self) -> Option<crate::engines::both_ends::Split> {
-        self.split
+    pub fn halves(&self) -> Option<fibtree_core::Halves> {
+        self.planned.halves()
     }
 
     /// The estimated peak memory of the run, in bytes.
     pub fn memory_estimate_bytes(&self) -> u64 {
-        self.estimate
+        self.planned.estimate()
+    }
+
+    /// Refuses at once a table (f(k) for every k from `from` to `to`, `from <= to`) whose smallest
+    /// possible size, rows included, exceeds the limit, without listing the targets; a floor small
+    /// enough to be refined passes, so that [`Counting::new`] refuses with the full estimate. Cost
+    /// O(1), or O(`to`) time and no memory for a refusal.
+    ///
+    /// # Errors
+    /// As [`Counting::new`]'s first check: [`Error::InvalidArgument`] naming [`Param::N`] for `to`
+    /// above [`crate::MAX_N`] and for a modulus outside 2..2^63, [`Error::OutOfMemory`] naming
+    /// [`Param::N`] with the whole table's prediction.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use fibtree::{Counting, Options};
+    /// Counting::check_table_floor(1, 1000, &Options::default())?;
+    /// let small = Options { memory_limit: Some((1 << 10).into()), ..Options::default() };
+    /// // two million rows: past what a refusal may spend to measure the run
+    /// assert!(matches!(Counting::check_table_floor(1, 2_000_000, &small), Err(fibtree::Error::OutOfMemory { .. })));
+    /// # Ok::<(), fibtree::Error>(())
+    /// ```
+    pub fn check_table_floor(from: u64, to: u64, options: &Options) -> Result<()> {
+        let moduli = moduli_of(options)?;
+        let rows = (to.saturating_sub(from) + 1).try_into().unwrap_or(usize::MAX);
+        let guard = Guard::count(options.limit(), moduli.len(), rows, options.double_check);
+        Ok(guard.floor_of(&[(to, 0)], options.hooks)?)
     }
 
     /// Runs the engines and gives every report, in the order of the targets given.
@@ -290,119 +222,169 @@ impl<'a> Counting<'a> {
     /// assert_eq!(seen, [(1, 10), (0, 300)]); // in order of n
     /// # Ok::<(), fibtree::Error>(())
     /// ```
-    pub fn for_each(self, mut sink: impl FnMut(usize, Report) -> Result<()> + Send) -> Result<()> {
-        let Counting {
-            targets: all,
-            zero,
-            live,
-            named,
-            options,
-            moduli,
-            plan,
-            split,
-            estimate,
-            independent,
-            saved_residues,
-            saved_moduli,
-            resume,
-            top_down,
-            _hold,
-        } = self;
-        for &t in &zero {
-            let (n, g) = all[t];
-            let projections =
-                moduli.iter().map(|&modulus| Projection { modulus, residue: 0, independent: 0 }).collect();
-            let double_check = options.double_check.then_some(true);
-            let value = BigUint::ZERO;
-            // known to be 0, and still checked: an odd count (g < G(n)) is never known to be 0
-            let parity = Parity::of(n, g, &value);
-            sink(t, Report { n, g, value, projections, parity, double_check, memory_estimate_bytes: estimate })?;
+    pub fn for_each(mut self, mut sink: impl FnMut(usize, Report) -> Result<()> + Send) -> Result<()> {
+        let (options, estimate) = (self.options, self.planned.estimate());
+        let moduli = self.planned.moduli().to_vec();
+        // the targets known to count 0 first, in the order given
+        for (t, &(n, g)) in self.targets.iter().enumerate() {
+            let index = self.planned.targets().binary_search(&(n, g)).expect("every target is planned");
+            if self.planned.is_zero(index) {
+                let value = BigUint::ZERO;
+                // known to be 0, and still checked: an odd count (g < G(n)) is never known to be 0
+                let projections = moduli.iter().map(|&modulus| Projection { modulus, residue: 0, independent: 0 });
+                let (parity, double_check) = (Parity::of(n, g, &value), options.double_check.then_some(true));
+                let projections = projections.collect();
+                sink(t, Report { n, g, value, projections, parity, double_check, memory_estimate_bytes: estimate })?;
+            }
         }
-        let Some(plan) = plan else { return Ok(()) };
-        let targets = &live;
+        let named = std::mem::take(&mut self.named);
+        let named = &named;
         // each report to every index that names its target (a copy for each repeat)
-        let mut sink = |t: usize, report: Report| {
-            let (last, others) = named[t].split_last().expect("each target is named");
+        let mut sink = |index: usize, report: Report| {
+            let (last, others) = named[index].split_last().expect("each target is named");
             others.iter().try_for_each(|&i| sink(i, report.clone()))?;
             sink(*last, report)
         };
-        let (moduli, hooks) = (&moduli, options.hooks);
-        let report =
-            |t: usize, words: &[u64], independent: &[u64]| assemble(targets[t], words, moduli, independent, estimate);
-        // the independent check values: the modular engine's residues
-        let independent_of = |plan: &Plan| match &independent {
-            Some(residues) => Ok(residues.clone()),
-            None => modular::count_mod_with_plan(plan, targets, moduli, hooks),
+        if options.checkpoint.is_some() {
+            return self.resumable(&mut sink);
+        }
+        let planned_targets = self.planned.targets().to_vec();
+        let zero: Vec<bool> = (0..planned_targets.len()).map(|i| self.planned.is_zero(i)).collect();
+        let report = |index: usize, value: BigUint, residues: &[u64]| {
+            assemble(planned_targets[index], value, &moduli, residues, estimate)
         };
-        if let Some(spec) = &options.checkpoint {
-            let independent = independent_of(&plan)?;
-            let kept = (&moduli[..saved_moduli], &independent[0][..saved_moduli]);
-            if let Some(saved) = &saved_residues {
-                checkpoint::check_residues(spec, kept.0, saved, kept.1)?;
-            }
-            let n = targets[0].0;
-            let cut = split.map_or(n, |s| s.cut);
-            if let Some(position) = &resume {
-                // what the plan determines of the saved state checked before any work
-                let shown = spec.path.display();
-                engines::both_ends::check_resume(&plan, targets[0], cut, Some(position), hooks).map_err(
-                    |e| match e {
-                        Error::InvalidArgument { param: Param::Checkpoint, expected } => {
-                            Error::invalid(Param::Checkpoint, format!("'{shown}': {expected}"))
-                        }
-                        other => other,
-                    },
-                )?;
-                hooks.notice(&format!("resuming from the checkpoint {shown} {}", position_line(position, n)));
-                hooks.notice(&format!(
-                    "the resumed count is also checked modulo {}, a prime drawn for this run, which the checkpoint \
-                     cannot know",
-                    moduli[saved_moduli]
-                ));
-            }
-            let mut saver = Saver::new(spec, targets[0], kept.0, kept.1, hooks);
-            let mut save = |point: Point, stopping| saver.at_boundary(point, stopping);
-            let value = engines::both_ends::count_resumable(plan, targets[0], cut, hooks, resume, &mut save)?;
-            let reports = vec![report(0, &engines::to_words(&value), &independent[0])];
-            let reports = self_checked(reports, targets, options)?;
-            // a value that fails a check keeps the checkpoint it came from, for a look at it
-            match reports[0].ok() && reports[0].double_check != Some(false) {
-                true => checkpoint::finish(spec, hooks),
-                false => checkpoint::kept_after_a_failed_check(spec, hooks),
-            }
-            return reports.into_iter().try_for_each(|r| sink(0, r));
+        let planned = self.planned;
+        if !options.double_check {
+            // the targets known to count 0 were reported above
+            return run_planned(planned, None, |index, value, residues| match value {
+                Some(value) if !zero[index] => sink(index, report(index, value, residues)),
+                _ => Ok(()),
+            });
         }
-        // From both ends: the residues first (found while the plan was made, for a small g), then
-        // the plan given up to the count, which frees it as it goes.
-        if let Some(split) = split.filter(|s| s.both_ends()) {
-            let independent = independent_of(&plan)?;
-            let value = engines::both_ends::count_taking(plan, targets[0], split.cut, hooks, top_down)?;
-            let reports = vec![report(0, &engines::to_words(&value), &independent[0])];
-            return self_checked(reports, targets, options)?.into_iter().try_for_each(|r| sink(0, r));
-        }
-        if kept_values(targets.len(), targets.top(), options.double_check).is_some() {
-            // Small results: both engines at once, the values kept until the residues are known.
-            let plan = &plan;
-            let exact = || engines::count_words(options.engine, plan, targets, options.cut, hooks);
-            let (independent, words) = rayon::join(|| independent_of(plan), exact);
-            let (independent, words) = (independent?, words?);
-            let reports = (0..targets.len()).map(|t| report(t, &words[t], &independent[t])).collect();
-            let mut reports: Vec<Option<Report>> =
-                self_checked(reports, targets, options)?.into_iter().map(Some).collect();
-            return (0..targets.len()).try_for_each(|t| sink(t, reports[t].take().expect("each target once")));
-        }
-        // Large results: the residues first, then the exact values streamed.
-        let independent = independent_of(&plan)?;
-        let mut failed = None;
-        engines::stream_words(options.engine, &plan, targets, options.cut, hooks, |t, words| {
-            if failed.is_none()
-                && let Err(e) = sink(t, report(t, words, &independent[t]))
-            {
-                failed = Some(e);
+        // with a double check, every value kept and computed again before any report
+        let mut reports = BTreeMap::new();
+        planned.run(|index, value, residues| {
+            if let Some(value) = value.filter(|_| !zero[index]) {
+                reports.insert(index, report(index, value, residues));
             }
+            Ok(())
         })?;
-        failed.map_or(Ok(()), Err)
+        let mut reports: Vec<(usize, Report)> = reports.into_iter().collect();
+        double_checked(&mut reports, options)?;
+        reports.into_iter().try_for_each(|(index, report)| sink(index, report))
     }
+
+    /// [`Counting::for_each`] of a run with a checkpoint: its residues first, checked against those
+    /// the checkpoint saved, then the count from both ends resumed from it, saving as it goes, its
+    /// report checked before the checkpoint is removed (a value that fails a check keeps the
+    /// checkpoint it came from, for a look at it).
+    fn resumable(self, sink: &mut impl FnMut(usize, Report) -> Result<()>) -> Result<()> {
+        let Counting { options, mut planned, saved_residues, saved_moduli, resumed, .. } = self;
+        let Some(spec) = &options.checkpoint else { return Ok(()) };
+        if planned.targets().len() == 1 && planned.is_zero(0) {
+            return Ok(());
+        }
+        let (hooks, estimate, moduli) = (options.hooks, planned.estimate(), planned.moduli().to_vec());
+        let independent = planned.residues()?[0].clone();
+        let kept = (&moduli[..saved_moduli], &independent[..saved_moduli]);
+        if let Some(saved) = &saved_residues {
+            checkpoint::check_residues(spec, kept.0, saved, kept.1)?;
+        }
+        let target = planned.targets()[0];
+        if let Some(stands) = &resumed {
+            // what the plan determines of the saved state checked before any work
+            planned.check_resume().map_err(|e| checkpoint::does_not_fit(spec, e.into()))?;
+            let shown = spec.path.display();
+            hooks.notice(&format!("resuming from the checkpoint {shown} {stands}"));
+            hooks.notice(&format!(
+                "the resumed count is also checked modulo {}, a prime drawn for this run, which the checkpoint \
+                 cannot know",
+                moduli[saved_moduli]
+            ));
+        }
+        let mut saver = Saver::new(spec, target, kept.0, kept.1, hooks);
+        let mut save = |position: &fibtree_core::Position, stopping| saver.at_boundary(position, stopping);
+        let mut value = BigUint::ZERO;
+        let counted = run_planned(planned, Some(&mut save), |_, counted, _| {
+            value = counted.unwrap_or_default();
+            Ok(())
+        });
+        counted.map_err(|e| checkpoint::does_not_fit(spec, e))?;
+        let mut reports = vec![(0, assemble(target, value, &moduli, &independent, estimate))];
+        double_checked(&mut reports, options)?;
+        match reports[0].1.ok() && reports[0].1.double_check != Some(false) {
+            true => checkpoint::finish(spec, hooks),
+            false => checkpoint::kept_after_a_failed_check(spec, hooks),
+        }
+        reports.into_iter().try_for_each(|(index, report)| sink(index, report))
+    }
+}
+
+/// The checks of the options a counting run makes before any work: a checkpoint holds the run of
+/// one count by the blocked engine, and a cut is for the blocked engine.
+///
+/// # Errors
+/// [`Error::InvalidArgument`] naming [`Param::Checkpoint`] or [`Param::Cut`].
+fn check_options(targets: &[(u64, u64)], options: &Options) -> Result<()> {
+    if options.checkpoint.is_some() {
+        if targets.len() != 1 {
+            return Err(Error::invalid(Param::Checkpoint, "a checkpoint holds the run of one count"));
+        }
+        if options.engine != Engine::Blocked {
+            return Err(Error::invalid(Param::Checkpoint, "checkpoints work with the blocked engine only"));
+        }
+    }
+    if targets.len() == 1 && options.cut != fibtree_core::Cut::Auto && options.engine != Engine::Blocked {
+        return Err(Error::invalid(Param::Cut, "a cut is for the blocked engine"));
+    }
+    Ok(())
+}
+
+/// What saves a count's position: the position, and whether the count is done.
+type Save<'a> = &'a mut dyn FnMut(&fibtree_core::Position, bool) -> Result<()>;
+
+/// Runs `planned` (resumable, saving to `save`, where given), handing each target to `sink`: the
+/// errors of `sink` and `save`, the library's, come back as they are (the engines are told to
+/// stop).
+///
+/// # Errors
+/// The engines', and whatever `sink` or `save` returns.
+fn run_planned(
+    planned: Planned,
+    save: Option<Save>,
+    mut sink: impl FnMut(usize, Option<BigUint>, &[u64]) -> Result<()> + Send,
+) -> Result<()> {
+    let (mut sink_failed, mut save_failed) = (None, None);
+    let stop = |failed: &mut Option<Error>, e: Error| {
+        *failed = Some(e);
+        fibtree_core::Error::Interrupted
+    };
+    let handed = |index: usize, value: Option<BigUint>, residues: &[u64]| {
+        sink(index, value, residues).map_err(|e| stop(&mut sink_failed, e))
+    };
+    let ran = match save {
+        Some(save) => {
+            let mut saving = |position: &fibtree_core::Position, stopping| {
+                save(position, stopping).map_err(|e| stop(&mut save_failed, e))
+            };
+            planned.run_saving(&mut saving, handed)
+        }
+        None => planned.run(handed),
+    };
+    match save_failed.or(sink_failed) {
+        Some(e) => Err(e),
+        None => Ok(ran?),
+    }
+}
+
+/// For each of `planned` (each target once, in order), the indices in `targets` that name it.
+fn named(targets: &[(u64, u64)], planned: &[(u64, u64)]) -> Vec<Vec<usize>> {
+    let mut named = vec![Vec::new(); planned.len()];
+    for (i, t) in targets.iter().enumerate() {
+        let at = planned.binary_search(t).expect("every target is planned");
+        named[at].push(i);
+    }
+    named
 }
 
 /// A prime between 2^61 and 2^63 drawn from `seed`, none of `moduli`: the first prime at or above
@@ -412,42 +394,39 @@ impl<'a> Counting<'a> {
 /// with it, but by chance (about 1 in 2^61). Cost: a few dozen primality tests.
 fn drawn_prime(seed: u64, moduli: &[u64]) -> u64 {
     let mut p = (1 << 61) | (fibtree_util::SplitMix64(seed).next_u64() >> 3) | 1;
-    while !crate::crt::is_prime(p) || moduli.contains(&p) {
+    while !primal_check::miller_rabin(p) || moduli.contains(&p) {
         p += 2;
     }
     p
 }
 
-/// Where a checkpoint's run stands, as the notice of its resumption says it.
-fn position_line(position: &Position, n: u64) -> String {
-    let point = match position {
-        Position::Up { cut, state } => Point::Up { cut: *cut, state },
-        Position::Down { cut, below, state, .. } => Point::Down { cut: *cut, below, direct: &BigUint::ZERO, state },
-    };
-    checkpoint::where_it_stands(&point, n)
-}
-
-/// The reports with their double check where the options ask for one: every value computed again by
-/// the other exact engine over a plan made afresh.
+/// The reports (with the index of their planned target) with their double check: every value
+/// computed again by the other exact engine over a plan made afresh, within the run's estimate,
+/// which holds this second plan beside the first. Nothing where the options ask for none.
 ///
 /// # Errors
 /// As [`Counting::new`].
-fn self_checked(mut reports: Vec<Report>, targets: &Targets, options: &Options) -> Result<Vec<Report>> {
-    if options.double_check {
-        // within the run's estimate, which holds this second plan beside the first
-        let plan = Plan::new(targets, options.limit(), options.hooks)?;
-        let again = engines::count_exact(options.engine.other(), &plan, targets, options.hooks)?;
-        for (report, value) in reports.iter_mut().zip(again) {
-            report.double_check = Some(value == report.value);
-        }
+fn double_checked(reports: &mut [(usize, Report)], options: &Options) -> Result<()> {
+    if !options.double_check || reports.is_empty() {
+        return Ok(());
     }
-    Ok(reports)
+    let targets: Vec<(u64, u64)> = reports.iter().map(|(_, r)| (r.n, r.g)).collect();
+    let plan = fibtree_core::Plan::new(&targets, options.limit(), options.hooks)?;
+    let request = Request::exact(&targets, options.engine.other()).plan_given(&plan).hooks(options.hooks);
+    let mut again = vec![BigUint::ZERO; targets.len()];
+    request.plan()?.run(|index, value, _| {
+        again[index] = value.unwrap_or_default();
+        Ok(())
+    })?;
+    for ((_, report), value) in reports.iter_mut().zip(again) {
+        report.double_check = Some(value == report.value);
+    }
+    Ok(())
 }
 
-/// The report of c(n, g) from its exact words and the modular engine's residues, with its parity
+/// The report of c(n, g) from its exact value and the modular engine's residues, with its parity
 /// beside the closed form's.
-fn assemble((n, g): (u64, u64), words: &[u64], moduli: &[u64], independent: &[u64], estimate: u64) -> Report {
-    let value = engines::to_biguint(words);
+fn assemble((n, g): (u64, u64), value: BigUint, moduli: &[u64], independent: &[u64], estimate: u64) -> Report {
     let projections = moduli
         .iter()
         .zip(independent)
@@ -471,7 +450,7 @@ mod tests {
         println!("seeds from {seed:#x}");
         for i in 0..50 {
             let p = drawn_prime(seed + i, &[]);
-            assert!(crate::crt::is_prime(p) && p > 1 << 61 && p < crate::MODULUS_LIMIT, "{p}");
+            assert!(primal_check::miller_rabin(p) && p > 1 << 61 && p < fibtree_core::MODULUS_LIMIT, "{p}");
             assert_ne!(drawn_prime(seed + i, &[p]), p, "never one of the moduli given");
         }
         assert_ne!(drawn_prime(1, &[]), drawn_prime(2, &[]));

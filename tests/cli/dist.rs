@@ -1,7 +1,7 @@
 //! `fibtree dist` (the whole distribution c(n, .)): against the explicit-tree oracle, the sum
 //! invariant, the modular engine and `count`, and its JSON form.
 
-use fibtree::oracles::explicit_tree_counts;
+use fibtree_oracles::explicit_tree_counts;
 use num_bigint::BigUint;
 use serde_json::Value;
 

@@ -2,7 +2,10 @@
 //! red) and `fibtree dist --svg` (a plot of c(N, g) over g). Each SVG is parsed as XML; a tree
 //! picture must have one `<circle>` per node, exactly c(K, g) of them red.
 
-use fibtree::draw::{MOVE_FILL, OTHER_FILL, ROOT_FILL};
+/// The fills of the picture's nodes: a move to g, any other non-root node, the root.
+const MOVE_FILL: &str = "#d62728";
+const OTHER_FILL: &str = "#d9d9d9";
+const ROOT_FILL: &str = "#ffffff";
 
 use crate::common::*;
 
@@ -103,7 +106,7 @@ fn draw_each_tree_with_its_winning_moves() {
         let svg = success(&["draw", &k.to_string()]);
         check_trees(&svg, k..=k, 0);
         // The brute-force oracle agrees with the count in the caption.
-        let oracle = fibtree::oracles::explicit_tree_counts(k).unwrap();
+        let oracle = fibtree_oracles::explicit_tree_counts(k).unwrap();
         assert_eq!(oracle.first().copied().unwrap_or(0) as usize, c(k, 0), "f({k})");
     }
     // f(1..7) and f(10) from the problem statements.
@@ -119,7 +122,7 @@ fn draw_other_grundy_values() {
     for (k, g) in [(7, 3), (8, 5), (10, 7), (10, 14), (9, 1000)] {
         let svg = success(&["draw", &k.to_string(), "--g", &g.to_string()]);
         let picture = check_trees(&svg, k..=k, g);
-        let oracle = fibtree::oracles::explicit_tree_counts(k).unwrap();
+        let oracle = fibtree_oracles::explicit_tree_counts(k).unwrap();
         let expected = oracle.get(g as usize).copied().unwrap_or(0) as usize;
         assert_eq!(picture.fills(MOVE_FILL), expected, "c({k}, {g}) by the oracle");
         assert!(picture.title.contains(&format!("Grundy value {g}")), "{}", picture.title);

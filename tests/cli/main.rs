@@ -12,7 +12,7 @@
 //! limits in `limits`; every command under a limit on processes and threads (RLIMIT_NPROC) in
 //! `process_limit`; the kernel sets
 //! (`FIBTREE_ISA`) in `isa`; the files of `deploy/` in `deploy`, and on a real Slurm in `slurm`;
-//! the reference programs of `bench/reference/` and `bench/compare.py` in `reference`; every usage
+//! the reference programs of `compare/reference/` and `compare/compare.py` in `reference`; every usage
 //! error (exit 2) of every command in `validation` (of outputs and checkpoints in
 //! `validation_files`), but for those that need a running count, shard files, `FIBTREE_ISA` or
 //! `FIBTREE_MACHINE`, tested with them in `checkpoint`, `shards` and `isa`. Tests of the library

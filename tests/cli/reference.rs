@@ -1,5 +1,5 @@
-//! The reference programs of `bench/reference/` (`residue_dp`, `exact_dp`) checked against
-//! `fibtree count`, and `bench/compare.py`, which runs them side by side with fibtree. Skipped, and
+//! The reference programs of `compare/reference/` (`residue_dp`, `exact_dp`) checked against
+//! `fibtree count`, and `compare/compare.py`, which runs them side by side with fibtree. Skipped, and
 //! said so, where `g++`, GMP or `python3` is missing (`.ci/run` installs them).
 
 use std::path::{Path, PathBuf};
@@ -18,7 +18,7 @@ const CHECKED_N: [u64; 33] = [
 
 /// The folder of the reference programs' sources.
 fn sources() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("bench").join("reference")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("compare").join("reference")
 }
 
 /// The reference programs built for these tests (`None`: skipped, the reason printed once).
@@ -50,7 +50,7 @@ fn gmp_installed(dir: &Path) -> bool {
     gxx(&probe, &dir.join("gmp_probe"), &["-lgmp"]).status.success()
 }
 
-/// Compiles `bench/reference/<name>.cpp` with `libs` into the tests' own folder of the target
+/// Compiles `compare/reference/<name>.cpp` with `libs` into the tests' own folder of the target
 /// directory, failing the test if g++ fails or warns.
 fn compile(dir: &Path, name: &str, libs: &[&str]) -> PathBuf {
     let exe = dir.join(name);
@@ -161,15 +161,15 @@ fn reference_programs_refuse_bad_input_with_one_line_and_status_2() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// bench/compare.py
+// compare/compare.py
 // ---------------------------------------------------------------------------------------------
 
-/// The path of `bench/compare.py`.
+/// The path of `compare/compare.py`.
 fn script() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("bench").join("compare.py")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("compare").join("compare.py")
 }
 
-/// Runs `python3 bench/compare.py args`, or `None` (said so) where python3 is missing.
+/// Runs `python3 compare/compare.py args`, or `None` (said so) where python3 is missing.
 fn compare(args: &[&str]) -> Option<Output> {
     if !installed("python3") {
         crate::common::skip("python3 is not installed");

@@ -5,7 +5,7 @@
 //! run itself takes minutes and is not repeated (`fibtree count 100000 -q` reproduces it).
 
 use fibtree::count_mod;
-use fibtree::oracles::explicit_tree_counts;
+use fibtree_oracles::explicit_tree_counts;
 use num_bigint::BigUint;
 use num_traits::ToPrimitive;
 
@@ -97,7 +97,7 @@ fn the_digits_agree_with_the_csv_and_with_the_modular_engine() {
     assert_eq!(field(&record, "mod_998244353"), (&value % p).to_string());
     // the modular engine alone: mod 10^18, 998244353 and 2^61 - 1
     let options = fibtree::Options { moduli: vec![(1 << 61) - 1], ..Default::default() };
-    let independent = fibtree::mod_only(N, 0, &options).unwrap();
+    let independent = fibtree::mod_only(&[(N, 0)], &options).unwrap().remove(0);
     assert_eq!(independent.residues.len(), 3);
     for (m, independent) in independent.residues {
         assert_eq!((&value % m).to_u64().unwrap(), independent, "f({N}) mod {m}");

@@ -5,7 +5,7 @@
 //! which must fail the report. (The closed form against the recurrence mod 2, the oracles and random
 //! rooted trees is tested beside it, in `src/game.rs`.)
 
-use fibtree::{Counting, Error, Options, Parity, count, count_parity, distribution, grundy, mod_only_each};
+use fibtree::{Counting, Error, Options, Parity, count, count_parity, distribution, grundy, mod_only};
 use fibtree_util::SplitMix64;
 
 /// Random (n, g) from `seed`, n below `max_n`, g in turn at G(n) - 1, G(n), G(n) + 1 and below
@@ -28,7 +28,7 @@ fn exact_and_modular_counts_have_the_closed_forms_parity() {
     println!("seed = {seed:#x}");
     let targets = targets_near_g(seed, 64, 6000);
     let reports = Counting::new(&targets, &Options::default()).unwrap().reports().unwrap();
-    let residues = mod_only_each(&targets, &Options { moduli: vec![2], ..Options::default() }).unwrap();
+    let residues = mod_only(&targets, &Options { moduli: vec![2], ..Options::default() }).unwrap();
     let mut odd = 0;
     for ((&(n, g), report), residues) in targets.iter().zip(&reports).zip(&residues) {
         let want = count_parity(n, g);

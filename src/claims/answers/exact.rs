@@ -7,11 +7,11 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::super::residue;
 use super::{Answer, Asked, Found};
-use crate::engines::modular::MODULUS_LIMIT;
 use crate::error::{Error, Result};
 use crate::options::Options;
 use crate::report::Report;
 use crate::run::Counting;
+use fibtree_core::MODULUS_LIMIT;
 
 /// Counts `targets` (each asked by `asked`) exactly, and adds what each claim of theirs needs to
 /// `answers`: all of them in one run where it fits; else each on its own, those that fit together

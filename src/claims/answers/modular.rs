@@ -16,9 +16,11 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::{Answer, Asked, Found, ModularResidue};
 use crate::claims::Judged;
-use crate::engines::modular::{MODULUS_LIMIT, NARROW_LIMIT};
 use crate::error::{Error, Result};
-use crate::game::count_parity;
+use fibtree_core::{MODULUS_LIMIT, count_parity};
+
+/// The moduli the modular engine runs in narrow (`u32`) lanes: those below 2^31, whose sums fit.
+const NARROW_LIMIT: u64 = 1 << 31;
 use crate::options::Options;
 use crate::run::residues_each;
 

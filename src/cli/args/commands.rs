@@ -384,7 +384,7 @@ pub(in crate::cli) struct BenchArgs {
     #[arg(long, value_name = "T", value_parser = parse_threads)]
     pub(in crate::cli) threads: Vec<usize>,
     /// Timed runs of each N and T, 1 to 1000; the table shows their median.
-    #[arg(long, value_name = "R", default_value_t = fibtree::bench::DEFAULT_RUNS, value_parser = parse_runs)]
+    #[arg(long, value_name = "R", default_value_t = crate::cli::bench::timing::DEFAULT_RUNS, value_parser = parse_runs)]
     pub(in crate::cli) runs: usize,
     #[command(flatten)]
     pub(in crate::cli) memory: MemoryArg,

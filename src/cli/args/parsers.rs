@@ -24,7 +24,7 @@ pub(super) fn parse_modulus(s: &str) -> Result<u64, String> {
     fibtree_util::parse_number(s)
         .ok()
         .and_then(|m| u64::try_from(m).ok())
-        .filter(|m| (2..fibtree::MODULUS_LIMIT).contains(m))
+        .filter(|m| (2..fibtree_core::MODULUS_LIMIT).contains(m))
         .ok_or_else(|| format!("expected a modulus with 2 <= M < 2^63 ({})", fibtree_util::NUMBER_FORMS))
 }
 
@@ -93,7 +93,7 @@ fn parse_count(s: &str, max: u64, what: &str) -> Result<usize, String> {
 /// Lanes per chunk for `bench --chunk-lanes`: one of the chunk sizes the engine has kernels for.
 pub(super) fn parse_chunk_lanes(s: &str) -> Result<usize, String> {
     let lanes = parse_whole(s)?;
-    let sizes = fibtree::bench::CHUNK_LANES;
+    let sizes = crate::cli::bench::timing::CHUNK_LANES;
     match sizes.iter().find(|&&c| c as u64 == lanes) {
         Some(&c) => Ok(c),
         None => Err("expected 1, 2, 4, 8, 16, 32 or 64 lanes".to_string()),
@@ -108,27 +108,27 @@ pub(super) fn parse_bench_n(s: &str) -> Result<u64, String> {
     }
 }
 
-/// A number of timed runs, from 1 to [`fibtree::bench::MAX_RUNS`].
+/// A number of timed runs, from 1 to [`crate::cli::bench::timing::MAX_RUNS`].
 pub(super) fn parse_runs(s: &str) -> Result<usize, String> {
-    let max = fibtree::bench::MAX_RUNS;
+    let max = crate::cli::bench::timing::MAX_RUNS;
     usize::try_from(parse_whole(s)?)
         .ok()
         .filter(|r| (1..=max).contains(r))
         .ok_or_else(|| format!("expected from 1 to {max} runs"))
 }
 
-/// `--shards S`: 1 <= S <= [`fibtree::crt::MAX_SHARDS`].
+/// `--shards S`: 1 <= S <= [`fibtree::crt::ShardResidues::MAX_SHARDS`].
 pub(super) fn parse_shards(s: &str) -> Result<usize, String> {
     match parse_whole(s)? {
-        s @ 1.. if s <= fibtree::crt::MAX_SHARDS as u64 => Ok(s as usize),
-        _ => Err(format!("expected a number of shards from 1 to {}", fibtree::crt::MAX_SHARDS)),
+        s @ 1.. if s <= fibtree::crt::ShardResidues::MAX_SHARDS as u64 => Ok(s as usize),
+        _ => Err(format!("expected a number of shards from 1 to {}", fibtree::crt::ShardResidues::MAX_SHARDS)),
     }
 }
 
-/// `--shard I/S` (and a shard file's `shard`): 1 <= I <= S <= [`fibtree::crt::MAX_SHARDS`], both in
+/// `--shard I/S` (and a shard file's `shard`): 1 <= I <= S <= [`fibtree::crt::ShardResidues::MAX_SHARDS`], both in
 /// decimal digits as every other number (no sign, no spaces).
 pub(in crate::cli) fn parse_shard(s: &str) -> Result<(usize, usize), String> {
-    let most = fibtree::crt::MAX_SHARDS;
+    let most = fibtree::crt::ShardResidues::MAX_SHARDS;
     let expected = || format!("expected I/S with 1 <= I <= S <= {most}, e.g. 3/64");
     let (i, n) = s.split_once('/').ok_or_else(expected)?;
     let whole = |t: &str| fibtree_util::parse_whole::<u64>(t).ok().filter(|&v| v <= most as u64);

@@ -1,13 +1,14 @@
 //! `fibtree bench`: the exact engine's time and throughput for each n and thread count, every run
-//! checked, and that throughput as a fraction of one core's streaming add (the work is in
-//! `fibtree::bench`); the table and the JSON in [`report`], `--svg`'s plot in [`svg`], `--pin` in
+//! checked, and that throughput as a fraction of one core's streaming add (the timing in
+//! [`timing`], the yardstick in [`stream`]); the table and the JSON in [`report`], `--svg`'s plot in [`svg`], `--pin` in
 //! [`pin`], and `--compare`, two runs' files side by side with nothing run, in [`compare`].
 
 use std::io::Write;
 use std::process::ExitCode;
 
-use fibtree::bench::{Caches, DEFAULT_N, Machine, Measurement, Stream, Subject, default_threads};
-use fibtree::{Cut, Kernel, Param};
+use fibtree::{Cut, Param};
+use fibtree_core::Isa;
+use timing::{Caches, DEFAULT_N, Machine, Measurement, Stream, Subject, default_threads};
 
 use super::args::{BenchArgs, MAX_THREADS};
 use super::flag;
@@ -17,11 +18,13 @@ use super::session::{OutputForm, Session};
 mod compare;
 mod pin;
 mod report;
+pub(super) mod stream;
 mod svg;
+pub(super) mod timing;
 
 use pin::Pinning;
 use report::{
-    Bench, CalibrationOut, MachineOut, PinOut, PredictedOut, RateOut, ResultOut, StreamOut, route, stream_lines,
+    Bench, CalibrationOut, MachineOut, PinOut, PredictedOut, RateOut, ResultOut, StreamOut, halves_line, stream_lines,
 };
 
 /// Ascending, repeats removed.
@@ -82,12 +85,12 @@ pub(super) fn bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
         if let Some(m) = args.test_perturb {
             subject.perturb(m);
         }
-        let route = route(subject.split());
+        let route = halves_line(subject.halves());
         say(format!("n={n}: {} states, {} limb additions {route}", subject.states(), subject.limb_additions()));
         plans.push((n, subject.states(), subject.limb_additions(), route));
         if stream.is_none() {
             // once, on this thread, after the first plan and before any timed run, beside the plan
-            let kernel = fibtree::kernel().map_err(|e| session.error(e))?;
+            let kernel = fibtree_core::isa();
             let held = subject.held_bytes();
             let measured =
                 Stream::measure(Caches::detect(), kernel, limit, held, hooks).map_err(|e| session.error(e))?;
@@ -121,7 +124,7 @@ pub(super) fn bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
                 checked: true,
                 pinned: cpus.is_some(),
                 cpus,
-                cut: subject.split().cut,
+                cut: subject.halves().cut,
                 efficiency: speedup.map(|s| s / m.threads as f64),
                 limb_additions: m.limb_additions.to_string(),
                 limb_additions_per_ns: m.limb_additions_per_ns(),
@@ -143,12 +146,12 @@ pub(super) fn bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
             }
         }));
     }
-    let kernels = Kernel::available().into_iter().map(Kernel::name).collect();
-    let simulated = fibtree::simulated().map_err(|e| session.error(e))?;
+    let kernels = Isa::available().into_iter().map(Isa::name).collect();
+    let simulated = super::machine::simulated();
     let machine = MachineOut { cores: machine.cores, cpu: machine.cpu, kernels, simulated };
-    let kernel = fibtree::kernel().map_err(|e| session.error(e))?.name();
-    let kernel_line = super::kernel_line().map_err(|e| session.error(e))?;
-    let calibration = fibtree::kernel_choice().map(|c| CalibrationOut {
+    let kernel = fibtree_core::isa().name();
+    let kernel_line = super::kernel_line();
+    let calibration = fibtree_core::isa_choice().map(|c| CalibrationOut {
         rates: c.rates.iter().map(|&(k, rate)| RateOut { kernel: k.name(), lane_additions_per_ns: rate }).collect(),
         seconds: c.seconds,
     });

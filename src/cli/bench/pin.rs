@@ -13,7 +13,7 @@
 
 use std::sync::{Arc, Barrier, Mutex, MutexGuard};
 
-use fibtree::bench::Subject;
+use super::timing::Subject;
 
 use super::super::say;
 

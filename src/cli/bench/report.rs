@@ -3,9 +3,10 @@
 
 use std::io::Write;
 
-use fibtree::Split;
-use fibtree::bench::PREDICTED_THREADS;
-use fibtree::bench::{Level, Stream};
+use fibtree_core::Halves;
+use fibtree_core::Summary;
+
+use super::timing::{Level, Stream};
 use fibtree_util::human_bytes;
 use serde::Serialize;
 
@@ -13,11 +14,11 @@ use super::super::session::Outcome;
 
 /// Which way a subject is counted, as the plan line says it: "from both ends (cut at layer 10044:
 /// 4527... bottom-up + 4403... top-down; 1636... bottom-up alone)" or "bottom-up".
-pub(super) fn route(split: Split) -> String {
-    match split.both_ends() {
+pub(super) fn halves_line(halves: Halves) -> String {
+    match halves.both_ends() {
         true => format!(
             "from both ends (cut at layer {}: {} bottom-up + {} top-down; {} bottom-up alone)",
-            split.cut, split.below, split.above, split.bottom_up
+            halves.cut, halves.below, halves.above, halves.bottom_up
         ),
         false => "bottom-up".to_string(),
     }
@@ -263,7 +264,7 @@ impl Outcome for Bench {
         }
         writeln!(out)?;
         writeln!(out, "predicted speedup of each row's task graph on P workers (greedy schedule + serial part)")?;
-        let ps: Vec<String> = PREDICTED_THREADS.iter().map(|p| format!("{:>6}", format!("P={p}"))).collect();
+        let ps: Vec<String> = Summary::PREDICTED_THREADS.iter().map(|p| format!("{:>6}", format!("P={p}"))).collect();
         writeln!(out, "{:>8} {:>7} {}", "n", "threads", ps.join(" "))?;
         for r in &self.results {
             let speedups: Vec<String> = r.predicted.iter().map(|p| format!("{:>6.2}", p.speedup)).collect();

@@ -399,13 +399,22 @@ mod tests {
     #[test]
     fn a_run_says_what_it_used() {
         let stop = AtomicBool::new(false);
-        // a loop of the shell's own, and a child it waits for that holds 20 MiB
-        let run = shell("i=0; while [ $i -lt 100000 ]; do i=$((i + 1)); done; head -c 20000000 /dev/zero | sort >/dev/null; echo {}")
-            .run(3, &stop);
+        // a loop of the shell's own, and a child it waits for that holds its input, one line: 64 MiB
+        // more than this process holds now (what the shell's peak starts from, the copy of this
+        // process it began as, which other tests of this process make larger or smaller)
+        let held: u64 = std::fs::read_to_string("/proc/self/status")
+            .ok()
+            .and_then(|s| s.lines().find_map(|l| l.strip_prefix("VmRSS:")?.trim().strip_suffix(" kB")?.parse().ok()))
+            .map_or(0, |kib: u64| kib * 1024);
+        let bytes = held + (64 << 20);
+        let command = format!(
+            "i=0; while [ $i -lt 100000 ]; do i=$((i + 1)); done; head -c {bytes} /dev/zero | sort >/dev/null; echo {{}}"
+        );
+        let run = shell(&command).run(3, &stop);
         let usage = run.usage.expect("reaped");
         assert_eq!(run.ending, Ending::Exited(0));
         assert!(usage.cpu_seconds > 0.0 && usage.cpu_seconds < 1000.0, "{usage:?}");
-        assert!(usage.peak_bytes.is_some_and(|p| p >= 20_000_000), "sort held its input: {usage:?}");
+        assert!(usage.peak_bytes.is_some_and(|p| p >= bytes), "sort held its input of {bytes} bytes: {usage:?}");
         let missing = Program { words: Some(vec!["/nonexistent/solver".into()]), ..shell("/nonexistent/solver") };
         assert_eq!(missing.run(1, &stop).usage, None);
     }

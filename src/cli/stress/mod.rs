@@ -177,7 +177,8 @@ pub(super) fn stress(args: StressArgs) -> anyhow::Result<ExitCode> {
     // up to the largest n would (the same floor, refused with the same figure)
     if let (Some(&top), Ok(rows)) = (ns.iter().max(), u64::try_from(ns.len())) {
         let options = Options { memory_limit: Some(args.run.memory_limit()), ..Options::default() };
-        fibtree::check_table_floor(top.saturating_sub(rows - 1), top, &options).map_err(|e| session.error(e))?;
+        fibtree::Counting::check_table_floor(top.saturating_sub(rows - 1), top, &options)
+            .map_err(|e| session.error(e))?;
     }
     let stop = session.cancel_flag();
     // what the programs leave running, out of their groups too, is handed to this process to end
@@ -185,7 +186,7 @@ pub(super) fn stress(args: StressArgs) -> anyhow::Result<ExitCode> {
     let sweep = super::os::become_subreaper().is_ok().then(super::os::children);
     // the bar counts the runs, not the work of the true values counted before them
     session.count_runs("runs");
-    let jobs = args.jobs.unwrap_or_else(fibtree::cores);
+    let jobs = args.jobs.unwrap_or_else(fibtree_core::cores);
     let g = args.g;
     let spread = args.bisect.then(|| {
         let seed = args.seed.unwrap_or_else(fibtree_util::clock_seed);

@@ -5,12 +5,14 @@
 //! input or a FIFO is held as it was read, within the memory limit). A signal stops every pass
 //! within a line, and leaves no output.
 
+use std::cell::RefCell;
 use std::collections::BTreeSet;
 use std::fs::File;
 use std::io::{BufWriter, Read, Seek, Write};
 use std::os::fd::AsFd;
 use std::path::Path;
 use std::process::ExitCode;
+use std::rc::Rc;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -125,7 +127,7 @@ fn claim_verdict(c: &Checked, earlier: &[u128]) -> ClaimVerdict {
         n,
         parity: ClaimedParity::of(n, g, modulus, answer),
         verdict: word(c),
-        route: words::route(c),
+        route: words::how_judged(c),
     }
 }
 
@@ -156,10 +158,10 @@ fn seen(file: &File) -> Option<(u64, std::time::SystemTime)> {
 }
 
 /// A source held in memory as it is read, within `ceiling` bytes (past it, or where the memory
-/// cannot be had, the read fails with [`TooLarge`]).
+/// cannot be had, the read fails with [`TooLarge`]); what it holds is shared with its reader's owner.
 struct Holding<R> {
     inner: R,
-    held: Vec<u8>,
+    held: Rc<RefCell<Vec<u8>>>,
     ceiling: u64,
 }
 
@@ -177,10 +179,11 @@ impl std::error::Error for TooLarge {}
 impl<R: Read> Read for Holding<R> {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
         let read = self.inner.read(buf)?;
-        if (self.held.len() + read) as u64 > self.ceiling || self.held.try_reserve(read).is_err() {
+        let mut held = self.held.borrow_mut();
+        if (held.len() + read) as u64 > self.ceiling || held.try_reserve(read).is_err() {
             return Err(std::io::Error::other(TooLarge));
         }
-        self.held.extend_from_slice(&buf[..read]);
+        held.extend_from_slice(&buf[..read]);
         Ok(read)
     }
 }
@@ -229,37 +232,39 @@ impl Input {
             Source::File { file, start, seen } => {
                 let stoppable = Stoppable::new(&file, cancel.clone(), false);
                 let mut reader = ClaimsReader::new(stoppable).stop_at_long_lines().cancel_on(hooks);
-                let gathered = self.each_first(&mut reader, limit, |_| 0);
+                let gathered = self.each_first(&mut reader, limit, || 0);
                 self.source = Source::File { file, start, seen };
                 gathered
             }
             Source::Unread(source) => {
-                let holding = Holding { inner: source, held: Vec::new(), ceiling: limit.bytes() };
+                let held = Rc::new(RefCell::new(Vec::new()));
+                let holding = Holding { inner: source, held: held.clone(), ceiling: limit.bytes() };
                 let mut reader = ClaimsReader::new(holding).stop_at_long_lines().cancel_on(hooks);
-                let gathered = self.each_first(&mut reader, limit, |h| h.held.capacity());
-                self.source = Source::Held(reader.into_inner().held);
+                let gathered = self.each_first(&mut reader, limit, || held.borrow().capacity());
+                drop(reader);
+                self.source = Source::Held(held.take());
                 gathered
             }
             Source::Held(held) => {
                 let mut reader = ClaimsReader::new(&held[..]).stop_at_long_lines().cancel_on(hooks);
-                let gathered = self.each_first(&mut reader, limit, |_| 0);
+                let gathered = self.each_first(&mut reader, limit, || 0);
                 self.source = Source::Held(held);
                 gathered
             }
         }
     }
 
-    /// [`Input::gather`] over `reader`, whose source holds `held` bytes.
+    /// [`Input::gather`] over `reader`, whose source holds `held()` bytes.
     fn each_first<R: Read>(
         &self,
         reader: &mut ClaimsReader<'_, R>,
         limit: Limit,
-        held: impl Fn(&R) -> usize,
+        held: impl Fn() -> usize,
     ) -> anyhow::Result<Asked> {
         let mut asked = Asked::default();
         let mut lines = 0;
         while let Some(line) = reader.next() {
-            let need = asked.bytes().saturating_add(held(reader.get_ref()) as u64);
+            let need = asked.bytes().saturating_add(held() as u64);
             match line {
                 Ok(Line::Claim(claim)) => asked.add(&claim),
                 Ok(Line::Malformed(_)) => {}

@@ -14,7 +14,7 @@ use super::super::messages::cut;
 const HINT_FROM: u128 = 1_000_000;
 
 /// The route that judged `c` and what checked it, as its verdict says it.
-pub(super) fn route(c: &Checked) -> String {
+pub(super) fn how_judged(c: &Checked) -> String {
     match (c.judged, c.claim.modulus, c.multiple) {
         (Judged::Exact, ..) => {
             "judged by the exact count, checked by the modular engine and the closed form's parity".into()

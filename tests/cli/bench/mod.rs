@@ -174,7 +174,7 @@ fn json_shape_and_limb_additions_here() {
     let results = json["results"].as_array().expect("results is a list");
     assert_eq!(results.len(), 2, "{json}");
     // the plan's states and limb additions, as the estimate counts them
-    let census = fibtree::estimate::Census::Always;
+    let census = fibtree::estimate::CensusWhen::Always;
     let plan = fibtree::estimate::estimate(300, 0, &[], census, fibtree::Hooks::default()).unwrap();
     let w = plan.limb_additions.to_string();
     assert!(plan.limb_additions < plan.bottom_up_limb_additions, "{plan:?}: counted from both ends");

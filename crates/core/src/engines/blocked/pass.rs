@@ -1,0 +1,126 @@
+//! A pass: chunk j (lanes jC .. (j+1)C) of every layer of a block, computed from chunk j of the two
+//! layers before the block while only three layers of one chunk are live, so that the working set
+//! stays in cache however long the numbers grow.
+
+use std::sync::Mutex;
+
+use super::describe::Sources;
+use super::lanes::PAYLOAD;
+use crate::hooks::Hooks;
+use crate::kernels::{self, Isa};
+
+/// Chunk j of two consecutive layers (the older first), `(states + 1) x C` lanes each (the last chunk
+/// is the zero chunk, which the states that read nothing read).
+pub(crate) type Chunk = [Vec<u64>; 2];
+
+/// The carries out of the top lane of chunk j of two consecutive layers, one a state: the high bits
+/// of a lane, below 2^16 (a lane is below 2^64 and keeps [`PAYLOAD`] = 48 bits).
+pub(crate) type Carries = [Vec<u16>; 2];
+
+/// Buffers left by finished passes, to reuse: layer chunks, and carry vectors.
+pub(super) type Spares = Mutex<(Vec<Vec<u64>>, Vec<Carries>)>;
+
+/// What pass j starts from: chunk j of the block's edge layers, and buffers for its carries.
+pub(super) struct PassInput {
+    pub(super) chunk: Chunk,
+    pub(super) spare_carries: Carries,
+}
+
+/// What pass j leaves: chunk j of the block's last two layers (normalised), the carries out of its
+/// top lane (one per state of each), and chunk j of its targets' values (raw lanes), in order.
+pub(super) struct PassResult {
+    pub(super) chunk: Chunk,
+    pub(super) carries: Carries,
+    pub(super) targets: Vec<u64>,
+}
+
+/// What every pass of one block reads: the block's description, the hooks that may stop it, the
+/// spare buffers and the instruction set of the kernels.
+pub(super) struct PassContext<'a> {
+    pub(super) layers: &'a [Sources],
+    pub(super) hooks: Hooks<'a>,
+    pub(super) spares: &'a Spares,
+    pub(super) isa: Isa,
+    /// For a run of residues: the moduli of this pass's chunk, one a lane (`None` for exact lanes).
+    pub(super) moduli: Option<&'a [u64]>,
+}
+
+impl PassContext<'_> {
+    /// Pass j in chunks of `c` lanes (1, 2, 4, 8, 16, 32 or 64): chunk j of every layer of the block, from
+    /// chunk j of the two layers before it and the carries out of chunk j - 1 of those layers. A pass
+    /// stopped by the hooks returns early, with fewer target lanes (the caller discards it).
+    pub(super) fn pass(&self, c: usize, j: usize, input: PassInput, carry_in: Option<&Carries>) -> PassResult {
+        match c {
+            1 => self.pass_in::<1>(j, input, carry_in),
+            2 => self.pass_in::<2>(j, input, carry_in),
+            4 => self.pass_in::<4>(j, input, carry_in),
+            8 => self.pass_in::<8>(j, input, carry_in),
+            16 => self.pass_in::<16>(j, input, carry_in),
+            32 => self.pass_in::<32>(j, input, carry_in),
+            64 => self.pass_in::<64>(j, input, carry_in),
+            _ => unreachable!("a chunk is 1, 2, 4, 8, 16, 32 or 64 lanes"),
+        }
+    }
+
+    /// Pass j in chunks of C lanes, of exact lanes (with carries in and normalised at the end) or of
+    /// residues modulo this pass's moduli (no carries; a direct move adds to every lane).
+    fn pass_in<const C: usize>(&self, j: usize, input: PassInput, carry_in: Option<&Carries>) -> PassResult {
+        let moduli: Option<&[u64; C]> = self.moduli.map(|m| m.try_into().expect("C moduli"));
+        let PassInput { chunk: [mut older, mut old], spare_carries } = input;
+        let mut cur = self.spares.lock().expect("not poisoned").0.pop().unwrap_or_default();
+        if let Some([a, b]) = carry_in {
+            for (layer, carries) in [(&mut older, a), (&mut old, b)] {
+                for (lane0, &carry) in layer.iter_mut().step_by(C).zip(carries) {
+                    *lane0 += carry as u64;
+                }
+            }
+        }
+        let mut targets = Vec::new();
+        for layer in self.layers {
+            if self.hooks.cancelled() {
+                break; // the block's results are discarded
+            }
+            // the layer's counts, then one zero chunk for the states that read nothing
+            let len = layer.len() * C;
+            cur.resize(len + C, 0); // every chunk but the zero one is rewritten below
+            cur[len..].fill(0);
+            let (out, left, right) = (&mut cur[..len], &layer.left, &layer.right);
+            match moduli {
+                None => {
+                    kernels::sum_layer::<C>(self.isa, out, &old, &older, left, right);
+                    if j == 0 {
+                        for &(s, d) in &layer.direct {
+                            out[s as usize * C] += d as u64;
+                        }
+                    }
+                }
+                Some(moduli) => {
+                    kernels::sum_layer_mod::<u64, C>(self.isa, out, &old, &older, left, right, moduli);
+                    for &(s, d) in &layer.direct {
+                        for (lane, &m) in out[s as usize * C..(s as usize + 1) * C].iter_mut().zip(moduli) {
+                            // d is 1 or 2, and 2 mod 2 (a padding lane) is 0
+                            *lane = kernels::ModLane::add_mod(*lane, d as u64 % m, m);
+                        }
+                    }
+                }
+            }
+            for &(_, s) in &layer.targets {
+                targets.extend_from_slice(&cur[s as usize * C..(s as usize + 1) * C]);
+            }
+            // roll: older <- old <- cur, and the oldest buffer is reused
+            std::mem::swap(&mut older, &mut old);
+            std::mem::swap(&mut old, &mut cur);
+        }
+        let carries = match moduli {
+            None => {
+                let [mut a, mut b] = spare_carries;
+                kernels::normalise::<C, PAYLOAD>(self.isa, &mut older, &mut a);
+                kernels::normalise::<C, PAYLOAD>(self.isa, &mut old, &mut b);
+                [a, b]
+            }
+            Some(_) => spare_carries, // residues carry nothing
+        };
+        self.spares.lock().expect("not poisoned").0.push(cur);
+        PassResult { chunk: [older, old], carries, targets }
+    }
+}

@@ -1,0 +1,478 @@
+//! Benchmarking the exact engine: the time of f(n) = c(n, 0) for given n and thread counts, every run
+//! checked, and the throughput in 64-bit limb additions per nanosecond.
+//!
+//! A [`Subject`] holds what is made once per n and never timed: the plan of (n, 0), its limb work
+//! ([`Subject::limb_additions`]) and the residues of f(n) modulo 10^18 and 998244353 by the modular engine.
+//! [`Subject::measure`] then times the exact engine alone, in a rayon pool of exactly T threads, R
+//! times, and checks each run's value against those residues and against the first run's value.
+//! Each run records its task graph (the `graph` module: two thread-clock reads and a lock per task,
+//! a fixed cost against a task's work, which grows with the states and lanes of its layers), and
+//! the measurement keeps the figures of the median run's graph: its work, span, parallelism and the
+//! time a greedy scheduler would take on 1 to 128 workers.
+//!
+//! [`Stream`] measures the yardstick: the rate of a plain streaming add `a[i] = b[i] + c[i]` over
+//! `u64` words on one core (the limb addition's word operation alone), in L2, in L3 and from
+//! memory, sized by the [`Caches`] the operating system reports; `fibtree bench` states the
+//! engine's rate as a fraction of the rate in L2.
+//!
+use std::sync::Arc;
+use std::time::Instant;
+
+use fibtree::{Cut, Engine, Error, Hooks, LAST18, Limit, MAX_N, P998244353, Param, Result};
+use fibtree_core::{Guard, Halves, Plan, Request, Summary};
+use num_bigint::BigUint;
+use num_traits::ToPrimitive;
+
+pub(crate) use super::stream::{Caches, Level, Stream};
+
+/// The values of n measured when none is given.
+pub const DEFAULT_N: [u64; 3] = [5_000, 10_000, 20_000];
+
+/// The runs of each (n, threads) when no number is given.
+pub const DEFAULT_RUNS: usize = 3;
+
+/// The most timed runs of each (n, threads) [`Subject::measure`] accepts. A median settles long
+/// before: on a shared machine the spread between runs, not their number, limits it. A thousand runs
+/// of the default f(20000) are already 1.6 x 10^13 limb additions, so a larger count is a slip
+/// rather than a plan (and the runs' times are kept, one number each).
+pub const MAX_RUNS: usize = 1000;
+
+/// The moduli every run is checked against: 10^18 and 998244353.
+pub const MODULI: [u64; 2] = [LAST18, P998244353];
+
+/// The lanes a chunk of the blocked engine may hold, as `--chunk-lanes` takes them.
+pub const CHUNK_LANES: [usize; 7] = [1, 2, 4, 8, 16, 32, 64];
+
+/// The machine a benchmark ran on.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Machine {
+    /// The CPU model ("model name" of `/proc/cpuinfo`), where it can be read.
+    pub cpu: Option<String>,
+    /// The cores this process may use ([`fibtree_core::cores`]).
+    pub cores: usize,
+}
+
+impl Machine {
+    /// Reads the CPU model and the core count. Cost: one read of `/proc/cpuinfo`.
+    pub fn detect() -> Machine {
+        let cpu = std::fs::read_to_string("/proc/cpuinfo").ok().and_then(|info| {
+            let line = info.lines().find(|l| l.starts_with("model name"))?;
+            let model = line.split_once(':')?.1.trim();
+            (!model.is_empty()).then(|| model.to_string())
+        });
+        Machine { cpu, cores: fibtree_core::cores() }
+    }
+}
+
+/// The thread counts measured when none is given: 1, 2, 4, 8, ... up to `cores`, then `cores` itself
+/// if it is not a power of two. Cost O(log cores).
+pub fn default_threads(cores: usize) -> Vec<usize> {
+    let cores = cores.max(1);
+    let mut threads: Vec<usize> =
+        std::iter::successors(Some(1usize), |t| t.checked_mul(2)).take_while(|&t| t <= cores).collect();
+    if !cores.is_power_of_two() {
+        threads.push(cores);
+    }
+    threads
+}
+
+/// The median of `values` (the mean of the two middle ones for an even count; 0 for none).
+/// Cost O(v log v).
+pub fn median(values: &[f64]) -> f64 {
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    match sorted.len() {
+        0 => 0.0,
+        len if len % 2 == 1 => sorted[len / 2],
+        len => (sorted[len / 2 - 1] + sorted[len / 2]) / 2.0,
+    }
+}
+
+/// The timed runs of f(n) with one thread count, all checked.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Measurement {
+    /// The tree T(n).
+    pub n: u64,
+    /// The rayon pool's thread count.
+    pub threads: usize,
+    /// The seconds of each run, in the order run: the exact engine alone.
+    pub seconds: Vec<f64>,
+    /// The plan's limb additions ([`Subject::limb_additions`]).
+    pub limb_additions: u128,
+    /// The task graph of the median run (for an even count of runs, the slower of the two middle
+    /// ones), as the `graph` module sums it up: cut for this thread count, whatever the cores.
+    pub graph: Summary,
+}
+
+impl Measurement {
+    /// The median of the runs' seconds.
+    pub fn median_seconds(&self) -> f64 {
+        median(&self.seconds)
+    }
+
+    /// The fastest run's seconds.
+    pub fn min_seconds(&self) -> f64 {
+        self.seconds.iter().copied().fold(f64::INFINITY, f64::min)
+    }
+
+    /// The slowest run's seconds.
+    pub fn max_seconds(&self) -> f64 {
+        self.seconds.iter().copied().fold(0.0, f64::max)
+    }
+
+    /// The median speedup over `one`, the measurement of the same n with one thread:
+    /// `one.median / self.median`.
+    pub fn speedup_over(&self, one: &Measurement) -> f64 {
+        one.median_seconds() / self.median_seconds()
+    }
+
+    /// Limb additions per nanosecond at the median time.
+    pub fn limb_additions_per_ns(&self) -> f64 {
+        self.limb_additions as f64 / (self.median_seconds() * 1e9)
+    }
+}
+
+/// What each worker thread of a measurement's pool runs once before the runs: see
+/// [`Subject::on_each_worker`].
+pub type WorkerStart = Arc<dyn Fn(usize) + Send + Sync>;
+
+/// What is measured for one n, made once and never timed: the plan of (n, 0), its limb work and the
+/// independent residues of f(n); and the first run's value, which every later run must equal.
+pub struct Subject {
+    n: u64,
+    plan: Plan,
+    /// The cut asked for.
+    cut: Cut,
+    /// The route measured: its cut and the work of each half.
+    halves: Halves,
+    /// The lanes per chunk where they are forced (else the engine's choice).
+    chunk_lanes: Option<usize>,
+    residues: [u64; 2],
+    memory_limit: Limit,
+    first: Option<(BigUint, usize)>,
+    /// What each worker of a measurement's pool runs before the runs (`None`: nothing).
+    worker_start: Option<WorkerStart>,
+}
+
+impl Subject {
+    /// Plans (n, 0) and computes f(n) modulo 10^18 and 998244353 with the modular engine, in the
+    /// current rayon pool; the runs will be cut as `cut` says ([`Cut::Auto`]: from both ends).
+    ///
+    /// Cost: the plan's backward pass (O(n x W / 64) word operations) and the modular engine over its
+    /// windows, for each of two moduli (11.8 million lane operations a modulus at n = 10000); memory
+    /// the plan (one bit per g of each layer's window, 6.3 MB at n = 10000), kept until the subject is
+    /// dropped.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] naming [`Param::N`] for n below 2 or above [`MAX_N`];
+    /// [`Error::OutOfMemory`] naming [`Param::N`] when the plan or the modular engine would exceed
+    /// `memory_limit` bytes; [`Error::Interrupted`] when cancelled; [`Error::InvalidArgument`]
+    /// naming [`Param::Cut`] for a cut outside 2..=n.
+    pub fn new(n: u64, cut: Cut, memory_limit: impl Into<Limit>, hooks: Hooks) -> Result<Subject> {
+        let memory_limit = memory_limit.into();
+        if !(2..=MAX_N).contains(&n) {
+            return Err(Error::invalid(Param::N, format!("expected N from 2 to {MAX_N}, got {n}")));
+        }
+        let target = [(n, 0)];
+        // the cut checked before any work
+        Request::exact(&target, Engine::Blocked).cut(cut).check_arguments()?;
+        let guard = Guard::residues(memory_limit, MODULI.len(), 1);
+        let mut planned = Request::residues(&target, MODULI).guard(guard).hooks(hooks).always_planned().plan()?;
+        let found = planned.residues()?[0].clone();
+        let plan = planned.into_plan().expect("a plan, always");
+        let halves = Request::exact(&target, Engine::Blocked).cut(cut).plan_given(&plan).plan()?.halves();
+        let halves = halves.expect("one target, the blocked engine");
+        let residues = [found[0], found[1]];
+        Ok(Subject { n, plan, cut, halves, chunk_lanes: None, residues, memory_limit, first: None, worker_start: None })
+    }
+
+    /// The bytes the process holds while this subject is kept and no run is timed: its fixed part
+    /// (code, stacks, the allocator's arenas) and the plan. What a measurement beside it, such as
+    /// [`Stream::measure`], counts as held. Cost O(n).
+    ///
+    /// ```
+    /// let subject = fibtree::bench::Subject::new(300, fibtree::Cut::Auto, u64::MAX, fibtree::Hooks::default())?;
+    /// assert!(subject.held_bytes() > 8 << 20);
+    /// # Ok::<(), fibtree::Error>(())
+    /// ```
+    pub fn held_bytes(&self) -> u64 {
+        Guard::PROCESS_BYTES.saturating_add(self.plan.bytes())
+    }
+
+    /// The plan's states.
+    pub fn states(&self) -> u64 {
+        self.plan.states()
+    }
+
+    /// The 64-bit limb additions of the route measured: bottom-up, the sum over the layers k from
+    /// 2 to n of (states of layer k) x (limbs of a count of layer k), 620,736,444 for (10000, 0) over
+    /// its 10.4 million states (the plan's, those of count zero left out); from both ends, that sum
+    /// to the cut and above it the states times the limbs of a path count of layer k,
+    /// limbs(n - k + 1) (373,415,634 at n = 10000). The work unit of
+    /// [`Measurement::limb_additions_per_ns`]. Cost O(1).
+    pub fn limb_additions(&self) -> u128 {
+        self.halves.work()
+    }
+
+    /// The route measured: where it is cut, and the work of each half.
+    pub fn halves(&self) -> Halves {
+        self.halves
+    }
+
+    /// Forces the lanes per chunk of every run (one of 1, 2, 4, ..., 64), in place of the engine's
+    /// choice from the cache size and the threads.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] naming [`Param::Lanes`] for another number.
+    pub fn force_chunk_lanes(&mut self, lanes: usize) -> Result<()> {
+        if !CHUNK_LANES.contains(&lanes) {
+            let why = format!("expected 1, 2, 4, 8, 16, 32 or 64 lanes, got {lanes}");
+            return Err(Error::invalid(Param::Lanes, why));
+        }
+        self.chunk_lanes = Some(lanes);
+        Ok(())
+    }
+
+    /// Has `start(i)` run on each worker thread of every later measurement's pool, `i` from 0 to its
+    /// threads less one, after the pool starts and before its first run (untimed): each call on a
+    /// worker of its own and all of them at once, so that a call may wait for the others (a
+    /// [`std::sync::Barrier`] of the pool's threads), and all of them returned before any run.
+    /// What `fibtree bench --pin` pins each worker to a core of its own with: the pool is made in
+    /// [`Subject::measure`], so its threads are reached only from there. `None`: nothing (the
+    /// default). Cost O(1); each measurement then one call on each worker.
+    ///
+    /// ```
+    /// use std::sync::{Arc, Mutex};
+    /// let mut subject = fibtree::bench::Subject::new(200, fibtree::Cut::Auto, u64::MAX, fibtree::Hooks::default())?;
+    /// let started = Arc::new(Mutex::new(Vec::new()));
+    /// let seen = started.clone();
+    /// subject.on_each_worker(Some(Arc::new(move |i| seen.lock().unwrap().push(i))));
+    /// subject.measure(3, 1, fibtree::Hooks::default(), |_, _| {})?;
+    /// let mut workers = started.lock().unwrap().clone();
+    /// workers.sort();
+    /// assert_eq!(workers, [0, 1, 2]);
+    /// # Ok::<(), fibtree::Error>(())
+    /// ```
+    pub fn on_each_worker(&mut self, start: Option<WorkerStart>) {
+        self.worker_start = start;
+    }
+
+    /// `(modulus, residue)` of f(n) by the modular engine, for each of [`MODULI`].
+    pub fn residues(&self) -> [(u64, u64); 2] {
+        [(MODULI[0], self.residues[0]), (MODULI[1], self.residues[1])]
+    }
+
+    /// Adds 1 to the residue of `modulus` that the runs are checked against, so that every run
+    /// fails its check: how a test (or `bench --test-perturb`) sees the check bite without a real
+    /// bug. Cost O(1).
+    pub fn perturb(&mut self, modulus: u64) {
+        for (m, r) in MODULI.iter().zip(&mut self.residues) {
+            if *m == modulus {
+                *r = (*r + 1) % m;
+            }
+        }
+    }
+
+    /// Runs the blocked exact engine `runs` times in a new rayon pool of exactly
+    /// `threads` threads, timing each run (the engine alone), and checks every value against the
+    /// residues and against the first value this subject saw (with any thread count). Calls
+    /// `on_run(run, seconds)` after each run (`run` from 1), and before the runs what
+    /// [`Subject::on_each_worker`] set, on each worker.
+    ///
+    /// Cost: `runs` exact runs, O(plan states x limbs(n)) limb additions each
+    /// ([`Subject::limb_additions`]); then a run's recorded task graph summed up (8 schedules of it,
+    /// O(tasks log tasks), not timed); memory the exact engine's layers for `threads` threads plus
+    /// two values of limbs(n) words and one run's task graph (a few MB), estimated and checked
+    /// against the limit before the pool starts any run.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] naming [`Param::Threads`] for 0 threads (the runs are held from 1
+    /// to [`MAX_RUNS`], as `--runs` parses them), or when the pool cannot be started (the process limit); [`Error::OutOfMemory`] naming [`Param::N`]; [`Error::CrossCheck`] when a value disagrees
+    /// with a residue; [`Error::RunsDisagree`] when two runs give different values;
+    /// [`Error::Interrupted`] when `hooks.cancel` is set.
+    pub fn measure(
+        &mut self,
+        threads: usize,
+        runs: usize,
+        hooks: Hooks,
+        mut on_run: impl FnMut(usize, f64),
+    ) -> Result<Measurement> {
+        if threads == 0 {
+            return Err(Error::invalid(Param::Threads, "expected at least 1 thread, got 0"));
+        }
+        // the parser of `--runs` keeps them from 1 to MAX_RUNS
+        let runs = runs.clamp(1, MAX_RUNS);
+        let pool = pool(threads)?;
+        let (n, plan, target) = (self.n, &self.plan, [(self.n, 0)]);
+        let guard = Guard::exact(self.memory_limit, 2);
+        let request = || {
+            let request = Request::exact(&target, Engine::Blocked).cut(self.cut).plan_given(plan).guard(guard);
+            match self.chunk_lanes {
+                Some(lanes) => request.chunk_lanes(lanes),
+                None => request,
+            }
+        };
+        // the memory of a run in this pool, checked before any run
+        pool.install(|| request().plan())?;
+        if let Some(start) = &self.worker_start {
+            // every worker runs its own call, so that one may wait for the others
+            pool.broadcast(|worker| start(worker.index()));
+        }
+        let mut seconds = Vec::with_capacity(runs);
+        let mut graphs = Vec::with_capacity(runs);
+        for run in 1..=runs {
+            let (value, elapsed, graph) = pool.install(|| {
+                let planned = request().hooks(hooks).plan()?;
+                let (start, mut value) = (Instant::now(), BigUint::ZERO);
+                let graph = planned.run_recorded(|_, counted, _| {
+                    value = counted.unwrap_or_default();
+                    Ok(())
+                })?;
+                Ok::<_, Error>((value, start.elapsed().as_secs_f64(), graph))
+            })?;
+            check(n, self.residues(), &mut self.first, &value, (threads, run, runs))?;
+            seconds.push(elapsed);
+            graphs.push(graph);
+            on_run(run, elapsed);
+        }
+        let mut order: Vec<usize> = (0..runs).collect();
+        order.sort_by(|&a, &b| seconds[a].total_cmp(&seconds[b]));
+        let graph = std::mem::take(&mut graphs[order[runs / 2]]);
+        Ok(Measurement { n, threads, seconds, limb_additions: self.limb_additions(), graph })
+    }
+}
+
+/// A pool of `threads` worker threads, or the refusal naming the process limit (RLIMIT_NPROC, which
+/// counts threads too) where one is set. Cost: `threads` threads started.
+///
+/// # Errors
+/// [`Error::InvalidArgument`] naming [`Param::Threads`] where they cannot all be started.
+fn pool(threads: usize) -> Result<rayon::ThreadPool> {
+    rayon::ThreadPoolBuilder::new().num_threads(threads).build().map_err(|e| {
+        let s = if threads == 1 { "" } else { "s" };
+        let limit = super::super::os::process_limit();
+        let limit = limit.map_or(String::new(), |l| format!("; the process limit RLIMIT_NPROC is {l}"));
+        Error::invalid(Param::Threads, format!("could not start {threads} thread{s} ({e}{limit})"))
+    })
+}
+
+/// Checks one run's value of f(n) against the `residues` and the `first` value seen, which it becomes
+/// if there is none yet; `(threads, run, runs)` say which run it is.
+fn check(
+    n: u64,
+    residues: [(u64, u64); 2],
+    first: &mut Option<(BigUint, usize)>,
+    value: &BigUint,
+    (threads, run, runs): (usize, usize, usize),
+) -> Result<()> {
+    let which = format!("{} (run {run} of {runs})", with_threads(threads));
+    for (modulus, independent) in residues {
+        let residue = (value % modulus).to_u64().expect("a residue is below its modulus");
+        if residue != independent {
+            return Err(Error::CrossCheck {
+                what: format!("c({n}, 0) mod {modulus} with {which}"),
+                exact: residue.to_string(),
+                independent: independent.to_string(),
+            });
+        }
+    }
+    match first {
+        None => *first = Some((value.clone(), threads)),
+        Some((first, first_threads)) if *first != *value => {
+            let bit = (&*first ^ value).bits() - 1;
+            return Err(Error::RunsDisagree(format!(
+                "c({n}, 0) with {which} differs in bit {bit} from the first run's value ({}), though both \
+                 agree mod 10^18 and 998244353",
+                with_threads(*first_threads)
+            )));
+        }
+        Some(_) => {}
+    }
+    Ok(())
+}
+
+/// "1 thread", "4 threads".
+fn with_threads(threads: usize) -> String {
+    if threads == 1 { "1 thread".into() } else { format!("{threads} threads") }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_measurement_of_300() {
+        let mut subject = Subject::new(300, Cut::Auto, fibtree::Limit::new(None, 2), Hooks::default()).unwrap();
+        let m = subject.measure(2, 3, Hooks::default(), |_, _| {}).unwrap();
+        assert_eq!((m.n, m.threads, m.seconds.len()), (300, 2, 3));
+        assert_eq!(m.limb_additions, subject.limb_additions());
+        assert!(m.min_seconds() <= m.median_seconds() && m.median_seconds() <= m.max_seconds());
+        assert!(m.graph.work >= m.graph.span && m.graph.span > 0.0);
+    }
+
+    #[test]
+    fn each_worker_runs_its_start_at_once_before_the_runs() {
+        use std::sync::{Barrier, Mutex};
+        let mut subject = Subject::new(300, Cut::Auto, u64::MAX, Hooks::default()).unwrap();
+        for threads in [1, 4] {
+            // a barrier of the pool's threads: passed only if every worker's call runs at once
+            let barrier = Arc::new(Barrier::new(threads));
+            let seen = Arc::new(Mutex::new(Vec::new()));
+            let (b, s) = (barrier.clone(), seen.clone());
+            subject.on_each_worker(Some(Arc::new(move |i| {
+                b.wait();
+                s.lock().unwrap().push((i, std::thread::current().id()));
+            })));
+            subject.measure(threads, 2, Hooks::default(), |_, _| {}).unwrap();
+            let mut seen = seen.lock().unwrap().clone();
+            seen.sort_by_key(|s| s.0);
+            assert_eq!(seen.iter().map(|s| s.0).collect::<Vec<_>>(), (0..threads).collect::<Vec<_>>());
+            let ids: std::collections::HashSet<_> = seen.iter().map(|s| s.1).collect();
+            assert_eq!(ids.len(), threads, "each call on a worker of its own, once per measurement");
+        }
+        subject.on_each_worker(None);
+        subject.measure(2, 1, Hooks::default(), |_, _| {}).unwrap();
+    }
+
+    #[test]
+    fn default_thread_counts() {
+        assert_eq!(default_threads(1), [1]);
+        assert_eq!(default_threads(2), [1, 2]);
+        assert_eq!(default_threads(6), [1, 2, 4, 6]);
+        assert_eq!(default_threads(8), [1, 2, 4, 8]);
+        assert_eq!(default_threads(0), [1]);
+    }
+
+    #[test]
+    fn medians() {
+        assert_eq!(median(&[3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(median(&[4.0, 1.0, 2.0, 3.0]), 2.5);
+        assert_eq!(median(&[7.0]), 7.0);
+    }
+
+    #[test]
+    fn runs_are_checked_and_bad_counts_refused() {
+        let mut subject = Subject::new(200, Cut::Auto, u64::MAX, Hooks::default()).unwrap();
+        let m = subject.measure(1, 2, Hooks::default(), |_, _| {}).unwrap();
+        assert_eq!(m.speedup_over(&m), 1.0);
+        assert!(matches!(
+            subject.measure(0, 1, Hooks::default(), |_, _| {}),
+            Err(Error::InvalidArgument { param: Param::Threads, .. })
+        ));
+        subject.perturb(P998244353);
+        let err = subject.measure(2, 1, Hooks::default(), |_, _| {}).unwrap_err().to_string();
+        assert!(err.contains("c(200, 0) mod 998244353 with 2 threads"), "{err}");
+        assert!(matches!(
+            Subject::new(1, Cut::Auto, u64::MAX, Hooks::default()),
+            Err(Error::InvalidArgument { param: Param::N, .. })
+        ));
+        assert!(matches!(
+            Subject::new(MAX_N + 1, Cut::Auto, u64::MAX, Hooks::default()),
+            Err(Error::InvalidArgument { param: Param::N, .. })
+        ));
+        assert!(matches!(
+            Subject::new(10_000, Cut::Auto, 1 << 20, Hooks::default()),
+            Err(Error::OutOfMemory { param: Param::N, .. })
+        ));
+    }
+}
