@@ -53,20 +53,6 @@ const LEVEL_TIME: f64 = 50e-3;
 
 /// The caches a streaming measurement is sized by, in bytes: as the operating system reports them
 /// or, where it reports none, the fallback.
-///
-/// # Examples
-///
-/// ```
-/// use fibtree::bench::Caches;
-/// let reported = Caches::reported(Some(2 << 20), Some(260 << 20));
-/// assert_eq!((reported.l2, reported.l3, reported.l2_reported), (2 << 20, 260 << 20, true));
-/// // none reported: 512 KiB of L2, and an L3 of the larger of 32 MiB and 16 x L2
-/// let none = Caches::reported(None, None);
-/// assert_eq!((none.l2, none.l3, none.l3_reported), (512 << 10, 32 << 20, false));
-/// assert_eq!(Caches::reported(Some(4 << 20), None).l3, 64 << 20);
-/// let here = Caches::detect(); // this machine's
-/// assert!(here.l2 > 0 && here.l3 > 0);
-/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Caches {
     /// The level-2 cache of one core.
@@ -104,14 +90,6 @@ impl Caches {
     /// The bytes of the three arrays at `level`, and the least that still measures it: half the L2
     /// (and no less); 4 x L2 capped at half the L3 (at least 2 x L2); 4 x L3 (at least 2 x L3).
     /// Cost O(1).
-    ///
-    /// ```
-    /// use fibtree::bench::{Caches, Level};
-    /// let caches = Caches::reported(Some(2 << 20), Some(260 << 20));
-    /// assert_eq!(caches.sizes(Level::L2), (1 << 20, 1 << 20));
-    /// assert_eq!(caches.sizes(Level::L3), (8 << 20, 4 << 20));
-    /// assert_eq!(caches.sizes(Level::Memory), (1040 << 20, 520 << 20));
-    /// ```
     pub fn sizes(&self, level: Level) -> (u64, u64) {
         match level {
             Level::L2 => (self.l2 / 2, self.l2 / 2),
@@ -122,12 +100,6 @@ impl Caches {
 }
 
 /// Where the streaming add's words come from.
-///
-/// ```
-/// use fibtree::bench::Level;
-/// let names: Vec<&str> = Level::ALL.iter().map(|l| l.name()).collect();
-/// assert_eq!(names, ["L2", "L3", "memory"]);
-/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Level {
     /// The level-2 cache.
@@ -170,26 +142,6 @@ pub struct StreamRate {
 
 /// The streaming rates of one core at the three levels, with the caches and the instruction set they
 /// were measured with.
-///
-/// # Examples
-///
-/// ```
-/// use fibtree::bench::{Caches, Level, Stream};
-/// // made-up caches of 64 KiB and 1 MiB: arrays of 32 KiB, 256 KiB and 4 MiB
-/// let caches = Caches::reported(Some(64 << 10), Some(1 << 20));
-/// let kernel = fibtree_core::isa();
-/// let stream = Stream::measure(caches, kernel, 1 << 30, 0, fibtree::Hooks::default())?;
-/// let l2 = stream.rate(Level::L2);
-/// assert!(l2.adds_per_ns.is_some_and(|r| r > 0.0 && r.is_finite()));
-/// assert_eq!((l2.wanted, l2.note.as_deref()), (32 << 10, None));
-/// assert!(l2.bytes <= l2.wanted && l2.bytes > l2.wanted - 192); // whole cache lines of 3 arrays
-/// assert_eq!(stream.in_l2(), l2.adds_per_ns);
-/// // a limit that leaves 3 MiB: memory measured at 3 MiB, not 4 (its least is 2)
-/// let squeezed = Stream::measure(caches, kernel, 4 << 20, 1 << 20, fibtree::Hooks::default())?;
-/// assert_eq!(squeezed.rate(Level::Memory).bytes, 3 << 20);
-/// assert!(squeezed.rate(Level::Memory).note.is_some());
-/// # Ok::<(), fibtree::Error>(())
-/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct Stream {
     /// The caches the sizes were taken from.
@@ -485,5 +437,53 @@ mod tests {
             assert_eq!(arrays.stride % PAGE, LINE, "b one line past a page multiple from a");
             assert!(arrays.start + 2 * arrays.stride + words <= arrays.buf.len());
         }
+    }
+
+    #[test]
+    fn caches_as_reported_or_the_fallback() {
+        use super::Caches;
+        let reported = Caches::reported(Some(2 << 20), Some(260 << 20));
+        assert_eq!((reported.l2, reported.l3, reported.l2_reported), (2 << 20, 260 << 20, true));
+        // none reported: 512 KiB of L2, and an L3 of the larger of 32 MiB and 16 x L2
+        let none = Caches::reported(None, None);
+        assert_eq!((none.l2, none.l3, none.l3_reported), (512 << 10, 32 << 20, false));
+        assert_eq!(Caches::reported(Some(4 << 20), None).l3, 64 << 20);
+        let here = Caches::detect(); // this machine's
+        assert!(here.l2 > 0 && here.l3 > 0);
+    }
+
+    #[test]
+    fn the_sizes_of_each_level() {
+        use super::{Caches, Level};
+        let caches = Caches::reported(Some(2 << 20), Some(260 << 20));
+        assert_eq!(caches.sizes(Level::L2), (1 << 20, 1 << 20));
+        assert_eq!(caches.sizes(Level::L3), (8 << 20, 4 << 20));
+        assert_eq!(caches.sizes(Level::Memory), (1040 << 20, 520 << 20));
+    }
+
+    #[test]
+    fn the_levels_by_name() {
+        use super::Level;
+        let names: Vec<&str> = Level::ALL.iter().map(|l| l.name()).collect();
+        assert_eq!(names, ["L2", "L3", "memory"]);
+    }
+
+    #[test]
+    fn a_stream_measured_and_squeezed() -> fibtree::Result<()> {
+        use super::{Caches, Level, Stream};
+        // made-up caches of 64 KiB and 1 MiB: arrays of 32 KiB, 256 KiB and 4 MiB
+        let caches = Caches::reported(Some(64 << 10), Some(1 << 20));
+        let kernel = fibtree_core::isa();
+        let stream = Stream::measure(caches, kernel, 1 << 30, 0, fibtree::Hooks::default())?;
+        let l2 = stream.rate(Level::L2);
+        assert!(l2.adds_per_ns.is_some_and(|r| r > 0.0 && r.is_finite()));
+        assert_eq!((l2.wanted, l2.note.as_deref()), (32 << 10, None));
+        assert!(l2.bytes <= l2.wanted && l2.bytes > l2.wanted - 192); // whole cache lines of 3 arrays
+        assert_eq!(stream.in_l2(), l2.adds_per_ns);
+        // a limit that leaves 3 MiB: memory measured at 3 MiB, not 4 (its least is 2)
+        let squeezed = Stream::measure(caches, kernel, 4 << 20, 1 << 20, fibtree::Hooks::default())?;
+        assert_eq!(squeezed.rate(Level::Memory).bytes, 3 << 20);
+        assert!(squeezed.rate(Level::Memory).note.is_some());
+        Ok(())
     }
 }

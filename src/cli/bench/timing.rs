@@ -189,12 +189,6 @@ impl Subject {
     /// The bytes the process holds while this subject is kept and no run is timed: its fixed part
     /// (code, stacks, the allocator's arenas) and the plan. What a measurement beside it, such as
     /// [`Stream::measure`], counts as held. Cost O(n).
-    ///
-    /// ```
-    /// let subject = fibtree::bench::Subject::new(300, fibtree::Cut::Auto, u64::MAX, fibtree::Hooks::default())?;
-    /// assert!(subject.held_bytes() > 8 << 20);
-    /// # Ok::<(), fibtree::Error>(())
-    /// ```
     pub fn held_bytes(&self) -> u64 {
         Guard::PROCESS_BYTES.saturating_add(self.plan.bytes())
     }
@@ -240,19 +234,6 @@ impl Subject {
     /// What `fibtree bench --pin` pins each worker to a core of its own with: the pool is made in
     /// [`Subject::measure`], so its threads are reached only from there. `None`: nothing (the
     /// default). Cost O(1); each measurement then one call on each worker.
-    ///
-    /// ```
-    /// use std::sync::{Arc, Mutex};
-    /// let mut subject = fibtree::bench::Subject::new(200, fibtree::Cut::Auto, u64::MAX, fibtree::Hooks::default())?;
-    /// let started = Arc::new(Mutex::new(Vec::new()));
-    /// let seen = started.clone();
-    /// subject.on_each_worker(Some(Arc::new(move |i| seen.lock().unwrap().push(i))));
-    /// subject.measure(3, 1, fibtree::Hooks::default(), |_, _| {})?;
-    /// let mut workers = started.lock().unwrap().clone();
-    /// workers.sort();
-    /// assert_eq!(workers, [0, 1, 2]);
-    /// # Ok::<(), fibtree::Error>(())
-    /// ```
     pub fn on_each_worker(&mut self, start: Option<WorkerStart>) {
         self.worker_start = start;
     }
@@ -474,5 +455,26 @@ mod tests {
             Subject::new(10_000, Cut::Auto, 1 << 20, Hooks::default()),
             Err(Error::OutOfMemory { param: Param::N, .. })
         ));
+    }
+
+    #[test]
+    fn a_subject_holds_its_plan() -> fibtree::Result<()> {
+        let subject = super::Subject::new(300, fibtree::Cut::Auto, u64::MAX, fibtree::Hooks::default())?;
+        assert!(subject.held_bytes() > 8 << 20);
+        Ok(())
+    }
+
+    #[test]
+    fn each_worker_runs_its_start() -> fibtree::Result<()> {
+        use std::sync::{Arc, Mutex};
+        let mut subject = super::Subject::new(200, fibtree::Cut::Auto, u64::MAX, fibtree::Hooks::default())?;
+        let started = Arc::new(Mutex::new(Vec::new()));
+        let seen = started.clone();
+        subject.on_each_worker(Some(Arc::new(move |i| seen.lock().unwrap().push(i))));
+        subject.measure(3, 1, fibtree::Hooks::default(), |_, _| {})?;
+        let mut workers = started.lock().unwrap().clone();
+        workers.sort();
+        assert_eq!(workers, [0, 1, 2]);
+        Ok(())
     }
 }
