@@ -108,15 +108,19 @@ fn kernel_line() -> String {
 /// argument that makes it so large (N, TO, ...), not `--max-memory`, which no value could lift.
 const ANY_MACHINE: u64 = 1 << 50;
 
+/// An error of the engines' crate, where the command line called it directly, as the library's
+/// (which takes every one of them in); any other error as it is.
+fn as_library_error(e: anyhow::Error) -> anyhow::Error {
+    match e.downcast::<fibtree_core::Error>() {
+        Ok(core) => Error::from(core).into(),
+        Err(e) => e,
+    }
+}
+
 /// A library error in the command line's terms: a refusal (a bad argument, or a run too large for
 /// memory) names the flag `flags` gives its parameter; anything else is left as it is.
 fn in_terms(e: anyhow::Error, flags: fn(Param) -> &'static str) -> anyhow::Error {
-    // an error of the engines' crate, where the command line called it directly, in the library's terms
-    let e = match e.downcast::<fibtree_core::Error>() {
-        Ok(core) => Error::from(core).into(),
-        Err(e) => e,
-    };
-    match e.downcast::<Error>() {
+    match as_library_error(e).downcast::<Error>() {
         Ok(Error::InvalidArgument { param, expected }) => usage(flags(param), expected),
         // past what any machine has, the parameter that makes the run this large is at fault
         Ok(Error::OutOfMemory { param, estimate, .. }) if estimate > ANY_MACHINE => usage(

@@ -13,7 +13,7 @@ use serde::Serialize;
 
 use super::output::Output;
 use super::progress::WeightedBar;
-use super::{flag, in_terms};
+use super::{as_library_error, flag, in_terms};
 
 /// The form of a command's result: for people, numbers only (`-q`), or one JSON object.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -128,7 +128,7 @@ impl Session {
     /// A library error in the command line's terms: an interruption becomes a [`Stopped`] error
     /// carrying the signal's exit status, a refusal names the session's flag for its parameter.
     pub(super) fn error(&self, e: impl Into<anyhow::Error>) -> anyhow::Error {
-        let e = e.into();
+        let e = as_library_error(e.into());
         match e.downcast_ref::<Error>() {
             Some(Error::Interrupted) => {
                 Stopped { unwritten: self.out.file().map(|p| p.display().to_string()), ..self.signals.stopped() }.into()

@@ -148,6 +148,18 @@ fn sigint_stops_rank_while_it_counts() {
     assert_eq!(out, "", "nothing written");
 }
 
+/// Ctrl-C stops `estimate` while it counts the plan's states (the engines' own error, taken in as the
+/// library's: exit 130 and the signal named, as every command stops).
+#[test]
+fn sigint_stops_estimate_while_it_counts() {
+    // minutes of census on the 2-core machine
+    let args = ["estimate", "1000000", "--census"];
+    let (status, out, err) = signalled(&args, Duration::from_millis(700), "INT", || {});
+    assert_eq!(status.code(), Some(130), "{status:?}, {err}");
+    assert_eq!(err, "error: interrupted by SIGINT\n");
+    assert_eq!(out, "", "nothing written");
+}
+
 /// A run waiting to write (a FIFO nobody opens for reading; a pipe nobody reads) is ended by the
 /// first SIGINT, SIGTERM or SIGHUP at once, with the signal's status and message.
 #[test]
