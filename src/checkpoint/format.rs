@@ -3,8 +3,7 @@
 //! own layers (which the memory guard counts).
 //!
 //! Little-endian 64-bit words after an 8-byte magic: the version, n, g, the engine, the moduli's
-//! count, the moduli, their residues; the cut and the half (format 3 on; format 2 is a bottom-up
-//! state alone); the state of the half running (the bottom-up half's first in the top-down half,
+//! count, the moduli, their residues; the cut and the half; the state of the half running (the bottom-up half's first in the top-down half,
 //! then the paths to the direct moves in the words format); and a 64-bit FNV-1a checksum of
 //! everything before it. A state is k0, the chunks' lanes, the two non-zero sets (base, length,
 //! words each), the passes' count, then each pass's chunks and then each pass's carries, a layer at
@@ -17,13 +16,12 @@ use fibtree_util::Fnv1a;
 
 /// The first bytes of a checkpoint file.
 pub(super) const MAGIC: &[u8; 8] = b"FIBTCKPT";
-/// The version of the format.
-const VERSION: u64 = 4;
-/// The version before the top-down half left out the states of count zero: a bottom-up half still
-/// reads (its non-zero sets are the same), a top-down half does not (its sets held such states).
-const UNTHINNED_VERSION: u64 = 3;
-/// The version before counts from both ends, which still reads: a bottom-up state alone.
-const BOTTOM_UP_VERSION: u64 = 2;
+/// The version of the format: 5 since the exact lanes hold 56 bits (they held 48 before).
+const VERSION: u64 = 5;
+/// The first version, and the last one whose states held lanes of 48 bits (2: a bottom-up state
+/// alone; 3: before the top-down half left out the states of count zero; 4). Such a file is
+/// refused, in one line: its lanes are not this fibtree's.
+const LANES48_VERSIONS: std::ops::RangeInclusive<u64> = 2..=4;
 
 /// What a checkpoint says of the run that made it.
 #[derive(Debug, PartialEq)]
@@ -182,10 +180,14 @@ pub(super) fn decode(bytes: &[u8]) -> std::result::Result<Saved, String> {
 fn parse<R: Read>(words: &mut In<R>) -> std::result::Result<Saved, String> {
     let mut next = || words.get().ok_or_else(|| damaged("truncated"));
     let version = next()?;
-    if !(BOTTOM_UP_VERSION..=VERSION).contains(&version) {
+    if LANES48_VERSIONS.contains(&version) {
         return Err(format!(
-            "has format version {version}; this fibtree reads versions {BOTTOM_UP_VERSION} to {VERSION}"
+            "was saved by an earlier fibtree (format version {version}), whose lanes of 48 bits this one \
+             no longer reads; use --fresh to start over"
         ));
+    }
+    if version != VERSION {
+        return Err(format!("has format version {version}; this fibtree reads version {VERSION}"));
     }
     let (n, g, engine, count) = (next()?, next()?, next()?, next()?);
     if engine != 1 || count > 64 {
@@ -193,16 +195,7 @@ fn parse<R: Read>(words: &mut In<R>) -> std::result::Result<Saved, String> {
     }
     let moduli = (0..count).map(|_| next()).collect::<std::result::Result<Vec<_>, _>>()?;
     let independent = (0..count).map(|_| next()).collect::<std::result::Result<Vec<_>, _>>()?;
-    let (cut, half) = match version {
-        BOTTOM_UP_VERSION => (n, 0),
-        _ => (next()?, next()?),
-    };
-    if version == UNTHINNED_VERSION && half == 1 {
-        return Err(format!(
-            "was saved in the top-down half of a count by an earlier fibtree (format version {version}), \
-             whose layers this one no longer makes; use --fresh to start over"
-        ));
-    }
+    let (cut, half) = (next()?, next()?);
     if half > 1 {
         return Err(damaged("unknown half"));
     }

@@ -176,6 +176,10 @@ fn first_count_of_at_least(seconds: f64) -> usize {
     LONG_COUNTS.len() - 1
 }
 
+/// The states a Slurm job ends in (`man squeue`, "JOB STATE CODES").
+const FINAL_STATES: [&str; 9] =
+    ["COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL", "PREEMPTED", "BOOT_FAIL", "DEADLINE", "OUT_OF_MEMORY"];
+
 /// `count.sbatch` for f(n) in `here`, under a time limit of a minute (`--signal=B:TERM@50`), until
 /// the job is done: its `scontrol show job` line, its log and the folder of its value.
 fn long_count(cluster: &Cluster, here: &Path, n: u64) -> (String, String, std::path::PathBuf) {
@@ -191,7 +195,8 @@ fn long_count(cluster: &Cluster, here: &Path, n: u64) -> (String, String, std::p
     let shown = loop {
         let shown = cluster.run("scontrol", &["show", "job", "-o", &job], &[], here);
         let state = shown.split_whitespace().find_map(|f| f.strip_prefix("JobState=")).unwrap_or("").to_string();
-        if !["PENDING", "RUNNING", "REQUEUED", "CONFIGURING", "COMPLETING", "SUSPENDED"].contains(&state.as_str()) {
+        // the states a job ends in; any other (PENDING, RUNNING, SIGNALING, REQUEUED, ...) passes
+        if state.is_empty() || FINAL_STATES.contains(&state.as_str()) {
             break shown;
         }
         assert!(Instant::now() < deadline, "job {job} not done after 20 minutes: {shown}");

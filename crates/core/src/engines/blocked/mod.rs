@@ -7,7 +7,7 @@
 //! states (k, g) of the [`Plan`]. Layer k reads only layers k-1 and k-2.
 //!
 //! **Two lane kinds.** A state holds C-lane chunks of `u64` lanes, of one of two kinds:
-//! - *exact* ([`Lanes::Exact`]): the value itself, in [`lanes`]`(k)` lanes of 48-bit
+//! - *exact* ([`Lanes::Exact`]): the value itself, in [`lanes`]`(k)` lanes of 56-bit
 //!   payload in layer k (below), with carries between chunks and the number of passes growing with
 //!   the lanes;
 //! - *residues* ([`Lanes::Residues`], the residues of [`crate::engines::Engine::Crt`]): lane i holds
@@ -19,11 +19,11 @@
 //!   resumable. The recurrence, the plan, the block descriptions and the task graph are the exact
 //!   kind's.
 //!
-//! **Lanes** ([`mod@lanes`]). A value is held in lanes of 48 payload bits in `u64` words: value = sum of
-//! lane_i x 2^(48 i), where a lane may hold more than 48 bits between normalisations. Adding two
+//! **Lanes** ([`mod@lanes`]). A value is held in lanes of 56 payload bits in `u64` words: value = sum of
+//! lane_i x 2^(56 i), where a lane may hold more than 56 bits between normalisations. Adding two
 //! values is then a plain lane-wise addition, with no carry chain, which the compiler vectorises
 //! ([`crate::kernels::sum_layer`]). A lane grows at most like the counts do (c(k) = c(k-1) + c(k-2) + 2),
-//! so a block of layers (at most [`MAX_BLOCK_LAYERS`], about 22) can run from normalised lanes
+//! so a block of layers (at most [`MAX_BLOCK_LAYERS`], 11) can run from normalised lanes
 //! without overflowing a word.
 //!
 //! **Blocks and passes** ([`pass`]). Because lanes are independent within a block, chunk j (lanes
@@ -47,8 +47,8 @@
 //! ([`crate::graph`]).
 //!
 //! **Carries** (exact lanes only). At the end of a block each pass normalises chunk j of the
-//! block's last two layers: each lane keeps its low 48 bits and adds the high bits of the lane
-//! below; the high bits of the chunk's top lane (the carry out, per state, below 2^16) are handed to
+//! block's last two layers: each lane keeps its low 56 bits and adds the high bits of the lane
+//! below; the high bits of the chunk's top lane (the carry out, per state, below 2^8) are handed to
 //! pass j + 1 of the next block, which adds them to its lane 0 before it starts. Targets are taken
 //! from the raw lanes and fully normalised once.
 //!
@@ -252,7 +252,7 @@ impl State {
     /// Whether a state read from a file is one this engine could have saved for a run whose states
     /// all lie at or below `hi`: the members of its two non-zero sets within that bound, a whole
     /// number of passes, each pass's chunks as long as its sets say (C lanes a state and the zero
-    /// chunk's) and a carry per state below 2^16, with the carries of every pass (exact lanes). A
+    /// chunk's) and a carry per state below 2^(64 - [`lanes::PAYLOAD`]), with the carries of every pass (exact lanes). A
     /// file that passes its checksum but not this is refused before any work, not run into a panic.
     /// Cost O(passes).
     pub(crate) fn fits(&self, hi: u64) -> bool {
@@ -264,8 +264,8 @@ impl State {
         });
         let lens = [self.edges[0].len as usize, self.edges[1].len as usize];
         let chunks = self.chunks.iter().all(|[a, b]| a.len() == (lens[0] + 1) * c && b.len() == (lens[1] + 1) * c);
-        // a carry is the high bits of a lane: below 2^16, as a pass keeps it
-        let small = |carries: &Vec<u64>| carries.iter().all(|&c| c <= u16::MAX as u64);
+        // a carry is the high bits of a lane, as a pass keeps it
+        let small = |carries: &Vec<u64>| carries.iter().all(|&c| c < 1 << (64 - lanes::PAYLOAD));
         let carries =
             self.carries.iter().all(|[a, b]| a.len() == lens[0] && b.len() == lens[1] && small(a) && small(b));
         CHUNK_LANES.contains(&c) && sets && chunks && carries && self.carries.len() == self.chunks.len()
@@ -329,7 +329,7 @@ impl State {
             let start = raw.len();
             raw.extend_from_slice(&chunk[i][s * c..(s + 1) * c]);
             if let Some(carries) = j.checked_sub(1).and_then(|j| self.carries.get(j)) {
-                // the lane is normalised, the carry below 2^16 (but in a forged checkpoint's state)
+                // the lane is normalised, the carry below 2^8 (but in a forged checkpoint's state)
                 raw[start] = raw[start].wrapping_add(carries[i][s]);
             }
         }
@@ -425,8 +425,9 @@ pub(crate) fn run(
 }
 
 /// The most layers a block of residues may have ([`Tuning::block_layers`] is cut to it): residues
-/// cannot overflow, and this bounds only the source positions held per block.
-const MAX_RESIDUE_BLOCK_LAYERS: usize = 8 * MAX_BLOCK_LAYERS;
+/// cannot overflow, and this bounds only the source positions held per block. (Eight blocks of
+/// exact lanes of 48 bits, whose measured speed it kept when the lanes grew to 56 bits.)
+const MAX_RESIDUE_BLOCK_LAYERS: usize = 176;
 
 /// The modulus of the lanes that pad the last chunk of a residue run to C lanes.
 const PAD_MODULUS: u64 = 2;

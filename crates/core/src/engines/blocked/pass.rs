@@ -14,7 +14,7 @@ use crate::kernels::{self, Isa};
 pub(crate) type Chunk = [Vec<u64>; 2];
 
 /// The carries out of the top lane of chunk j of two consecutive layers, one a state: the high bits
-/// of a lane, below 2^16 (a lane is below 2^64 and keeps [`PAYLOAD`] = 48 bits).
+/// of a lane, below 2^(64 - [`PAYLOAD`]) (a lane is below 2^64 and keeps its low [`PAYLOAD`] bits).
 pub(crate) type Carries = [Vec<u16>; 2];
 
 /// Buffers left by finished passes, to reuse: layer chunks, and carry vectors.

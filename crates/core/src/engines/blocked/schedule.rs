@@ -502,7 +502,8 @@ fn followers(kind: LaneKind, j: usize) -> std::ops::RangeInclusive<usize> {
     }
 }
 
-/// A state's carries (a word each) as a pass keeps them: the high bits of a lane, below 2^16.
+/// A state's carries (a word each) as a pass keeps them: the high bits of a lane, below
+/// 2^(64 - [`super::lanes::PAYLOAD`]).
 fn narrow([a, b]: Chunk) -> Carries {
     let narrow = |v: Vec<u64>| v.into_iter().map(|c| c as u16).collect();
     [narrow(a), narrow(b)]

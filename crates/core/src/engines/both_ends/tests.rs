@@ -297,9 +297,9 @@ fn a_state_inconsistent_with_itself_or_the_plan_is_refused() {
             s.carries.pop();
             s
         }),
-        ("a carry of 2^16, above the high bits of any lane", {
+        ("a carry of 2^8, above the high bits of any lane", {
             let mut s = state.clone();
-            s.carries[0][1][0] = 1 << 16;
+            s.carries[0][1][0] = 1 << 8;
             s
         }),
     ];
