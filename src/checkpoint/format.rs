@@ -5,9 +5,9 @@
 //! Little-endian 64-bit words after an 8-byte magic: the version, n, g, the engine, the moduli's
 //! count, the moduli, their residues; the cut and the half; the state of the half running (the
 //! bottom-up half's first in the top-down half, then the paths to the direct moves in the words
-//! format); and a 64-bit FNV-1a checksum of everything before it. A state is k0, the chunks' lanes, the two non-zero sets (base, length,
-//! words each), the passes' count, then each pass's chunks and then each pass's carries, a layer at
-//! a time (length, words).
+//! format); and a 64-bit FNV-1a checksum of everything before it. A state is k0, the chunks' lanes,
+//! the two non-zero sets (base, length, words each), the passes' count, then each pass's chunks and
+//! then each pass's carries, a layer at a time (length, words).
 
 use std::io::{Read, Write};
 
