@@ -262,19 +262,6 @@ fn estimate_is_within_one_and_a_half_of_the_peak_at_5000() {
     assert!((1.0 / 1.5..=1.5).contains(&ratio), "peak / estimate = {ratio:.2}: {line}");
 }
 
-/// Bytes of a size as `human_bytes` writes it: "13.4 MiB", "812 KiB", "20 B".
-fn parse_size(text: &str) -> u64 {
-    let (number, unit) = text.split_once(' ').unwrap_or_else(|| panic!("a size: {text}"));
-    let scale = match unit {
-        "B" => 1.0,
-        "KiB" => 1024.0,
-        "MiB" => 1024.0 * 1024.0,
-        "GiB" => 1024.0 * 1024.0 * 1024.0,
-        _ => panic!("a unit: {text}"),
-    };
-    (number.parse::<f64>().unwrap_or_else(|_| panic!("a number: {text}")) * scale) as u64
-}
-
 #[test]
 fn the_readme_json_example_has_the_real_fields() {
     let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();

@@ -204,14 +204,7 @@ fn a_refusal_names_the_same_figure_whatever_the_limit() {
     let figures = |args: &[&str]| -> Vec<String> {
         let at = |limit: String| figure(&[args, &["--max-memory", &limit]].concat());
         let first = at("1".into());
-        let (number, unit) = first.split_once(' ').unwrap_or_else(|| panic!("{first}"));
-        let unit = match unit {
-            "KiB" => 1024.0,
-            "MiB" => 1048576.0,
-            "GiB" => 1073741824.0,
-            _ => panic!("a figure in KiB, MiB or GiB: {first}"),
-        };
-        let bytes = number.parse::<f64>().unwrap_or_else(|_| panic!("{first}")) * unit;
+        let bytes = crate::common::parse_size(&first) as f64;
         let mut all = vec![first];
         all.extend([0.25, 0.6, 0.95].map(|part| at(((bytes * part) as u64).to_string())));
         all

@@ -364,3 +364,16 @@ pub fn shard_checksum(file: &Value) -> String {
     let hash = text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3));
     format!("{hash:016x}")
 }
+
+/// Bytes of a size as `human_bytes` writes it: "13.4 MiB", "812 KiB", "20 B".
+pub fn parse_size(text: &str) -> u64 {
+    let (number, unit) = text.split_once(' ').unwrap_or_else(|| panic!("a size: {text}"));
+    let scale = match unit {
+        "B" => 1.0,
+        "KiB" => 1024.0,
+        "MiB" => 1024.0 * 1024.0,
+        "GiB" => 1024.0 * 1024.0 * 1024.0,
+        _ => panic!("a unit: {text}"),
+    };
+    (number.parse::<f64>().unwrap_or_else(|_| panic!("a number: {text}")) * scale) as u64
+}
