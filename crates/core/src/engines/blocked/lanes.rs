@@ -10,9 +10,11 @@ use crate::game::count_bits_bound;
 pub(crate) const PAYLOAD: u32 = 56;
 /// The payload bits of a lane.
 const MASK: u64 = (1 << PAYLOAD) - 1;
+/// The largest carry: the high bits of a lane, which normalising hands to the lane above.
+pub(crate) const CARRY_MAX: u64 = u64::MAX >> PAYLOAD;
 /// A bound on every lane of a normalised value: its own payload plus the high bits carried in from
 /// the lane below.
-pub(crate) const LANE_START: u64 = MASK + (u64::MAX >> PAYLOAD);
+pub(crate) const LANE_START: u64 = MASK + CARRY_MAX;
 
 /// The most layers a block may have: lanes starting below [`LANE_START`] and growing as
 /// x(k) = x(k-1) + x(k-2) + 2 stay within a `u64` for this many layers.

@@ -252,8 +252,9 @@ impl State {
     /// Whether a state read from a file is one this engine could have saved for a run whose states
     /// all lie at or below `hi`: the members of its two non-zero sets within that bound, a whole
     /// number of passes, each pass's chunks as long as its sets say (C lanes a state and the zero
-    /// chunk's) and a carry per state below 2^(64 - [`lanes::PAYLOAD`]), with the carries of every pass (exact lanes). A
-    /// file that passes its checksum but not this is refused before any work, not run into a panic.
+    /// chunk's) and a carry per state of at most [`lanes::CARRY_MAX`], with the carries of every
+    /// pass (exact lanes). A file that passes its checksum but not this is refused before any work,
+    /// not run into a panic.
     /// Cost O(passes).
     pub(crate) fn fits(&self, hi: u64) -> bool {
         let c = self.chunk_lanes;
@@ -265,7 +266,7 @@ impl State {
         let lens = [self.edges[0].len as usize, self.edges[1].len as usize];
         let chunks = self.chunks.iter().all(|[a, b]| a.len() == (lens[0] + 1) * c && b.len() == (lens[1] + 1) * c);
         // a carry is the high bits of a lane, as a pass keeps it
-        let small = |carries: &Vec<u64>| carries.iter().all(|&c| c < 1 << (64 - lanes::PAYLOAD));
+        let small = |carries: &Vec<u64>| carries.iter().all(|&c| c <= lanes::CARRY_MAX);
         let carries =
             self.carries.iter().all(|[a, b]| a.len() == lens[0] && b.len() == lens[1] && small(a) && small(b));
         CHUNK_LANES.contains(&c) && sets && chunks && carries && self.carries.len() == self.chunks.len()
