@@ -13,11 +13,11 @@ use super::Isa;
 /// Normalises each state's chunk of C lanes of `layer` (all but its last chunk, the layer's zero
 /// chunk) in place: every lane keeps its P payload bits and adds the high bits of the lane below,
 /// lane 0 only its payload. Writes each state's carry out of its top lane (its high bits, below
-/// 2^16 for P >= 48, which lane 0 of the next chunk must add) to `carries`.
+/// 2^8 for P >= 56, which lane 0 of the next chunk must add) to `carries`: a byte a state.
 ///
 /// Cost: O(lanes of `layer`), one read and one write of each.
-pub(crate) fn normalise<const C: usize, const P: u32>(isa: Isa, layer: &mut [u64], carries: &mut Vec<u16>) {
-    const { assert!(P >= 48 && P < 64, "a carry, the high bits of a lane, fits in 16 bits") };
+pub(crate) fn normalise<const C: usize, const P: u32>(isa: Isa, layer: &mut [u64], carries: &mut Vec<u8>) {
+    const { assert!(P >= 56 && P < 64, "a carry, the high bits of a lane, fits in 8 bits") };
     let states = (layer.len() / C).saturating_sub(1);
     carries.clear();
     carries.resize(states, 0);
@@ -35,7 +35,7 @@ pub(crate) fn normalise<const C: usize, const P: u32>(isa: Isa, layer: &mut [u64
 }
 
 /// The normalisation one state at a time, in plain Rust.
-fn portable<const C: usize, const P: u32>(layer: &mut [u64], carries: &mut [u16]) {
+fn portable<const C: usize, const P: u32>(layer: &mut [u64], carries: &mut [u8]) {
     let mask = (1u64 << P) - 1;
     for (chunk, carry) in layer.chunks_exact_mut(C).zip(carries) {
         let mut below = 0;
@@ -44,7 +44,7 @@ fn portable<const C: usize, const P: u32>(layer: &mut [u64], carries: &mut [u16]
             *lane = (*lane & mask) + below;
             below = high;
         }
-        *carry = below as u16;
+        *carry = below as u8;
     }
 }
 
@@ -58,7 +58,7 @@ mod x86 {
     /// # Safety
     /// The CPU has AVX-512F; C is a multiple of 8, `layer` holds `carries.len()` chunks of C lanes.
     #[target_feature(enable = "avx512f")]
-    pub(super) unsafe fn avx512<const C: usize, const P: u32>(layer: &mut [u64], carries: &mut [u16]) {
+    pub(super) unsafe fn avx512<const C: usize, const P: u32>(layer: &mut [u64], carries: &mut [u8]) {
         let mask = _mm512_set1_epi64(((1u64 << P) - 1) as i64);
         let zero = _mm512_setzero_si512();
         let lanes = layer.as_mut_ptr();
@@ -76,7 +76,7 @@ mod x86 {
                     below = high;
                 }
             }
-            *carry = _mm256_extract_epi64::<3>(_mm512_extracti64x4_epi64::<1>(below)) as u16;
+            *carry = _mm256_extract_epi64::<3>(_mm512_extracti64x4_epi64::<1>(below)) as u8;
         }
     }
 
@@ -86,7 +86,7 @@ mod x86 {
     /// # Safety
     /// The CPU has AVX2; C is a multiple of 4, `layer` holds `carries.len()` chunks of C lanes.
     #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn avx2<const C: usize, const P: u32>(layer: &mut [u64], carries: &mut [u16]) {
+    pub(super) unsafe fn avx2<const C: usize, const P: u32>(layer: &mut [u64], carries: &mut [u8]) {
         let mask = _mm256_set1_epi64x(((1u64 << P) - 1) as i64);
         let shift = _mm_set_epi64x(0, P as i64);
         let zero = _mm256_setzero_si256();
@@ -107,7 +107,7 @@ mod x86 {
                     below = high;
                 }
             }
-            *carry = _mm256_extract_epi64::<3>(below) as u16;
+            *carry = _mm256_extract_epi64::<3>(below) as u8;
         }
     }
 }
@@ -133,22 +133,22 @@ mod tests {
                 })
                 .collect();
             let (mut want, mut want_carries) = (raw.clone(), vec![0; states]);
-            portable::<C, 48>(&mut want[..states * C], &mut want_carries);
-            let value = |lanes: &[u64], top: u16| -> num_bigint::BigUint {
-                let mut v = num_bigint::BigUint::from(top) << (48 * lanes.len());
+            portable::<C, 56>(&mut want[..states * C], &mut want_carries);
+            let value = |lanes: &[u64], top: u8| -> num_bigint::BigUint {
+                let mut v = num_bigint::BigUint::from(top) << (56 * lanes.len());
                 for (i, &lane) in lanes.iter().enumerate() {
-                    v += num_bigint::BigUint::from(lane) << (48 * i);
+                    v += num_bigint::BigUint::from(lane) << (56 * i);
                 }
                 v
             };
             for s in 0..states {
                 let chunk = &want[s * C..(s + 1) * C];
                 assert_eq!(value(chunk, want_carries[s]), value(&raw[s * C..(s + 1) * C], 0), "state {s}");
-                assert!(chunk.iter().all(|&l| l < (1 << 48) + (1 << 16)), "state {s}: lanes normalised");
+                assert!(chunk.iter().all(|&l| l < (1 << 56) + (1 << 8)), "state {s}: lanes normalised");
             }
             for isa in Isa::available() {
                 let (mut got, mut carries) = (raw.clone(), vec![7; 3]);
-                normalise::<C, 48>(isa, &mut got, &mut carries);
+                normalise::<C, 56>(isa, &mut got, &mut carries);
                 assert_eq!((&got, &carries), (&want, &want_carries), "{isa:?}, {C} lanes");
             }
         }

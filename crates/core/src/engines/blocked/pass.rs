@@ -15,7 +15,7 @@ pub(crate) type Chunk = [Vec<u64>; 2];
 
 /// The carries out of the top lane of chunk j of two consecutive layers, one a state: the high bits
 /// of a lane, below 2^(64 - [`PAYLOAD`]) (a lane is below 2^64 and keeps its low [`PAYLOAD`] bits).
-pub(crate) type Carries = [Vec<u16>; 2];
+pub(crate) type Carries = [Vec<u8>; 2];
 
 /// Buffers left by finished passes, to reuse: layer chunks, and carry vectors.
 pub(super) type Spares = Mutex<(Vec<Vec<u64>>, Vec<Carries>)>;

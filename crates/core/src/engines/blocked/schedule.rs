@@ -505,12 +505,12 @@ fn followers(kind: LaneKind, j: usize) -> std::ops::RangeInclusive<usize> {
 /// A state's carries (a word each) as a pass keeps them: the high bits of a lane, below
 /// 2^(64 - [`super::lanes::PAYLOAD`]).
 fn narrow([a, b]: Chunk) -> Carries {
-    let narrow = |v: Vec<u64>| v.into_iter().map(|c| c as u16).collect();
+    let narrow = |v: Vec<u64>| v.into_iter().map(|c| c as u8).collect();
     [narrow(a), narrow(b)]
 }
 
 /// A pass's carries as a state holds them, a word each.
 fn widen([a, b]: &Carries) -> Chunk {
-    let widen = |v: &Vec<u16>| v.iter().map(|&c| c as u64).collect();
+    let widen = |v: &Vec<u8>| v.iter().map(|&c| c as u64).collect();
     [widen(a), widen(b)]
 }
