@@ -51,7 +51,8 @@ use num_bigint::BigUint;
 /// The exact c(n, g): the number of moves in T(n) that leave Grundy value g.
 ///
 /// Cost: about 10.4 million states of up to 6,930 bits at n = 10000 (time O(states x n / 64)), in
-/// the current rayon pool; memory O(one layer) plus one bit per g of each layer's window of the plan.
+/// the current rayon pool; memory O(one layer) plus the plan's layers, packed (at most one bit per g
+/// of each layer's window).
 ///
 /// # Errors
 /// [`Error::InvalidArgument`] for n above [`MAX_N`]; [`Error::OutOfMemory`] when the run would

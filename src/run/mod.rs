@@ -29,7 +29,7 @@ pub(crate) use mod_only::{check_modulus, moduli_of, residues_each};
 /// [`crate::dist::distribution_mod`] are the runs of one engine alone.
 ///
 /// Cost: the exact engine's O(states x limbs(n)) limb additions plus the modular engine's
-/// O(states x moduli); memory the plan (one bit per g of each layer's window) plus three layers of
+/// O(states x moduli); memory the plan (its layers packed: at most one bit per g of each window) plus three layers of
 /// each engine, estimated and checked against the limit before any layer is allocated.
 ///
 /// # Examples

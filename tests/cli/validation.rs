@@ -518,7 +518,7 @@ fn claims_files_empty_header_only_missing_or_a_folder() {
 }
 
 /// A run far beyond the limit is refused with the same figure whatever the limit: the whole run's
-/// prediction, not a floor below it (n = 10^9: 122070.4 TiB at 1G as at 50G), naming N, as no
+/// prediction, not a floor below it (n = 10^9: 63575.2 TiB at 1G as at 50G), naming N, as no
 /// machine has so much.
 #[test]
 fn a_refusal_gives_one_figure_whatever_the_limit() {

@@ -160,7 +160,7 @@ impl Subject {
     ///
     /// Cost: the plan's backward pass (O(n x W / 64) word operations) and the modular engine over its
     /// windows, for each of two moduli (11.8 million lane operations a modulus at n = 10000); memory
-    /// the plan (one bit per g of each layer's window, 6.3 MB at n = 10000), kept until the subject is
+    /// the plan (its layers packed, at most one bit per g of each window), kept until the subject is
     /// dropped.
     ///
     /// # Errors

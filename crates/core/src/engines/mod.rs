@@ -28,7 +28,7 @@ use crate::crt::garner::{check_below_tree, garner};
 use crate::crt::primes::{first as primes, primes_needed};
 use crate::error::Result;
 use crate::hooks::Hooks;
-use crate::plan::Plan;
+use crate::plan::{Held, Plan, Sizes};
 use crate::targets::Targets;
 
 pub use both_ends::{Cut, Halves};
@@ -206,15 +206,59 @@ pub(crate) fn count_exact(engine: Engine, plan: &Plan, targets: &Targets, hooks:
     Ok(values)
 }
 
+/// What the exact engine's sweeps hold at once over a plan of these layers' sizes (`lens`, layers 0
+/// to n), counted from both ends at `cut` (both sweeps at once: the bottom-up one's layers 2 to the
+/// cut at their own lanes, the top-down one's from the cut - 1 up, a value of layer k at the lanes
+/// of layer n + 1 - k), or bottom-up alone where `cut` is `None` or resolves to the top. Cost O(n).
+pub(crate) fn held(lens: &[u32], cut: Option<Cut>) -> Held {
+    let n = lens.len().saturating_sub(1);
+    let cut = cut.map_or(n, |cut| both_ends::halves(lens, cut).cut as usize);
+    let most = |layers: std::ops::RangeInclusive<usize>, lanes_of: &dyn Fn(usize) -> usize| {
+        let at = |k: usize| (lens[k] as u64, lens[k] as u64 * lanes_of(k) as u64);
+        layers.map(at).fold((0, 0), |(s, l), (s2, l2)| (s.max(s2), l.max(l2)))
+    };
+    let (halves, top_lanes) = if cut < n && n >= 3 {
+        let down = |k: usize| blocked::lanes(n + 1 - k).max(1);
+        ([most(2..=cut, &blocked::lanes), most(cut - 1..=n, &down)], blocked::lanes(cut).min(down(cut - 1)))
+    } else {
+        ([most(2.min(n)..=n, &blocked::lanes), (0, 0)], blocked::lanes(n))
+    };
+    let (states, lane_states) = (halves[0].0 + halves[1].0, halves[0].1 + halves[1].1);
+    Held { states, lane_states, top_lanes: top_lanes as u64 }
+}
+
 /// Bytes the exact engines' layers need for a plan whose widest layer has `widest` states and a top
 /// layer `n`, in the current rayon pool: the largest of the reference engine's three layers and the
 /// blocked engine's, with exact lanes ([`blocked::memory_bytes`]) or residues for [`Engine::Crt`]
 /// ([`blocked::residue_memory_bytes`]). Cost O(1).
 pub(crate) fn layer_bytes_for(widest: u64, n: usize) -> u64 {
-    // past 2^40 states the estimate is astronomical either way; the cap keeps the arithmetic in range
-    let widest = widest.min(1 << 40) as usize;
-    let reference = 3u64.saturating_mul(widest as u64).saturating_mul((1 + limbs(n)) as u64 * 8);
     let threads = rayon::current_num_threads();
-    let residues = blocked::residue_memory_bytes(widest, primes_needed(n as u64), threads);
-    reference.max(blocked::memory_bytes(widest, n, threads)).max(residues)
+    let residues = blocked::residue_memory_bytes(widest.min(1 << 40) as usize, primes_needed(n as u64), threads);
+    let exact = blocked::memory_bytes(widest.min(1 << 40) as usize, n, threads);
+    reference_bytes(widest, n).max(exact).max(residues)
+}
+
+/// [`layer_bytes_for`] the plan of these `sizes`; where the blocked engine is known to run and its
+/// route is known ([`Sizes::held`]), the larger of what its sweeps hold by their own layers and
+/// lanes ([`blocked::held_bytes`]) and of its widest layer at the top layer's lanes
+/// ([`blocked::memory_bytes`]), with the reference engine's layers only for a `double_check` (the
+/// other exact engine it runs). Neither figure alone bounds every peak measured (docs/performance.md,
+/// "How estimate predicts": the first fell short at n = 100000, the second at 20000 and 30000).
+/// Cost O(1).
+pub(crate) fn layer_bytes(sizes: &Sizes, n: usize, double_check: bool) -> u64 {
+    match sizes.held {
+        Some(held) => {
+            let threads = rayon::current_num_threads();
+            let reference = if double_check { reference_bytes(sizes.widest, n) } else { 0 };
+            let widest = blocked::memory_bytes(sizes.widest.min(1 << 40) as usize, n, threads);
+            blocked::held_bytes(held, threads).max(widest).max(reference)
+        }
+        None => layer_bytes_for(sizes.widest, n),
+    }
+}
+
+/// The reference engine's three layers of `widest` states at the top layer n's limbs. Cost O(1).
+fn reference_bytes(widest: u64, n: usize) -> u64 {
+    // past 2^40 states the estimate is astronomical either way; the cap keeps the arithmetic in range
+    3u64.saturating_mul(widest.min(1 << 40)).saturating_mul((1 + limbs(n)) as u64 * 8)
 }

@@ -128,7 +128,7 @@ pub(crate) fn run_range<N: Numbers>(
     for k in range {
         hooks.check()?;
         let [older, old, cur] = &mut live;
-        cur.fill(k, plan.layer(k), numbers.width(k));
+        cur.fill(k, &plan.layer(k), numbers.width(k));
         let right_edge = plan.edge_value(k - 2) as u64;
         let left_edge = plan.edge_value(k - 1) as u64;
         let (old, older) = (&*old, &*older);

@@ -225,11 +225,14 @@ fn estimate_with(n: u64, g: u64, shards: &[usize], census_limit: u64, hooks: Hoo
     let exact_bytes = if known_zero {
         PROCESS_BYTES
     } else {
-        // from both ends the plan keeps its layers up to the bound on the cut, and the support whole
+        // from both ends the plan keeps its layers up to the bound on the cut, and the support whole;
+        // the sweeps hold what the layers counted say (where they are bounds, the widest at the
+        // top layer's lanes)
         let support = plan::support_bytes(&targets, w).min(sizes.plan);
         let keep = engines::both_ends::keep_for_both_ends(n as usize);
         let kept = plan::kept_share(sizes.plan - support, n, keep) + support;
-        let sizes = Sizes { plan: kept, ..sizes };
+        let held = counted.then(|| engines::held(&lens, Some(engines::Cut::Auto)));
+        let sizes = Sizes { plan: kept, held, ..sizes };
         Run::Count { moduli: 2, targets: 1, double_check: false }.bytes(n, &sizes)
     };
     let (prime_lanes, prime_bytes) = match &unplanned {
@@ -301,12 +304,12 @@ fn layer_sizes(
     };
     let counted = bound.is_none();
     let (lens, sizes) = match bound {
-        _ if known_zero => (vec![0; n as usize + 1], Sizes { plan: 0, widest: 0, highest: 0 }),
+        _ if known_zero => (vec![0; n as usize + 1], Sizes { plan: 0, widest: 0, highest: 0, held: None }),
         Some(lens) => {
             // every layer's window within [0, W), and the support's checkpoints that thin them
             let widest = lens.iter().copied().max().unwrap_or(0) as u64;
             let plan = 4 * (n + 1) + (n + 1) * (w / 8) + plan::support_bytes(targets, w);
-            (lens, Sizes { plan, widest, highest: w - 1 })
+            (lens, Sizes { plan, widest, highest: w - 1, held: None })
         }
         None => {
             // the census keeps the support's checkpoints too, for a g below W

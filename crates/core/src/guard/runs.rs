@@ -76,7 +76,7 @@ impl Run {
                 // from both ends the plan is freed as the layers grow, but its bitsets are small
                 // blocks of the allocator's heap that the layers' large arrays cannot reuse, so
                 // that the address space holds both
-                let layers = engines::layer_bytes_for(sizes.widest, n as usize);
+                let layers = engines::layer_bytes(sizes, n as usize, double_check);
                 let modular = modular::memory_bytes_for(sizes, moduli, targets);
                 let kept = kept_values(targets, n, double_check).unwrap_or(0);
                 let again = if double_check { sizes.plan } else { 0 };
@@ -119,7 +119,7 @@ impl Run {
     pub(crate) fn floor(&self, n: u64, highest: u64) -> u64 {
         match *self {
             Run::Residues { .. } => PROCESS_BYTES + 4 * (n + 1),
-            _ => self.bytes(n, &Sizes { plan: bytes_at(n, 64), widest: 1, highest }),
+            _ => self.bytes(n, &Sizes { plan: bytes_at(n, 64), widest: 1, highest, held: None }),
         }
     }
 

@@ -4,6 +4,7 @@
 
 use super::{PROCESS_BYTES, Run, check, refuse};
 
+use crate::engines::Cut;
 use crate::error::{Error, Result};
 use crate::hooks::Hooks;
 use crate::plan::{self, Plan, Sizes};
@@ -32,6 +33,9 @@ pub(crate) const ESTIMATE_ALLOWANCE: u64 = 256 << 20;
 pub struct Guard {
     run: Run,
     limit: Limit,
+    /// The route of a count's exact sweeps, where it is known: `Some(None)` bottom-up alone,
+    /// `Some(Some(cut))` from both ends at the cut; `None` unknown (bounded by the widest layer).
+    sweeps: Option<Option<Cut>>,
 }
 
 /// What the plan of a run may take, as the guard decided before it was made: the limit the plan is
@@ -52,30 +56,30 @@ impl Guard {
     /// with `double_check` every value is kept and a second plan made for the other exact engine.
     /// Cost O(1).
     pub fn count(limit: Limit, moduli: usize, targets: usize, double_check: bool) -> Guard {
-        Guard { run: Run::Count { moduli, targets, double_check }, limit }
+        Guard { run: Run::Count { moduli, targets, double_check }, limit, sweeps: None }
     }
 
     /// The guard of a run of the modular engine alone: `moduli` moduli in one run, `at_once` such
     /// runs at the same time (one a modulus where each runs alone). Cost O(1).
     pub fn residues(limit: Limit, moduli: usize, at_once: usize) -> Guard {
-        Guard { run: Run::Residues { moduli, at_once }, limit }
+        Guard { run: Run::Residues { moduli, at_once }, limit, sweeps: None }
     }
 
     /// The guard of a whole distribution of layer `n`, exact or modulo one modulus, of `targets`
     /// targets (the support's g; 0 before it is known: [`Guard::distribution_floor`]). Cost O(1).
     pub fn distribution(limit: Limit, n: u64, exact: bool, targets: usize) -> Guard {
         let words = if exact { 1 + crate::cost::limbs(n.min(crate::game::MAX_N) as usize) as u64 } else { 1 };
-        Guard { run: Run::Distribution { words, targets }, limit }
+        Guard { run: Run::Distribution { words, targets }, limit, sweeps: None }
     }
 
     /// The guard of a walk over the moves of T(n) ([`crate::Counts`]). Cost O(1).
     pub fn walk(limit: Limit) -> Guard {
-        Guard { run: Run::Moves, limit }
+        Guard { run: Run::Moves, limit, sweeps: None }
     }
 
     /// The guard of the exact engine alone over a plan, keeping `values` values. Cost O(1).
     pub fn exact(limit: Limit, values: u64) -> Guard {
-        Guard { run: Run::Exact { values }, limit }
+        Guard { run: Run::Exact { values }, limit, sweeps: None }
     }
 
     /// The memory the run may use. Cost O(1).
@@ -93,9 +97,23 @@ impl Guard {
         matches!(self.run, Run::Count { double_check: true, .. })
     }
 
-    /// The whole run's bytes up to layer `top` over `plan`, in the current rayon pool. Cost O(1).
+    /// This guard, knowing the route of a count's exact sweeps: bottom-up alone (`None`) or from
+    /// both ends at `cut`, so that what they hold is bounded by the plan's layers
+    /// ([`crate::engines::held`]) rather than by its widest layer at the top layer's lanes. Cost O(1).
+    pub(crate) fn with_sweeps(self, cut: Option<Cut>) -> Guard {
+        Guard { sweeps: Some(cut), ..self }
+    }
+
+    /// The sizes of `plan` as this guard's estimate takes them: with what the sweeps hold where
+    /// the route is known. Cost O(n).
+    fn sizes_of(&self, plan: &Plan) -> Sizes {
+        let held = self.sweeps.map(|cut| crate::engines::held(plan.lens(), cut));
+        Sizes { held, ..plan.sizes() }
+    }
+
+    /// The whole run's bytes up to layer `top` over `plan`, in the current rayon pool. Cost O(n).
     pub(crate) fn bytes_over(&self, top: u64, plan: &Plan) -> u64 {
-        self.run.bytes(top, &plan.sizes())
+        self.run.bytes(top, &self.sizes_of(plan))
     }
 
     /// What a prediction may spend to measure the run ([`ESTIMATE_ALLOWANCE`]): nothing past a
@@ -231,8 +249,9 @@ impl Guard {
     /// 2. the prediction, O(n) time and no memory: windows spanning the W-aligned blocks of the
     ///    targets' g ([`crate::game::window`]; W for one target, every state of which lies in its g's
     ///    block), a widest layer of a quarter of its window (docs/math.md: 2048 of 8192 at
-    ///    n = 10000), and of a plan kept below a layer that share of its layers, with the support's
-    ///    checkpoints that thin them ([`plan::support_bytes`]).
+    ///    n = 10000), and of a plan kept below a layer that share of its layers (for one target, a
+    ///    word a layer: its layers pack into runs, [`plan::Packed`]), with the support's checkpoints
+    ///    that thin them ([`plan::support_bytes`]).
     ///
     /// It gives the plan's budget: the limit to make it under (past the run's, by the allowance, when
     /// the plan is made only to measure a run that will be refused) and whether the prediction
@@ -252,10 +271,17 @@ impl Guard {
         let w = crate::game::window(top, hooks)?;
         // every state lies in the W-aligned block of some target's g: the blocks from lo's to hi's
         let window = (hi | (w - 1)).saturating_sub(lo & !(w - 1)).saturating_add(1);
+        // one target: its layers pack into runs of a few hundred bytes (plan::Packed), taken here at a
+        // word a layer, a plan that packs less being refused as it is made once projected past the
+        // limit; several targets' layers at their windows' bits
+        let layers = match targets.len() {
+            1 => plan::bytes_at(top, 64),
+            _ => plan::kept_share(plan::bytes_at(top, window), top, keep),
+        };
         // and the support below W that thins the layers (about 2 sqrt(n) layers)
-        let plan_bytes =
-            plan::kept_share(plan::bytes_at(top, window), top, keep).saturating_add(plan::support_bytes(targets, w));
-        let predicted_sizes = Sizes { plan: plan_bytes, widest: (window / 4).max(1), highest: hi | (w - 1) };
+        let plan_bytes = layers.saturating_add(plan::support_bytes(targets, w));
+        let predicted_sizes =
+            Sizes { plan: plan_bytes, widest: (window / 4).max(1), highest: hi | (w - 1), held: None };
         let predicted = self.run.bytes(top, &predicted_sizes);
         if let Some(floor) = floor {
             return Err(refuse(predicted.max(floor), self.limit));
@@ -285,7 +311,7 @@ impl Guard {
             }
             e => e,
         })?;
-        let estimate = self.check(self.run.bytes(budget.top, &plan.sizes()))?;
+        let estimate = self.check(self.run.bytes(budget.top, &self.sizes_of(&plan)))?;
         Ok((plan, estimate, beside))
     }
 

@@ -5,6 +5,7 @@
 use super::arrays::{back_image_into, words_below};
 use super::backward::{Keep, backward};
 use super::layer_set::LayerSet;
+use super::packed::Packed;
 use super::thinning::{Support, Walk};
 use super::{Sizes, support_bytes};
 use crate::error::Result;
@@ -31,7 +32,7 @@ impl Census {
 
     /// The plan's [`Sizes`], as [`Plan::sizes`] would give them.
     pub(crate) fn sizes(&self) -> Sizes {
-        Sizes { plan: self.plan_bytes, widest: self.widest_layer(), highest: self.highest }
+        Sizes { plan: self.plan_bytes, widest: self.widest_layer(), highest: self.highest, held: None }
     }
 }
 
@@ -90,7 +91,7 @@ impl Keep for Counted {
     fn keep(&mut self, i: usize, set: LayerSet) -> Result<()> {
         let census = &mut self.census;
         census.lens[i] = set.len() as u32;
-        census.plan_bytes += set.bytes();
+        census.plan_bytes += Packed::bytes_of(set.words());
         if set.window() > 0 {
             census.highest = census.highest.max(set.base() + set.window() as u64 - 1);
         }
@@ -167,7 +168,7 @@ fn census_below(
         if count > 0 {
             let first = cur.iter().position(|&w| w != 0).expect("a member");
             let last = cur.iter().rposition(|&w| w != 0).expect("a member");
-            plan_bytes += 8 * (last - first + 1) as u64;
+            plan_bytes += Packed::bytes_of(&cur[first..=last]);
             highest = highest.max(64 * (last as u64 + 1) - 1);
         }
         // roll: layer i + 2 <- i + 1 <- i, the oldest buffer reused

@@ -15,6 +15,7 @@
 //!   non-zero count is marked (a count is at least each count it reads).
 //!
 //! - [`layer_set`]: the bitsets and their images under a step, on whole words;
+//! - [`packed`]: a layer as the plan keeps it, its words or runs of equal words;
 //! - [`arrays`]: bitsets from g = 0 as whole arrays, and their images in vectorised passes;
 //! - [`backward`]: the backward pass, one loop that the plan and the census share;
 //! - [`census`]: the plan's sizes counted without keeping it (what `fibtree estimate` reports);
@@ -25,16 +26,19 @@ mod arrays;
 mod backward;
 mod census;
 mod layer_set;
+mod packed;
 mod support;
 mod thinning;
 
 pub(crate) use census::census;
 pub(crate) use layer_set::LayerSet;
 pub(crate) use layer_set::Step;
+pub(crate) use packed::Packed;
 pub use support::known_zeros;
 pub(crate) use support::support_set;
 pub(crate) use thinning::Support;
 
+use std::borrow::Cow;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -58,6 +62,23 @@ pub(crate) struct Sizes {
     pub(crate) widest: u64,
     /// The highest g of any layer's window, or edge value.
     pub(crate) highest: u64,
+    /// What the blocked engine's sweeps of a count over the plan hold, where that engine runs and
+    /// its route is known (the layers' sizes and the cut): [`Held`]. `None`: bounded by the widest
+    /// layer at the top layer's lanes, for whichever exact engine runs.
+    pub(crate) held: Option<Held>,
+}
+
+/// What the sweeps of the exact engine hold at once over a plan whose layers' sizes are known, for
+/// one route (bottom-up alone, or from both ends with both sweeps at the same time): where each
+/// sweep holds most, summed over the sweeps.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Held {
+    /// For each sweep, the largest of its layers' states times the lanes of a value of that layer.
+    pub(crate) lane_states: u64,
+    /// For each sweep, the states of its widest layer.
+    pub(crate) states: u64,
+    /// The fewest lanes of any sweep's last step (its values' widest), by which its chunks are cut.
+    pub(crate) top_lanes: u64,
 }
 
 /// The bytes of a plan's bookkeeping per layer: one edge value and one (empty) set.
@@ -116,7 +137,8 @@ pub fn support(n: u64, hooks: Hooks) -> Result<Vec<u64>> {
 #[derive(Debug)]
 pub struct Plan {
     edge: Vec<u32>,
-    layers: Vec<LayerSet>,
+    /// The sets of the layers, packed ([`Packed`]).
+    layers: Vec<Packed>,
     /// The number of states of each layer.
     lens: Vec<u32>,
     /// The support below W that thinned the layers (where some target is below W), kept for the
@@ -132,11 +154,12 @@ impl Plan {
     /// Cost: the backward pass, O(the layers' windows / 64) word operations (the sources' words,
     /// twice for the memory guard's projection; at most n x W / 64 for one target), after O(top n)
     /// for the Grundy values; where a target is below W, the support's forward pass twice (once for
-    /// its checkpoints, once walked down), O(n x W / 64) each. Memory one bit per g of each layer's
-    /// window (for g = 0 the window is the smallest power of two above every G(k) + 1, 8192 at
-    /// n = 10000: 10 MB in all, less where zero states are left out), 4 bytes per layer for the
-    /// Grundy values, and the support's checkpoints (about 2 sqrt(n) layers
-    /// of W / 8 bytes).
+    /// its checkpoints, once walked down), O(n x W / 64) each, and a pass over each layer's words to
+    /// pack it. Memory: each layer packed (as runs of equal words where smaller: at most one bit per g of
+    /// its window; for g = 0 the window is the smallest power of two above every G(k) + 1, 8192 at
+    /// n = 10000, and the plan of f(10000) takes 0.87 MB with its support where its bitsets took 5.8 MB), two
+    /// layers' bitsets while the next is made, 4 bytes per layer for the Grundy values, and the
+    /// support's checkpoints (about 2 sqrt(n) layers of W / 8 bytes).
     ///
     /// # Errors
     /// [`crate::Error::InvalidArgument`] for an n above [`crate::game::MAX_N`];
@@ -219,10 +242,11 @@ impl Plan {
             true => Some(Arc::new(Support::new(&edge, w, crate::kernels::chosen::dense_isa(), hooks)?)),
             false => None,
         };
-        let layers = vec![LayerSet::default(); top as usize + 1];
+        let layers = vec![Packed::default(); top as usize + 1];
         let lens = vec![0; top as usize + 1];
         let used = bytes_at(top, 0) + support_bytes;
-        let mut kept = Kept { layers, lens, used, limit: memory_limit, keep };
+        let recent = Default::default();
+        let mut kept = Kept { layers, lens, recent, last: top as usize + 1, used, limit: memory_limit, keep };
         let skeleton = Plan::top_down(edge, support);
         let done = AtomicBool::new(false);
         let made = || {
@@ -233,7 +257,7 @@ impl Plan {
         };
         let (made, beside) = rayon::join(made, || alongside(&skeleton, &done));
         made?;
-        let Kept { layers, lens, .. } = kept;
+        let (layers, lens) = kept.finish();
         Ok((Plan { layers, lens, ..skeleton }, beside))
     }
 
@@ -246,9 +270,9 @@ impl Plan {
 
     /// Frees the sets of the layers above `cut` and hands over those up to it, one lock each, to a
     /// count from both ends: its top-down half makes its own layers, and its bottom-up half frees
-    /// each layer once it has read it. The plan keeps the layers' sizes and the edge values.
-    /// Cost O(n).
-    pub(crate) fn hand_over(&mut self, cut: usize) -> Vec<std::sync::Mutex<LayerSet>> {
+    /// each layer once it has read it (unpacking it then). The plan keeps the layers' sizes and the
+    /// edge values. Cost O(n).
+    pub(crate) fn hand_over(&mut self, cut: usize) -> Vec<std::sync::Mutex<Packed>> {
         let mut handed = Vec::with_capacity(cut + 1);
         for (k, layer) in self.layers.iter_mut().enumerate() {
             let layer = std::mem::take(layer);
@@ -275,9 +299,29 @@ impl Plan {
         self.edge.len() - 1
     }
 
-    /// The states of layer `k` (none above the top).
-    pub fn layer(&self, k: usize) -> &LayerSet {
-        self.layers.get(k).unwrap_or(&EMPTY)
+    /// The states of layer `k` (none above the top). Cost O(1) where the plan keeps the layer as
+    /// its words, else O(window / 64) to unpack it from its runs of equal words.
+    pub fn layer(&self, k: usize) -> Cow<'_, LayerSet> {
+        self.layers.get(k).map_or(Cow::Borrowed(&EMPTY), Packed::set)
+    }
+
+    /// Whether layer `k` holds `g` (none above the top). Cost O(1), or O(log n) for a layer kept
+    /// as runs ([`Packed`]): no layer is unpacked.
+    pub(crate) fn contains(&self, k: usize, g: u64) -> bool {
+        self.layers.get(k).is_some_and(|layer| layer.contains(g))
+    }
+
+    /// The window of layer `k`: the g of its first bit and its width in values of g, as
+    /// [`LayerSet::base`] and [`LayerSet::window`] (a width of 0 for an empty layer or one above
+    /// the top). Cost O(1): no layer is unpacked.
+    pub(crate) fn window(&self, k: usize) -> (u64, usize) {
+        self.layers.get(k).map_or((0, 0), |layer| (layer.base(), layer.window()))
+    }
+
+    /// The union of layer `k`'s words ([`Packed::word_union`]; 0 above the top), for the classes of
+    /// g mod 4 it holds where its base is a multiple of 4. Cost O(the layer's words or runs).
+    pub(crate) fn word_union(&self, k: usize) -> u64 {
+        self.layers.get(k).map_or(0, Packed::word_union)
     }
 
     /// The edge value `1 + G(k)`: what T(k) contributes hung under a root edge (0 for k = 0).
@@ -308,7 +352,7 @@ impl Plan {
     /// Bytes held by the plan: its edge values, its sets and the support's checkpoints.
     pub fn bytes(&self) -> u64 {
         let support = self.support.as_deref().map_or(0, Support::bytes);
-        4 * self.edge.len() as u64 + self.layers.iter().map(LayerSet::bytes).sum::<u64>() + support
+        4 * self.edge.len() as u64 + self.layers.iter().map(Packed::bytes).sum::<u64>() + support
     }
 
     /// The plan's [`Sizes`]: its bytes, its widest layer and the highest g of a window or edge.
@@ -316,16 +360,21 @@ impl Plan {
     pub(crate) fn sizes(&self) -> Sizes {
         let edges = self.edge.iter().copied().max().unwrap_or(0) as u64;
         let windows = self.layers.iter().filter(|l| l.window() > 0).map(|l| l.base() + l.window() as u64 - 1);
-        Sizes { plan: self.bytes(), widest: self.widest_layer() as u64, highest: windows.fold(edges, u64::max) }
+        let highest = windows.fold(edges, u64::max);
+        Sizes { plan: self.bytes(), widest: self.widest_layer() as u64, highest, held: None }
     }
 }
 
-/// The keeper of [`Plan::new`]: every layer (or those up to `keep`), and the memory guard's watch
-/// over their bytes.
+/// The keeper of [`Plan::new`]: every layer (or those up to `keep`), packed once no layer still to
+/// be made reads it, and the memory guard's watch over their bytes.
 struct Kept {
-    layers: Vec<LayerSet>,
+    layers: Vec<Packed>,
     /// The number of states of every layer made.
     lens: Vec<u32>,
+    /// The last two layers taken, as words (the newer first): what the next layer reads.
+    recent: [LayerSet; 2],
+    /// The last layer taken (the top + 1 before the first).
+    last: usize,
     /// The bytes held so far: the bookkeeping of every layer and the sets kept.
     used: u64,
     limit: Limit,
@@ -338,7 +387,8 @@ impl Keep for Kept {
     const PROJECTS: bool = true;
 
     fn above(&self, i: usize) -> [&LayerSet; 2] {
-        [i + 1, i + 2].map(|k| self.layers.get(k).unwrap_or(&EMPTY))
+        debug_assert_eq!(self.last, i + 1, "the layers are taken from the top down");
+        [&self.recent[0], &self.recent[1]]
     }
 
     /// A window that would pass the limit refuses the plan with the projection of every layer
@@ -351,21 +401,42 @@ impl Keep for Kept {
         Ok(())
     }
 
-    /// Past the limit once every layer below is projected as large as this one (those to be kept).
+    /// Past the limit once every layer below is projected as large as this one packed (those to
+    /// be kept).
     fn keep(&mut self, i: usize, set: LayerSet) -> Result<()> {
         self.used += set.bytes();
         let below = (i.min(self.keep.saturating_add(1)) as u64).saturating_sub(2);
-        check(self.used + set.bytes() * below, self.limit)?;
+        check(self.used + Packed::bytes_of(set.words()) * below, self.limit)?;
         self.lens[i] = set.len() as u32;
-        self.layers[i] = set;
-        // layer i + 2 is read by no layer below i: freed unless kept
-        if i + 2 > self.keep
-            && let Some(done) = self.layers.get_mut(i + 2)
-        {
-            self.used -= done.bytes();
-            *done = LayerSet::default();
-        }
+        // layer i + 2 is read by no layer below i: packed where kept, else freed
+        let [newer, older] = std::mem::take(&mut self.recent);
+        self.used -= older.bytes();
+        self.store(i + 2, older);
+        self.recent = [set, newer];
+        self.last = i;
         Ok(())
+    }
+}
+
+impl Kept {
+    /// Keeps layer `k`, packed, where it is kept at all.
+    fn store(&mut self, k: usize, set: LayerSet) {
+        if k <= self.keep
+            && let Some(slot) = self.layers.get_mut(k)
+        {
+            let packed = Packed::new(set);
+            self.used += packed.bytes();
+            *slot = packed;
+        }
+    }
+
+    /// The layers and their sizes, once the backward pass is done: the last two stored too.
+    fn finish(mut self) -> (Vec<Packed>, Vec<u32>) {
+        let [newer, older] = std::mem::take(&mut self.recent);
+        let last = self.last;
+        self.store(last, newer);
+        self.store(last + 1, older);
+        (self.layers, self.lens)
     }
 }
 
@@ -383,7 +454,7 @@ mod tests {
         assert_eq!((unthinned.states(), unthinned.widest_layer()), (16_736_820, 2048));
         assert_eq!(plan.states(), 10_449_460);
         assert!(plan.widest_layer() <= 2048);
-        assert!(unthinned.layers.iter().all(|l| l.iter().all(|g| g < 8192)));
+        assert!((0..=unthinned.top()).all(|k| unthinned.layer(k).iter().all(|g| g < 8192)));
     }
 
     /// The plan is the backward pass's states less those of count zero below W (the targets kept):
@@ -448,12 +519,10 @@ mod tests {
             assert_eq!(below.lens(), full.lens(), "n = {n}");
             assert!((0..=keep.min(n as usize)).all(|k| below.layer(k) == full.layer(k)), "n = {n}");
             assert!((keep + 1..=n as usize).all(|k| below.layer(k).is_empty()), "n = {n}");
-            assert!(
-                n < 10_000 || below.bytes() < full.bytes() * 6 / 10,
-                "n = {n}: {} of {}",
-                below.bytes(),
-                full.bytes()
-            );
+            // the layers' sets (the support's checkpoints are the same in both)
+            let sets = |plan: &Plan| plan.layers.iter().map(Packed::bytes).sum::<u64>();
+            assert!(n < 10_000 || sets(&below) < sets(&full) * 6 / 10, "n = {n}: {} of {}", sets(&below), sets(&full));
+            assert_eq!(full.bytes() - sets(&full), below.bytes() - sets(&below), "n = {n}");
         }
     }
 

@@ -105,6 +105,13 @@ fn given(plan: &Plan, guard: &Guard, checked: bool, live: &Targets) -> Result<u6
 /// The plan of the live targets of `request` and what runs beside it, by what it computes.
 fn made(request: &Request, guard: &Guard, live: &Targets, cut: Cut) -> Result<Made> {
     let hooks = request.hooks;
+    let saved = request.resume.as_ref().map(|p| p.cut());
+    let guard = &match &request.values {
+        Values::Exact(Engine::Blocked) | Values::Checked(Engine::Blocked, _) => {
+            guard.with_sweeps(sweeps(live, cut, saved))
+        }
+        _ => *guard,
+    };
     match &request.values {
         Values::Residues(moduli) => residues_route(request, guard, live, moduli.len()),
         &Values::Exact(engine) => {
@@ -196,6 +203,19 @@ fn planned_under(
     let made = Plan::below_alongside(targets, keep, budget.limit, hooks, start);
     let (plan, estimate, started) = guard.after_the_plan(&budget, made)?;
     Ok((plan, estimate, started.transpose()?.flatten()))
+}
+
+/// The route of the blocked engine's sweeps in a count of `targets`, for the guard's estimate of
+/// what they hold: from both ends at the cut (a resumed position's `saved` cut, or the one asked
+/// for) for one target at the top layer, else bottom-up alone (`None`). Cost O(1).
+fn sweeps(targets: &Targets, cut: Cut, saved: Option<u64>) -> Option<Cut> {
+    let top = targets.top();
+    let one = targets.len() == 1 && targets[0].0 == top && top >= 3;
+    match saved {
+        _ if !one => None,
+        Some(saved) => Some(Cut::At(saved.clamp(2, top))),
+        None => Some(cut),
+    }
 }
 
 /// The cut of the one target of `targets` counted from both ends, known before its plan: the one

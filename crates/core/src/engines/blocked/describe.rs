@@ -8,7 +8,7 @@
 use super::nonzero::NonZeroSet;
 use super::sweep::Sweep;
 use crate::kernels::{self, Isa, Kernel};
-use crate::plan::{LayerSet, Plan};
+use crate::plan::Plan;
 
 /// The non-zero counts of one layer of a block: where each reads from, and the direct moves.
 pub(crate) struct Sources {
@@ -48,20 +48,25 @@ pub(crate) fn nonzero_sets(
         let before = |back| layer_before(&new_edges, edges, k0, k - back);
         let layer = sweep.layer(k);
         let taken = match (sweep, handed) {
-            (Sweep::Up { .. }, Some(handed)) => Some(std::mem::take(&mut *handed[layer].lock().expect("not poisoned"))),
+            (Sweep::Up { .. }, Some(handed)) => {
+                Some(std::mem::take(&mut *handed[layer].lock().expect("not poisoned")).into_set())
+            }
             _ => None,
         };
         // top-down: the support of the layer below W, which thins it as the plan's layers are thinned
         let support = matches!(sweep, Sweep::Down { .. }).then(|| plan.support_below(layer));
-        let within = support.as_ref().or(taken.as_ref()).unwrap_or_else(|| plan.layer(layer));
-        let set = sweep.nonzero_set(plan, k, before(1), before(2), within);
+        let within = match support.or(taken) {
+            Some(set) => std::borrow::Cow::Owned(set),
+            None => plan.layer(layer),
+        };
+        let set = sweep.nonzero_set(plan, k, before(1), before(2), &within);
         new_edges.push(set);
     }
     new_edges
 }
 
 /// The plan's layers handed over to a run ([`Plan::hand_over`]), which frees each once it has read it.
-pub(crate) type Handed = [std::sync::Mutex<LayerSet>];
+pub(crate) type Handed = [std::sync::Mutex<crate::plan::Packed>];
 
 /// Where each non-zero state of step `k` of a block of `sweep` starting at step `k0` reads from,
 /// and its direct moves, given the block's non-zero sets `new_edges` ([`nonzero_sets`]) and its two

@@ -62,7 +62,7 @@
 //!   layer;
 //! - (residues) every lane is below its modulus at the end of every layer.
 //!
-//! **Memory**: the two layers at a block's edge in full, a 16-bit carry per state and chunk of the
+//! **Memory**: the two layers at a block's edge in full, an 8-bit carry per state and chunk of the
 //! last two layers of each block in flight, per thread three layers of one chunk, per block in
 //! flight two source indices per state
 //! ([`memory_bytes`]; residues: the moduli in place of the lanes and no carries,
@@ -70,6 +70,7 @@
 
 mod describe;
 mod lanes;
+mod memory;
 mod nonzero;
 mod pass;
 mod schedule;
@@ -82,6 +83,7 @@ use std::sync::atomic::AtomicU64;
 
 pub(crate) use describe::Handed;
 pub(crate) use lanes::{MAX_BLOCK_LAYERS, lanes};
+pub(crate) use memory::{held_bytes, memory_bytes, residue_memory_bytes};
 pub(crate) use nonzero::NonZeroSet;
 pub(crate) use pass::Chunk;
 pub(crate) use sweep::Sweep;
@@ -92,49 +94,6 @@ use crate::kernels::{self, Isa};
 use crate::plan::Plan;
 use crate::targets::Targets;
 use schedule::{Segment, Shared};
-
-/// The bytes a run up to layer `n` over a plan whose widest layer has `widest_layer` states holds
-/// at its peak on `threads` threads: the two edge layers; the carries of every block described and
-/// not yet ended (2 bytes a state of each of its two last layers and passes), since a pass keeps its
-/// carries until the next block's pass j + 1 takes them; three layers of one chunk per running
-/// pass; and the source positions of those blocks (the descriptions run up to
-/// [`schedule::DESCRIBED_AHEAD`] blocks ahead of the passes). The chunk size is measured on some
-/// CPUs ([`Tuning::for_width`]), so the figure is the largest over every chunk size the run may
-/// take: the same in every process, whatever a measurement finds. Cost O(1).
-pub(crate) fn memory_bytes(widest_layer: usize, n: usize, threads: usize) -> u64 {
-    let possible = Tuning::possible(lanes(n.max(2)), threads);
-    possible.map(|tuning| bytes_with(tuning, widest_layer, n, threads)).max().unwrap_or(0)
-}
-
-/// [`memory_bytes`] for one cut. Cost O(1).
-fn bytes_with(tuning: Tuning, widest_layer: usize, n: usize, threads: usize) -> u64 {
-    let c = tuning.chunk_lanes as u64;
-    let lanes = (lanes(n) as u64).div_ceil(c) * c;
-    let in_flight = schedule::DESCRIBED_AHEAD as u64 + 1;
-    let per_state = 2 * lanes * 8
-        + in_flight * 2 * (lanes / c) * 2
-        + 3 * threads as u64 * c * 8
-        + in_flight * tuning.block_layers as u64 * 8;
-    (widest_layer as u64 + 1).saturating_mul(per_state)
-}
-
-/// The bytes a run of the residue kind ([`Lanes::Residues`]) modulo `moduli` moduli over a plan whose
-/// widest layer has `widest_layer` states holds at its peak on `threads` threads: as
-/// [`memory_bytes`], with the moduli (rounded up to whole chunks) in place of the lanes and no
-/// carries, the largest over every chunk size the run may take. Cost O(1).
-pub(crate) fn residue_memory_bytes(widest_layer: usize, moduli: usize, threads: usize) -> u64 {
-    let possible = Tuning::possible(moduli.max(1), threads);
-    possible.map(|tuning| residue_bytes_with(tuning, widest_layer, moduli, threads)).max().unwrap_or(0)
-}
-
-/// [`residue_memory_bytes`] for one cut. Cost O(1).
-fn residue_bytes_with(tuning: Tuning, widest_layer: usize, moduli: usize, threads: usize) -> u64 {
-    let c = tuning.chunk_lanes as u64;
-    let lanes = (moduli as u64).div_ceil(c) * c;
-    let in_flight = schedule::DESCRIBED_AHEAD as u64 + 1;
-    let per_state = 2 * lanes * 8 + 3 * threads as u64 * c * 8 + in_flight * tuning.block_layers as u64 * 8;
-    (widest_layer as u64 + 1).saturating_mul(per_state)
-}
 
 /// How a run is cut into blocks and chunks, and the instruction set its kernels are compiled for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,6 +1,7 @@
 //! The blocked engine against the reference engine, for every tuning, thread count and instruction
 //! set, whole and in segments; its residue kind against the modular engine.
 
+use super::memory::{bytes_with, residue_bytes_with};
 use super::*;
 use crate::targets::Targets;
 

@@ -71,14 +71,13 @@ impl<'a> Shape<'a> {
         let top = plan.top();
         let windows = (0..=top)
             .map(|k| {
-                let layer = plan.layer(k);
-                let lo = layer.base() as usize;
-                if k < 2 || layer.window() == 0 { (0, 0) } else { (lo, lo + layer.window()) }
+                let (lo, window) = plan.window(k);
+                if k < 2 || window == 0 { (0, 0) } else { (lo as usize, lo as usize + window) }
             })
             .collect();
         let classes = (0..=top)
             .map(|k| {
-                let any = plan.layer(k).words().iter().fold(0, |a, &w| a | w);
+                let any = plan.word_union(k);
                 (0..CLASSES).filter(|&c| any & (CLASS_BITS << c) != 0).fold(0, |mask, c| mask | 1 << c)
             })
             .collect();
@@ -264,7 +263,7 @@ impl SharedSweep<'_> {
                 }
             }
             while let Some((_, g)) = next.next_if(|t| t.0 as usize == k) {
-                assert!(self.shape.plan.is_none_or(|p| p.layer(k).contains(g)), "every target is in its plan");
+                assert!(self.shape.plan.is_none_or(|p| p.contains(k, g)), "every target is in its plan");
                 let c = (g & 3) as usize;
                 assert!(classes >> c & 1 == 1, "every target's class is kept");
                 found.push(cur[c].as_slice()[(g >> 2) as usize + 1].to_u64());

@@ -131,9 +131,9 @@ pub(crate) fn dense_width(plan: &Plan, moduli: usize) -> Option<u64> {
     }
     let mut highest = (0..=top).map(|k| plan.edge_value(k) as u64).max().unwrap_or(0);
     for k in 2..=top {
-        let layer = plan.layer(k);
-        if layer.window() > 0 {
-            highest = highest.max(layer.base().checked_add(layer.window() as u64 - 1)?);
+        let (base, window) = plan.window(k);
+        if window > 0 {
+            highest = highest.max(base.checked_add(window as u64 - 1)?);
         }
     }
     dense_width_above(highest, moduli)
