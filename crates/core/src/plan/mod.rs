@@ -237,7 +237,10 @@ impl Plan {
         let edge = crate::game::edge_values(top)?;
         let w = crate::game::window_of_edge(edge.iter().copied().max().unwrap_or(0));
         let support_bytes = if thin { support_bytes(targets, w) } else { 0 };
-        check(kept_share(bytes_at(top, w), top, keep).saturating_add(support_bytes), memory_limit)?;
+        // several targets' layers as bitsets; one target's pack into runs (packed.rs), watched as
+        // they are made ([`Kept::keep`])
+        let layers = if targets.len() == 1 { bytes_at(top, 64) } else { kept_share(bytes_at(top, w), top, keep) };
+        check(layers.saturating_add(support_bytes), memory_limit)?;
         let support = match thin && thins(targets, w) {
             true => Some(Arc::new(Support::new(&edge, w, crate::kernels::chosen::dense_isa(), hooks)?)),
             false => None,
