@@ -59,7 +59,7 @@ fn every_entry_is_refused_before_any_large_allocation() {
     let tight = |double_check| Options { memory_limit: Some((1 << 20).into()), double_check, ..Options::default() };
     // the machine's own memory: far more than any machine has
     refused_early("count", 1 << 40, || fibtree::count(100_000_000, 0));
-    refused_early("count_mod", 1 << 40, || fibtree::count_mod(100_000_000, 0, 7));
+    refused_early("count_mod", 1 << 40, || fibtree::count_mod(1_000_000_000, 0, 7));
     // a limit of 1 MiB, at n = 100000 (a plan of 1.3 GB, values of 8.7 KB)
     refused_early("Counting", 1 << 24, || fibtree::Counting::new(&[(100_000, 0)], &tight(false)).map(|_| ()));
     refused_early("Counting, double check", 1 << 24, || {

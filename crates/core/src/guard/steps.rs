@@ -274,12 +274,11 @@ impl Guard {
         // one target: its layers pack into runs of a few hundred bytes (plan::Packed), taken here at a
         // word a layer, a plan that packs less being refused as it is made once projected past the
         // limit; several targets' layers at their windows' bits
-        let layers = match targets.len() {
-            1 => plan::bytes_at(top, 64),
-            _ => plan::kept_share(plan::bytes_at(top, window), top, keep),
-        };
+        let bitsets = plan::kept_share(plan::bytes_at(top, window), top, keep);
+        let layers = if targets.len() == 1 { plan::bytes_at(top, 64) } else { bitsets };
         // and the support below W that thins the layers (about 2 sqrt(n) layers)
-        let plan_bytes = layers.saturating_add(plan::support_bytes(targets, w));
+        let support = plan::support_bytes(targets, w);
+        let plan_bytes = layers.saturating_add(support);
         let predicted_sizes =
             Sizes { plan: plan_bytes, widest: (window / 4).max(1), highest: hi | (w - 1), held: None };
         let predicted = self.run.bytes(top, &predicted_sizes);
@@ -288,7 +287,8 @@ impl Guard {
         }
         let bytes = self.limit.bytes;
         let allowance = if predicted > bytes { self.allowance() } else { 0 };
-        if predicted > bytes && predicted_sizes.plan > allowance {
+        // made to measure the run only where even its layers' bitsets fit the allowance
+        if predicted > bytes && bitsets.saturating_add(support) > allowance {
             return Err(refuse(predicted, self.limit));
         }
         let limit = Limit { bytes: bytes.max(allowance), ..self.limit };
