@@ -233,8 +233,8 @@ pub(crate) fn held(lens: &[u32], cut: Option<Cut>) -> Held {
 /// ([`blocked::residue_memory_bytes`]). Cost O(1).
 pub(crate) fn layer_bytes_for(widest: u64, n: usize) -> u64 {
     let threads = rayon::current_num_threads();
-    let residues = blocked::residue_memory_bytes(widest.min(1 << 40) as usize, primes_needed(n as u64), threads);
-    let exact = blocked::memory_bytes(widest.min(1 << 40) as usize, n, threads);
+    let residues = blocked::residue_memory_bytes(capped(widest), primes_needed(n as u64), threads);
+    let exact = blocked::memory_bytes(capped(widest), n, threads);
     reference_bytes(widest, n).max(exact).max(residues)
 }
 
@@ -250,7 +250,7 @@ pub(crate) fn layer_bytes(sizes: &Sizes, n: usize, double_check: bool) -> u64 {
         Some(held) => {
             let threads = rayon::current_num_threads();
             let reference = if double_check { reference_bytes(sizes.widest, n) } else { 0 };
-            let widest = blocked::memory_bytes(sizes.widest.min(1 << 40) as usize, n, threads);
+            let widest = blocked::memory_bytes(capped(sizes.widest), n, threads);
             blocked::held_bytes(held, threads).max(widest).max(reference)
         }
         None => layer_bytes_for(sizes.widest, n),
@@ -259,6 +259,11 @@ pub(crate) fn layer_bytes(sizes: &Sizes, n: usize, double_check: bool) -> u64 {
 
 /// The reference engine's three layers of `widest` states at the top layer n's limbs. Cost O(1).
 fn reference_bytes(widest: u64, n: usize) -> u64 {
-    // past 2^40 states the estimate is astronomical either way; the cap keeps the arithmetic in range
-    3u64.saturating_mul(widest.min(1 << 40)).saturating_mul((1 + limbs(n)) as u64 * 8)
+    3u64.saturating_mul(capped(widest) as u64).saturating_mul((1 + limbs(n)) as u64 * 8)
+}
+
+/// A layer's states for the memory estimates: past 2^40 states the estimate is astronomical either
+/// way, and the cap keeps the arithmetic in range.
+fn capped(widest: u64) -> usize {
+    widest.min(1 << 40) as usize
 }

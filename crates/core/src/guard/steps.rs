@@ -271,14 +271,10 @@ impl Guard {
         let w = crate::game::window(top, hooks)?;
         // every state lies in the W-aligned block of some target's g: the blocks from lo's to hi's
         let window = (hi | (w - 1)).saturating_sub(lo & !(w - 1)).saturating_add(1);
-        // one target: its layers pack into runs of a few hundred bytes (plan::Packed), taken here at a
-        // word a layer, a plan that packs less being refused as it is made once projected past the
-        // limit; several targets' layers at their windows' bits
-        let bitsets = plan::kept_share(plan::bytes_at(top, window), top, keep);
-        let layers = if targets.len() == 1 { plan::bytes_at(top, 64) } else { bitsets };
         // and the support below W that thins the layers (about 2 sqrt(n) layers)
         let support = plan::support_bytes(targets, w);
-        let plan_bytes = layers.saturating_add(support);
+        let plan_bytes = plan::layers_before(targets, top, window, keep).saturating_add(support);
+        let bitsets = plan::kept_share(plan::bytes_at(top, window), top, keep);
         let predicted_sizes =
             Sizes { plan: plan_bytes, widest: (window / 4).max(1), highest: hi | (w - 1), held: None };
         let predicted = self.run.bytes(top, &predicted_sizes);

@@ -103,6 +103,17 @@ fn thins(targets: &Targets, w: u64) -> bool {
     targets.top() >= 2 && targets.g_range().0 < w
 }
 
+/// The bytes of the layers of the plan of `targets` up to layer `top` kept up to layer `keep`, as
+/// far as they are known before it is made, its layers `window` values of g wide: one target's
+/// pack into runs ([`Packed`]), taken at a word a layer and watched as they are made
+/// ([`Kept::keep`]); several targets' at their windows' bits. Cost O(1).
+pub(crate) fn layers_before(targets: &Targets, top: u64, window: u64, keep: usize) -> u64 {
+    match targets.len() {
+        1 => bytes_at(top, 64),
+        _ => kept_share(bytes_at(top, window), top, keep),
+    }
+}
+
 /// The share of `bytes`, the size of a plan up to layer `top`, that the plan holds when it keeps its
 /// sets up to layer `keep` only ([`Plan::below`]): (keep + 1) / (top + 1) of it, the lower layers'
 /// windows being no wider than the upper ones'. Cost O(1).
@@ -155,11 +166,11 @@ impl Plan {
     /// twice for the memory guard's projection; at most n x W / 64 for one target), after O(top n)
     /// for the Grundy values; where a target is below W, the support's forward pass twice (once for
     /// its checkpoints, once walked down), O(n x W / 64) each, and a pass over each layer's words to
-    /// pack it. Memory: each layer packed (as runs of equal words where smaller: at most one bit per g of
-    /// its window; for g = 0 the window is the smallest power of two above every G(k) + 1, 8192 at
-    /// n = 10000, and the plan of f(10000) takes 0.87 MB with its support where its bitsets took 5.8 MB), two
-    /// layers' bitsets while the next is made, 4 bytes per layer for the Grundy values, and the
-    /// support's checkpoints (about 2 sqrt(n) layers of W / 8 bytes).
+    /// pack it. Memory: each layer packed (as runs of equal words where smaller: at most one bit
+    /// per g of its window; for g = 0 the window is the smallest power of two above every
+    /// G(k) + 1, 8192 at n = 10000, and the plan of f(10000) takes 0.87 MB with its support where
+    /// its bitsets took 5.8 MB), two layers' bitsets while the next is made, 4 bytes per layer for
+    /// the Grundy values, and the support's checkpoints (about 2 sqrt(n) layers of W / 8 bytes).
     ///
     /// # Errors
     /// [`crate::Error::InvalidArgument`] for an n above [`crate::game::MAX_N`];
@@ -237,10 +248,7 @@ impl Plan {
         let edge = crate::game::edge_values(top)?;
         let w = crate::game::window_of_edge(edge.iter().copied().max().unwrap_or(0));
         let support_bytes = if thin { support_bytes(targets, w) } else { 0 };
-        // several targets' layers as bitsets; one target's pack into runs (packed.rs), watched as
-        // they are made ([`Kept::keep`])
-        let layers = if targets.len() == 1 { bytes_at(top, 64) } else { kept_share(bytes_at(top, w), top, keep) };
-        check(layers.saturating_add(support_bytes), memory_limit)?;
+        check(layers_before(targets, top, w, keep).saturating_add(support_bytes), memory_limit)?;
         let support = match thin && thins(targets, w) {
             true => Some(Arc::new(Support::new(&edge, w, crate::kernels::chosen::dense_isa(), hooks)?)),
             false => None,

@@ -4,8 +4,9 @@
 //! n = 10000, 10.4 million states of which all but 20,000 lie 4 above the one before), so most
 //! words of its bitset are one word repeated. A run of equal words is kept as the word and where the
 //! run ends, 12 bytes, so such a layer takes a few hundred bytes where its words took W / 8.
-//! A layer of no such shape keeps its words: a packed layer is never larger than its bitset. Written by hand: what is needed is one scan a layer each way,
-//! which a compressed-bitmap crate would do through its own containers of 2^16 values.
+//! A layer of no such shape keeps its words: a packed layer is never larger than its bitset.
+//! Written by hand: what is needed is one scan a layer each way, which a compressed-bitmap crate
+//! would do through its own containers of 2^16 values.
 
 use std::borrow::Cow;
 
@@ -49,7 +50,7 @@ impl Packed {
         }
         let (mut packed, mut ends) = (Vec::new(), Vec::new());
         for (i, &w) in words.iter().enumerate() {
-            if packed.last() != Some(&w) || i == 0 {
+            if packed.last() != Some(&w) {
                 if i > 0 {
                     ends.push(i as u32);
                 }

@@ -209,13 +209,17 @@ fn planned_under(
 /// what they hold: from both ends at the cut (a resumed position's `saved` cut, or the one asked
 /// for) for one target at the top layer, else bottom-up alone (`None`). Cost O(1).
 fn sweeps(targets: &Targets, cut: Cut, saved: Option<u64>) -> Option<Cut> {
-    let top = targets.top();
-    let one = targets.len() == 1 && targets[0].0 == top && top >= 3;
     match saved {
-        _ if !one => None,
-        Some(saved) => Some(Cut::At(saved.clamp(2, top))),
+        _ if !from_both_ends(targets, Engine::Blocked) => None,
+        Some(saved) => Some(Cut::At(saved.clamp(2, targets.top()))),
         None => Some(cut),
     }
+}
+
+/// Whether a count of `targets` by `engine` may run from both ends: one target, by the blocked
+/// engine, in a tree with a layer to cut (n >= 3). Cost O(1).
+fn from_both_ends(targets: &Targets, engine: Engine) -> bool {
+    targets.len() == 1 && engine == Engine::Blocked && targets.top() >= 3
 }
 
 /// The cut of the one target of `targets` counted from both ends, known before its plan: the one
@@ -224,10 +228,10 @@ fn sweeps(targets: &Targets, cut: Cut, saved: Option<u64>) -> Option<Cut> {
 /// other run (several targets, another engine, T(n) with no layer to cut, or a cut at the top:
 /// bottom-up alone). Cost O(log n).
 fn cut_before_the_plan(targets: &Targets, engine: Engine, cut: Cut) -> Option<u64> {
-    let (n, _) = *targets.iter().next()?;
-    if targets.len() != 1 || engine != Engine::Blocked || n < 3 {
+    if !from_both_ends(targets, engine) {
         return None;
     }
+    let n = targets.top();
     let cut = match cut {
         Cut::At(m) => m,
         Cut::Auto => keep_for_both_ends(n as usize) as u64,
