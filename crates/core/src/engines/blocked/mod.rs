@@ -85,7 +85,7 @@ pub(crate) use describe::Handed;
 pub(crate) use lanes::{MAX_BLOCK_LAYERS, lanes};
 pub(crate) use memory::{held_bytes, memory_bytes, residue_memory_bytes};
 pub(crate) use nonzero::NonZeroSet;
-pub(crate) use pass::Chunk;
+pub(crate) use pass::{Carries, Chunk};
 pub(crate) use sweep::Sweep;
 
 use crate::error::{Error, Param, Result};
@@ -187,9 +187,10 @@ pub(crate) struct State {
     pub(crate) chunk_lanes: usize,
     /// The non-zero states of the two layers before `k0` (the older first).
     pub(crate) edges: [NonZeroSet; 2],
-    /// Per pass: its chunk of those two layers, and the carries out of its top lane.
+    /// Per pass: its chunk of those two layers, and the carries out of its top lane (a byte a
+    /// state, as the passes keep them: a checkpoint writes each as a word).
     pub(crate) chunks: Vec<Chunk>,
-    pub(crate) carries: Vec<Chunk>,
+    pub(crate) carries: Vec<Carries>,
 }
 
 impl State {
@@ -211,8 +212,8 @@ impl State {
     /// Whether a state read from a file is one this engine could have saved for a run whose states
     /// all lie at or below `hi`: the members of its two non-zero sets within that bound, a whole
     /// number of passes, each pass's chunks as long as its sets say (C lanes a state and the zero
-    /// chunk's) and a carry per state of at most [`lanes::CARRY_MAX`], with the carries of every
-    /// pass (exact lanes). A file that passes its checksum but not this is refused before any work,
+    /// chunk's) and a carry per state, with the carries of every pass (exact lanes; [`State::read`]
+    /// refuses a carry above [`lanes::CARRY_MAX`]). A file that passes its checksum but not this is refused before any work,
     /// not run into a panic.
     /// Cost O(passes).
     pub(crate) fn fits(&self, hi: u64) -> bool {
@@ -224,10 +225,7 @@ impl State {
         });
         let lens = [self.edges[0].len as usize, self.edges[1].len as usize];
         let chunks = self.chunks.iter().all(|[a, b]| a.len() == (lens[0] + 1) * c && b.len() == (lens[1] + 1) * c);
-        // a carry is the high bits of a lane, as a pass keeps it
-        let small = |carries: &Vec<u64>| carries.iter().all(|&c| c <= lanes::CARRY_MAX);
-        let carries =
-            self.carries.iter().all(|[a, b]| a.len() == lens[0] && b.len() == lens[1] && small(a) && small(b));
+        let carries = self.carries.iter().all(|[a, b]| a.len() == lens[0] && b.len() == lens[1]);
         CHUNK_LANES.contains(&c) && sets && chunks && carries && self.carries.len() == self.chunks.len()
     }
 
@@ -249,14 +247,19 @@ impl State {
             words(put, e.set.words())?;
         }
         put(self.chunks.len() as u64)?;
-        for chunk in self.chunks.iter().chain(&self.carries) {
+        for chunk in &self.chunks {
             chunk.iter().try_for_each(|layer| words(put, layer))?;
+        }
+        for carries in self.carries.iter().flatten() {
+            put(carries.len() as u64)?;
+            carries.iter().try_for_each(|&c| put(c as u64))?;
         }
         Ok(())
     }
 
     /// The state [`State::write`] wrote, each word from `next` (told whether it is a length), or
-    /// `None` where the words are not one. Cost O(the state's words).
+    /// `None` where the words are not one (a carry above [`lanes::CARRY_MAX`], the high bits of no
+    /// lane, among them). Cost O(the state's words).
     pub(crate) fn read(next: &mut dyn FnMut(bool) -> Option<u64>) -> Option<State> {
         let words = |next: &mut dyn FnMut(bool) -> Option<u64>| -> Option<Vec<u64>> {
             let len = usize::try_from(next(true)?).ok()?;
@@ -270,12 +273,12 @@ impl State {
             *e = NonZeroSet::new(crate::plan::LayerSet::from_words(base, words(next)?)?);
         }
         let passes = usize::try_from(next(true)?).ok()?;
-        let mut chunks = Vec::with_capacity(passes.min(1 << 16));
-        let mut carries = Vec::with_capacity(passes.min(1 << 16));
-        for i in 0..2 * passes {
-            let chunk: Chunk = [words(next)?, words(next)?];
-            if i < passes { chunks.push(chunk) } else { carries.push(chunk) }
-        }
+        let chunks = (0..passes).map(|_| Some([words(next)?, words(next)?])).collect::<Option<Vec<Chunk>>>()?;
+        let carry = |w: u64| u8::try_from(w).ok().filter(|&c| c as u64 <= lanes::CARRY_MAX);
+        let layer = |next: &mut dyn FnMut(bool) -> Option<u64>| -> Option<Vec<u8>> {
+            words(next)?.into_iter().map(carry).collect()
+        };
+        let carries = (0..passes).map(|_| Some([layer(next)?, layer(next)?])).collect::<Option<Vec<Carries>>>()?;
         Some(State { k0, chunk_lanes, edges, chunks, carries })
     }
 
@@ -290,7 +293,7 @@ impl State {
             raw.extend_from_slice(&chunk[i][s * c..(s + 1) * c]);
             if let Some(carries) = j.checked_sub(1).and_then(|j| self.carries.get(j)) {
                 // the lane is normalised, the carry below 2^8 (but in a forged checkpoint's state)
-                raw[start] = raw[start].wrapping_add(carries[i][s]);
+                raw[start] = raw[start].wrapping_add(carries[i][s] as u64);
             }
         }
         lanes::limbs_of(&raw)

@@ -27,7 +27,7 @@
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use super::describe::{Handed, Sources, layer_sources, nonzero_sets};
@@ -133,12 +133,14 @@ struct Block {
     described: Mutex<Option<Arc<Described>>>,
     /// The non-zero states of the block's last two layers, for D(b+1) (or the segment's end).
     edges_out: Mutex<Option<[NonZeroSet; 2]>>,
-    /// The unfinished tasks that D(b) and each P(b, j) wait for.
+    /// The unfinished tasks that D(b) and each P(b, j) wait for (P(b, j): at most three).
     waiting_describe: AtomicUsize,
-    waiting: Vec<AtomicUsize>,
-    /// Per pass: its carries out, until pass j + 1 of the next block takes them.
-    carries_out: Vec<Mutex<Option<Carries>>>,
-    /// Passes not yet finished, and the chunk of the targets' lanes each left.
+    waiting: Vec<AtomicU8>,
+    /// Per pass: its carries out, until pass j + 1 of the next block takes them (empty until the
+    /// first pass leaves its carries, emptied when the next block ends).
+    carries_out: Mutex<Vec<Option<Carries>>>,
+    /// Passes not yet finished, and the chunk of the targets' lanes each left (empty in a block
+    /// without targets).
     unfinished: AtomicUsize,
     target_lanes: Mutex<Vec<Vec<u64>>>,
 }
@@ -180,7 +182,7 @@ impl<'a, 's> Segment<'a, 's> {
                 // block -1 (the state) is done: only later blocks' passes are waited for
                 let before = if b == 0 { 0 } else { passes[b - 1] };
                 let waiting = (0..passes[b])
-                    .map(|j| AtomicUsize::new(1 + neighbours(shared.kind, j).filter(|&i| i < before).count()))
+                    .map(|j| AtomicU8::new(1 + neighbours(shared.kind, j).filter(|&i| i < before).count() as u8))
                     .collect();
                 let ahead = (b >= 1) as usize + (b >= DESCRIBED_AHEAD) as usize;
                 Block {
@@ -196,16 +198,16 @@ impl<'a, 's> Segment<'a, 's> {
                     edges_out: Mutex::new(None),
                     waiting_describe: AtomicUsize::new(ahead),
                     waiting,
-                    carries_out: (0..passes[b]).map(|_| Mutex::new(None)).collect(),
+                    carries_out: Mutex::new(Vec::new()),
                     unfinished: AtomicUsize::new(passes[b]),
-                    target_lanes: Mutex::new(vec![Vec::new(); passes[b]]),
+                    target_lanes: Mutex::new(Vec::new()),
                 }
             })
             .collect();
         let State { edges, chunks, carries, .. } = state;
         let mut chunks: Vec<Mutex<Option<Chunk>>> = chunks.into_iter().map(|c| Mutex::new(Some(c))).collect();
         chunks.resize_with(most, || Mutex::new(None));
-        let carries_before = carries.into_iter().map(|c| Mutex::new(Some(narrow(c)))).collect();
+        let carries_before = carries.into_iter().map(|c| Mutex::new(Some(c))).collect();
         let recorder = shared.hooks.recorder();
         let first_block = recorder.map_or(0, |r| r.blocks(passes.iter().copied(), state.k0 == 2));
         Segment {
@@ -397,10 +399,11 @@ impl<'a, 's> Segment<'a, 's> {
         // the carries of P(b-1, j-1), or of the state's pass j-1 for the segment's first block
         let carry_in = match j.checked_sub(1) {
             Some(below) if exact => match b.checked_sub(1) {
-                Some(before) => self.blocks[before].carries_out.get(below),
-                None => self.carries_before.get(below),
-            }
-            .and_then(|slot| slot.lock().expect("not poisoned").take()),
+                Some(before) => {
+                    self.blocks[before].carries_out.lock().expect("not poisoned").get_mut(below).and_then(Option::take)
+                }
+                None => self.carries_before.get(below).and_then(|slot| slot.lock().expect("not poisoned").take()),
+            },
             _ => None,
         };
         let spare_carries = match exact {
@@ -427,12 +430,24 @@ impl<'a, 's> Segment<'a, 's> {
         // zero), or to the segment's state after its last block
         let next_passes = self.blocks.get(b + 1).map(|next| next.passes);
         match exact && next_passes.is_none_or(|passes| j + 1 < passes) {
-            true => *block.carries_out[j].lock().expect("not poisoned") = Some(result.carries),
+            true => {
+                let mut carries_out = block.carries_out.lock().expect("not poisoned");
+                if carries_out.is_empty() {
+                    carries_out.resize_with(block.passes, || None);
+                }
+                carries_out[j] = Some(result.carries);
+            }
             false => spares.1.push(result.carries),
         }
         drop(spares);
         *self.chunks[j].lock().expect("not poisoned") = Some(result.chunk);
-        block.target_lanes.lock().expect("not poisoned")[j] = result.targets;
+        if !result.targets.is_empty() {
+            let mut target_lanes = block.target_lanes.lock().expect("not poisoned");
+            if target_lanes.is_empty() {
+                target_lanes.resize(block.passes, Vec::new());
+            }
+            target_lanes[j] = result.targets;
+        }
     }
 
     /// Every pass of block b is done: its targets go to the sink, in order.
@@ -440,9 +455,15 @@ impl<'a, 's> Segment<'a, 's> {
         let block = &self.blocks[b];
         let c = self.shared.c;
         let described = block.described.lock().expect("not poisoned").take().expect("described once");
+        if let Some(before) = b.checked_sub(1) {
+            // every pass of this block took its carries from the block before
+            *self.blocks[before].carries_out.lock().expect("not poisoned") = Vec::new();
+        }
         let chunks = std::mem::take(&mut *block.target_lanes.lock().expect("not poisoned"));
         let targets = described.layers.iter().flat_map(|l| &l.targets);
-        if self.cancelled() || chunks.iter().any(|chunk| chunk.len() != targets.clone().count() * c) {
+        let wanted = targets.clone().count() * c;
+        let short = wanted > 0 && (chunks.len() != block.passes || chunks.iter().any(|chunk| chunk.len() != wanted));
+        if self.cancelled() || short {
             return; // a pass stopped early on the cancel flag: the run's results are discarded
         }
         let mut sink = self.shared.sink.lock().expect("not poisoned");
@@ -469,15 +490,15 @@ impl<'a, 's> Segment<'a, 's> {
         let last = self.blocks.len() - 1;
         let passes = self.blocks[last].passes;
         let take = |m: &Mutex<Option<Chunk>>| m.lock().expect("not poisoned").take().expect("every pass ran");
-        let take_carries =
-            |m: &Mutex<Option<Carries>>| widen(&m.lock().expect("not poisoned").take().expect("every pass ran"));
+        let mut carries_out = self.blocks[last].carries_out.lock().expect("not poisoned");
+        let take_carries = |m: &mut Option<Carries>| m.take().expect("every pass ran");
         State {
             k0: self.blocks[last].k1 + 1,
             chunk_lanes: self.shared.c,
             edges: self.blocks[last].edges_out.lock().expect("not poisoned").take().expect("described"),
             chunks: self.chunks[..passes].iter().map(take).collect(),
             carries: match self.shared.kind {
-                LaneKind::Exact => self.blocks[last].carries_out[..passes].iter().map(take_carries).collect(),
+                LaneKind::Exact => carries_out[..passes].iter_mut().map(take_carries).collect(),
                 LaneKind::Residues { .. } => Vec::new(), // no carries
             },
         }
@@ -500,17 +521,4 @@ fn followers(kind: LaneKind, j: usize) -> std::ops::RangeInclusive<usize> {
         LaneKind::Exact => j..=j + 1,
         LaneKind::Residues { .. } => j..=j,
     }
-}
-
-/// A state's carries (a word each) as a pass keeps them: the high bits of a lane, below
-/// 2^(64 - [`super::lanes::PAYLOAD`]).
-fn narrow([a, b]: Chunk) -> Carries {
-    let narrow = |v: Vec<u64>| v.into_iter().map(|c| c as u8).collect();
-    [narrow(a), narrow(b)]
-}
-
-/// A pass's carries as a state holds them, a word each.
-fn widen([a, b]: &Carries) -> Chunk {
-    let widen = |v: &Vec<u8>| v.iter().map(|&c| c as u64).collect();
-    [widen(a), widen(b)]
 }
