@@ -82,6 +82,7 @@ impl PassContext<'_> {
             }
             // the layer's counts, then one zero chunk for the states that read nothing
             let len = layer.len() * C;
+            fit(&mut cur, len + C);
             cur.resize(len + C, 0); // every chunk but the zero one is rewritten below
             cur[len..].fill(0);
             let (out, left, right) = (&mut cur[..len], &layer.left, &layer.right);
@@ -121,6 +122,24 @@ impl PassContext<'_> {
             Some(_) => spare_carries, // residues carry nothing
         };
         self.spares.lock().expect("not poisoned").0.push(cur);
+        // the chunk is kept until the next block's pass: no more room than it uses
+        for layer in [&mut older, &mut old] {
+            let len = layer.len();
+            fit(layer, len);
+        }
         PassResult { chunk: [older, old], carries, targets }
+    }
+}
+
+/// Gives `buffer` room for `len` words and a sixteenth more where it has less, and no more than it
+/// uses where it has over a sixteenth more. A buffer grown by doubling, or left by a wider layer,
+/// would hold up to twice the words of the layers a run keeps (its edge layers, whole); room for
+/// each block's growth alone (a few states) would move every buffer every block.
+fn fit(buffer: &mut Vec<u64>, len: usize) {
+    if buffer.capacity() < len {
+        buffer.reserve_exact(len + len / 16 - buffer.len());
+    } else if buffer.capacity() - len > len / 16 {
+        buffer.truncate(len);
+        buffer.shrink_to_fit();
     }
 }
