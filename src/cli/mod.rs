@@ -181,8 +181,8 @@ fn print_help(e: &clap::Error) -> std::io::Result<()> {
 
 /// Parses the arguments and runs the command. Usage errors print one line and exit 2.
 pub fn run(args: impl IntoIterator<Item = OsString>) -> anyhow::Result<ExitCode> {
-    // before any thread starts: under `ulimit -v`, one arena for every thread
-    os::one_arena_under_an_address_space_limit();
+    // before any thread starts: large buffers mapped alone; under `ulimit -v`, one arena
+    os::tune_the_allocator();
     let cli = match args::parse(args) {
         Ok(cli) => cli,
         Err(e) if !e.use_stderr() => {
