@@ -239,19 +239,14 @@ pub(crate) fn layer_bytes_for(widest: u64, n: usize) -> u64 {
 }
 
 /// [`layer_bytes_for`] the plan of these `sizes`; where the blocked engine is known to run and its
-/// route is known ([`Sizes::held`]), the larger of what its sweeps hold by their own layers and
-/// lanes ([`blocked::held_bytes`]) and of its widest layer at the top layer's lanes
-/// ([`blocked::memory_bytes`]), with the reference engine's layers only for a `double_check` (the
-/// other exact engine it runs). Neither figure alone bounds every peak measured (docs/performance.md,
-/// "How estimate predicts": the first fell short at n = 100000, the second at 20000 and 30000).
-/// Cost O(1).
+/// route is known ([`Sizes::held`]), what its sweeps hold by their own layers and lanes
+/// ([`blocked::held_bytes`]), with the reference engine's layers only for a `double_check` (the
+/// other exact engine it runs). Cost O(1).
 pub(crate) fn layer_bytes(sizes: &Sizes, n: usize, double_check: bool) -> u64 {
     match sizes.held {
         Some(held) => {
-            let threads = rayon::current_num_threads();
             let reference = if double_check { reference_bytes(sizes.widest, n) } else { 0 };
-            let widest = blocked::memory_bytes(capped(sizes.widest), n, threads);
-            blocked::held_bytes(held, threads).max(widest).max(reference)
+            blocked::held_bytes(held, rayon::current_num_threads()).max(reference)
         }
         None => layer_bytes_for(sizes.widest, n),
     }

@@ -2,11 +2,13 @@
 //! and the top layer's lanes, or from what each sweep holds where the plan's layers are known.
 
 use super::lanes::{MAX_BLOCK_LAYERS, lanes};
+use super::pass::ROOM;
 use super::{Tuning, schedule};
 use crate::plan::Held;
 
 /// The bytes a run up to layer `n` over a plan whose widest layer has `widest_layer` states holds
-/// at its peak on `threads` threads: the two edge layers; the carries of every block described and
+/// at its peak on `threads` threads: the two edge layers (with a pass's room to grow, [`ROOM`]);
+/// the carries of every block described and
 /// not yet ended (a byte a state of each of its two last layers and passes), since a pass keeps its
 /// carries until the next block's pass j + 1 takes them; three layers of one chunk per running
 /// pass; and the source positions of those blocks (the descriptions run up to
@@ -23,7 +25,7 @@ pub(super) fn bytes_with(tuning: Tuning, widest_layer: usize, n: usize, threads:
     let c = tuning.chunk_lanes as u64;
     let lanes = (lanes(n) as u64).div_ceil(c) * c;
     let in_flight = schedule::DESCRIBED_AHEAD as u64 + 1;
-    let per_state = 2 * lanes * 8
+    let per_state = with_room(2 * lanes * 8)
         + in_flight * 2 * (lanes / c)
         + 3 * threads as u64 * c * 8
         + in_flight * tuning.block_layers as u64 * 8;
@@ -31,9 +33,9 @@ pub(super) fn bytes_with(tuning: Tuning, widest_layer: usize, n: usize, threads:
 }
 
 /// The bytes the exact sweeps of a count hold at their peak on `threads` threads, where the plan's
-/// layers and the route are known ([`Held`]): as [`memory_bytes`], the edge layers and the carries
-/// a lane of each sweep's largest layer (its states times its own lanes, each value rounded up to
-/// whole chunks), and the chunks of the running passes and the source positions a state of each
+/// layers and the route are known ([`Held`]): as [`memory_bytes`], the edge layers (with their room
+/// to grow) and the carries a lane of each sweep's largest layer (its states times its own lanes,
+/// each value rounded up to whole chunks), and the chunks of the running passes and the source positions a state of each
 /// sweep's widest layer; the largest over every chunk size the run may take. Cost O(1).
 pub(crate) fn held_bytes(held: Held, threads: usize) -> u64 {
     let possible = Tuning::possible((held.top_lanes as usize).max(1), threads);
@@ -43,9 +45,13 @@ pub(crate) fn held_bytes(held: Held, threads: usize) -> u64 {
         let lanes = held.lane_states.saturating_add(held.states.saturating_mul(c - 1));
         let chunks = (held.lane_states / c).saturating_add(held.states);
         let per_state = 3 * threads as u64 * c * 8 + in_flight * MAX_BLOCK_LAYERS as u64 * 8;
-        [lanes.saturating_mul(2 * 8), chunks.saturating_mul(in_flight * 2), held.states.saturating_mul(per_state)]
-            .into_iter()
-            .fold(0, u64::saturating_add)
+        [
+            with_room(lanes.saturating_mul(2 * 8)),
+            chunks.saturating_mul(in_flight * 2),
+            held.states.saturating_mul(per_state),
+        ]
+        .into_iter()
+        .fold(0, u64::saturating_add)
     };
     possible.map(|tuning| bytes(tuning.chunk_lanes as u64)).max().unwrap_or(0)
 }
@@ -66,4 +72,9 @@ pub(super) fn residue_bytes_with(tuning: Tuning, widest_layer: usize, moduli: us
     let in_flight = schedule::DESCRIBED_AHEAD as u64 + 1;
     let per_state = 2 * lanes * 8 + 3 * threads as u64 * c * 8 + in_flight * tuning.block_layers as u64 * 8;
     (widest_layer as u64 + 1).saturating_mul(per_state)
+}
+
+/// `bytes` of a layer's lanes with the room a pass's buffer may have beyond them ([`ROOM`]). Cost O(1).
+fn with_room(bytes: u64) -> u64 {
+    bytes.saturating_add(bytes / ROOM as u64)
 }

@@ -131,15 +131,40 @@ impl PassContext<'_> {
     }
 }
 
-/// Gives `buffer` room for `len` words and a sixteenth more where it has less, and no more than it
-/// uses where it has over a sixteenth more. A buffer grown by doubling, or left by a wider layer,
-/// would hold up to twice the words of the layers a run keeps (its edge layers, whole); room for
-/// each block's growth alone (a few states) would move every buffer every block.
+/// A pass's buffer has room for at most a `ROOM`-th more words than its layer's: grown by doubling,
+/// or left by a wider layer, a buffer would hold up to twice the words of the layers a run keeps
+/// (its edge layers, whole); room for each block's growth alone (a few states) would move every
+/// buffer every block.
+pub(super) const ROOM: usize = 16;
+
+/// Gives `buffer` room for `len` words and a [`ROOM`]-th more where it has less, and no more than it
+/// uses where it has over a [`ROOM`]-th more.
 fn fit(buffer: &mut Vec<u64>, len: usize) {
     if buffer.capacity() < len {
-        buffer.reserve_exact(len + len / 16 - buffer.len());
-    } else if buffer.capacity() - len > len / 16 {
+        buffer.reserve_exact(len + len / ROOM - buffer.len());
+    } else if buffer.capacity() - len > len / ROOM {
         buffer.truncate(len);
         buffer.shrink_to_fit();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{ROOM, fit};
+
+    /// A buffer grows with room for a sixteenth more, keeps what it has within that room, and gives
+    /// back the rest of a wider layer's.
+    #[test]
+    fn a_buffer_keeps_at_most_a_sixteenth_of_room() {
+        let mut buffer: Vec<u64> = Vec::new();
+        fit(&mut buffer, 1600);
+        assert!((1600..=1600 + 1600 / ROOM).contains(&buffer.capacity()), "{}", buffer.capacity());
+        buffer.resize(1600, 7);
+        let room = buffer.capacity();
+        fit(&mut buffer, 1650); // within the room: not moved
+        assert_eq!(buffer.capacity(), room);
+        fit(&mut buffer, 1000); // a narrower layer: the rest given back
+        assert!((1000..=1000 + 1000 / ROOM).contains(&buffer.capacity()), "{}", buffer.capacity());
+        assert_eq!(buffer, vec![7; 1000], "the words kept are the buffer's first");
     }
 }
