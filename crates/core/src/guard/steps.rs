@@ -19,6 +19,18 @@ use crate::limit::{Bound, Limit};
 /// Under a limit of the machine's (`ulimit -v`, a cgroup) nothing is spent past it.
 pub(crate) const ESTIMATE_ALLOWANCE: u64 = 256 << 20;
 
+/// The largest plan a run past its prediction is made for, to be measured, in states of its window
+/// (the top layer n times the window's g, a bit each in the backward pass): 2^41, n = 10^6 at
+/// g = 0, a few minutes on one core (docs/performance.md, "How estimate predicts"). A count that
+/// large takes days; a larger one is refused at once with the prediction.
+const QUICK_PLAN: u128 = 1 << 41;
+
+/// How far past the limit a prediction may be for the run to be measured ([`QUICK_PLAN`]): the
+/// prediction takes the widest layer as a quarter of the window at the top layer's lanes: 1.8 times
+/// the estimate from the plan of a count of f(100000) (902 MiB against 503 MiB) and 1.5 times at
+/// 10^6 (65.9 GiB against 42.9 GiB, `count` on 2 threads).
+const LOOSE: u64 = 4;
+
 /// The memory guard of one run: what kind of run it is, and the memory it may use.
 ///
 /// # Examples
@@ -255,7 +267,10 @@ impl Guard {
     ///
     /// It gives the plan's budget: the limit to make it under (past the run's, by the allowance, when
     /// the plan is made only to measure a run that will be refused) and whether the prediction
-    /// fits. Step 3 is [`Guard::after_the_plan`]. Cost O(top n) time, cancellable.
+    /// fits. Past the limit, the run is refused with the prediction unless its plan is made to
+    /// measure it: where its layers' bitsets fit the allowance, or where the plan alone fits the
+    /// limit, is quick to make ([`QUICK_PLAN`]) and the prediction is within [`LOOSE`] times the
+    /// limit; then step 3 decides, by the plan's real sizes. Step 3 is [`Guard::after_the_plan`]. Cost O(top n) time, cancellable.
     ///
     /// # Errors
     /// [`Error::InvalidArgument`] for an n above [`crate::MAX_N`]; [`Error::OutOfMemory`] with the
@@ -283,8 +298,14 @@ impl Guard {
         }
         let bytes = self.limit.bytes;
         let allowance = if predicted > bytes { self.allowance() } else { 0 };
-        // made to measure the run only where even its layers' bitsets fit the allowance
-        if predicted > bytes && bitsets.saturating_add(support) > allowance {
+        // past the limit, the plan is made to measure the run where even its layers' bitsets fit
+        // the allowance (nothing large allocated before a refusal), or where the plan alone fits the
+        // limit, is quick to make and the prediction is within LOOSE times the limit: such a run
+        // may well fit
+        let quick = (top as u128).saturating_mul(window as u128) <= QUICK_PLAN;
+        let near = predicted / LOOSE <= bytes;
+        let measured = bitsets.saturating_add(support) <= allowance || (plan_bytes <= bytes && quick && near);
+        if predicted > bytes && !measured {
             return Err(refuse(predicted, self.limit));
         }
         let limit = Limit { bytes: bytes.max(allowance), ..self.limit };
@@ -350,5 +371,25 @@ mod tests {
         // too large to plan: refused at once with the prediction, far above the limit
         let refused = walk(1 << 30).plan(&Targets::one(crate::game::MAX_N, 0), Hooks::default());
         assert!(matches!(refused, Err(Error::OutOfMemory { estimate, .. }) if estimate > 1 << 36), "{refused:?}");
+    }
+
+    /// Past its prediction, a count whose plan fits the limit and is quick to make is made to be
+    /// measured, and goes on where its real sizes fit (n = 100000: a prediction of 902 MiB, 503 MiB
+    /// measured); one whose plan is not quick to make, or whose prediction is far past the
+    /// limit, is refused at once with the prediction.
+    #[test]
+    fn a_count_past_its_prediction_is_measured_where_its_plan_is_quick() {
+        use crate::{Engine, Request};
+        let limit = Limit::given(700 << 20);
+        let guard = Guard::count(limit, 2, 1, false);
+        let budget = guard.before_the_plan(&Targets::one(100_000, 0), usize::MAX, Hooks::default()).unwrap();
+        assert!(!budget.fits && budget.predicted > limit.bytes(), "{budget:?}");
+        let planned = Request::exact(&[(100_000, 0)], Engine::Blocked).guard(guard).plan();
+        assert!(planned.is_ok(), "measured, it fits: {:?}", planned.err());
+        let far = guard.before_the_plan(&Targets::one(100_000_000, 0), usize::MAX, Hooks::default());
+        assert!(matches!(far, Err(Error::OutOfMemory { estimate, .. }) if estimate > 1 << 40), "{far:?}");
+        let tight = Guard::count(Limit::given(200 << 20), 2, 1, false);
+        let past = tight.before_the_plan(&Targets::one(100_000, 0), usize::MAX, Hooks::default());
+        assert!(matches!(past, Err(Error::OutOfMemory { estimate, .. }) if estimate == budget.predicted), "{past:?}");
     }
 }
