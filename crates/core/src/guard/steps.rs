@@ -265,12 +265,13 @@ impl Guard {
     ///    word a layer: its layers pack into runs, [`plan::Packed`]), with the support's checkpoints
     ///    that thin them ([`plan::support_bytes`]).
     ///
-    /// It gives the plan's budget: the limit to make it under (past the run's, by the allowance, when
-    /// the plan is made only to measure a run that will be refused) and whether the prediction
+    /// It gives the plan's budget: the limit to make it under (past the run's, by the allowance,
+    /// when the plan is made only to measure a run that will be refused) and whether the prediction
     /// fits. Past the limit, the run is refused with the prediction unless its plan is made to
     /// measure it: where its layers' bitsets fit the allowance, or where the plan alone fits the
     /// limit, is quick to make ([`QUICK_PLAN`]) and the prediction is within [`LOOSE`] times the
-    /// limit; then step 3 decides, by the plan's real sizes. Step 3 is [`Guard::after_the_plan`]. Cost O(top n) time, cancellable.
+    /// limit; then step 3 decides, by the plan's real sizes. Step 3 is [`Guard::after_the_plan`].
+    /// Cost O(top n) time, cancellable.
     ///
     /// # Errors
     /// [`Error::InvalidArgument`] for an n above [`crate::MAX_N`]; [`Error::OutOfMemory`] with the

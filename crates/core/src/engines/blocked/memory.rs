@@ -35,8 +35,9 @@ pub(super) fn bytes_with(tuning: Tuning, widest_layer: usize, n: usize, threads:
 /// The bytes the exact sweeps of a count hold at their peak on `threads` threads, where the plan's
 /// layers and the route are known ([`Held`]): as [`memory_bytes`], the edge layers (with their room
 /// to grow) and the carries a lane of each sweep's largest layer (its states times its own lanes,
-/// each value rounded up to whole chunks), and the chunks of the running passes and the source positions a state of each
-/// sweep's widest layer; the largest over every chunk size the run may take. Cost O(1).
+/// each value rounded up to whole chunks), and the chunks of the running passes and the source
+/// positions a state of each sweep's widest layer; the largest over every chunk size the run may
+/// take. Cost O(1).
 pub(crate) fn held_bytes(held: Held, threads: usize) -> u64 {
     let possible = Tuning::possible((held.top_lanes as usize).max(1), threads);
     let in_flight = schedule::DESCRIBED_AHEAD as u64 + 1;

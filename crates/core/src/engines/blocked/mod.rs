@@ -213,8 +213,8 @@ impl State {
     /// all lie at or below `hi`: the members of its two non-zero sets within that bound, a whole
     /// number of passes, each pass's chunks as long as its sets say (C lanes a state and the zero
     /// chunk's) and a carry per state, with the carries of every pass (exact lanes; [`State::read`]
-    /// refuses a carry above [`lanes::CARRY_MAX`]). A file that passes its checksum but not this is refused before any work,
-    /// not run into a panic.
+    /// refuses a carry above [`lanes::CARRY_MAX`]). A file that passes its checksum but not this is
+    /// refused before any work, not run into a panic.
     /// Cost O(passes).
     pub(crate) fn fits(&self, hi: u64) -> bool {
         let c = self.chunk_lanes;
