@@ -1,10 +1,14 @@
 //! What a run of the blocked engine holds at its peak, for the memory guard: from the widest layer
 //! and the top layer's lanes, or from what each sweep holds where the plan's layers are known.
 
-use super::lanes::{MAX_BLOCK_LAYERS, lanes};
+use super::lanes::lanes;
 use super::pass::ROOM;
 use super::{Tuning, schedule};
 use crate::plan::Held;
+
+/// The blocks a run holds at once beside its edge layers: those described ahead of the passes
+/// ([`schedule::DESCRIBED_AHEAD`]) and the one whose passes run.
+const IN_FLIGHT: u64 = schedule::DESCRIBED_AHEAD as u64 + 1;
 
 /// The bytes a run up to layer `n` over a plan whose widest layer has `widest_layer` states holds
 /// at its peak on `threads` threads: the two edge layers (with a pass's room to grow, [`ROOM`]);
@@ -24,11 +28,7 @@ pub(crate) fn memory_bytes(widest_layer: usize, n: usize, threads: usize) -> u64
 pub(super) fn bytes_with(tuning: Tuning, widest_layer: usize, n: usize, threads: usize) -> u64 {
     let c = tuning.chunk_lanes as u64;
     let lanes = (lanes(n) as u64).div_ceil(c) * c;
-    let in_flight = schedule::DESCRIBED_AHEAD as u64 + 1;
-    let per_state = with_room(2 * lanes * 8)
-        + in_flight * 2 * (lanes / c)
-        + 3 * threads as u64 * c * 8
-        + in_flight * tuning.block_layers as u64 * 8;
+    let per_state = with_room(2 * lanes * 8) + IN_FLIGHT * 2 * (lanes / c) + beside(tuning, threads);
     (widest_layer as u64 + 1).saturating_mul(per_state)
 }
 
@@ -40,21 +40,20 @@ pub(super) fn bytes_with(tuning: Tuning, widest_layer: usize, n: usize, threads:
 /// take. Cost O(1).
 pub(crate) fn held_bytes(held: Held, threads: usize) -> u64 {
     let possible = Tuning::possible((held.top_lanes as usize).max(1), threads);
-    let in_flight = schedule::DESCRIBED_AHEAD as u64 + 1;
-    let bytes = |c: u64| {
+    let bytes = |tuning: Tuning| {
         // each value rounded up to whole chunks: at most c - 1 lanes more a state
+        let c = tuning.chunk_lanes as u64;
         let lanes = held.lane_states.saturating_add(held.states.saturating_mul(c - 1));
         let chunks = (held.lane_states / c).saturating_add(held.states);
-        let per_state = 3 * threads as u64 * c * 8 + in_flight * MAX_BLOCK_LAYERS as u64 * 8;
         [
             with_room(lanes.saturating_mul(2 * 8)),
-            chunks.saturating_mul(in_flight * 2),
-            held.states.saturating_mul(per_state),
+            chunks.saturating_mul(IN_FLIGHT * 2),
+            held.states.saturating_mul(beside(tuning, threads)),
         ]
         .into_iter()
         .fold(0, u64::saturating_add)
     };
-    possible.map(|tuning| bytes(tuning.chunk_lanes as u64)).max().unwrap_or(0)
+    possible.map(bytes).max().unwrap_or(0)
 }
 
 /// The bytes a run of the residue kind ([`Lanes::Residues`]) modulo `moduli` moduli over a plan whose
@@ -70,12 +69,18 @@ pub(crate) fn residue_memory_bytes(widest_layer: usize, moduli: usize, threads: 
 pub(super) fn residue_bytes_with(tuning: Tuning, widest_layer: usize, moduli: usize, threads: usize) -> u64 {
     let c = tuning.chunk_lanes as u64;
     let lanes = (moduli as u64).div_ceil(c) * c;
-    let in_flight = schedule::DESCRIBED_AHEAD as u64 + 1;
-    let per_state = 2 * lanes * 8 + 3 * threads as u64 * c * 8 + in_flight * tuning.block_layers as u64 * 8;
+    let per_state = 2 * lanes * 8 + beside(tuning, threads);
     (widest_layer as u64 + 1).saturating_mul(per_state)
 }
 
 /// `bytes` of a layer's lanes with the room a pass's buffer may have beyond them ([`ROOM`]). Cost O(1).
 fn with_room(bytes: u64) -> u64 {
     bytes.saturating_add(bytes / ROOM as u64)
+}
+
+/// What a run holds a state of its widest layer beside the edge layers, cut by `tuning` on
+/// `threads` threads: three layers of one chunk per running pass, and two source positions a
+/// state of each layer of the blocks in flight. Cost O(1).
+fn beside(tuning: Tuning, threads: usize) -> u64 {
+    3 * threads as u64 * tuning.chunk_lanes as u64 * 8 + IN_FLIGHT * tuning.block_layers as u64 * 8
 }
