@@ -241,18 +241,18 @@ pub(super) fn ready(fds: &[std::os::fd::BorrowedFd<'_>], wait: std::time::Durati
 /// Cost: one system call and up to two calls into the allocator; effective for the threads that
 /// have not allocated yet.
 pub(super) fn tune_the_allocator() {
-    let limited = rustix::process::getrlimit(rustix::process::Resource::As).current.is_some();
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: `mallopt` only sets a tunable of the allocator, for any value, from any thread;
-    // M_MMAP_THRESHOLD and M_ARENA_MAX are glibc's parameters.
-    unsafe {
-        libc::mallopt(libc::M_MMAP_THRESHOLD, 128 * 1024);
-        if limited {
-            libc::mallopt(libc::M_ARENA_MAX, 1);
+    {
+        let limited = rustix::process::getrlimit(rustix::process::Resource::As).current.is_some();
+        // SAFETY: `mallopt` only sets a tunable of the allocator, for any value, from any thread;
+        // M_MMAP_THRESHOLD and M_ARENA_MAX are glibc's parameters.
+        unsafe {
+            libc::mallopt(libc::M_MMAP_THRESHOLD, 128 * 1024);
+            if limited {
+                libc::mallopt(libc::M_ARENA_MAX, 1);
+            }
         }
     }
-    #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
-    let _ = limited;
 }
 
 /// The soft limit on the processes (and threads) of this process's user (RLIMIT_NPROC), where one
