@@ -382,25 +382,29 @@ mod tests {
     /// the prediction.
     #[test]
     fn a_count_past_its_prediction_is_measured_where_its_plan_is_quick() {
-        use crate::{Engine, Request};
-        let machine = |bytes: u64| Limit { bytes, bound: Bound::Available };
-        let guard = Guard::count(machine(700 << 20), 2, 1, false);
-        let budget = guard.before_the_plan(&Targets::one(100_000, 0), usize::MAX, Hooks::default()).unwrap();
-        assert!(!budget.fits && budget.predicted > 700 << 20, "{budget:?}");
-        let planned = Request::exact(&[(100_000, 0)], Engine::Blocked).guard(guard).plan();
-        assert!(planned.is_ok(), "measured, it fits: {:?}", planned.err());
-        let far = guard.before_the_plan(&Targets::one(100_000_000, 0), usize::MAX, Hooks::default());
-        assert!(matches!(far, Err(Error::OutOfMemory { estimate, .. }) if estimate > 1 << 40), "{far:?}");
-        for limit in [machine(400 << 20), Limit::given(700 << 20)] {
-            let past = Guard::count(limit, 2, 1, false).before_the_plan(
-                &Targets::one(100_000, 0),
-                usize::MAX,
-                Hooks::default(),
-            );
-            assert!(
-                matches!(past, Err(Error::OutOfMemory { estimate, .. }) if estimate == budget.predicted),
-                "{past:?}"
-            );
-        }
+        // two threads, whatever the machine's cores: the estimates count each thread's chunks
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+        pool.install(|| {
+            use crate::{Engine, Request};
+            let machine = |bytes: u64| Limit { bytes, bound: Bound::Available };
+            let guard = Guard::count(machine(700 << 20), 2, 1, false);
+            let budget = guard.before_the_plan(&Targets::one(100_000, 0), usize::MAX, Hooks::default()).unwrap();
+            assert!(!budget.fits && budget.predicted > 700 << 20, "{budget:?}");
+            let planned = Request::exact(&[(100_000, 0)], Engine::Blocked).guard(guard).plan();
+            assert!(planned.is_ok(), "measured, it fits: {:?}", planned.err());
+            let far = guard.before_the_plan(&Targets::one(100_000_000, 0), usize::MAX, Hooks::default());
+            assert!(matches!(far, Err(Error::OutOfMemory { estimate, .. }) if estimate > 1 << 40), "{far:?}");
+            for limit in [machine(400 << 20), Limit::given(700 << 20)] {
+                let past = Guard::count(limit, 2, 1, false).before_the_plan(
+                    &Targets::one(100_000, 0),
+                    usize::MAX,
+                    Hooks::default(),
+                );
+                assert!(
+                    matches!(past, Err(Error::OutOfMemory { estimate, .. }) if estimate == budget.predicted),
+                    "{past:?}"
+                );
+            }
+        });
     }
 }
