@@ -1,6 +1,7 @@
 //! `fibtree combine`: the exact c(N, G) from the files `shard` wrote, reconstructed by the Chinese
-//! remainder theorem and checked as `count` checks its value: its last 18 digits and its residue mod
-//! 998244353 against the modular engine, its parity against the closed form of G.
+//! remainder theorem and checked as `count` checks its value (its last 18 digits and its residue mod
+//! 998244353 against the modular engine, its parity against the closed form of G) and modulo a prime
+//! drawn for the run, which no file can know ([`fibtree::crt::check`]).
 
 use std::collections::BTreeMap;
 use std::io::BufReader;
@@ -10,7 +11,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use fibtree::crt::{self, ShardResidues};
-use fibtree::{Error, Hooks, LAST18, Limit, Options, P998244353, Param, Parity, Projection, Report};
+use fibtree::{Error, Hooks, Limit, Options, Param};
 use serde::de::{Deserializer, IgnoredAny, MapAccess, Visitor};
 
 use super::args::{CombineArgs, parse_shard};
@@ -254,24 +255,13 @@ fn combine_in(session: &mut Session, args: &CombineArgs) -> anyhow::Result<ExitC
     })?;
     drop(shards);
     fibtree_core::check_below_tree(n, g, &value, primes).map_err(Error::from)?;
-    // the modular engine run directly, both moduli at once (a thread each)
-    let independent = session
-        .compute(|hooks, _| Ok(fibtree::mod_only(&[(n, g)], &Options { hooks, ..Options::default() })?.remove(0)))?;
-    let projections = [LAST18, P998244353]
-        .into_iter()
-        .map(|m| {
-            let residue = u64::try_from(&value % m).expect("below the modulus");
-            let found = independent.residues.iter().find(|r| r.0 == m).map(|r| r.1);
-            Projection { modulus: m, residue, independent: found.expect("the default moduli are reported") }
-        })
-        .collect();
-    // the modular check's own estimate, and the reconstruction's: the residues and their mixed-radix
+    // the modular engine run here, modulo 10^18, 998244353 and a prime drawn now, which no file can
+    // know (a thread each)
+    let mut report =
+        session.compute(|hooks, _| Ok(fibtree::crt::check(n, g, value, &Options { hooks, ..Options::default() })?))?;
+    // the reconstruction's memory beside the modular check's: the residues and their mixed-radix
     // digits (two words a prime) and the value, with a product and a remainder beside it
-    let reconstruction = 16 * primes as u64 + 3 * value.bits().div_ceil(8);
-    let memory_estimate_bytes = independent.memory_estimate_bytes + reconstruction;
-    // the third projection, which needs no engine: the parity the closed form of G gives
-    let parity = Parity::of(n, g, &value);
-    let mut report = Report { n, g, value, projections, parity, double_check: None, memory_estimate_bytes };
+    report.memory_estimate_bytes += 16 * primes as u64 + 3 * report.value.bits().div_ceil(8);
     perturb(&mut report, args.test_perturb);
     let counted = Counted::new(&report, session.threads(), session.seconds());
     if cancel.load(Ordering::Relaxed) {

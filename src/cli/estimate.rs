@@ -313,7 +313,7 @@ impl Outcome for EstimateOut {
         }
         writeln!(
             out,
-            "  combine   {} on {threads}: Garner's algorithm {}, then the direct checks mod 10^18 and 998244353",
+            "  combine   {} on {threads}: Garner's algorithm {}, then the direct checks mod 10^18, 998244353 and a drawn prime",
             range(self.combine.seconds, self.combine.seconds_high),
             range(self.combine.garner_seconds, self.combine.garner_seconds_high)
         )?;

@@ -1,5 +1,6 @@
 //! A count's residues modulo many primes ([`residues`], by the modular engine), cut into shards that
-//! run anywhere ([`shard_primes`]) and put back together into the exact value ([`combine_shards`]).
+//! run anywhere ([`shard_primes`]) and put back together into the exact value ([`combine_shards`]),
+//! which is then checked by computations that no file can know ([`check`]).
 //! The primes, how many of them determine a count, and the Chinese remainder theorem that turns
 //! residues back into the value are the engines' ([`fibtree_core::primes_for`],
 //! [`fibtree_core::garner`]); a count by this route in one process is [`crate::Engine::Crt`].
@@ -16,8 +17,10 @@
 //! # Ok::<(), fibtree::Error>(())
 //! ```
 
+mod checked;
 mod residues;
 mod shards;
 
+pub use checked::check;
 pub use residues::residues;
 pub use shards::{ShardResidues, combine_shards, shard_primes};

@@ -4,6 +4,7 @@
 //! runs under; and the runs of the modular engine alone ([`mod_only`], [`mod_only_each`]).
 //! Checkpoints and the double check are policies of the run ([`Options`]).
 
+mod drawn;
 mod mod_only;
 
 use std::collections::BTreeMap;
@@ -17,6 +18,7 @@ use crate::error::{Error, Param, Result};
 use crate::options::Options;
 use crate::report::{Parity, Projection, Report};
 
+pub(crate) use drawn::drawn_prime;
 pub use mod_only::mod_only;
 pub(crate) use mod_only::{check_modulus, moduli_of, residues_each};
 
@@ -107,7 +109,7 @@ impl<'a> Counting<'a> {
         // a resumed value is also checked modulo a prime drawn now, which no file can anticipate
         let saved_moduli = moduli.len();
         if saved.is_some() {
-            moduli.push(drawn_prime(fibtree_util::clock_seed(), &moduli));
+            moduli.push(drawn_prime(&moduli)?);
         }
         let resumed = saved.as_ref().map(|s| s.position.stands(s.n));
         let (position, saved_residues) = saved.map(|s| (s.position, s.independent)).unzip();
@@ -387,19 +389,6 @@ fn named(targets: &[(u64, u64)], planned: &[(u64, u64)]) -> Vec<Vec<usize>> {
     named
 }
 
-/// A prime between 2^61 and 2^63 drawn from `seed`, none of `moduli`: the first prime at or above
-/// a random odd number of [2^61, 2^62). A resumed count is checked modulo it too: the checkpoint was
-/// written before it was drawn, so a file whose lanes were altered so that the value still agrees
-/// with the other projections (a change by a multiple of their product) cannot be made to agree
-/// with it, but by chance (about 1 in 2^61). Cost: a few dozen primality tests.
-fn drawn_prime(seed: u64, moduli: &[u64]) -> u64 {
-    let mut p = (1 << 61) | (fibtree_util::SplitMix64(seed).next_u64() >> 3) | 1;
-    while !primal_check::miller_rabin(p) || moduli.contains(&p) {
-        p += 2;
-    }
-    p
-}
-
 /// The reports (with the index of their planned target) with their double check: every value
 /// computed again by the other exact engine over a plan made afresh, within the run's estimate,
 /// which holds this second plan beside the first. Nothing where the options ask for none.
@@ -426,7 +415,13 @@ fn double_checked(reports: &mut [(usize, Report)], options: &Options) -> Result<
 
 /// The report of c(n, g) from its exact value and the modular engine's residues, with its parity
 /// beside the closed form's.
-fn assemble((n, g): (u64, u64), value: BigUint, moduli: &[u64], independent: &[u64], estimate: u64) -> Report {
+pub(crate) fn assemble(
+    (n, g): (u64, u64),
+    value: BigUint,
+    moduli: &[u64],
+    independent: &[u64],
+    estimate: u64,
+) -> Report {
     let projections = moduli
         .iter()
         .zip(independent)
@@ -438,21 +433,4 @@ fn assemble((n, g): (u64, u64), value: BigUint, moduli: &[u64], independent: &[u
         .collect();
     let parity = Parity::of(n, g, &value);
     Report { n, g, value, projections, parity, double_check: None, memory_estimate_bytes: estimate }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_drawn_prime_is_a_modulus_of_its_own() {
-        let seed = 0x5eed_d4a3_u64;
-        println!("seeds from {seed:#x}");
-        for i in 0..50 {
-            let p = drawn_prime(seed + i, &[]);
-            assert!(primal_check::miller_rabin(p) && p > 1 << 61 && p < fibtree_core::MODULUS_LIMIT, "{p}");
-            assert_ne!(drawn_prime(seed + i, &[p]), p, "never one of the moduli given");
-        }
-        assert_ne!(drawn_prime(1, &[]), drawn_prime(2, &[]));
-    }
 }

@@ -148,6 +148,94 @@ fn forged_shards_are_refused_or_combine_to_the_count() {
     assert!(refused > 0 && combined > 0, "both outcomes reached");
 }
 
+/// 2 x 10^18 x 998244353: a value changed by a multiple of it agrees with the true count modulo 10^18,
+/// 998244353 and 2, every projection fixed before a run.
+fn fixed_product() -> num_bigint::BigUint {
+    num_bigint::BigUint::from(2u32) * 10u64.pow(18) * 998_244_353u64
+}
+
+/// The shards of c(3000, 0) in three (13 primes each), as JSON.
+fn shards_of_3000() -> Vec<Value> {
+    (1..=3).map(|i| serde_json::from_str(&success(&["shard", "3000", "--shard", &format!("{i}/3")])).unwrap()).collect()
+}
+
+/// The primes of a shard file.
+fn primes_of(shard: &Value) -> Vec<u64> {
+    shard["primes"].as_array().unwrap().iter().map(|p| p.as_str().unwrap().parse().unwrap()).collect()
+}
+
+/// `shard` with its residues those of `value` and its checksum made right.
+fn forged_to(shard: &Value, value: &num_bigint::BigUint) -> Value {
+    let mut file = shard.clone();
+    let residues: Vec<Value> = primes_of(shard).iter().map(|&p| Value::String(residue(value, p).to_string())).collect();
+    file["residues"] = Value::Array(residues);
+    file["checksum"] = Value::String(shard_checksum(&file));
+    file
+}
+
+/// Forged shard sets whose value agrees with every fixed projection (10^18, 998244353, the parity,
+/// below |T(n)|) are withheld: the combined value is also checked modulo a prime drawn for the run,
+/// which no file can know. Nothing reaches standard output or `-o`, the exit status is 1, the shard
+/// files are kept as they are, and the message names the drawn modulus.
+#[test]
+fn forged_shard_sets_that_agree_with_every_fixed_projection_are_withheld() {
+    let truth: num_bigint::BigUint = success(&["count", "3000", "-q"]).trim().parse().unwrap();
+    let shards = shards_of_3000();
+    let product = |files: &[&Value]| {
+        files.iter().flat_map(|s| primes_of(s)).fold(num_bigint::BigUint::from(1u32), |acc, p| acc * p)
+    };
+    // one file: the truth shifted by the fixed product times the other files' primes, so that the
+    // other files' residues stay those of the truth
+    let one = truth.clone() + fixed_product() * product(&[&shards[1], &shards[2]]);
+    let one_file = vec![forged_to(&shards[0], &one), shards[1].clone(), shards[2].clone()];
+    // every file: the truth shifted by the fixed product, and by 7 times it
+    let every = |k: u32| shards.iter().map(|s| forged_to(s, &(truth.clone() + fixed_product() * k))).collect();
+    // every file saying it is of c(3000, 1), with the residues of c(3000, 0)
+    let other_g: Vec<Value> = shards
+        .iter()
+        .map(|s| {
+            let mut file = s.clone();
+            file["g"] = Value::from(1);
+            file["checksum"] = Value::String(shard_checksum(&file));
+            file
+        })
+        .collect();
+    for (what, set) in [("one file", one_file), ("every file", every(1)), ("every file, 7 x", every(7)), ("g", other_g)]
+    {
+        let dir = TempDir::new("forged-set");
+        let texts: Vec<Vec<u8>> = set.iter().map(|s| serde_json::to_vec(s).unwrap()).collect();
+        for (i, text) in texts.iter().enumerate() {
+            std::fs::write(dir.join(&format!("{}.json", i + 1)), text).unwrap();
+        }
+        std::fs::create_dir(dir.join("out")).unwrap();
+        let out = format!("{}/result.json", dir.join("out"));
+        let output = fibtree(&["combine", &dir.join(""), "--json", "-o", &out]);
+        let err = stderr(&output);
+        assert_eq!(output.status.code(), Some(1), "{what}: {err}");
+        assert!(stdout(&output).is_empty() && !std::path::Path::new(&out).exists(), "{what}: nothing written");
+        for (i, text) in texts.iter().enumerate() {
+            assert_eq!(&std::fs::read(dir.join(&format!("{}.json", i + 1))).unwrap(), text, "{what}: shards kept");
+        }
+        let drawn = err
+            .split("checked modulo ")
+            .nth(1)
+            .and_then(|rest| rest.split(',').next())
+            .unwrap_or_else(|| panic!("{what}: the drawn prime is named: {err}"));
+        assert!(err.contains(&format!("CROSS-CHECK FAILED for c(3000, {}) mod {drawn}", set[0]["g"])), "{what}: {err}");
+    }
+    // the honest set combines, checked modulo three moduli, the last drawn for the run
+    let dir = TempDir::new("honest-set");
+    for (i, shard) in shards.iter().enumerate() {
+        std::fs::write(dir.join(&format!("{}.json", i + 1)), serde_json::to_vec(shard).unwrap()).unwrap();
+    }
+    let report = success_json(&["combine", &dir.join(""), "--json"]);
+    assert_eq!(report["value"].as_str().unwrap(), truth.to_string());
+    let moduli: Vec<&str> =
+        report["projections"].as_array().unwrap().iter().map(|p| p["modulus"].as_str().unwrap()).collect();
+    assert_eq!(moduli.len(), 3, "{report}");
+    assert!(moduli[2].parse::<u64>().unwrap() > 1 << 61, "{report}");
+}
+
 /// A claims file (from docs/formats.in/claims.csv, with more lines) with lines changed: fields given
 /// other values, lines repeated or cut, bytes changed, a header moved.
 fn claims_change() -> impl Strategy<Value = (usize, usize, String)> {

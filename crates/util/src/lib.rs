@@ -1,7 +1,7 @@
 //! General helpers that fibtree's library and its command line both use, none of them about the
 //! game: numbers as people write them ([`parse_whole`], [`parse_number`]), sizes in words
 //! ([`human_bytes`], [`parse_bytes`]), files that are whole or absent ([`AtomicFile`]), a small seeded generator
-//! ([`SplitMix64`]) and a checksum ([`fnv1a`]).
+//! ([`SplitMix64`]), the system's random source ([`system_seed`]) and a checksum ([`fnv1a`]).
 //!
 //! ```
 //! assert_eq!(fibtree_util::parse_number("10^9+7"), Ok(1_000_000_007));
@@ -26,4 +26,4 @@ pub use files::{
 pub use numbers::{
     NUMBER_FORMS, NotWhole, SHOWN_CHARS, decimal_digits, parse_modulus, parse_number, parse_whole, quoted,
 };
-pub use rng::{SplitMix64, clock_seed};
+pub use rng::{SplitMix64, clock_seed, system_seed};

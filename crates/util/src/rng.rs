@@ -1,5 +1,6 @@
 //! A small, seeded random generator (splitmix64) for the random cases of the self-test and for
-//! `moves --random`: reproducible from its printed seed, and no dependency.
+//! `moves --random`: reproducible from its printed seed, and no dependency; and the system's random
+//! source, for the seeds that guard a check ([`system_seed`]).
 
 use num_bigint::BigUint;
 
@@ -39,6 +40,20 @@ impl SplitMix64 {
 /// A seed from the clock, for runs not given one (the seed used is always printed).
 pub fn clock_seed() -> u64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(1, |d| d.as_nanos() as u64)
+}
+
+/// 64 bits from the system's random source (`getrandom(2)`): the seed of whatever guards a check,
+/// which no file, clock or earlier run can predict. Cost: one system call.
+///
+/// # Errors
+/// The system's source cannot be read (the message says what it said).
+///
+/// ```
+/// assert_ne!(fibtree_util::system_seed()?, fibtree_util::system_seed()?); // but once in 2^64
+/// # Ok::<(), std::io::Error>(())
+/// ```
+pub fn system_seed() -> std::io::Result<u64> {
+    getrandom::u64().map_err(|e| std::io::Error::other(format!("cannot read the system's random source: {e}")))
 }
 
 #[cfg(test)]

@@ -26,7 +26,7 @@
 //!   fastest run gives the figure, the slowest the top of its range ([`Spread`]). The
 //!   rates give the predicted CPU time; the wall time of T threads assumes the CPU time divides
 //!   evenly (the exact engine), that each thread takes whole primes (the residue route), or that
-//!   the two direct checks of `combine` run at once.
+//!   the three direct checks of `combine` run a thread each.
 //!
 //! How the predictions compare with real runs is recorded in docs/performance.md.
 //!
@@ -140,8 +140,8 @@ pub struct Estimate {
     /// The residue route cut into each number of shards asked for.
     pub shards: Vec<ShardCost>,
     /// The predicted wall seconds of `fibtree combine` on [`Estimate::threads`] threads: Garner's
-    /// algorithm over the primes, then the direct checks (the modular engine modulo 10^18 and
-    /// 998244353, at once where there are two threads).
+    /// algorithm over the primes, then the direct checks (the modular engine modulo 10^18,
+    /// 998244353 and a prime drawn for the run, a thread each).
     pub combine_seconds: Seconds,
     /// The part of `combine_seconds` that is Garner's algorithm.
     pub garner_seconds: Seconds,
@@ -246,9 +246,14 @@ fn estimate_with(n: u64, g: u64, shards: &[usize], census_limit: u64, hooks: Hoo
     let exact_cpu_seconds = exact_rate.seconds(limb_additions as f64);
     let prime_cpu_seconds = prime_rate.seconds(prime_lanes as f64);
     let threads = rayon::current_num_threads();
-    // combine: the two direct checks (10^18 in u64 lanes as a prime, 998244353 in u32 lanes)
+    // combine: the three direct checks (10^18 and a drawn prime in u64 lanes, 998244353 in u32
+    // lanes), a thread each: the two wide ones first
     let narrow_seconds = narrow_rate.seconds(prime_lanes as f64);
-    let checks = if threads >= 2 { prime_cpu_seconds.max(narrow_seconds) } else { prime_cpu_seconds + narrow_seconds };
+    let checks = match threads {
+        1 => prime_cpu_seconds + prime_cpu_seconds + narrow_seconds,
+        2 => prime_cpu_seconds + narrow_seconds,
+        _ => prime_cpu_seconds.max(narrow_seconds),
+    };
     let garner_seconds = if known_zero { Seconds::default() } else { garner_rate.seconds((primes as f64).powi(2)) };
     let shards = shard_costs(shards, primes, threads, prime_bytes, prime_cpu_seconds);
     Ok(Estimate {
