@@ -15,13 +15,14 @@
 //!
 //! A run holds its checkpoint ([`hold`]): the path is checked before any work (a regular file or
 //! none, in a folder where files can be made), and a lock file `.NAME.lock` beside it, locked for
-//! the run's life and holding its process id, keeps a second run off the same file.
+//! the run's life and holding its process id, keeps a second run off the same file. The lock file's
+//! name is fibtree's own: a link, a FIFO, a device, a folder or a file of other content standing
+//! there is refused and left as it is ([`fibtree_util::open_own`]).
 
 mod format;
 
-use std::fs::{File, OpenOptions, TryLockError};
+use std::fs::{File, TryLockError};
 use std::io::{BufReader, BufWriter, Read, Seek, Write};
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -61,19 +62,6 @@ pub struct Checkpoint {
     pub fresh: bool,
     /// Keep the file when the run completes.
     pub keep: bool,
-}
-
-/// Removes the temporary files (`.NAME.RANDOM.tmp`, as the checkpoint's saves name them:
-/// [`fibtree_util::is_temporary_of`]) that a run killed in the middle of a save left beside the
-/// checkpoint `path`. Called with the checkpoint's lock held, so that no other run is saving to
-/// them. A file that cannot be removed is left. Cost: one listing of the folder.
-fn remove_stale_saves(path: &Path) {
-    let Ok(entries) = std::fs::read_dir(folder_of(path)) else { return };
-    for entry in entries.flatten() {
-        if entry.file_name().to_str().is_some_and(|name| fibtree_util::is_temporary_of(path, name)) {
-            let _ = std::fs::remove_file(entry.path());
-        }
-    }
 }
 
 /// The checkpoint of the run `(n, g)` with `moduli`, if `spec.path` holds one and `spec.fresh` does
@@ -279,9 +267,24 @@ pub(crate) struct Hold {
 
 impl Drop for Hold {
     fn drop(&mut self) {
-        // removed while still locked, so that no other run takes a lock on a file about to go
-        let _ = std::fs::remove_file(&self.lock);
+        // removed while still locked, so that no other run takes a lock on a file about to go; and
+        // only where its name is still this file, not what another process put in its place
+        if fibtree_util::still_names(&self.lock, &self._file) {
+            let _ = std::fs::remove_file(&self.lock);
+        }
     }
+}
+
+/// The most bytes a lock file of fibtree's holds: a process id and a line end.
+const LOCK_BYTES: u64 = 24;
+
+/// Whether `file`, a regular file at a lock file's name, is one fibtree's runs write: empty, or a
+/// process id on a line. Anything else (a file linked there under that name) is not to be truncated.
+fn holds_a_process_id(mut file: &File) -> bool {
+    let mut text = String::new();
+    let read = file.metadata().is_ok_and(|m| m.len() <= LOCK_BYTES) && file.read_to_string(&mut text).is_ok();
+    let _ = file.rewind();
+    read && text.trim_end_matches('\n').bytes().all(|b| b.is_ascii_digit())
 }
 
 /// Checks `spec.path` before a run and takes the run's hold on it: the path must be a regular file
@@ -317,9 +320,19 @@ pub(crate) fn hold(spec: &Checkpoint) -> Result<Hold> {
     let lock = beside(&path, ".lock");
     let cannot =
         |e: std::io::Error| refuse(format!("cannot make its lock file in the folder '{}': {e}", folder.display()));
+    // the lock file's name is fibtree's: what else stands there is refused and left as it is
+    let not_a_lock = |what: &dyn std::fmt::Display| {
+        refuse(format!(
+            "its lock file '{}' is in the way: {what}; remove it, or name another checkpoint",
+            lock.display()
+        ))
+    };
     loop {
-        let mut file =
-            OpenOptions::new().read(true).write(true).create(true).truncate(false).open(&lock).map_err(cannot)?;
+        let mut file = match fibtree_util::open_own(&lock) {
+            Ok(file) => file,
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => return Err(not_a_lock(&e)),
+            Err(e) => return Err(cannot(e)),
+        };
         match file.try_lock() {
             Ok(()) => {}
             Err(TryLockError::WouldBlock) => {
@@ -332,16 +345,18 @@ pub(crate) fn hold(spec: &Checkpoint) -> Result<Hold> {
             }
             Err(TryLockError::Error(e)) => {
                 // a file system without locks: the empty lock file just made is not left behind
-                if file.metadata().is_ok_and(|m| m.len() == 0) {
+                if file.metadata().is_ok_and(|m| m.len() == 0) && fibtree_util::still_names(&lock, &file) {
                     let _ = std::fs::remove_file(&lock);
                 }
                 return Err(cannot(e));
             }
         }
+        if !holds_a_process_id(&file) {
+            return Err(not_a_lock(&"it holds something other than a process id, and is left as it is"));
+        }
         // the lock file may have been removed by the run that held it between our open and our
         // lock: then the lock is on a file no other run sees, and we start again
-        let same = |m: std::fs::Metadata| file.metadata().is_ok_and(|f| (f.dev(), f.ino()) == (m.dev(), m.ino()));
-        if !std::fs::metadata(&lock).is_ok_and(same) {
+        if !fibtree_util::still_names(&lock, &file) {
             continue;
         }
         // held from here: a failure (a full disk) removes the lock file, as the hold's end would
@@ -352,7 +367,8 @@ pub(crate) fn hold(spec: &Checkpoint) -> Result<Hold> {
             .and_then(|()| writeln!(file, "{}", std::process::id()))
             .and_then(|()| file.flush())
             .map_err(cannot)?;
-        remove_stale_saves(&path);
+        // what saves killed in the middle left (a live save of this checkpoint would hold its lock)
+        fibtree_util::remove_stale_temporaries(&path);
         return Ok(hold);
     }
 }

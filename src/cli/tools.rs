@@ -130,7 +130,8 @@ pub(super) fn man(folder: Option<&Path>) -> anyhow::Result<ExitCode> {
             false => examples_section(command.get_name()) + &exit_status_section(),
         };
         let path = folder.join(page.get_filename());
-        let mut file = AtomicFile::create(&path)
+        // the pages' names are fibtree's: what else stands there (a link, a FIFO) is refused
+        let mut file = AtomicFile::create_own(&path)
             .map_err(|e| usage("--output", format!("cannot write in the folder '{}': {e}", folder.display())))?;
         page.render(&mut file)
             .and_then(|()| file.write_all(sections.as_bytes()))

@@ -7,7 +7,8 @@
 //! `shards` for `shard` and `combine`, `estimate`, `stress`, `tools` for `grundy` and `brute`); the
 //! width and the texts of the help in `help`; output files and signals in `output`; claims files
 //! and shard sets too large to hold or that never end (memory under `ulimit -v`, signals while they
-//! are read or their verdicts written) in `inputs`; checkpoints in `checkpoint`; damaged and forged
+//! are read or their verdicts written) in `inputs`; checkpoints in `checkpoint`; what stands at the names fibtree gives files itself (a lock file, a
+//! temporary file, a kept output) in `own_names`; damaged and forged
 //! shard and claims files, property-tested, in `forged`; the memory guard under `ulimit` and cgroup
 //! limits in `limits`; every command under a limit on processes and threads (RLIMIT_NPROC) in
 //! `process_limit`; the kernel sets
@@ -41,6 +42,7 @@ mod limits;
 mod mod_only;
 mod moves;
 mod output;
+mod own_names;
 mod process_limit;
 mod reference;
 mod shards;

@@ -107,6 +107,7 @@ fn create_temporary(path: &Path) -> std::io::Result<(File, TempPath)> {
     let mut rng = crate::SplitMix64(crate::clock_seed() ^ (u64::from(std::process::id()) << 32));
     loop {
         let temp = beside(&path, &format!(".{:016x}.tmp", rng.next_u64()));
+        // O_EXCL: a new file, never one at the end of a link put there
         match std::fs::OpenOptions::new().write(true).create_new(true).open(&temp) {
             Ok(file) => {
                 // a file system without locks leaves it unlocked: its temporaries are then never
@@ -142,8 +143,10 @@ pub fn is_temporary_of(path: &Path, name: &str) -> bool {
 /// process killed in the middle of a write (`kill -9`, a crash, the machine's power) left behind,
 /// which no later write would otherwise remove. A temporary file is locked by its writer for as long
 /// as the writer has it open (the lock goes with the process), so one that can be locked now is
-/// stale; one that cannot (a write under way, or a file system without locks) is left. Cost: one
-/// listing of the folder, and an open of each temporary file of `path`.
+/// stale; one that cannot (a write under way, or a file system without locks) is left, and so is
+/// anything of that name that is not a regular file with one name (a link, a FIFO, a folder:
+/// [`crate::open_existing_own`]). Cost: one listing of the folder, and an open of each temporary
+/// file of `path`.
 ///
 /// ```
 /// let folder = tempfile::tempdir()?;
@@ -160,8 +163,10 @@ pub fn remove_stale_temporaries(path: &Path) {
         if !entry.file_name().to_str().is_some_and(|name| is_temporary_of(&path, name)) {
             continue;
         }
-        if let Ok(file) = File::open(entry.path())
+        // a link, a FIFO, a folder or a hard link of that name is not a temporary of ours: left
+        if let Some(file) = crate::open_existing_own(&entry.path())
             && file.try_lock().is_ok()
+            && crate::still_names(&entry.path(), &file)
         {
             // removed while locked, so that no writer takes it meanwhile
             let _ = std::fs::remove_file(entry.path());
@@ -176,6 +181,16 @@ pub fn remove_stale_temporaries(path: &Path) {
 /// Whatever creating the file gives (a missing or read-only folder, for example).
 pub fn probe_folder(path: &Path) -> std::io::Result<()> {
     create_temporary(&resolve_links(path)?)?.1.close()
+}
+
+/// Checks that a file could be created at `path`, a name fibtree gives itself, as
+/// [`probe_folder`] does, but in the folder `path` names, whatever stands at `path` (a link there
+/// is not followed). Cost: the creation and removal of one file.
+///
+/// # Errors
+/// Whatever creating the file gives (a missing or read-only folder, for example).
+pub fn probe_own(path: &Path) -> std::io::Result<()> {
+    create_temporary(path)?.1.close()
 }
 
 /// A file written under a temporary name (`.NAME.RANDOM.tmp` in the folder of the file a path's
@@ -212,6 +227,41 @@ impl AtomicFile {
             file.set_permissions(std::fs::Permissions::from_mode(old.mode() & 0o7777))?;
         }
         Ok(AtomicFile { path, file: Some(BufWriter::new(file)), temp: Some(temp) })
+    }
+
+    /// Creates the temporary file for `path`, a name fibtree gives itself in a folder (the files
+    /// of `stress --keep-output`, the manual pages), as [`AtomicFile::create`] does but without
+    /// following what stands at `path`: a link, a FIFO, a folder, a device or a file with another
+    /// name there is refused ([`crate::not_a_plain_file`]) and left as it is; a regular file there
+    /// is replaced, its owner and mode not taken. The rename that commits it replaces a name, never
+    /// writes through one, so a link put there meanwhile is replaced, not followed.
+    ///
+    /// # Errors
+    /// An [`std::io::ErrorKind::AlreadyExists`] error saying what stands at `path`; whatever
+    /// creating the temporary file gives.
+    ///
+    /// ```
+    /// let folder = tempfile::tempdir()?;
+    /// let victim = folder.path().join("victim.txt");
+    /// std::fs::write(&victim, "precious")?;
+    /// let name = folder.path().join("5.stdout");
+    /// std::os::unix::fs::symlink(&victim, &name)?;
+    /// assert!(fibtree_util::AtomicFile::create_own(&name).is_err());
+    /// std::fs::remove_file(&name)?;
+    /// let mut file = fibtree_util::AtomicFile::create_own(&name)?;
+    /// std::io::Write::write_all(&mut file, b"output")?;
+    /// file.commit()?;
+    /// assert_eq!(std::fs::read_to_string(&victim)?, "precious");
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    pub fn create_own(path: &Path) -> std::io::Result<AtomicFile> {
+        if let Some(what) = std::fs::symlink_metadata(path).ok().as_ref().and_then(crate::not_a_plain_file) {
+            let why = format!("'{}' is {what}, not a file of fibtree's, and is left as it is", path.display());
+            return Err(std::io::Error::new(std::io::ErrorKind::AlreadyExists, why));
+        }
+        let (file, temp) = create_temporary(path)?;
+        remove_stale_temporaries(path);
+        Ok(AtomicFile { path: path.to_path_buf(), file: Some(BufWriter::new(file)), temp: Some(temp) })
     }
 
     /// The temporary file's path. Cost O(1).

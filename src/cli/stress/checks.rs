@@ -1,10 +1,11 @@
 //! The checks of `stress`'s arguments made before any run (the program, the folder of the kept
 //! outputs), and the writing of a run's kept outputs and figures.
 
+use std::io::Write;
 use std::path::Path;
 use std::time::Duration;
 
-use fibtree_util::{probe_folder, write_atomically};
+use fibtree_util::{AtomicFile, probe_own};
 
 use super::super::args::StressArgs;
 use super::super::runner::{Program, ProgramRun, split_words};
@@ -28,7 +29,7 @@ pub(super) fn checked_program(args: &StressArgs) -> anyhow::Result<Program> {
     }
     if let Some(dir) = &args.keep_output {
         std::fs::create_dir_all(dir)
-            .and_then(|()| probe_folder(&dir.join("0.stdout")))
+            .and_then(|()| probe_own(&dir.join("0.stdout")))
             .map_err(|e| usage("--keep-output", format!("cannot write in the folder '{}': {e}", dir.display())))?;
         for (flag, file) in [("--output", &args.run.output.output), ("--svg", &args.svg)] {
             check_kept_name(dir, &args.ns.0, flag, file.as_deref())?;
@@ -108,8 +109,8 @@ fn check_kept_name(dir: &Path, ns: &[u64], flag: &str, file: Option<&Path>) -> a
 }
 
 /// Refuses, before any run, a name of the files kept in `dir` already taken by something other
-/// than a file (a folder, say), where a kept output would fail after the runs. Cost: one listing
-/// of `dir`.
+/// than a regular file with one name (a link, a FIFO, a folder: [`fibtree_util::not_a_plain_file`]),
+/// which a kept output would write through, or fail on after the runs. Cost: one listing of `dir`.
 ///
 /// # Errors
 /// A usage error naming `--keep-output`.
@@ -120,8 +121,14 @@ fn check_kept_names(dir: &Path, ns: &[u64]) -> anyhow::Result<()> {
         if !entry.file_name().to_str().is_some_and(|n| kept_for(n, ns)) {
             continue;
         }
-        if !std::fs::metadata(entry.path()).is_ok_and(|m| m.is_file()) {
-            let why = format!("'{}' is not a file, so a run's output cannot be kept there", entry.path().display());
+        // the names are fibtree's: a link is not followed, a FIFO not opened
+        if let Some(what) =
+            std::fs::symlink_metadata(entry.path()).ok().as_ref().and_then(fibtree_util::not_a_plain_file)
+        {
+            let why = format!(
+                "'{}' is {what}, not a file of fibtree's, so a run's output cannot be kept there; it is left as it is",
+                entry.path().display()
+            );
             return Err(usage("--keep-output", why));
         }
     }
@@ -161,7 +168,9 @@ pub(super) fn keep(dir: &Path, run: &ProgramRun, shell: bool) -> anyhow::Result<
     json.push(b'\n');
     for (suffix, bytes) in [("stdout", &run.stdout), ("stderr", &run.stderr), ("json", &json)] {
         let path = dir.join(format!("{}.{suffix}", run.n));
-        write_atomically(&path, bytes)
+        // the names are fibtree's: a link, a FIFO or a folder there is not followed, but refused
+        AtomicFile::create_own(&path)
+            .and_then(|mut file| file.write_all(bytes).and_then(|()| file.commit()))
             .map_err(|e| anyhow::anyhow!("writing '{}' (--keep-output): {e}", path.display()))?;
     }
     Ok(())

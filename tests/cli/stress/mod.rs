@@ -281,7 +281,7 @@ fn kept_outputs_that_would_clash_are_refused_before_any_run() {
     assert!(!std::path::Path::new(&report_in_kept).exists(), "nothing run, nothing written");
     std::fs::create_dir_all(format!("{kept}/2.stdout")).unwrap();
     let err = usage_error(&["stress", "echo 0", "--n", "1..3", "--exact", "--keep-output", &kept], "--keep-output");
-    assert!(err.contains("2.stdout") && err.contains("is not a file"), "{err}");
+    assert!(err.contains("2.stdout") && err.contains("is a folder"), "{err}");
     std::fs::remove_dir(format!("{kept}/2.stdout")).unwrap();
     let beside = format!("{kept}/report.txt");
     run(&["stress", "echo 0", "--n", "1..3", "--exact", "--keep-output", &kept, "-o", &beside], 1);
