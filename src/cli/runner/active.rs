@@ -1,6 +1,8 @@
 //! One run under way: its process started (in a group of its own, its address space limited where
-//! a memory limit is set), watched until it ends, then its pipes read for a grace, and its process
-//! reaped with what it used ([`super::super::os::reap_with_usage`]).
+//! a memory limit is set), watched until it ends (its group killed once past its time limit, or past
+//! its CPU time limit as [`super::cpu`] reads it), then its pipes read for a grace, and its process
+//! reaped with what it used ([`super::super::os::reap_with_usage`]), its CPU time at least its
+//! group's.
 
 use std::io::Write;
 use std::os::unix::process::CommandExt;
@@ -8,6 +10,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use super::super::os::{self, Exit, Usage};
+use super::cpu::{self, GroupCpu};
 use super::pipes::Pipes;
 use super::{Ending, Program, ProgramRun};
 
@@ -60,7 +63,8 @@ impl Program {
             let _ = writeln!(stdin, "{n}");
         }
         let pipes = Pipes::new(child.stdout.take(), child.stderr.take());
-        Ok(Active { n, child, start, deadline: start + self.timeout, pipes, ended: None, alone, floor })
+        let (deadline, cpu_limit) = (start + self.timeout, self.cpu_limit.map(|l| l.as_secs_f64()));
+        Ok(Active { n, child, start, deadline, pipes, ended: None, alone, floor, cpu: GroupCpu::default(), cpu_limit })
     }
 }
 
@@ -79,6 +83,10 @@ pub(super) struct Active {
     /// The peak resident memory its process had before its exec, a copy of this process's, which
     /// `wait4`'s peak cannot go below (`None`: not told).
     floor: Option<u64>,
+    /// The CPU time of its process group, as far as the looks saw.
+    pub(super) cpu: GroupCpu,
+    /// The CPU time its group may use, in seconds, where limited.
+    cpu_limit: Option<f64>,
 }
 
 /// How far past the peak a child had before its exec `wait4`'s peak must be to be the program's:
@@ -87,9 +95,24 @@ pub(super) struct Active {
 const FLOOR_SLACK: u64 = 1 << 20;
 
 impl Active {
+    /// The number of its process group: its process's id, which leads it.
+    pub(super) fn group(&self) -> i32 {
+        i32::try_from(self.child.id()).unwrap_or(0)
+    }
+
+    /// Takes a last look at its group's CPU time, before the group is killed, where more than its
+    /// process may be in it: a look found another, or `anyway` (its pipes still held, or killed).
+    /// Cost: a read of `/proc` ([`cpu::scan`]), or nothing.
+    fn last_look(&mut self, anyway: bool) {
+        if self.cpu.others || anyway {
+            let group = self.group();
+            self.cpu.update(cpu::scan(&[group]).iter());
+        }
+    }
+
     /// Looks at the process: where it exited, its pipes are read for the grace (it is reaped at the
-    /// end); past the time limit or once `stop` is set, its group is killed. Returns whether it
-    /// ended now.
+    /// end); past the time limit, its group past the CPU time limit (at the last look), or once
+    /// `stop` is set, its group is killed. Returns whether it ended now.
     pub(super) fn look(&mut self, stop: bool, now: Instant) -> bool {
         if self.ended.is_some() {
             return false;
@@ -101,7 +124,12 @@ impl Active {
                 return true;
             }
             Ok(false) if stop => Ending::Stopped,
-            Ok(false) if now >= self.deadline => Ending::TimedOut,
+            Ok(false) if self.cpu_limit.is_some_and(|limit| self.cpu.seconds > limit) => Ending::CpuLimit,
+            Ok(false) if now >= self.deadline => {
+                // what its group used to the end, not looked at for a while
+                self.last_look(true);
+                Ending::TimedOut
+            }
             Ok(false) => return false,
             Err(e) => Ending::NotStarted(format!("waiting for it: {e}")),
         };
@@ -121,15 +149,20 @@ impl Active {
     pub(super) fn finish(mut self) -> (ProgramRun, bool) {
         let held = self.pipes.open();
         self.pipes.drain();
+        if self.ended.as_ref().is_some_and(|(ending, _)| ending.is_none()) {
+            // it exited: what it left in its group used CPU time until now
+            self.last_look(held);
+        }
         // before the reaping, which frees its id and its group's number
         let _ = os::kill_group(self.child.id());
         let reaped = os::reap_with_usage(self.child.id());
         let seconds = self.start.elapsed().as_secs_f64();
         // the peak is the program's where it is past the copy of this process's that it began as
-        let floor = self.floor;
+        let (floor, group_cpu) = (self.floor, self.cpu.seconds);
         let reaped = reaped.map(|(exit, usage)| {
             let told = floor.is_some_and(|f| usage.max_resident_bytes > f.saturating_add(FLOOR_SLACK));
-            (exit, Usage { peak_bytes: told.then_some(usage.max_resident_bytes), ..usage })
+            let cpu_seconds = usage.cpu_seconds.max(group_cpu);
+            (exit, Usage { peak_bytes: told.then_some(usage.max_resident_bytes), cpu_seconds, ..usage })
         });
         let (ending, usage) = match (self.ended.take().and_then(|(ending, _)| ending), reaped) {
             (Some(ending), reaped) => (ending, reaped.ok().map(|r| r.1)),

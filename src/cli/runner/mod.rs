@@ -1,14 +1,16 @@
 //! Running another program once per n, as `fibtree stress` does: each run in a process group of its
-//! own, with a time limit, a limit on the output kept and, where asked, on its address space, some
-//! runs at a time, all watched from the calling thread (no thread is started), all of them ended
-//! (their groups killed) when the session is stopped. A run ends when its program exits, runs past
-//! the time limit or is stopped; its pipes are read as they come ([`pipes`]), for a short grace
-//! after it exited ([`active::GRACE`]), never waited on, so that what a program leaves running (in its
-//! group or out of it) cannot hold the run; its process is reaped with what it used, its CPU time
-//! and its peak memory ([`active`]). A run handed on may be asked for again, alone
-//! ([`Handling::Alone`]): fewer run at a time from then on.
+//! own, with a time limit, a limit on the output kept and, where asked, on its address space and on
+//! the CPU time of its group, some runs at a time, all watched from the calling thread (no thread is
+//! started), all of them ended (their groups killed) when the session is stopped. A run ends when
+//! its program exits, runs past the time limit or its group past the CPU time limit, or is stopped;
+//! its pipes are read as they come ([`pipes`]), for a short grace after it exited
+//! ([`active::GRACE`]), never waited on, so that what a program leaves running (in its group or out
+//! of it) cannot hold the run; its group's CPU time is read from `/proc` as it runs ([`cpu`]); its
+//! process is reaped with what it used, its CPU time and its peak memory ([`active`]). A run handed
+//! on may be asked for again, alone ([`Handling::Alone`]): fewer run at a time from then on.
 
 mod active;
+mod cpu;
 mod pipes;
 
 use std::collections::VecDeque;
@@ -36,6 +38,8 @@ pub(super) struct Program {
     pub(super) timeout: Duration,
     /// The address space each of its processes may have, in bytes (RLIMIT_AS), where limited.
     pub(super) memory_limit: Option<u64>,
+    /// The CPU time its process group may use, where limited: past it, the group is killed.
+    pub(super) cpu_limit: Option<Duration>,
 }
 
 /// How a run ended.
@@ -47,6 +51,8 @@ pub(super) enum Ending {
     Signalled(i32),
     /// It ran past the time limit and was killed.
     TimedOut,
+    /// Its process group used more CPU time than the limit, and was killed.
+    CpuLimit,
     /// The session was stopped while it ran, and it was killed.
     Stopped,
     /// It could not be started, for this reason.
@@ -71,7 +77,9 @@ pub(super) struct ProgramRun {
     pub(super) stdout_cut: bool,
     /// The wall time it took, in seconds.
     pub(super) seconds: f64,
-    /// What its process used, where it was reaped (`None`: it never started).
+    /// What it used, where its process was reaped (`None`: it never started): its CPU time the
+    /// larger of its process's and the children it waited for (`wait4`'s) and its process group's
+    /// as read while it ran ([`cpu`]).
     pub(super) usage: Option<Usage>,
     /// The how-manieth time it ran again alone ([`Handling::Alone`]); 0 for a run among others.
     pub(super) alone: u32,
@@ -126,6 +134,8 @@ pub(super) fn run_all(
     let mut buf = Pipes::buffer();
     let (mut pause, mut refused, mut given_up) = (Duration::from_millis(1), 0, false);
     let mut last_sweep = Instant::now();
+    // the next look at the runs' CPU time
+    let mut next_look = Instant::now() + cpu::next_look(program.cpu_limit.is_some(), Duration::ZERO);
     let halted = std::cell::Cell::new(false);
     let mut hand_on = |run: ProgramRun, again: &mut VecDeque<(u64, u32)>, jobs: &mut usize| {
         let (n, alone) = (run.n, run.alone);
@@ -201,6 +211,9 @@ pub(super) fn run_all(
             let until = run.ended.as_ref().map_or(run.deadline, |(_, until)| *until);
             wait = wait.min(until.saturating_duration_since(now));
         }
+        if !active.is_empty() {
+            wait = wait.min(next_look.saturating_duration_since(now));
+        }
         let descriptors: Vec<_> = active.iter().flat_map(|run| run.pipes.descriptors()).collect();
         let ready = super::os::ready(&descriptors, wait);
         drop(descriptors);
@@ -212,6 +225,16 @@ pub(super) fn run_all(
             flags = &flags[count..];
         }
         let (stopped, now) = (stop.load(Ordering::Relaxed) || halted.get(), Instant::now());
+        if now >= next_look && !active.is_empty() {
+            // one read of /proc for every run's group
+            let groups: Vec<i32> = active.iter().map(Active::group).collect();
+            let samples = cpu::scan(&groups);
+            for run in &mut active {
+                let group = run.group();
+                run.cpu.update(samples.iter().filter(|s| s.group == group));
+            }
+            next_look = Instant::now() + cpu::next_look(program.cpu_limit.is_some(), now.elapsed());
+        }
         let mut suspect = false;
         let mut i = 0;
         while i < active.len() {
@@ -329,6 +352,7 @@ mod tests {
             words: None,
             timeout: Duration::from_millis(200),
             memory_limit: None,
+            cpu_limit: None,
         };
         let run = program.run(5, &AtomicBool::new(false));
         assert_eq!(run.ending, Ending::TimedOut);
@@ -344,6 +368,7 @@ mod tests {
             words: None,
             timeout: Duration::from_secs(20),
             memory_limit: None,
+            cpu_limit: None,
         };
         let run = program("read n; echo $((n + 1)); echo oops >&2; exit 3").run(41, &stop);
         assert_eq!((run.ending, run.stdout, run.stderr), (Ending::Exited(3), b"42\n".to_vec(), b"oops\n".to_vec()));
@@ -364,6 +389,7 @@ mod tests {
             words: None,
             timeout: Duration::from_secs(60),
             memory_limit: None,
+            cpu_limit: None,
         };
         let run = program.run(1, &stop);
         assert_eq!((run.ending, run.stdout, run.stderr), (Ending::Exited(0), b"5\n".to_vec(), b"err\n".to_vec()));
@@ -377,6 +403,7 @@ mod tests {
             words: None,
             timeout: Duration::from_secs(20),
             memory_limit: None,
+            cpu_limit: None,
         };
         let mut runs = Vec::new();
         run_all(&program, &[1, 2, 3, 4, 5], 3, &stop, None, &mut |run| {
@@ -393,7 +420,13 @@ mod tests {
 
     /// A shell program with a time limit of 20 s and no memory limit.
     fn shell(command: &str) -> Program {
-        Program { command: command.into(), words: None, timeout: Duration::from_secs(20), memory_limit: None }
+        Program {
+            command: command.into(),
+            words: None,
+            timeout: Duration::from_secs(20),
+            memory_limit: None,
+            cpu_limit: None,
+        }
     }
 
     #[test]
@@ -417,6 +450,23 @@ mod tests {
         assert!(usage.peak_bytes.is_some_and(|p| p >= bytes), "sort held its input of {bytes} bytes: {usage:?}");
         let missing = Program { words: Some(vec!["/nonexistent/solver".into()]), ..shell("/nonexistent/solver") };
         assert_eq!(missing.run(1, &stop).usage, None);
+    }
+
+    #[test]
+    fn a_group_past_the_cpu_time_limit_is_killed_its_time_counted() {
+        let stop = AtomicBool::new(false);
+        // the shell waits; its child, and that child's own, burn: only the group's time can stop them
+        let program = Program {
+            cpu_limit: Some(Duration::from_millis(200)),
+            timeout: Duration::from_secs(300),
+            ..shell("sh -c 'while :; do :; done & while :; do :; done' & wait; echo {}")
+        };
+        let run = program.run(4, &stop);
+        assert_eq!((&run.ending, &run.stdout[..]), (&Ending::CpuLimit, &b""[..]), "{run:?}");
+        assert!(run.usage.expect("reaped").cpu_seconds > 0.2, "{run:?}");
+        // within the limit, nothing is killed
+        let quick = Program { cpu_limit: Some(Duration::from_secs(100)), ..shell("echo {}") };
+        assert_eq!(quick.run(5, &stop).ending, Ending::Exited(0));
     }
 
     #[test]

@@ -36,12 +36,13 @@ pub(super) fn checked_program(args: &StressArgs) -> anyhow::Result<Program> {
         }
         check_kept_names(dir, &args.ns.0)?;
     }
-    Ok(Program { command: args.command.clone(), words, timeout: timeout(args), memory_limit: args.memory_limit })
+    let (command, memory_limit, cpu_limit) = (args.command.clone(), args.memory_limit, args.time_limit);
+    Ok(Program { command, words, timeout: timeout(args), memory_limit, cpu_limit })
 }
 
 /// The wall time a run may take: `--timeout`, else 10 s, or twice `--time-limit` and a second more
-/// where that is longer (a judge's kill comes well after its time limit: a run past the limit is
-/// still measured, and judged TIME LIMIT, not cut short as TIMEOUT).
+/// where that is longer (a run that waits rather than computes is killed on the wall clock; one
+/// that computes is killed once its CPU time is past `--time-limit`, whatever the wall time).
 pub(super) fn timeout(args: &StressArgs) -> Duration {
     let judged = args.time_limit.map_or(Duration::ZERO, |t| 2 * t + Duration::from_secs(1));
     args.timeout.unwrap_or(Duration::from_secs(10).max(judged))

@@ -243,7 +243,8 @@ impl Report {
             Verdict::TimeLimit => {
                 let limit = self.limits.time_seconds.unwrap_or_default();
                 let mut line = format!("{} of CPU time, past the limit of {limit} s", time(cpu));
-                if run.verdict_without_limits != Verdict::Ok {
+                // killed for the limit (`(killed)`), it gave no answer to say anything of
+                if !matches!(run.verdict_without_limits, Verdict::Ok | Verdict::TimeLimit) {
                     line += &format!("; {answered}");
                 }
                 line
@@ -350,9 +351,11 @@ fn hexadecimal<S: serde::Serializer>(seed: &Option<u64>, s: S) -> Result<S::Ok, 
     }
 }
 
-/// `(answer right)` and the like after TIME LIMIT and MEMORY LIMIT: what the answer was.
+/// `(answer right)` and the like after TIME LIMIT and MEMORY LIMIT: what the answer was, or
+/// `(killed)` where the run was killed for the CPU time limit before it answered.
 fn qualifier(run: &Judged) -> &'static str {
     match (run.verdict, run.verdict_without_limits) {
+        (Verdict::TimeLimit, Verdict::TimeLimit) => " (killed)",
         (Verdict::TimeLimit | Verdict::MemoryLimit, Verdict::Ok) => " (answer right)",
         (Verdict::TimeLimit | Verdict::MemoryLimit, Verdict::Mismatch) => " (answer wrong)",
         (Verdict::TimeLimit | Verdict::MemoryLimit, Verdict::NoAnswer) => " (no answer)",

@@ -66,7 +66,8 @@ pub(super) struct Judged {
     pub(super) answer: Option<String>,
     /// Whether the line the answer was taken from holds other numbers too (`9155 (took 3 ms)`).
     pub(super) answer_line_has_other_numbers: bool,
-    /// The CPU time of its process and of the children it waited for, where it was reaped.
+    /// The CPU time of its process and of the children it waited for, or of its process group as
+    /// read while it ran where more, where it was reaped.
     pub(super) cpu_seconds: Option<f64>,
     /// The true value, in the program's form.
     pub(super) expected: String,
@@ -87,7 +88,8 @@ pub(super) struct Judged {
     pub(super) stdout_cut: bool,
     pub(super) verdict: Verdict,
     /// The verdict of its answer and its ending alone, the limits aside: `verdict` but for TIME
-    /// LIMIT and MEMORY LIMIT, where it says whether the answer was right.
+    /// LIMIT and MEMORY LIMIT, where it says whether the answer was right; TIME LIMIT for a run
+    /// killed past the CPU time limit, which gave no answer to judge.
     pub(super) verdict_without_limits: Verdict,
     /// Whether its standard error says that an allocation failed.
     #[serde(skip)]
@@ -103,7 +105,9 @@ pub(super) struct Judged {
 /// `run` judged against `expected` and `limits`; `shell`: it ran through `sh -c`, whose exit
 /// status 128 + S says that the program ended by signal S.
 ///
-/// TIMEOUT where it was killed; else MEMORY LIMIT where a memory limit was set and it failed (exit
+/// TIMEOUT where it was killed past its wall time, TIME LIMIT where it was killed past its CPU time
+/// limit (its answer then not judged: `verdict_without_limits` TIME LIMIT too); else MEMORY LIMIT
+/// where a memory limit was set and it failed (exit
 /// status not 0, a signal, or not started) with its standard error (or the reason it could not
 /// start) saying that an allocation failed, or with its peak at the limit; else TIME LIMIT where
 /// its CPU time is past the time limit; else MEMORY LIMIT where its peak is past the memory limit;
@@ -115,6 +119,7 @@ pub(super) fn judge(run: &ProgramRun, expected: &str, shell: bool, limits: &Limi
     };
     let answered = match (&run.ending, &answer) {
         (Ending::TimedOut, _) => Verdict::Timeout,
+        (Ending::CpuLimit, _) => Verdict::TimeLimit,
         (Ending::Exited(0), None) => Verdict::NoAnswer,
         (Ending::Exited(0), Some(a)) if a == expected => Verdict::Ok,
         (Ending::Exited(0), Some(_)) => Verdict::Mismatch,
@@ -128,7 +133,7 @@ pub(super) fn judge(run: &ProgramRun, expected: &str, shell: bool, limits: &Limi
         && memory.is_some()
         && (allocation_failed || peak.zip(memory).is_some_and(|(p, m)| p >= m));
     let verdict = match answered {
-        Verdict::Timeout => Verdict::Timeout,
+        Verdict::Timeout | Verdict::TimeLimit => answered,
         _ if out_of_memory => Verdict::MemoryLimit,
         _ if cpu.zip(limits.time_seconds).is_some_and(|(c, l)| c > l) => Verdict::TimeLimit,
         _ if peak.zip(memory).is_some_and(|(p, m)| p > m) => Verdict::MemoryLimit,
@@ -206,6 +211,7 @@ pub(super) fn status_of(ending: &Ending, shell: bool) -> String {
         Ending::Exited(code) => format!("exit status {code}"),
         Ending::Signalled(signal) => format!("killed by signal {signal}{}", signal_name(*signal)),
         Ending::TimedOut => "past the time limit (killed)".into(),
+        Ending::CpuLimit => "past the CPU time limit (killed)".into(),
         Ending::Stopped => "stopped".into(),
         Ending::NotStarted(why) => format!("could not be started: {why}"),
         Ending::NoProcess(why) => format!("not run: {why}"),
@@ -292,6 +298,10 @@ pub(super) mod tests {
         assert_eq!(verdicts(&big), (Verdict::MemoryLimit, Verdict::Ok));
         let killed = run(Ending::TimedOut, "", "", 20.0, 1 << 20);
         assert_eq!(verdicts(&killed), (Verdict::Timeout, Verdict::Timeout));
+        // killed past the CPU time limit: no answer judged, whatever it printed or its peak
+        let stopped = run(Ending::CpuLimit, "3\n", "out of memory", 0.6, 65 << 20);
+        assert_eq!(verdicts(&stopped), (Verdict::TimeLimit, Verdict::TimeLimit));
+        assert_eq!(judge(&stopped, "3", true, &limits).status, "past the CPU time limit (killed)");
         // without limits, an allocation that failed is the program's crash
         let free = judge(&failed, "3", true, &Limits::default());
         assert_eq!((free.verdict, free.allocation_failed), (Verdict::Crash, true));
