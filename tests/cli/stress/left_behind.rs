@@ -11,19 +11,19 @@ use crate::common::*;
 
 /// The processes a test's programs leave behind, each of which wrote its process id to a file in
 /// `dir`: ended when the test ends, whatever it found.
-struct LeftBehind {
-    dir: String,
+pub(super) struct LeftBehind {
+    pub(super) dir: String,
 }
 
 impl LeftBehind {
     /// The process ids written so far.
-    fn pids(&self) -> Vec<String> {
+    pub(super) fn pids(&self) -> Vec<String> {
         let entries = std::fs::read_dir(&self.dir).unwrap();
         entries.map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap().trim().to_string()).collect()
     }
 
     /// Waits (at most 10 s) until none of the processes is alive, or fails.
-    fn assert_gone(&self, what: &str) {
+    pub(super) fn assert_gone(&self, what: &str) {
         let pids = self.pids();
         assert!(!pids.is_empty(), "{what}: no process was left behind");
         let alive = |pid: &String| {

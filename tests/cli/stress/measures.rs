@@ -57,8 +57,9 @@ fn each_run_has_its_time_and_memory() {
     }
 }
 
-/// A run past the time limit on its CPU time is TIME LIMIT, saying whether its answer was right; a
-/// fast program under a generous limit is OK.
+/// A run past the time limit on its CPU time is stopped there: TIME LIMIT (killed), whatever
+/// `--timeout` says; a fast program under a generous limit is OK, and is killed on the wall clock
+/// only well after the limit.
 #[test]
 fn a_run_past_the_time_limit() {
     let solvers = Solvers::new("time-limit");
@@ -66,23 +67,17 @@ fn a_run_past_the_time_limit() {
     let args = ["stress", &slow, "--n", "2..4", "--mod", "998244353", "--time-limit", "0.05", "--timeout", "120"];
     let json = report(&args, 1);
     let third = &json["runs"][1];
-    assert_eq!((&third["verdict"], &third["verdict_without_limits"]), (&Value::from("TIME LIMIT"), &Value::from("OK")));
+    let verdicts = (&third["verdict"], &third["verdict_without_limits"]);
+    assert_eq!(verdicts, (&Value::from("TIME LIMIT"), &Value::from("TIME LIMIT")), "{third}");
     assert!(third["cpu_seconds"].as_f64().unwrap() > 0.05, "{third}");
     assert_eq!((&json["counts"]["time_limit"], &json["counts"]["ok"]), (&Value::from(1), &Value::from(2)));
     assert_eq!(json["limits"]["time_seconds"], 0.05);
     let (out, _) = run(&args, 1);
     assert!(out.contains("OK 2 (1), TIME LIMIT 3 (1), OK 4 (1)"), "{out}");
-    assert!(out.contains("first n not OK: 3: TIME LIMIT (answer right): ") && out.contains("past the limit of 0.05 s"));
+    assert!(out.contains("first n not OK: 3: TIME LIMIT (killed): ") && out.contains("past the limit of 0.05 s"));
     assert!(out.contains("limits: 0.05 s of CPU time a run; killed past 120 s (--timeout)"), "{out}");
-    // wrong as well: said so
-    let wrong = solvers.script("slow-wrong", &format!("{BURN}; echo 12345"));
-    let json =
-        report(&["stress", &wrong, "--n", "6", "--mod", "998244353", "--time-limit", "0.05", "--timeout", "120"], 1);
-    assert_eq!(
-        (&json["runs"][0]["verdict"], &json["runs"][0]["verdict_without_limits"]),
-        (&"TIME LIMIT".into(), &"MISMATCH".into())
-    );
-    // the kill comes well after the limit: twice the limit and a second, at least the 10 s of before
+    // the kill on the wall clock comes well after the limit: twice the limit and a second, at least
+    // the 10 s of before
     let fast = solvers.script("fast", "value 4");
     let json = report(&["stress", &fast, "--n", "1..5", "--mod", "998244353", "--time-limit", "30"], 0);
     assert_eq!((json["counts"]["ok"].as_u64(), json["limits"]["timeout_seconds"].as_f64()), (Some(5), Some(61.0)));

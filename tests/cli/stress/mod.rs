@@ -4,7 +4,8 @@
 //! programs that crash, hang, print nothing or print to standard error only. Every verdict, the
 //! form found from the answers, `--bisect` (its spread, and what it ran and assumed), lists of n,
 //! `--json`, `--keep-output`, `-N`, Ctrl-C and bad input; each run's time and memory and the limits
-//! in [`measures`], programs that leave processes behind in [`left_behind`].
+//! in [`measures`], programs that leave processes behind in [`left_behind`], runaway programs
+//! stopped at the CPU time limit in [`cpu_limit`].
 
 use std::os::unix::fs::PermissionsExt;
 use std::time::{Duration, Instant};
@@ -14,6 +15,7 @@ use serde_json::Value;
 
 use crate::common::*;
 
+mod cpu_limit;
 mod left_behind;
 mod measures;
 
