@@ -235,10 +235,11 @@ pub(in crate::cli) struct StressArgs {
     /// one more where that is longer.
     #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
     pub(in crate::cli) timeout: Option<std::time::Duration>,
-    /// The CPU time a run may use, in seconds (e.g. 0.5): past it, TIME LIMIT.
+    /// The CPU time a run may use, in seconds (e.g. 0.5): past it, killed, TIME LIMIT.
     ///
-    /// Judged on the CPU time (user and system) of the program's process and of the children it
-    /// waited for, as wait4 gives it; the run is not killed for it (--timeout kills). Default: none.
+    /// The CPU time (user and system) of the program and of every process it started in its
+    /// process group, read as it runs: once past the limit, the group is killed, whatever --timeout
+    /// says. Default: none.
     #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
     pub(in crate::cli) time_limit: Option<std::time::Duration>,
     /// The memory one run may use, e.g. 256M: past it, MEMORY LIMIT.
