@@ -95,9 +95,10 @@ pub(super) struct Active {
 const FLOOR_SLACK: u64 = 1 << 20;
 
 impl Active {
-    /// The number of its process group: its process's id, which leads it.
+    /// The number of its process group: its process's id, which leads it (-1, no group's, where
+    /// out of range; never 0, the kernel's threads' group).
     pub(super) fn group(&self) -> i32 {
-        i32::try_from(self.child.id()).unwrap_or(0)
+        i32::try_from(self.child.id()).unwrap_or(-1)
     }
 
     /// Takes a last look at its group's CPU time, before the group is killed, where more than its

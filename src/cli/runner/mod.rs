@@ -107,11 +107,12 @@ const NO_ROOM_TRIES: u32 = 5;
 /// Runs `program` for every n of `ns`, `jobs` at a time, handing each run to `done` as it ends (in
 /// the order they end), which may ask for it again alone ([`Handling`]). All on the calling thread:
 /// the runs' processes are watched together, their pipes read as they come (never waited on: what
-/// a program leaves running may hold them open) and each within its time limit. Once `stop` is set,
-/// the runs under way are killed and no other starts; the runs killed so are not handed on. Where
-/// the user's process limit leaves no room for a run's process, it waits for a run under way to
-/// end; with none under way, after a few tries the run is handed on as [`Ending::NoProcess`] and no
-/// other starts.
+/// a program leaves running may hold them open) and each within its time limit, its process group
+/// within its CPU time limit (read for all runs at once, at [`cpu::next_look`]'s pace). Once `stop`
+/// is set, the runs under way are killed and no other starts; the runs killed so are not handed on.
+/// Where the user's process limit leaves no room for a run's process, it waits for a run under way
+/// to end; with none under way, after a few tries the run is handed on as [`Ending::NoProcess`] and
+/// no other starts.
 ///
 /// With `sweep` (this process made the reaper of its orphaned descendants,
 /// [`super::os::become_subreaper`]; the children it had before, which are spared), what the
