@@ -2,7 +2,8 @@
 //! malformed line with its reason, in memory that does not grow with the file. The fields of a line
 //! are read by the parser of BurntSushi's `csv` (`csv-core`): separated by commas, each may be
 //! quoted (`"10000"`, a `""` in it a quote). A claim is one line: the lines are cut first
-//! ([`super::lines`]), so that a quote left open cannot carry a record across the rest of the file.
+//! ([`super::lines`]), so that a quote left open cannot carry a record across the rest of the
+//! file, and a line that leaves one open is malformed.
 
 use std::io::Read;
 
@@ -68,7 +69,14 @@ impl Fields {
 
     /// The fields of `line` (one line, without its end), each trimmed: a quoted one unquoted.
     /// Cost O(the line's bytes).
-    fn of(&mut self, line: &str) -> Vec<&str> {
+    ///
+    /// # Errors
+    /// What is wrong, for a line whose last quoted field does not close on it: a claim is one
+    /// line, and the parser would end the field at the line's end and read a claim from it.
+    fn of(&mut self, line: &str) -> std::result::Result<Vec<&str>, String> {
+        if let Some(field) = open_quote(line.as_bytes()) {
+            return Err(format!("field {field} opens a quote that does not close on its line"));
+        }
         self.parser.reset();
         // a field is never longer than the line, and there are at most one more than its bytes
         self.out.resize(line.len() + 1, 0);
@@ -93,8 +101,38 @@ impl Fields {
             fields.push(std::str::from_utf8(&self.out[start..end]).unwrap_or("").trim());
             start = end;
         }
-        fields
+        Ok(fields)
     }
+}
+
+/// The 1-based number of the field whose quote `line` leaves open, if any, as `csv-core` reads
+/// quotes: a quote opens a field only as its first byte; inside, `""` is a quote and a lone `"`
+/// closes it (what follows, up to the next comma, is the field's too). Cost O(the line's bytes).
+fn open_quote(line: &[u8]) -> Option<usize> {
+    let (mut field, mut start, mut quoted, mut after_quote) = (1, true, false, false);
+    for &b in line {
+        if quoted {
+            // a quote inside a quoted field: closes it, unless the next byte is a quote too
+            if b == b'"' {
+                quoted = false;
+                after_quote = true;
+            }
+            continue;
+        }
+        if after_quote && b == b'"' {
+            // `""` inside the field: a quote, and the field still open
+            (quoted, after_quote) = (true, false);
+            continue;
+        }
+        after_quote = false;
+        if b == b',' {
+            (field, start) = (field + 1, true);
+        } else {
+            quoted = start && b == b'"';
+            start = false;
+        }
+    }
+    quoted.then_some(field)
 }
 
 impl<R: Read> ClaimsReader<'static, R> {
@@ -166,7 +204,7 @@ impl<'a, R: Read> ClaimsReader<'a, R> {
             if s.as_ref().is_ok_and(|s| s.is_empty() || s.starts_with('#')) {
                 continue;
             }
-            let fields = s.map(|s| (s, self.fields.of(s)));
+            let fields = s.and_then(|s| Ok((s, self.fields.of(s)?)));
             let Some(order) = &self.order else {
                 self.order = Some(header(fields).map_err(|why| refuse(format!("line {line}: {why}")))?);
                 continue;
@@ -298,7 +336,7 @@ mod tests {
     }
 
     /// Fields may be quoted, as CSV writers quote them (a `""` in a quoted field is a quote); a
-    /// quote left open ends with its line, whose claim is then malformed.
+    /// quote left open makes its line malformed, never judged.
     #[test]
     fn quoted_fields_are_read_as_csv_reads_them() {
         let text = b"\"N\",\"g\",\"modulus\",answer\n\"10\",\"\",7,\"3\"\n\"10,0\",7,3\n10,0,\"7,3\n10,0,7,\"3\"\"\"\n10,0,7,2\n";
@@ -312,7 +350,7 @@ mod tests {
             lines[1]
         );
         assert!(
-            matches!(&lines[2], Line::Malformed(m) if m.line == 4 && m.error.contains("found 3")),
+            matches!(&lines[2], Line::Malformed(m) if m.line == 4 && m.error == "field 3 opens a quote that does not close on its line"),
             "{:?}",
             lines[2]
         );
@@ -323,6 +361,35 @@ mod tests {
         );
         assert!(matches!(&lines[4], Line::Claim(c) if c.line == 6 && c.answer == 2u32.into()));
         assert_eq!(lines.len(), 5);
+    }
+
+    /// A quote that does not close on its line makes the line malformed, whatever its fields would
+    /// read as: the first digits of a whole count, or the whole of one.
+    #[test]
+    fn a_quote_left_open_is_malformed() {
+        let text = b"n,g,modulus,answer\n100,0,,\"29580893155\n1000,0,10^18,\"867114317183878825\n10,0,7,\"3\"\n\"10\"\"\",0,7,3\n";
+        let lines: Vec<Line> = ClaimsReader::new(&text[..]).map(Result::unwrap).collect();
+        let why = |line: &Line| match line {
+            Line::Malformed(m) => (m.line, m.error.clone()),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(why(&lines[0]), (2, "field 4 opens a quote that does not close on its line".into()));
+        assert_eq!(why(&lines[1]), (3, "field 4 opens a quote that does not close on its line".into()));
+        assert!(matches!(&lines[2], Line::Claim(c) if c.line == 4 && c.answer == 3u32.into()));
+        assert!(why(&lines[3]).1.starts_with("n: "), "a field of a quote, closed: {:?}", lines[3]);
+        for (line, open) in [
+            (&b"\"a\""[..], None),
+            (b"\"a\"\"\"", None),
+            (b"\"a\"\"", Some(1)),
+            (b"a\"b,\"c", Some(2)),
+            (b"a\"b,c\"", None),
+            (b"\"a\"b\",c", None),
+            (b"\"a,b\",\"", Some(2)),
+            (b"x,\"", Some(2)),
+            (b"", None),
+        ] {
+            assert_eq!(open_quote(line), open, "{:?}", String::from_utf8_lossy(line));
+        }
     }
 
     /// A reader that stops at long lines ends at the first, unread past it; one that is cancelled

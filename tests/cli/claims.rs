@@ -253,17 +253,26 @@ fn claims_file_with_its_columns_in_another_order() {
 #[test]
 fn claims_file_only_malformed() {
     let dir = TempDir::new("malformed");
-    let path = dir.file("claims.csv", "n,g,modulus,answer\nx,0,7,1\n10,0,1,0\n10,0,2^128,1\n10,0,7\n");
+    // a quote left open: never judged on its first digits (f(100) = 29580893155...), nor judged
+    // whole (f(1000) mod 10^18 = 867114317183878825)
+    let path = dir.file(
+        "claims.csv",
+        "n,g,modulus,answer\nx,0,7,1\n10,0,1,0\n10,0,2^128,1\n10,0,7\n100,0,,\"29580893155\n\
+         1000,0,10^18,\"867114317183878825\n",
+    );
+    let quote = "field 4 opens a quote that does not close on its line";
     let wants = [
         Want::Bad { line: 2, needle: "n:" },
         Want::Bad { line: 3, needle: "modulus" },
         Want::Bad { line: 4, needle: "modulus" },
         Want::Bad { line: 5, needle: "4 fields" },
+        Want::Bad { line: 6, needle: quote },
+        Want::Bad { line: 7, needle: quote },
     ];
     let output = fibtree(&["verify", "--claims", &path]);
     assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
     check_claims_text(&stdout(&output), &wants);
-    assert!(stdout(&output).ends_with("0 OK, 0 MISMATCH, 4 malformed\n"));
+    assert!(stdout(&output).ends_with("0 OK, 0 MISMATCH, 6 malformed\n"));
 
     let args = ["verify", "--claims", &path, "--json"];
     let output = fibtree(&args);
