@@ -145,7 +145,10 @@ pub fn combine_shards(n: u64, count: usize, shards: &[ShardResidues], hooks: Hoo
     for (&index, shard) in &by_index {
         let mut share = all.iter().skip(index - 1).step_by(count);
         if shard.primes.len() != share.len() || !shard.primes.iter().all(|p| share.next() == Some(p)) {
-            let what = format!("shard {index}/{count} of c({n}, ..) to hold its share of the primes, and it does not");
+            let what = format!(
+                "shard {index}/{count} of a count of T({n}) holds primes that are not its share: those of another \
+                 shard or count"
+            );
             return Err(Error::invalid(Param::Shard, what));
         }
     }
@@ -235,7 +238,16 @@ mod tests {
         assert!(refusal(&conflicting, 4).contains("shard 2/4"));
         assert!(refusal(&shards, 3).contains("shards 1 to 3, got shard 4"));
         let foreign: Vec<ShardResidues> = (1..=4).map(|i| shard(n + 5000, 0, i, 4)).collect();
-        assert!(refusal(&foreign, 4).contains("its share of the primes"));
+        let share =
+            "shard 1/4 of a count of T(1000) holds primes that are not its share: those of another shard or count";
+        assert_eq!(refusal(&foreign, 4), share);
+        // a shard that says it is another shard of the count, or the only one
+        let (mut renumbered, mut alone) = (shards.clone(), shards[1].clone());
+        renumbered.swap(1, 2);
+        (renumbered[1].index, renumbered[2].index) = (2, 3);
+        assert!(refusal(&renumbered, 4).starts_with("shard 2/4 of a count of T(1000) holds primes that are not"));
+        alone.index = 1;
+        assert!(refusal(&[alone], 1).starts_with("shard 1/1 of a count of T(1000) holds primes that are not"));
         assert!(shard_primes(n, 0, 4).is_err() && shard_primes(n, 5, 4).is_err());
         assert!(shard_primes(n, 200, 200).unwrap().is_empty(), "a shard past the primes holds none");
     }

@@ -123,6 +123,23 @@ fn bad_sets_of_shards_are_refused() {
     assert_eq!(success_json(&["combine", &folder, "--json"])["ok"], true);
 }
 
+/// A shard file that says it is another shard (its checksum made right) is refused in one line
+/// naming the shard and what is wrong with it.
+#[test]
+fn a_shard_that_says_it_is_another_is_refused_in_one_line() {
+    let dir = TempDir::new("shards-renamed");
+    write_shards(&dir, "3000", "0", 2);
+    let path = dir.join("1.json");
+    let mut file: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    file["shard"] = Value::String("1/1".into());
+    file["checksum"] = Value::String(shard_checksum(&file));
+    std::fs::write(&path, serde_json::to_string(&file).unwrap()).unwrap();
+    let line = usage_error(&["combine", &path], "FILES");
+    let want = "FILES: shard 1/1 of a count of T(3000) holds primes that are not its share: those of another shard \
+                or count";
+    assert!(line.trim_end().ends_with(want), "{line}");
+}
+
 /// The value rebuilt from shards is checked mod 2 against the closed form of G, the third projection:
 /// a perturbed parity (`--test-perturb 2`, as for `count`) fails loudly with exit 1, and so does a
 /// perturbed residue, the value never on stdout.
