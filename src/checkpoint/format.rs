@@ -11,7 +11,7 @@
 
 use std::io::{Read, Write};
 
-use fibtree_core::Position;
+use fibtree_core::{Position, Unread};
 use fibtree_util::Fnv1a;
 
 /// The first bytes of a checkpoint file.
@@ -204,6 +204,14 @@ fn parse<R: Read>(words: &mut In<R>) -> std::result::Result<Saved, String> {
         true => words.get().filter(|&l| l <= words.left / 8),
         false => words.get(),
     };
-    let position = Position::read(cut, half, &mut next).ok_or_else(|| damaged("truncated state"))?;
+    let position = Position::read(cut, half, &mut next).map_err(|why| {
+        damaged(&match why {
+            Unread::Short => "truncated state".to_string(),
+            Unread::Half(half) => format!("a half of {half}, neither 0 nor 1"),
+            Unread::Set => "a non-zero set whose window is not one".to_string(),
+            // every carry a run holds is a lane's high bits, eight of them
+            Unread::Carry(carry) => format!("a carry of {carry}, above 255"),
+        })
+    })?;
     Ok(Saved { n, g, moduli, independent, position })
 }

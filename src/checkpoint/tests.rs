@@ -94,6 +94,44 @@ fn encoding_round_trips_and_detects_damage() {
     }
 }
 
+/// A carry above 255 (the first of a bottom-up state's, its checksum made right) is named: no run
+/// holds one, and the file is not cut short.
+#[test]
+fn a_carry_above_255_is_named() {
+    let ups = files((300, 0, 300));
+    let bytes = ups[ups.len() / 2].clone();
+    let words: Vec<u64> = bytes[8..].chunks(8).map(|w| u64::from_le_bytes(w.try_into().unwrap())).collect();
+    // version, n, g, engine, no moduli; cut, half; k0, the chunks' lanes; two sets (base, length,
+    // words); the passes; each pass's two chunks then each pass's two layers of carries
+    let mut at = 9;
+    let skip = |at: &mut usize| *at += 1 + words[*at] as usize;
+    for _ in 0..2 {
+        at += 1;
+        skip(&mut at);
+    }
+    let passes = words[at] as usize;
+    at += 1;
+    (0..2 * passes).for_each(|_| skip(&mut at));
+    while words[at] == 0 {
+        at += 1;
+    }
+    let carry_at = 8 + 8 * (at + 1);
+    assert!(words[at + 1] <= 255, "a carry: {}", words[at + 1]);
+    for carry in [256, 1 << 40, u64::MAX] {
+        let mut forged = bytes[..bytes.len() - 8].to_vec();
+        forged[carry_at..carry_at + 8].copy_from_slice(&carry.to_le_bytes());
+        let sum = checksum(&forged);
+        put(&mut forged, sum);
+        let want = format!("is damaged (a carry of {carry}, above 255); use --fresh to start over");
+        assert_eq!(decode(&forged).unwrap_err(), want);
+    }
+    // cut short, its checksum made right: truncated
+    let mut short = bytes[..bytes.len() - 16].to_vec();
+    let sum = checksum(&short);
+    put(&mut short, sum);
+    assert_eq!(decode(&short).unwrap_err(), "is damaged (truncated state); use --fresh to start over");
+}
+
 #[test]
 fn a_checkpoint_that_cannot_be_removed_is_a_warning_not_an_error() {
     let folder = tempfile::tempdir().unwrap();

@@ -64,4 +64,4 @@ pub use hooks::Hooks;
 pub use kernels::{IsaChoice, isa, isa_choice};
 pub use machine::{Isa, Machine, cores};
 pub use plan::{Plan, known_zeros, support};
-pub use request::{Planned, Position, Request};
+pub use request::{Planned, Position, Request, Unread};

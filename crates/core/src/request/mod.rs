@@ -17,7 +17,7 @@ use crate::guard::{Guard, Limit};
 use crate::hooks::Hooks;
 use crate::plan::Plan;
 
-pub use crate::engines::both_ends::Position;
+pub use crate::engines::both_ends::{Position, Unread};
 pub use run::Planned;
 
 /// What a count computes for each of its targets.

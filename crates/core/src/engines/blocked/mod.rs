@@ -95,6 +95,19 @@ use crate::plan::Plan;
 use crate::targets::Targets;
 use schedule::{Segment, Shared};
 
+/// Why words are not a saved position ([`crate::Position::read`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unread {
+    /// Too few words, or a length longer than the words left.
+    Short,
+    /// An unknown half (0 is bottom-up, 1 top-down).
+    Half(u64),
+    /// A non-zero set whose window is not one (a base not a multiple of 64, or past 2^64).
+    Set,
+    /// A carry between two chunks above 2^8 - 1: no run holds one (its lanes' high bits).
+    Carry(u64),
+}
+
 /// How a run is cut into blocks and chunks, and the instruction set its kernels are compiled for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Tuning {
@@ -258,28 +271,35 @@ impl State {
     }
 
     /// The state [`State::write`] wrote, each word from `next` (told whether it is a length), or
-    /// `None` where the words are not one (a carry above [`lanes::CARRY_MAX`], the high bits of no
-    /// lane, among them). Cost O(the state's words).
-    pub(crate) fn read(next: &mut dyn FnMut(bool) -> Option<u64>) -> Option<State> {
-        let words = |next: &mut dyn FnMut(bool) -> Option<u64>| -> Option<Vec<u64>> {
-            let len = usize::try_from(next(true)?).ok()?;
-            (0..len).map(|_| next(false)).collect()
+    /// why the words are not one ([`Unread`]: a carry above [`lanes::CARRY_MAX`], the high bits of
+    /// no lane, among them). Cost O(the state's words).
+    pub(crate) fn read(next: &mut dyn FnMut(bool) -> Option<u64>) -> std::result::Result<State, Unread> {
+        let mut word = |length: bool| next(length).ok_or(Unread::Short);
+        let words = |word: &mut dyn FnMut(bool) -> std::result::Result<u64, Unread>| {
+            let len = usize::try_from(word(true)?).map_err(|_| Unread::Short)?;
+            (0..len).map(|_| word(false)).collect::<std::result::Result<Vec<u64>, Unread>>()
         };
-        let k0 = next(false)? as usize;
-        let chunk_lanes = next(false)? as usize;
+        let k0 = word(false)? as usize;
+        let chunk_lanes = word(false)? as usize;
         let mut edges: [NonZeroSet; 2] = Default::default();
         for e in &mut edges {
-            let base = next(false)?;
-            *e = NonZeroSet::new(crate::plan::LayerSet::from_words(base, words(next)?)?);
+            let base = word(false)?;
+            let set = crate::plan::LayerSet::from_words(base, words(&mut word)?).ok_or(Unread::Set)?;
+            *e = NonZeroSet::new(set);
         }
-        let passes = usize::try_from(next(true)?).ok()?;
-        let chunks = (0..passes).map(|_| Some([words(next)?, words(next)?])).collect::<Option<Vec<Chunk>>>()?;
-        let carry = |w: u64| u8::try_from(w).ok().filter(|&c| c as u64 <= lanes::CARRY_MAX);
-        let layer = |next: &mut dyn FnMut(bool) -> Option<u64>| -> Option<Vec<u8>> {
-            words(next)?.into_iter().map(carry).collect()
-        };
-        let carries = (0..passes).map(|_| Some([layer(next)?, layer(next)?])).collect::<Option<Vec<Carries>>>()?;
-        Some(State { k0, chunk_lanes, edges, chunks, carries })
+        let passes = usize::try_from(word(true)?).map_err(|_| Unread::Short)?;
+        let mut chunks: Vec<Chunk> = Vec::new();
+        for _ in 0..passes {
+            chunks.push([words(&mut word)?, words(&mut word)?]);
+        }
+        let carry = |w: u64| u8::try_from(w).ok().filter(|&c| c as u64 <= lanes::CARRY_MAX).ok_or(Unread::Carry(w));
+        let mut carries: Vec<Carries> = Vec::new();
+        for _ in 0..passes {
+            let mut layer =
+                || words(&mut word)?.into_iter().map(carry).collect::<std::result::Result<Vec<u8>, Unread>>();
+            carries.push([layer()?, layer()?]);
+        }
+        Ok(State { k0, chunk_lanes, edges, chunks, carries })
     }
 
     /// The value of state `s` (its position among the non-zero states) of edge layer `i` (0 the

@@ -52,6 +52,7 @@ pub(crate) use cut::{halves, keep_for_both_ends};
 pub(crate) use early::{Started, start_top_down};
 pub(crate) use joined::{count_blocked, count_taking};
 // the reference form checks the others: the tests and the ladder (`self-test`)
+pub use crate::engines::blocked::Unread;
 pub(crate) use reference::count;
 pub use resumable::Position;
 pub(crate) use resumable::{check_resume, count_resumable};

@@ -8,7 +8,7 @@ use num_bigint::BigUint;
 
 use super::cut::assert_cut;
 use super::joined::{HalfSweeps, bottom_up_tuning, join};
-use crate::engines::blocked::{self, CHUNK_LANES, Run, State, Sweep, Tally, Tuning};
+use crate::engines::blocked::{self, CHUNK_LANES, Run, State, Sweep, Tally, Tuning, Unread};
 use crate::engines::reference::{to_biguint, to_words};
 use crate::error::{Error, Param, Result};
 use crate::hooks::Hooks;
@@ -121,26 +121,33 @@ impl<'a> Position<'a> {
     /// Reads the position [`Position::write`] wrote, after its cut and half (given here: a file of
     /// an earlier format may hold a bottom-up state alone), each word from `next`, which is told
     /// whether the word is a length (so that a source can refuse one longer than what it holds
-    /// before anything is allocated for it). `None` where the words are not a position: an unknown
-    /// half, or too few words. What a plan determines of it is checked when the count it resumes is
-    /// planned ([`crate::Planned::check_resume`]).
+    /// before anything is allocated for it). What a plan determines of it is checked when the count
+    /// it resumes is planned ([`crate::Planned::check_resume`]).
     ///
     /// Cost O(the state's words); memory the state.
-    pub fn read(cut: u64, half: u64, next: &mut dyn FnMut(bool) -> Option<u64>) -> Option<Position<'static>> {
+    ///
+    /// # Errors
+    /// Why the words are not a position ([`Unread`]): too few, an unknown half, a non-zero set's
+    /// window that is not one, a carry above 2^8 - 1.
+    pub fn read(
+        cut: u64,
+        half: u64,
+        next: &mut dyn FnMut(bool) -> Option<u64>,
+    ) -> std::result::Result<Position<'static>, Unread> {
         let half = match half {
             0 => Half::Up { state: Cow::Owned(State::read(next)?) },
             1 => {
                 let below = Cow::Owned(State::read(next)?);
-                let len = next(true)?;
+                let len = next(true).ok_or(Unread::Short)?;
                 let mut words = vec![len];
                 for _ in 0..len {
-                    words.push(next(false)?);
+                    words.push(next(false).ok_or(Unread::Short)?);
                 }
                 Half::Down { below, direct: Cow::Owned(to_biguint(&words)), state: Cow::Owned(State::read(next)?) }
             }
-            _ => return None,
+            other => return Err(Unread::Half(other)),
         };
-        Some(Position { cut, half })
+        Ok(Position { cut, half })
     }
 
     /// This position, owning its states. Cost O(the states' words), where borrowed.

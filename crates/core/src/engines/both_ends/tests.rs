@@ -308,7 +308,8 @@ fn a_state_inconsistent_with_itself_or_the_plan_is_refused() {
     assert_eq!(read_back(&words), *up);
     *words.last_mut().unwrap() = 1 << 8;
     let mut rest = words[2..].iter().copied();
-    assert!(Position::read(words[0], words[1], &mut |_| rest.next()).is_none(), "a carry of 2^8 was read");
+    let got = Position::read(words[0], words[1], &mut |_| rest.next());
+    assert_eq!(got.err(), Some(crate::engines::blocked::Unread::Carry(1 << 8)), "a carry of 2^8 was read");
     // a state claiming another first step (the values of another layer, of fewer lanes), either half
     let down = positions.iter().rfind(|p| p.stands(run.0).contains("top-down")).unwrap();
     for saved in [up, down] {
