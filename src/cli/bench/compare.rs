@@ -18,7 +18,7 @@ use std::sync::atomic::AtomicBool;
 
 use serde::{Deserialize, Serialize};
 
-use super::super::args::BenchArgs;
+use super::super::args::{BenchArgs, MAX_THREADS};
 use super::super::input::{Stoppable, is_stop, open};
 use super::super::output::distinct;
 use super::super::session::{Outcome, OutputForm, Session};
@@ -28,6 +28,17 @@ use super::super::usage;
 /// (and 20 bytes a run past 3), so that 16 MiB is thousands of rows of a thousand runs each, far
 /// past any bench.
 pub(super) const MAX_FILE_BYTES: u64 = 16 << 20;
+
+/// The range of a time in seconds and of a rate in limb additions per ns that a file may give: a
+/// nanosecond to 30 years, a billion additions a second to a billion a nanosecond. A figure past it
+/// was not measured, and its ratios would be past what a table shows.
+const SANE: std::ops::RangeInclusive<f64> = 1e-9..=1e9;
+
+/// [`SANE`] in words.
+const SANE_WORDS: &str = "1e-9 to 1e9";
+
+/// The most cores a file's machine may have.
+const MAX_CORES: u64 = 1 << 20;
 
 /// The most characters of a machine's or kernel's name shown (the rest cut, `...`).
 const NAME_CHARS: usize = 80;
@@ -118,14 +129,30 @@ fn read(path: &Path, cancel: &Arc<AtomicBool>) -> anyhow::Result<BenchFile> {
     }
     let file: BenchFile = serde_json::from_value(value)
         .map_err(|e| refused(path, format_args!("is not a file of bench --json ({e})")))?;
+    let cores = file.machine.cores;
+    if !(1..=MAX_CORES).contains(&cores) {
+        return Err(refused(
+            path,
+            format_args!("is not a file of bench --json: machine.cores {cores}: expected 1 to 2^20"),
+        ));
+    }
     let mut seen = std::collections::BTreeSet::new();
     for (i, r) in file.results.iter().enumerate() {
-        let why = if r.n < 2 || r.threads == 0 {
-            Some(format!("n {} and threads {}: expected n >= 2 and at least 1 thread", r.n, r.threads))
-        } else if !(r.median_seconds.is_finite() && r.median_seconds > 0.0) {
-            Some(format!("median_seconds {}: expected a positive time", r.median_seconds))
-        } else if !(r.limb_additions_per_ns.is_finite() && r.limb_additions_per_ns > 0.0) {
-            Some(format!("limb_additions_per_ns {}: expected a positive rate", r.limb_additions_per_ns))
+        let why = if !(2..=fibtree::MAX_N).contains(&r.n) || !(1..=MAX_THREADS).contains(&r.threads) {
+            Some(format!(
+                "n {} and threads {}: expected n from 2 to {} and 1 to {MAX_THREADS} threads",
+                r.n,
+                r.threads,
+                fibtree::MAX_N
+            ))
+        } else if !SANE.contains(&r.median_seconds) {
+            Some(format!("median_seconds {}: expected a positive time of {SANE_WORDS} s", figure(r.median_seconds)))
+        } else if !SANE.contains(&r.limb_additions_per_ns) {
+            let rate = figure(r.limb_additions_per_ns);
+            Some(format!("limb_additions_per_ns {rate}: expected a positive rate of {SANE_WORDS} per ns"))
+        } else if whole(&r.limb_additions).is_none() {
+            let shown = shown(&r.limb_additions);
+            Some(format!("limb_additions '{shown}': expected a whole number from 1 to 2^128 - 1, in a string"))
         } else if !seen.insert((r.n, r.threads)) {
             Some(format!("n={} threads={} is there twice", r.n, r.threads))
         } else {
@@ -136,6 +163,23 @@ fn read(path: &Path, cancel: &Arc<AtomicBool>) -> anyhow::Result<BenchFile> {
         }
     }
     Ok(file)
+}
+
+/// The positive whole number `text` writes in decimal digits alone, below 2^128 (a bench's limb
+/// additions, which a JSON number could not hold exactly). Cost O(the text's bytes).
+fn whole(text: &str) -> Option<u128> {
+    let digits = !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit());
+    digits.then(|| text.parse::<u128>().ok()).flatten().filter(|&w| w > 0)
+}
+
+/// `x` as a message shows it: in full where short, else in scientific notation (1e300, not its 301
+/// digits).
+fn figure(x: f64) -> String {
+    match x.abs() {
+        0.0 => "0".to_string(),
+        a if (1e-6..1e15).contains(&a) => x.to_string(),
+        _ => format!("{x:e}"),
+    }
 }
 
 /// One file's machine, as the comparison names it.
@@ -343,6 +387,20 @@ mod tests {
         assert_eq!(shown("AMD EPYC\n\u{1b}[2J"), "AMD EPYC[2J");
         let long = "x".repeat(200);
         assert_eq!(shown(&long), format!("{}...", "x".repeat(NAME_CHARS)));
+    }
+
+    #[test]
+    fn whole_numbers_and_figures() {
+        assert_eq!((whole("1"), whole("0012"), whole(&u128::MAX.to_string())), (Some(1), Some(12), Some(u128::MAX)));
+        for bad in ["", "0", "-5", "+5", " 5", "1e3", "5.0", "340282366920938463463374607431768211456"] {
+            assert_eq!(whole(bad), None, "{bad:?}");
+        }
+        assert_eq!(whole(&"9".repeat(100_000)), None);
+        assert_eq!(
+            (figure(-1.0), figure(0.0), figure(2.5e-3)),
+            ("-1".to_string(), "0".to_string(), "0.0025".to_string())
+        );
+        assert_eq!((figure(1e300), figure(-1e-300)), ("1e300".to_string(), "-1e-300".to_string()));
     }
 
     #[test]

@@ -122,6 +122,28 @@ fn files_that_cannot_be_compared_are_refused_naming_them() {
     twice["results"].as_array_mut().unwrap().push(row);
     let mut negative = json.clone();
     negative["results"][0]["median_seconds"] = serde_json::json!(-1.0);
+    // figures no bench measures: negative, too large to show, out of any range
+    let changed = |field: &str, value: Value| {
+        let mut file = json.clone();
+        match field {
+            "cores" => file["machine"]["cores"] = value,
+            _ => file["results"][0][field] = value,
+        }
+        file.to_string()
+    };
+    let insane = [
+        (changed("limb_additions", "-5".into()), "results[0]: limb_additions '-5': expected a whole number from 1"),
+        (changed("limb_additions", "9".repeat(100_000).into()), "limb_additions '999"),
+        (changed("limb_additions", "0".into()), "limb_additions '0': expected a whole number from 1"),
+        (changed("median_seconds", serde_json::json!(1e300)), "median_seconds 1e300: expected a positive time of"),
+        (changed("limb_additions_per_ns", serde_json::json!(-2.5)), "limb_additions_per_ns -2.5: expected a positive"),
+        (changed("limb_additions_per_ns", serde_json::json!(1e-300)), "limb_additions_per_ns 1e-300: expected"),
+        (changed("threads", serde_json::json!(100_000)), "threads 100000: expected n from 2 to"),
+        (changed("n", serde_json::json!(1)), "n 1 and threads 1: expected n from 2 to"),
+        (changed("cores", serde_json::json!(0)), "machine.cores 0: expected 1 to 2^20"),
+    ];
+    let insane: Vec<(String, &str)> =
+        insane.iter().enumerate().map(|(i, (text, why))| (dir.file(&format!("insane{i}.json"), text), *why)).collect();
     let table = dir.join("table.txt");
     success(&["bench", "--n", "200", "--threads", "1", "--runs", "1", "--no-progress", "-o", &table]);
     let grundy = dir.join("grundy.json");
@@ -136,10 +158,11 @@ fn files_that_cannot_be_compared_are_refused_naming_them() {
         (dir.file("negative.json", negative.to_string()), "results[0]: median_seconds -1: expected a positive time"),
         (dir.file("large.json", " ".repeat((16 << 20) + 1)), "is over 16.0 MiB"),
     ];
-    for (file, why) in &cases {
+    for (file, why) in cases.iter().chain(&insane) {
         for args in [["bench", "--compare", good.as_str(), file.as_str()], ["bench", "--compare", file, &good]] {
             let err = usage_error(&args, "--compare");
             assert!(err.contains(&format!("'{file}'")) && err.contains(why), "{why}: {err}");
+            assert!(err.len() < 400, "{err}");
         }
     }
     // the output may not be one of the files compared
