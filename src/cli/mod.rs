@@ -231,5 +231,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> anyhow::Result<ExitCode>
         Command::Grundy { k, json, output } => tools::grundy(k, json, output),
         Command::Brute { k, g, json, output } => tools::brute(k, g, json, output),
     };
-    result.map_err(|e| in_terms(e, flag))
+    // a signal that came after the command last looked at its flags still ends the process with
+    // its status
+    session::with_late_signal(result, os::signalled()).map_err(|e| in_terms(e, flag))
 }

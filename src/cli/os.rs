@@ -109,6 +109,12 @@ pub(super) fn while_writing<T>(write: impl FnOnce() -> T) -> T {
     result
 }
 
+/// The first of the signals [`end_blocked_writes_on`] watches that came (and was not forgotten,
+/// [`forget_signals`]), if any. Cost: one atomic load.
+pub(super) fn signalled() -> Option<i32> {
+    Some(SIGNALLED.load(std::sync::atomic::Ordering::SeqCst)).filter(|&s| s != 0)
+}
+
 /// Forgets the signals [`end_blocked_writes_on`] noted, for a command that still writes what it did
 /// after a signal stopped it (`stress` reports the runs it has): its writes go on, and a signal that
 /// comes while one of them waits still ends the process at once. Cost: one atomic store.

@@ -4,6 +4,7 @@
 
 use std::io::Write;
 use std::path::Path;
+use std::process::ExitCode;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
@@ -254,13 +255,35 @@ impl Session {
         }
     }
 
-    /// Completes the output: flushes standard output, or renames the file into place.
+    /// Completes the output: flushes standard output, or renames the file into place; unless a
+    /// signal came since the work last looked at its flags (a command that writes what it did
+    /// after one forgets it first, [`super::os::forget_signals`]): the file is then not put in
+    /// place.
     ///
     /// # Errors
-    /// Any I/O error.
+    /// Any I/O error; the signal's [`Stopped`] error where one came.
     pub(super) fn finish(&mut self) -> anyhow::Result<()> {
+        self.finish_unless(super::os::signalled())
+    }
+
+    /// [`Session::finish`], where `signal` is the signal that came, if one did.
+    fn finish_unless(&mut self, signal: Option<i32>) -> anyhow::Result<()> {
         self.progress.finish();
+        if signal.is_some() {
+            return Err(self.error(Error::Interrupted));
+        }
         Ok(self.out.finish()?)
+    }
+}
+
+/// What a command's `result` ends the process with where `signal` came (the first of SIGINT,
+/// SIGTERM and SIGHUP, if any, not forgotten): a signal that came after the command last looked at
+/// its flags (while its output was put in place, or after) still ends the process with the
+/// signal's exit status. An error stays as it is (a [`Stopped`] one has the status already).
+pub(super) fn with_late_signal(result: anyhow::Result<ExitCode>, signal: Option<i32>) -> anyhow::Result<ExitCode> {
+    match (result, signal) {
+        (Ok(_), Some(signal)) => Err(Stopped::by(signal).into()),
+        (result, _) => result,
     }
 }
 
@@ -370,12 +393,13 @@ impl Signals {
     /// What stopped the run: SIGTERM (exit status 143) if it came, else SIGHUP (129), else SIGINT
     /// (130).
     fn stopped(&self) -> Stopped {
+        use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
         if self.term.load(Ordering::Relaxed) {
-            Stopped { status: 143, signal: "SIGTERM", unwritten: None }
+            Stopped::by(SIGTERM)
         } else if self.hup.load(Ordering::Relaxed) {
-            Stopped { status: 129, signal: "SIGHUP", unwritten: None }
+            Stopped::by(SIGHUP)
         } else {
-            Stopped { status: 130, signal: "SIGINT", unwritten: None }
+            Stopped::by(SIGINT)
         }
     }
 }
@@ -391,6 +415,18 @@ pub(super) struct Stopped {
     unwritten: Option<String>,
 }
 
+impl Stopped {
+    /// A run stopped by `signal`: SIGTERM (143), SIGHUP (129), else SIGINT (130).
+    fn by(signal: i32) -> Stopped {
+        use signal_hook::consts::{SIGHUP, SIGTERM};
+        match signal {
+            SIGTERM => Stopped { status: 143, signal: "SIGTERM", unwritten: None },
+            SIGHUP => Stopped { status: 129, signal: "SIGHUP", unwritten: None },
+            _ => Stopped { status: 130, signal: "SIGINT", unwritten: None },
+        }
+    }
+}
+
 impl std::fmt::Display for Stopped {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "interrupted by {}", self.signal)?;
@@ -402,3 +438,43 @@ impl std::fmt::Display for Stopped {
 }
 
 impl std::error::Error for Stopped {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use signal_hook::consts::{SIGINT, SIGTERM};
+
+    /// A signal that came once the work was done: the output is not put in place, the file is not
+    /// left behind, and the run ends with the signal's status; with none, the file is in place.
+    #[test]
+    fn a_late_signal_leaves_no_file_and_its_status() {
+        let folder = tempfile::tempdir().unwrap();
+        let path = folder.path().join("out.txt");
+        let mut session = Session::new(Some(&path), Some(1), false).unwrap();
+        writeln!(session.out(), "a result").unwrap();
+        let stopped = session.finish_unless(Some(SIGINT)).unwrap_err();
+        assert_eq!(super::super::exit_status(&stopped), 130);
+        assert!(stopped.to_string().contains("was not written"), "{stopped}");
+        drop(session);
+        assert_eq!(std::fs::read_dir(folder.path()).unwrap().count(), 0, "nothing left");
+        let mut session = Session::new(Some(&path), Some(1), false).unwrap();
+        writeln!(session.out(), "a result").unwrap();
+        session.finish_unless(None).unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "a result\n");
+    }
+
+    /// A command that ends as if no signal came, where one did (after its output was put in place),
+    /// ends with the signal's status; an error keeps its own.
+    #[test]
+    fn a_signal_after_the_work_ends_with_its_status() {
+        let status = |result: anyhow::Result<ExitCode>| match result {
+            Ok(code) => format!("{code:?}"),
+            Err(e) => super::super::exit_status(&e).to_string(),
+        };
+        assert_eq!(status(with_late_signal(Ok(ExitCode::SUCCESS), Some(SIGINT))), "130");
+        assert_eq!(status(with_late_signal(Ok(ExitCode::from(1)), Some(SIGTERM))), "143");
+        assert_eq!(status(with_late_signal(Ok(ExitCode::SUCCESS), None)), format!("{:?}", ExitCode::SUCCESS));
+        let refusal = with_late_signal(Err(super::super::usage("--g", "a whole number")), Some(SIGINT));
+        assert_eq!(status(refusal), "2");
+    }
+}
