@@ -219,6 +219,37 @@ fn a_refusal_names_the_same_figure_whatever_the_limit() {
     }
 }
 
+/// Under `ulimit -v` too, a refusal names the same figure whatever the limit, the one `--max-memory`
+/// gives: a plan quick to make that fits what is left is measured, however far the prediction is
+/// past the limit (it was named under a low limit, the estimate from the plan's real sizes under a
+/// higher one: 16.1 and 30.4 MiB for a count of f(8000)). On two threads, so that their stacks take
+/// the same room on any machine.
+#[test]
+fn a_refusal_under_the_address_space_limit_names_the_same_figure_whatever_the_limit() {
+    if under("ulimit -v 400000", "count 10 -q").is_none() {
+        crate::common::skip("no bash to set ulimit -v");
+        return;
+    }
+    let figure = |err: &str| {
+        let at =
+            err.find("needs about ").unwrap_or_else(|| panic!("a refusal for memory: {err}")) + "needs about ".len();
+        err[at..].split(" of memory").next().unwrap().to_string()
+    };
+    for (args, kib) in
+        [("count 8000 --threads 2", [24_000, 32_000, 40_000]), ("dist 2000 --threads 2", [32_000, 40_000, 48_000])]
+    {
+        let given = figure(&usage_error(
+            &[args.split(' ').collect::<Vec<_>>(), vec!["--max-memory", "1"]].concat(),
+            "--max-memory",
+        ));
+        for v in kib {
+            let output = under(&format!("ulimit -v {v}"), args).unwrap();
+            let err = refused(&output, "(ulimit -v)");
+            assert_eq!(figure(&err), given, "ulimit -v {v}: {args}: {err}");
+        }
+    }
+}
+
 /// `--max-memory` holds a whole distribution: just above its estimate, the run completes within it.
 #[test]
 fn a_distribution_stays_within_its_max_memory() {

@@ -25,6 +25,13 @@ pub(crate) const ESTIMATE_ALLOWANCE: u64 = 256 << 20;
 /// large takes days; a larger one is refused at once with the prediction.
 const QUICK_PLAN: u128 = 1 << 41;
 
+/// The largest plan a run under a limit of the machine's is made for, to be measured, whatever its
+/// prediction, where the plan alone fits what is left (nothing made past the limit): in states of
+/// its window, as [`QUICK_PLAN`], 2^32 (n about 40,000 at g = 0, a few tenths of a second). So a
+/// refusal of such a run names its estimate from its real sizes under any limit the plan fits,
+/// not the prediction under some limits and the estimate under others.
+const CHEAP_PLAN: u128 = 1 << 32;
+
 /// How far past a limit of the machine's a prediction may be for the run to be measured
 /// ([`QUICK_PLAN`]): the prediction takes the widest layer as a quarter of the window at the top
 /// layer's lanes, 1.8 times the estimate from the plan of a count of f(100000) (902 MiB against
@@ -138,6 +145,13 @@ impl Guard {
         }
     }
 
+    /// Whether, under a limit of the machine's, a plan of `plan` bytes over `states` states of its
+    /// window is made to measure the run whatever its prediction: it fits what is left and is
+    /// quick to make ([`CHEAP_PLAN`]). Cost O(1).
+    fn cheap(&self, plan: u64, states: u128) -> bool {
+        self.limit.bound != Bound::Given && plan <= self.limit.bytes && states <= CHEAP_PLAN
+    }
+
     /// Step 1, before anything of size O(n): refuses a run over targets up to layer `top` with a g
     /// as high as `highest` whose smallest possible size exceeds the limit. A floor small enough to
     /// be refined (the guard's allowance) passes, so that the run is refused with its full estimate
@@ -171,7 +185,8 @@ impl Guard {
     /// [`Guard::floor_of`] for a plan kept up to layer `keep`.
     pub(crate) fn floor_below(&self, targets: &Targets, keep: usize, hooks: Hooks) -> Result<()> {
         match self.floor(targets.top(), targets.g_range().1) {
-            Err(e @ Error::OutOfMemory { .. }) => Err(self.before_the_plan(targets, keep, hooks).err().unwrap_or(e)),
+            // refused with the prediction, or passed where the plan is made to be measured
+            Err(Error::OutOfMemory { .. }) => self.before_the_plan(targets, keep, hooks).map(|_| ()),
             other => other,
         }
     }
@@ -218,7 +233,9 @@ impl Guard {
     /// # Errors
     /// [`Error::OutOfMemory`] with the prediction.
     pub(crate) fn predicted(&self, predicted: u64, plan: u64) -> Result<()> {
-        if predicted > self.limit.bytes && plan > self.allowance() {
+        // a plan's bytes are bits of its states
+        let cheap = self.cheap(plan, (plan as u128).saturating_mul(8));
+        if predicted > self.limit.bytes && plan > self.allowance() && !cheap {
             Err(refuse(predicted, self.limit))
         } else {
             Ok(())
@@ -269,8 +286,9 @@ impl Guard {
     /// when the plan is made only to measure a run that will be refused) and whether the prediction
     /// fits. Past the limit, the run is refused with the prediction unless its plan is made to
     /// measure it: where its layers' bitsets fit the allowance, or, under a limit of the machine's,
-    /// where the plan alone fits the limit, is quick to make ([`QUICK_PLAN`]) and the prediction is
-    /// within [`LOOSE`] times the limit; then step 3 decides, by the plan's real sizes. Step 3 is [`Guard::after_the_plan`].
+    /// where the plan alone fits the limit and is quick to make ([`QUICK_PLAN`]) with the prediction
+    /// within [`LOOSE`] times the limit, or cheap to make ([`CHEAP_PLAN`]) whatever the prediction
+    /// and the floor; then step 3 decides, by the plan's real sizes ([`Guard::after_the_plan`]).
     /// Cost O(top n) time, cancellable.
     ///
     /// # Errors
@@ -294,7 +312,11 @@ impl Guard {
         let predicted_sizes =
             Sizes { plan: plan_bytes, widest: (window / 4).max(1), highest: hi | (w - 1), held: None };
         let predicted = self.run.bytes(top, &predicted_sizes);
-        if let Some(floor) = floor {
+        let states = (top as u128).saturating_mul(window as u128);
+        let cheap = self.cheap(plan_bytes, states);
+        if let Some(floor) = floor
+            && !cheap
+        {
             return Err(refuse(predicted.max(floor), self.limit));
         }
         let bytes = self.limit.bytes;
@@ -302,11 +324,12 @@ impl Guard {
         // past the limit, the plan is made to measure the run where even its layers' bitsets fit
         // the allowance (nothing large allocated before a refusal); and under a limit of the
         // machine's, where the plan alone fits the limit, is quick to make and the prediction is
-        // within LOOSE times the limit: such a run may well fit. A limit the caller gave keeps the
-        // figure of a refusal the same whatever it is.
-        let quick = (top as u128).saturating_mul(window as u128) <= QUICK_PLAN;
+        // within LOOSE times the limit: such a run may well fit; or cheap to make, whatever the
+        // prediction, so that its refusal names the same figure under any limit its plan fits. A
+        // limit the caller gave keeps the figure of a refusal the same whatever it is.
+        let quick = states <= QUICK_PLAN;
         let near = predicted / LOOSE <= bytes && self.limit.bound != Bound::Given;
-        let measured = bitsets.saturating_add(support) <= allowance || (plan_bytes <= bytes && quick && near);
+        let measured = bitsets.saturating_add(support) <= allowance || (plan_bytes <= bytes && quick && near) || cheap;
         if predicted > bytes && !measured {
             return Err(refuse(predicted, self.limit));
         }
