@@ -296,8 +296,9 @@ enum Pool {
 
 impl Pool {
     /// A pool of `threads` threads; for one thread, the calling thread itself (no thread started).
-    /// Where the threads cannot be started (a limit on the user's processes, which counts threads),
-    /// the calling thread alone, with a warning on standard error saying why, unless `strict`.
+    /// Where not all of them can be started (a limit on the user's processes, which counts
+    /// threads), those that could, or the calling thread alone where that is one or none, with a
+    /// warning on standard error saying why, unless `strict`.
     ///
     /// # Errors
     /// A usage error naming `--threads` where the threads cannot be started and `strict` is set,
@@ -308,14 +309,18 @@ impl Pool {
         if threads == 1 && calling {
             return Ok(Pool::Calling);
         }
-        match rayon::ThreadPoolBuilder::new().num_threads(threads).build() {
-            Ok(pool) => Ok(Pool::Threads(pool)),
-            Err(e) if calling && !strict => {
-                super::say(&format!("warning: {}: computing on one thread", not_started(threads, &e)));
-                Ok(Pool::Calling)
-            }
-            Err(e) => Err(super::usage("--threads", not_started(threads, &e))),
+        let (started, failed) = Started::up_to(threads);
+        let Some(e) = failed else { return Ok(Pool::Threads(started.pool()?)) };
+        if strict || !calling {
+            return Err(super::usage("--threads", not_started(threads, &e)));
         }
+        let why = not_started(threads, &e);
+        if started.0.len() < 2 {
+            super::say(&format!("warning: {why}: computing on one thread"));
+            return Ok(Pool::Calling);
+        }
+        super::say(&format!("warning: {why}: computing on the {} it started", started.0.len()));
+        Ok(Pool::Threads(started.pool()?))
     }
 
     /// The threads that run the work.
@@ -332,6 +337,43 @@ impl Pool {
             Pool::Threads(pool) => pool.install(work),
             Pool::Calling => work(),
         }
+    }
+}
+
+/// Threads started and waiting to become the workers of a pool ([`Started::pool`]); those that do
+/// not end when it is dropped. Started before the pool, one at a time, so that a limit on the
+/// user's processes leaves a pool of those that could start, not of none (a pool that fails to
+/// start stops its threads, which still count against the limit while they end).
+struct Started(Vec<std::sync::mpsc::Sender<rayon::ThreadBuilder>>);
+
+impl Started {
+    /// Up to `threads` threads, started until one cannot be, and why it could not. Cost: those
+    /// threads started.
+    fn up_to(threads: usize) -> (Started, Option<std::io::Error>) {
+        let mut started = Vec::with_capacity(threads);
+        for _ in 0..threads {
+            let (give, take) = std::sync::mpsc::channel::<rayon::ThreadBuilder>();
+            // a worker once its pool hands it over; else it ends when the sender goes
+            match std::thread::Builder::new().spawn(move || take.recv().map_or((), rayon::ThreadBuilder::run)) {
+                Ok(_) => started.push(give),
+                Err(e) => return (Started(started), Some(e)),
+            }
+        }
+        (Started(started), None)
+    }
+
+    /// A pool whose workers are these threads.
+    ///
+    /// # Errors
+    /// rayon's, where a thread ended before its pool was made (none does).
+    fn pool(self) -> anyhow::Result<rayon::ThreadPool> {
+        let threads = self.0.len();
+        let mut waiting = self.0.into_iter();
+        let handed = move |worker: rayon::ThreadBuilder| {
+            let give = waiting.next().ok_or_else(|| std::io::Error::other("no thread left for the pool"))?;
+            give.send(worker).map_err(|_| std::io::Error::other("a thread of the pool ended before it"))
+        };
+        Ok(rayon::ThreadPoolBuilder::new().num_threads(threads).spawn_handler(handed).build()?)
     }
 }
 

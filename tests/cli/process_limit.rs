@@ -95,6 +95,28 @@ fn a_count_runs_on_the_threads_it_can_have() {
     }
 }
 
+/// Under a limit with room for some threads but not all those asked for, a count computes on those
+/// it could start (more than one), says so on stderr, and reports them; its value is the same.
+#[test]
+fn a_count_runs_on_as_many_threads_as_the_limit_leaves() {
+    let Some(limited) = Limited::new("count-some") else { return };
+    let want = success(&["count", "2000", "-q"]);
+    for nproc in [5, 6] {
+        let output = limited.run(nproc, &["count", "2000", "--threads", "7", "--json"]);
+        let (out, err) = (stdout(&output), stderr(&output));
+        assert_eq!(output.status.code(), Some(0), "--nproc={nproc}: {err}");
+        let json: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(format!("{}\n", json["value"].as_str().unwrap()), want, "--nproc={nproc}");
+        let threads = json["threads"].as_u64().unwrap();
+        // the process itself is one of the user's processes
+        assert!((2..u64::from(nproc)).contains(&threads), "--nproc={nproc}: {threads} threads: {err}");
+        let said = "warning: could not start 7 threads (";
+        let on = format!(": computing on the {threads} it started\n");
+        assert!(err.starts_with(said) && err.ends_with(&on) && err.contains("RLIMIT_NPROC is"), "{err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+    }
+}
+
 /// `self-test` under the limit: every rung passes, and the rung of thread counts says which it
 /// could not start.
 #[test]
