@@ -181,6 +181,22 @@ fn read(path: &Path, cancel: &Arc<AtomicBool>, budget: &mut u64, limit: Limit) -
     Ok(Read { n: file.n, g: file.g, count, residues: ShardResidues { index, primes, residues } })
 }
 
+/// The refusal naming the first of `paths` whose shard (of `shards`, in the same order) holds primes
+/// that are not its share of c(n, g) in `count`; `None` where each holds its share. Made only once a
+/// set was refused, so that the primes are made again only then.
+fn not_its_share(n: u64, g: u64, count: usize, paths: &[PathBuf], shards: &[ShardResidues]) -> Option<String> {
+    let (path, shard) = paths
+        .iter()
+        .zip(shards)
+        .find(|(_, s)| crt::shard_primes(n, s.index, count).is_ok_and(|share| share != s.primes))?;
+    Some(format!(
+        "'{}' says it is shard {}/{count} of c({n}, {g}), but its primes are not that shard's (those of another \
+         shard or count)",
+        path.display(),
+        shard.index
+    ))
+}
+
 pub(super) fn combine(args: CombineArgs) -> anyhow::Result<ExitCode> {
     let output = args.output.output.as_deref();
     // the shard files are what a refusal for memory names
@@ -241,7 +257,7 @@ fn combine_in(session: &mut Session, args: &CombineArgs) -> anyhow::Result<ExitC
         by_index.insert(index, (path.clone(), shard.residues));
     }
     let (_, n, g, count) = first.ok_or_else(|| usage("FILES", "no shard file given"))?;
-    let shards: Vec<ShardResidues> = by_index.into_values().map(|(_, s)| s).collect();
+    let (paths, shards): (Vec<PathBuf>, Vec<ShardResidues>) = by_index.into_values().unzip();
     let primes: usize = shards.iter().map(|s| s.primes.len()).sum();
     // the reconstruction's memory, now that the primes are known, within what is left
     let limit = Limit::new(None, session.threads());
@@ -250,7 +266,9 @@ fn combine_in(session: &mut Session, args: &CombineArgs) -> anyhow::Result<ExitC
     }
     let hooks = Hooks::default().cancel_on(&cancel);
     let value = crt::combine_shards(n, count, &shards, hooks).map_err(|e| match e {
-        Error::InvalidArgument { expected, .. } => usage("FILES", expected),
+        Error::InvalidArgument { expected, .. } => {
+            usage("FILES", not_its_share(n, g, count, &paths, &shards).unwrap_or(expected))
+        }
         other => other.into(),
     })?;
     drop(shards);

@@ -124,7 +124,7 @@ fn bad_sets_of_shards_are_refused() {
 }
 
 /// A shard file that says it is another shard (its checksum made right) is refused in one line
-/// naming the shard and what is wrong with it.
+/// naming the file, the shard and what is wrong with it.
 #[test]
 fn a_shard_that_says_it_is_another_is_refused_in_one_line() {
     let dir = TempDir::new("shards-renamed");
@@ -135,9 +135,11 @@ fn a_shard_that_says_it_is_another_is_refused_in_one_line() {
     file["checksum"] = Value::String(shard_checksum(&file));
     std::fs::write(&path, serde_json::to_string(&file).unwrap()).unwrap();
     let line = usage_error(&["combine", &path], "FILES");
-    let want = "FILES: shard 1/1 of a count of T(3000) holds primes that are not its share: those of another shard \
-                or count";
-    assert!(line.trim_end().ends_with(want), "{line}");
+    let want = format!(
+        "FILES: '{path}' says it is shard 1/1 of c(3000, 0), but its primes are not that shard's (those of another \
+         shard or count)"
+    );
+    assert!(line.trim_end().ends_with(&want), "{line}");
 }
 
 /// The value rebuilt from shards is checked mod 2 against the closed form of G, the third projection:
