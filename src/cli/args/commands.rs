@@ -235,7 +235,7 @@ pub(in crate::cli) struct StressArgs {
     /// one more where that is longer.
     #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
     pub(in crate::cli) timeout: Option<std::time::Duration>,
-    /// The CPU time a run may use, in seconds (e.g. 0.5): past it, killed, TIME LIMIT.
+    /// The CPU time a run may use, in seconds (e.g. 0.5): past it, TIME LIMIT.
     ///
     /// The CPU time (user and system) of the program and of every process it started in its
     /// process group, read as it runs: once past the limit, the group is killed, whatever --timeout
@@ -261,7 +261,7 @@ pub(in crate::cli) struct StressArgs {
     pub(in crate::cli) bisect: bool,
     /// The seed of --bisect's spread, decimal or 0x-hexadecimal.
     ///
-    /// Default: from the clock; the seed used is in the report and is the JSON's `seed`.
+    /// Default: drawn from the system's random source; the seed used is in the report and is the JSON's `seed`.
     #[arg(long, value_name = "S", requires = "bisect", value_parser = parse_seed)]
     pub(in crate::cli) seed: Option<u64>,
     /// Keep each run's standard output and error in DIR.
@@ -328,7 +328,7 @@ pub(in crate::cli) struct MovesArgs {
     pub(in crate::cli) random: bool,
     /// The seed of --random, decimal or 0x-hexadecimal.
     ///
-    /// Default: from the clock; the seed used is printed on stderr, and is the JSON's `seed`.
+    /// Default: drawn from the system's random source; the seed used is printed on stderr, and is the JSON's `seed`.
     #[arg(long, value_name = "S", requires = "random", value_parser = parse_seed)]
     pub(in crate::cli) seed: Option<u64>,
     /// Print one JSON object.

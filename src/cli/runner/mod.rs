@@ -478,7 +478,10 @@ mod tests {
             Program { memory_limit: Some(64 << 20), ..shell("head -c 300000000 /dev/zero | sort >/dev/null") };
         let run = limited.run(1, &stop);
         assert_ne!(run.ending, Ending::Exited(0), "{}", String::from_utf8_lossy(&run.stderr));
-        assert!(run.usage.expect("reaped").max_resident_bytes < 64 << 20);
+        // its own peak, where told apart from the copy of this process it began as (which, with
+        // other tests running in this process, may itself be past 64 MiB)
+        let usage = run.usage.expect("reaped");
+        assert!(usage.peak_bytes.is_none_or(|peak| peak < 64 << 20), "{usage:?}");
         // within the limit, the same shell runs as without one
         let fits = Program { memory_limit: Some(64 << 20), ..shell("echo {}") };
         assert_eq!(fits.run(5, &stop).stdout, b"5\n");
