@@ -181,9 +181,9 @@ fn read(path: &Path, cancel: &Arc<AtomicBool>, budget: &mut u64, limit: Limit) -
     Ok(Read { n: file.n, g: file.g, count, residues: ShardResidues { index, primes, residues } })
 }
 
-/// The refusal naming the first of `paths` whose shard (of `shards`, in the same order) holds primes
-/// that are not its share of c(n, g) in `count`; `None` where each holds its share. Made only once a
-/// set was refused, so that the primes are made again only then.
+/// The refusal naming the first of `paths` whose shard (of `shards`, in the same order, all `count`
+/// of them) holds primes that are not its share of c(n, g) in `count`; `None` where each holds its
+/// share. Made only once a whole set was refused, so that the primes are made again only then.
 fn not_its_share(n: u64, g: u64, count: usize, paths: &[PathBuf], shards: &[ShardResidues]) -> Option<String> {
     let (path, shard) = paths
         .iter()
@@ -266,9 +266,11 @@ fn combine_in(session: &mut Session, args: &CombineArgs) -> anyhow::Result<ExitC
     }
     let hooks = Hooks::default().cancel_on(&cancel);
     let value = crt::combine_shards(n, count, &shards, hooks).map_err(|e| match e {
-        Error::InvalidArgument { expected, .. } => {
+        // a whole set refused: where for a shard's primes, the file named
+        Error::InvalidArgument { param: Param::Shard, expected } if shards.len() == count => {
             usage("FILES", not_its_share(n, g, count, &paths, &shards).unwrap_or(expected))
         }
+        Error::InvalidArgument { expected, .. } => usage("FILES", expected),
         other => other.into(),
     })?;
     drop(shards);
