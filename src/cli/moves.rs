@@ -143,7 +143,7 @@ pub(super) fn moves(args: MovesArgs) -> anyhow::Result<ExitCode> {
     let (n, g) = (args.n, args.g);
     let mut session = Session::new(args.run.output.output.as_deref(), args.run.threads.threads, !args.json)?;
     let memory_limit = args.run.memory_limit();
-    let seed = args.seed.unwrap_or_else(fibtree_util::clock_seed);
+    let seed = args.seed.unwrap_or_else(fibtree_util::fresh_seed);
     let limit = args.limit;
     let moves = session.compute(|hooks, out| {
         // no move leaves a g known to count 0: no plan, no walk

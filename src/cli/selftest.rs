@@ -9,7 +9,7 @@ use fibtree::Hooks;
 use super::session::Session;
 
 pub(super) fn self_test(seed: Option<u64>) -> anyhow::Result<ExitCode> {
-    let seed = seed.unwrap_or_else(fibtree_util::clock_seed);
+    let seed = seed.unwrap_or_else(fibtree_util::fresh_seed);
     let mut session = Session::new(None, None, false)?;
     writeln!(session.out(), "seed {seed:#x}")?;
     writeln!(session.out(), "kernel {}", super::kernel_line())?;

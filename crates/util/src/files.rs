@@ -104,7 +104,7 @@ const RANDOM_CHARS: usize = 16;
 fn create_temporary(path: &Path) -> std::io::Result<(File, TempPath)> {
     // absolute before the file is made, so that naming it for tempfile cannot fail afterwards
     let path = std::path::absolute(path)?;
-    let mut rng = crate::SplitMix64(crate::clock_seed() ^ (u64::from(std::process::id()) << 32));
+    let mut rng = crate::SplitMix64(crate::fresh_seed() ^ (u64::from(std::process::id()) << 32));
     loop {
         let temp = beside(&path, &format!(".{:016x}.tmp", rng.next_u64()));
         // O_EXCL: a new file, never one at the end of a link put there

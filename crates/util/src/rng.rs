@@ -37,9 +37,12 @@ impl SplitMix64 {
     }
 }
 
-/// A seed from the clock, for runs not given one (the seed used is always printed).
-pub fn clock_seed() -> u64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(1, |d| d.as_nanos() as u64)
+/// A seed for runs not given one (the seed used is always printed, so that a run can be repeated):
+/// from the system's random source ([`system_seed`]), else from the clock. Cost: a system call.
+pub fn fresh_seed() -> u64 {
+    system_seed().unwrap_or_else(|_| {
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(1, |d| d.as_nanos() as u64)
+    })
 }
 
 /// 64 bits from the system's random source (`getrandom(2)`): the seed of whatever guards a check,

@@ -161,7 +161,7 @@ pub(super) enum Command {
     SelfTest {
         /// The seed of the random cases, decimal or 0x-hexadecimal.
         ///
-        /// As it is printed. Default: from the clock (and printed).
+        /// As it is printed. Default: drawn from the system's random source (and printed).
         #[arg(long, value_name = "S", value_parser = parse_seed)]
         seed: Option<u64>,
     },

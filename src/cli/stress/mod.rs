@@ -189,7 +189,7 @@ pub(super) fn stress(args: StressArgs) -> anyhow::Result<ExitCode> {
     let jobs = args.jobs.unwrap_or_else(fibtree_core::cores);
     let g = args.g;
     let spread = args.bisect.then(|| {
-        let seed = args.seed.unwrap_or_else(fibtree_util::clock_seed);
+        let seed = args.seed.unwrap_or_else(fibtree_util::fresh_seed);
         Spread { seed, ns: bisect::spread(ns.len(), bisect::SPREAD, seed).into_iter().map(|i| ns[i]).collect() }
     });
     let total = match &spread {
