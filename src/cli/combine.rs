@@ -183,12 +183,15 @@ fn read(path: &Path, cancel: &Arc<AtomicBool>, budget: &mut u64, limit: Limit) -
 
 /// The refusal naming the first of `paths` whose shard (of `shards`, in the same order, all `count`
 /// of them) holds primes that are not its share of c(n, g) in `count`; `None` where each holds its
-/// share. Made only once a whole set was refused, so that the primes are made again only then.
+/// share. Made only once a whole set was refused, so that the primes are made again only then, and
+/// once: each shard's share is taken from them as [`crt::shard_primes`] takes it (every `count`-th,
+/// from prime `index - 1`).
 fn not_its_share(n: u64, g: u64, count: usize, paths: &[PathBuf], shards: &[ShardResidues]) -> Option<String> {
-    let (path, shard) = paths
-        .iter()
-        .zip(shards)
-        .find(|(_, s)| crt::shard_primes(n, s.index, count).is_ok_and(|share| share != s.primes))?;
+    let all = crt::shard_primes(n, 1, 1).ok()?;
+    let not_its_own = |s: &ShardResidues| {
+        (1..=count).contains(&s.index) && !all.iter().skip(s.index - 1).step_by(count).eq(&s.primes)
+    };
+    let (path, shard) = paths.iter().zip(shards).find(|(_, s)| not_its_own(s))?;
     Some(format!(
         "'{}' says it is shard {}/{count} of c({n}, {g}), but its primes are not that shard's (those of another \
          shard or count)",
