@@ -232,7 +232,7 @@ impl AtomicFile {
     /// Creates the temporary file for `path`, a name fibtree gives itself in a folder (the files
     /// of `stress --keep-output`, the manual pages), as [`AtomicFile::create`] does but without
     /// following what stands at `path`: a link, a FIFO, a folder, a device or a file with another
-    /// name there is refused ([`crate::not_a_plain_file`]) and left as it is; a regular file there
+    /// name there is refused ([`crate::in_the_way`]) and left as it is; a regular file there
     /// is replaced, its owner and mode not taken. The rename that commits it replaces a name, never
     /// writes through one, so a link put there meanwhile is replaced, not followed.
     ///
@@ -255,7 +255,7 @@ impl AtomicFile {
     /// # Ok::<(), std::io::Error>(())
     /// ```
     pub fn create_own(path: &Path) -> std::io::Result<AtomicFile> {
-        if let Some(what) = std::fs::symlink_metadata(path).ok().as_ref().and_then(crate::not_a_plain_file) {
+        if let Some(what) = crate::in_the_way(path) {
             let why = format!("'{}' is {what}, not a file of fibtree's, and is left as it is", path.display());
             return Err(std::io::Error::new(std::io::ErrorKind::AlreadyExists, why));
         }

@@ -28,6 +28,27 @@ pub fn not_a_plain_file(meta: &Metadata) -> Option<&'static str> {
     }
 }
 
+/// What stands at `path`, looked at without following it, where fibtree may not use it as its own
+/// file ([`not_a_plain_file`]); `None` where nothing does, or a regular file with one name. Cost:
+/// one system call.
+///
+/// ```
+/// let folder = tempfile::tempdir()?;
+/// let name = folder.path().join("5.stdout");
+/// assert_eq!(fibtree_util::in_the_way(&name), None); // nothing there
+/// std::fs::create_dir(&name)?;
+/// assert_eq!(fibtree_util::in_the_way(&name), Some("a folder"));
+/// # Ok::<(), std::io::Error>(())
+/// ```
+pub fn in_the_way(path: &Path) -> Option<&'static str> {
+    std::fs::symlink_metadata(path).ok().as_ref().and_then(not_a_plain_file)
+}
+
+/// Whether `a` and `b` describe the same file (device and inode). Cost O(1).
+fn same_file(a: &Metadata, b: &Metadata) -> bool {
+    (a.dev(), a.ino()) == (b.dev(), b.ino())
+}
+
 /// The error for a path fibtree names itself where something else stands: `what` it is
 /// ([`not_a_plain_file`]), and that it is left as it is. Its kind is
 /// [`ErrorKind::AlreadyExists`].
@@ -92,7 +113,7 @@ pub fn open_own(path: &Path) -> std::io::Result<File> {
         if let Some(what) = not_a_plain_file(&opened) {
             return Err(refused(what));
         }
-        if seen.is_some_and(|seen| (seen.dev(), seen.ino()) != (opened.dev(), opened.ino())) {
+        if seen.is_some_and(|seen| !same_file(&seen, &opened)) {
             continue; // replaced between the look and the open
         }
         return Ok(file);
@@ -105,7 +126,7 @@ pub fn open_own(path: &Path) -> std::io::Result<File> {
 /// in its place. Cost: two system calls.
 pub fn still_names(path: &Path, file: &File) -> bool {
     match (std::fs::symlink_metadata(path), file.metadata()) {
-        (Ok(at), Ok(own)) => !at.file_type().is_symlink() && (at.dev(), at.ino()) == (own.dev(), own.ino()),
+        (Ok(at), Ok(own)) => !at.file_type().is_symlink() && same_file(&at, &own),
         _ => false,
     }
 }
@@ -120,8 +141,7 @@ pub fn open_existing_own(path: &Path) -> Option<File> {
     }
     let file = OpenOptions::new().read(true).custom_flags(FLAGS).open(path).ok()?;
     let opened = file.metadata().ok()?;
-    let same = (seen.dev(), seen.ino()) == (opened.dev(), opened.ino());
-    (same && not_a_plain_file(&opened).is_none()).then_some(file)
+    (same_file(&seen, &opened) && not_a_plain_file(&opened).is_none()).then_some(file)
 }
 
 #[cfg(test)]

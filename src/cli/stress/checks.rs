@@ -110,7 +110,7 @@ fn check_kept_name(dir: &Path, ns: &[u64], flag: &str, file: Option<&Path>) -> a
 }
 
 /// Refuses, before any run, a name of the files kept in `dir` already taken by something other
-/// than a regular file with one name (a link, a FIFO, a folder: [`fibtree_util::not_a_plain_file`]),
+/// than a regular file with one name (a link, a FIFO, a folder: [`fibtree_util::in_the_way`]),
 /// which a kept output would write through, or fail on after the runs. Cost: one listing of `dir`.
 ///
 /// # Errors
@@ -123,9 +123,7 @@ fn check_kept_names(dir: &Path, ns: &[u64]) -> anyhow::Result<()> {
             continue;
         }
         // the names are fibtree's: a link is not followed, a FIFO not opened
-        if let Some(what) =
-            std::fs::symlink_metadata(entry.path()).ok().as_ref().and_then(fibtree_util::not_a_plain_file)
-        {
+        if let Some(what) = fibtree_util::in_the_way(&entry.path()) {
             let why = format!(
                 "'{}' is {what}, not a file of fibtree's, so a run's output cannot be kept there; it is left as it is",
                 entry.path().display()
