@@ -14,7 +14,7 @@ const IN_FLIGHT: u64 = schedule::DESCRIBED_AHEAD as u64 + 1;
 /// at its peak on `threads` threads: the two edge layers (with a pass's room to grow, [`ROOM`]);
 /// the carries of every block described and
 /// not yet ended (a byte a state of each of its two last layers and passes), since a pass keeps its
-/// carries until the next block's pass j + 1 takes them; three layers of one chunk per running
+/// carries until the next block's pass j + 1 takes them; four layers of one chunk per running
 /// pass; and the source positions of those blocks (the descriptions run up to
 /// [`schedule::DESCRIBED_AHEAD`] blocks ahead of the passes). The chunk size is measured on some
 /// CPUs ([`Tuning::for_width`]), so the figure is the largest over every chunk size the run may
@@ -79,8 +79,12 @@ fn with_room(bytes: u64) -> u64 {
 }
 
 /// What a run holds a state of its widest layer beside the edge layers, cut by `tuning` on
-/// `threads` threads: three layers of one chunk per running pass, and two source positions a
-/// state of each layer of the blocks in flight. Cost O(1).
+/// `threads` threads: four layers of one chunk per running pass (a tiled pass's two new layers
+/// beside its two old ones, which its edge layers count; a whole-layer pass has three), and two
+/// source positions a state of each layer of the blocks in flight, twice (a block's tiles are made
+/// from them; [`super::tiles`]). A tile's own buffer (about [`Tuning::tile_bytes`], half of L2, a
+/// thread) is only made where three layers of a chunk leave L2, so that it is below the two chunks
+/// of a layer counted beyond a whole-layer pass's. Cost O(1).
 fn beside(tuning: Tuning, threads: usize) -> u64 {
-    3 * threads as u64 * tuning.chunk_lanes as u64 * 8 + IN_FLIGHT * tuning.block_layers as u64 * 8
+    4 * threads as u64 * tuning.chunk_lanes as u64 * 8 + IN_FLIGHT * tuning.block_layers as u64 * 16
 }

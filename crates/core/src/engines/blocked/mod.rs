@@ -68,6 +68,7 @@
 //! ([`memory_bytes`]; residues: the moduli in place of the lanes and no carries,
 //! [`residue_memory_bytes`]).
 
+mod choice;
 mod describe;
 mod lanes;
 mod memory;
@@ -77,10 +78,12 @@ mod schedule;
 mod sweep;
 #[cfg(test)]
 mod tests;
+mod tiles;
 
 use std::sync::Mutex;
 use std::sync::atomic::AtomicU64;
 
+pub(crate) use choice::TileRule;
 pub(crate) use describe::Handed;
 pub(crate) use lanes::{MAX_BLOCK_LAYERS, lanes};
 pub(crate) use memory::{held_bytes, memory_bytes, residue_memory_bytes};
@@ -119,7 +122,18 @@ pub(crate) struct Tuning {
     pub(crate) chunk_lanes: usize,
     /// The instruction set of the kernels.
     pub(crate) isa: Isa,
+    /// The bytes of lanes a tile's buffer aims at ([`mod@tiles`]): half of the level-2 cache.
+    pub(crate) tile_bytes: usize,
+    /// Which blocks run in tiles ([`mod@choice`]).
+    pub(crate) tiles: TileRule,
 }
+
+/// The level-2 cache assumed where the machine does not report one: the smallest of our CPUs'.
+const L2_UNKNOWN: u64 = 512 << 10;
+
+/// The fewest positions a tile's buffer has, whatever its bytes: below it the states a tile computes
+/// twice (at its borders) would outweigh its own.
+const TILE_POSITIONS_MIN: usize = 64;
 
 /// The chunk sizes [`Tuning::for_width`] chooses from, in lanes.
 const WIDTH_CHUNKS: [usize; 3] = [4, 8, 16];
@@ -136,7 +150,12 @@ impl Tuning {
     pub(crate) fn for_width(widest: usize) -> Tuning {
         let isa = crate::kernels::isa();
         let chunk_lanes = kernels::chunk_lanes(isa, widest.max(1), &WIDTH_CHUNKS, crate::machine::l2_bytes());
-        Tuning { block_layers: MAX_BLOCK_LAYERS, chunk_lanes, isa }
+        Tuning { block_layers: MAX_BLOCK_LAYERS, chunk_lanes, isa, tile_bytes: tile_bytes(), tiles: TileRule::Measured }
+    }
+
+    /// The positions (chunks of C lanes) a tile's buffer aims at. Cost O(1).
+    pub(crate) fn tile_positions(&self) -> usize {
+        (self.tile_bytes / (self.chunk_lanes.max(1) * 8)).max(TILE_POSITIONS_MIN)
     }
 
     /// A tuning for a run up to layer `n` whose layers have at most `widest` states, on `threads`
@@ -177,9 +196,18 @@ impl Tuning {
     /// estimates bound. Cost O(1).
     fn possible(top_lanes: usize, threads: usize) -> impl Iterator<Item = Tuning> {
         WIDTH_CHUNKS.into_iter().map(move |chunk_lanes| {
-            Tuning { block_layers: MAX_BLOCK_LAYERS, chunk_lanes, isa: Isa::Baseline }.halved(top_lanes, threads)
+            let tile_bytes = tile_bytes();
+            let tiles = TileRule::Measured;
+            Tuning { block_layers: MAX_BLOCK_LAYERS, chunk_lanes, isa: Isa::Baseline, tile_bytes, tiles }
+                .halved(top_lanes, threads)
         })
     }
+}
+
+/// The bytes of lanes a tile's buffer aims at: half of the level-2 cache the machine reports (or its
+/// setting gives, [`crate::Machine::l2`]), so that a tile stays there with what it reads. Cost O(1).
+fn tile_bytes() -> usize {
+    (crate::machine::l2_bytes().unwrap_or(L2_UNKNOWN) / 2).try_into().unwrap_or(usize::MAX)
 }
 
 /// The chunk sizes the engine has kernels for, in lanes.
@@ -510,7 +538,14 @@ fn run_kind(
     let segment_hooks = if resumable { hooks.uncancellable() } else { hooks };
     let sink: &mut schedule::SinkFn = &mut sink;
     let (isa, spares, sink) = (tuning.isa, Default::default(), Mutex::new(sink));
-    let shared = Shared { plan, sweep, handed, targets, c, isa, kind, hooks, segment_hooks, sink, spares, tally };
+    let tiling = schedule::Tiling {
+        rule: tuning.tiles,
+        positions: tuning.tile_positions(),
+        l2: 2 * tuning.tile_bytes as u64,
+        costs: Default::default(),
+    };
+    let shared =
+        Shared { plan, sweep, handed, targets, c, tiling, isa, kind, hooks, segment_hooks, sink, spares, tally };
     while state.k0 <= last {
         let stopping = hooks.cancelled();
         if let Some(at_boundary) = &mut at_boundary {

@@ -30,10 +30,12 @@ use std::collections::BinaryHeap;
 use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
+use super::choice::{Costs, TileRule, Timed};
 use super::describe::{Handed, Sources, layer_sources, nonzero_sets};
 use super::lanes::limbs_of;
 use super::nonzero::NonZeroSet;
 use super::pass::{Carries, Chunk, PassContext, PassInput, Spares};
+use super::tiles::{Tiles, tiles};
 use super::{LaneKind, State, Sweep, Tally};
 pub(crate) use crate::graph::DESCRIBED_AHEAD;
 use crate::graph::{Recorder, TaskKind};
@@ -64,6 +66,8 @@ pub(super) struct Shared<'a, 's> {
     pub(super) targets: &'a [(u64, u64)],
     /// Lanes per chunk.
     pub(super) c: usize,
+    /// Which blocks run in tiles, and how large.
+    pub(super) tiling: Tiling,
     pub(super) isa: Isa,
     /// What the lanes hold.
     pub(super) kind: LaneKind<'a>,
@@ -75,6 +79,15 @@ pub(super) struct Shared<'a, 's> {
     pub(super) spares: Spares,
     /// The work done so far and in all, in lane additions, for the progress callback.
     pub(super) tally: Tally<'a>,
+}
+
+/// How a run tiles its blocks: its rule, the positions (chunks) a tile's buffer aims at
+/// ([`super::tiles`]), the level-2 cache's bytes and what the run has measured ([`super::choice`]).
+pub(super) struct Tiling {
+    pub(super) rule: TileRule,
+    pub(super) positions: usize,
+    pub(super) l2: u64,
+    pub(super) costs: Costs,
 }
 
 /// A task of the graph.
@@ -156,7 +169,10 @@ struct BlockSets {
 
 /// A block as its passes read it.
 struct Described {
+    /// The block's layers: where each state reads from (the tiles' where it has them), and the targets.
     layers: Vec<Sources>,
+    /// The block's tiles, where it runs in tiles.
+    tiles: Option<Tiles>,
     /// The non-zero counts of the two layers before the block: the sizes of a new pass's chunks.
     edge_lens: [usize; 2],
 }
@@ -300,7 +316,7 @@ impl<'a, 's> Segment<'a, 's> {
             // the run is stopping: the rest of the graph runs out without work
             *block.edges_out.lock().expect("not poisoned") = Some(edges);
             *block.described.lock().expect("not poisoned") =
-                Some(Arc::new(Described { layers: Vec::new(), edge_lens }));
+                Some(Arc::new(Described { layers: Vec::new(), tiles: None, edge_lens }));
             return self.release_passes(b).into_iter().chain(self.release_describe(b + 1)).collect();
         }
         let (plan, sweep) = (self.shared.plan, self.shared.sweep);
@@ -345,12 +361,27 @@ impl<'a, 's> Segment<'a, 's> {
         }
         let last = block.sources_left.fetch_sub(1, Ordering::AcqRel) == 1;
         if last {
-            let layers: Vec<Sources> = std::mem::take(&mut *block.sources.lock().expect("not poisoned"))
+            let mut layers: Vec<Sources> = std::mem::take(&mut *block.sources.lock().expect("not poisoned"))
                 .into_iter()
                 .map(|l| l.expect("every S(b, q) ran"))
                 .collect();
+            let tiling = &self.shared.tiling;
+            let widest = layers.iter().map(Sources::len).chain(sets.edge_lens).max().unwrap_or(0) as u64;
+            let live = 3 * widest * self.shared.c as u64 * 8;
+            let tiles = tiling.costs.tiles(tiling.rule, live, tiling.l2, block.passes, self.shared.c).then(|| {
+                let timed = tiling.costs.timing(Timed::Making).then(thread_cpu_seconds);
+                let tiles = tiles(&layers, sets.edge_lens, tiling.positions);
+                if let Some(start) = timed {
+                    tiling.costs.record(Timed::Making, thread_cpu_seconds() - start, tiles.states);
+                }
+                for layer in &mut layers {
+                    // the tiles hold where each state reads from
+                    (layer.left, layer.right) = (Vec::new(), Vec::new());
+                }
+                tiles
+            });
             *block.described.lock().expect("not poisoned") =
-                Some(Arc::new(Described { layers, edge_lens: sets.edge_lens }));
+                Some(Arc::new(Described { layers, tiles, edge_lens: sets.edge_lens }));
             *block.sets.lock().expect("not poisoned") = None;
         }
         drop(sets);
@@ -407,7 +438,7 @@ impl<'a, 's> Segment<'a, 's> {
             _ => None,
         };
         let spare_carries = match exact {
-            true => self.shared.spares.lock().expect("not poisoned").1.pop().unwrap_or_default(),
+            true => self.shared.spares.lock().expect("not poisoned").carries.pop().unwrap_or_default(),
             false => Default::default(),
         };
         let input = PassInput { chunk, spare_carries };
@@ -417,15 +448,30 @@ impl<'a, 's> Segment<'a, 's> {
         };
         let context = PassContext {
             layers: &described.layers,
+            tiles: described.tiles.as_ref(),
             hooks: self.shared.segment_hooks,
             spares: &self.shared.spares,
             isa: self.shared.isa,
             moduli,
         };
+        let timed = match &described.tiles {
+            Some(_) => Timed::Tiled,
+            None => Timed::Rolling,
+        };
+        let costs = &self.shared.tiling.costs;
+        let timed = (self.shared.tiling.rule == TileRule::Measured && costs.timing(timed))
+            .then(|| (timed, thread_cpu_seconds()));
         let result = context.pass(c, j, input, carry_in.as_ref());
+        if let Some((what, start)) = timed {
+            let states: usize = described
+                .tiles
+                .as_ref()
+                .map_or_else(|| described.layers.iter().map(Sources::len).sum(), |t| t.lens.iter().sum());
+            costs.record(what, thread_cpu_seconds() - start, (states * c) as u64);
+        }
         drop(described);
         let mut spares = self.shared.spares.lock().expect("not poisoned");
-        spares.1.extend(carry_in);
+        spares.carries.extend(carry_in);
         // the carries out go to pass j + 1 of the next block, where there is one (the top chunk's are
         // zero), or to the segment's state after its last block
         let next_passes = self.blocks.get(b + 1).map(|next| next.passes);
@@ -437,7 +483,7 @@ impl<'a, 's> Segment<'a, 's> {
                 }
                 carries_out[j] = Some(result.carries);
             }
-            false => spares.1.push(result.carries),
+            false => spares.carries.push(result.carries),
         }
         drop(spares);
         *self.chunks[j].lock().expect("not poisoned") = Some(result.chunk);

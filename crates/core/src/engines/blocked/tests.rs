@@ -5,6 +5,11 @@ use super::memory::{bytes_with, residue_bytes_with};
 use super::*;
 use crate::targets::Targets;
 
+/// A tile's bytes that give tiles of the fewest positions ([`TILE_POSITIONS_MIN`]): a few states of
+/// the top layer each, so that most states lie at a border; and whole layers of more than half of
+/// them "leave the level-2 cache".
+const TINY_TILES: usize = 256;
+
 /// Every tuning of the blocked engine gives the reference engine's values, for single targets,
 /// many targets across layers (as `table` asks) and whole distributions (as `dist` asks).
 #[test]
@@ -28,7 +33,11 @@ fn blocked_equals_reference() {
         let chosen = Tuning::for_width(widest);
         let for_many = Tuning::for_run(widest, plan.top(), 64);
         let tunings = Isa::available().into_iter().flat_map(|isa| {
-            let cut = cuts.iter().map(move |&(block_layers, chunk_lanes)| Tuning { block_layers, chunk_lanes, isa });
+            // tiles of a few states each (many borders) on every other cut, whole layers on the rest
+            let cut = cuts.iter().enumerate().map(move |(i, &(block_layers, chunk_lanes))| {
+                let tiles = if i % 2 == 0 { TileRule::Always } else { TileRule::Never };
+                Tuning { block_layers, chunk_lanes, isa, tile_bytes: TINY_TILES, tiles }
+            });
             cut.chain([Tuning { isa, ..chosen }, Tuning { isa, ..for_many }])
         });
         for tuning in tunings {
@@ -174,7 +183,11 @@ fn residues_equal_the_modular_engine() {
             ]);
             let tunings = Isa::available().into_iter().flat_map(|isa| {
                 cuts.clone()
-                    .map(move |(block_layers, chunk_lanes)| Tuning { block_layers, chunk_lanes, isa })
+                    .enumerate()
+                    .map(move |(i, (block_layers, chunk_lanes))| {
+                        let tiles = if i % 2 == 1 { TileRule::Always } else { TileRule::Never };
+                        Tuning { block_layers, chunk_lanes, isa, tile_bytes: TINY_TILES, tiles }
+                    })
                     .chain([Tuning { isa, ..chosen }])
             });
             for tuning in tunings {
