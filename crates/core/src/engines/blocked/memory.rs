@@ -14,7 +14,7 @@ const IN_FLIGHT: u64 = schedule::DESCRIBED_AHEAD as u64 + 1;
 /// at its peak on `threads` threads: the two edge layers (with a pass's room to grow, [`ROOM`]);
 /// the carries of every block described and
 /// not yet ended (a byte a state of each of its two last layers and passes), since a pass keeps its
-/// carries until the next block's pass j + 1 takes them; four layers of one chunk per running
+/// carries until the next block's pass j + 1 takes them; three layers of one chunk (four where tiled) per running
 /// pass; and the source positions of those blocks (the descriptions run up to
 /// [`schedule::DESCRIBED_AHEAD`] blocks ahead of the passes). The chunk size is measured on some
 /// CPUs ([`Tuning::for_width`]), so the figure is the largest over every chunk size the run may
@@ -28,7 +28,8 @@ pub(crate) fn memory_bytes(widest_layer: usize, n: usize, threads: usize) -> u64
 pub(super) fn bytes_with(tuning: Tuning, widest_layer: usize, n: usize, threads: usize) -> u64 {
     let c = tuning.chunk_lanes as u64;
     let lanes = (lanes(n) as u64).div_ceil(c) * c;
-    let per_state = with_room(2 * lanes * 8) + IN_FLIGHT * 2 * (lanes / c) + beside(tuning, threads);
+    let per_state =
+        with_room(2 * lanes * 8) + IN_FLIGHT * 2 * (lanes / c) + beside(tuning, threads, widest_layer as u64);
     (widest_layer as u64 + 1).saturating_mul(per_state)
 }
 
@@ -48,7 +49,7 @@ pub(crate) fn held_bytes(held: Held, threads: usize) -> u64 {
         [
             with_room(lanes.saturating_mul(2 * 8)),
             chunks.saturating_mul(IN_FLIGHT * 2),
-            held.states.saturating_mul(beside(tuning, threads)),
+            held.states.saturating_mul(beside(tuning, threads, held.states)),
         ]
         .into_iter()
         .fold(0, u64::saturating_add)
@@ -69,7 +70,7 @@ pub(crate) fn residue_memory_bytes(widest_layer: usize, moduli: usize, threads: 
 pub(super) fn residue_bytes_with(tuning: Tuning, widest_layer: usize, moduli: usize, threads: usize) -> u64 {
     let c = tuning.chunk_lanes as u64;
     let lanes = (moduli as u64).div_ceil(c) * c;
-    let per_state = 2 * lanes * 8 + beside(tuning, threads);
+    let per_state = 2 * lanes * 8 + beside(tuning, threads, widest_layer as u64);
     (widest_layer as u64 + 1).saturating_mul(per_state)
 }
 
@@ -78,13 +79,19 @@ fn with_room(bytes: u64) -> u64 {
     bytes.saturating_add(bytes / ROOM as u64)
 }
 
-/// What a run holds a state of its widest layer beside the edge layers, cut by `tuning` on
-/// `threads` threads: four layers of one chunk per running pass (a tiled pass's two new layers
-/// beside its two old ones, which its edge layers count; a whole-layer pass has three), and two
-/// source positions a state of each layer of the blocks in flight, twice (a block's tiles are made
-/// from them; [`super::tiles`]). A tile's own buffer (about [`Tuning::tile_bytes`], half of L2, a
-/// thread) is only made where three layers of a chunk leave L2, so that it is below the two chunks
-/// of a layer counted beyond a whole-layer pass's. Cost O(1).
-fn beside(tuning: Tuning, threads: usize) -> u64 {
-    4 * threads as u64 * tuning.chunk_lanes as u64 * 8 + IN_FLIGHT * tuning.block_layers as u64 * 16
+/// What a run holds a state of its widest layer (of `widest` states) beside the edge layers, cut by
+/// `tuning` on `threads` threads: three layers of one chunk per running pass, and two source
+/// positions a state of each layer of the blocks in flight; where the widest layer's three layers
+/// of a chunk leave L2, so that its blocks may run in tiles ([`super::tiles`]), a fourth layer of a
+/// chunk (a tiled pass's two new layers beside its two old ones, which the edge layers count) and,
+/// while a block's tiles are made, their source positions and the map of a state to its place
+/// beside the block's (which the tiles then replace). A tile's own buffer (about
+/// [`Tuning::tile_bytes`], half of L2, a thread) is then below the two chunks of a layer counted
+/// beyond a whole-layer pass's. Cost O(1).
+fn beside(tuning: Tuning, threads: usize, widest: u64) -> u64 {
+    let chunk = tuning.chunk_lanes as u64 * 8;
+    let layers = tuning.block_layers as u64;
+    let tiled = 3 * widest.saturating_mul(chunk) > 2 * tuning.tile_bytes as u64;
+    let (live, making) = if tiled { (4, layers * 12) } else { (3, 0) };
+    live * threads as u64 * chunk + IN_FLIGHT * layers * 8 + making
 }

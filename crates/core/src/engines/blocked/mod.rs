@@ -33,7 +33,10 @@
 //! caches, [`Tuning::for_width`]) are live: the working set stays in cache (L2 or L3) however long
 //! the numbers grow, and the passes run on any number of threads without waiting for each other.
 //! Before its passes, a block is described ([`describe`]): which states are non-zero, and where
-//! each reads from.
+//! each reads from. Where three layers of a chunk would leave L2, a pass may instead run the block in
+//! tiles ([`mod@tiles`]: ranges of its top layer's states with what they read, each from the block's
+//! first layer to its last in a buffer of half the L2), made once a block for all its passes, where the
+//! run's own timings say they pay for their making ([`mod@choice`]).
 //!
 //! **The schedule** ([`schedule`]). The passes are tasks of a graph rather than rounds with a
 //! barrier: pass j of block b waits only for the description of block b and for passes j-1 and j
@@ -63,8 +66,8 @@
 //! - (residues) every lane is below its modulus at the end of every layer.
 //!
 //! **Memory**: the two layers at a block's edge in full, an 8-bit carry per state and chunk of the
-//! last two layers of each block in flight, per thread three layers of one chunk, per block in
-//! flight two source indices per state
+//! last two layers of each block in flight, per thread four layers of one chunk (and a tile's
+//! buffer), per block in flight two source indices per state and its tiles
 //! ([`memory_bytes`]; residues: the moduli in place of the lanes and no carries,
 //! [`residue_memory_bytes`]).
 
