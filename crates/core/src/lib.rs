@@ -54,6 +54,7 @@ mod targets;
 
 pub use counts::Counts;
 pub use crt::{check_below_tree, garner, primes, primes_for};
+pub use engines::blocked::TileRule;
 pub use engines::modular::MODULUS_LIMIT;
 pub use engines::{Cut, Engine, Halves};
 pub use error::{Error, Param, Result};

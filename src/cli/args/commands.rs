@@ -8,8 +8,8 @@ use clap::Args;
 
 use super::parsers::{
     Ns, parse_answer, parse_bench_n, parse_chunk_lanes, parse_jobs, parse_last_digits, parse_modulus, parse_ns,
-    parse_program_memory, parse_runs, parse_seconds, parse_seed, parse_shard, parse_shards, parse_threads, parse_whole,
-    parse_wide_modulus,
+    parse_program_memory, parse_runs, parse_seconds, parse_seed, parse_shard, parse_shards, parse_threads, parse_tiles,
+    parse_whole, parse_wide_modulus,
 };
 use super::{MemoryArg, OutputArg, RunArgs, TargetArgs, ThreadsArg};
 
@@ -398,6 +398,12 @@ pub(in crate::cli) struct BenchArgs {
     /// threads.
     #[arg(long, value_name = "C", value_parser = parse_chunk_lanes)]
     pub(in crate::cli) chunk_lanes: Option<usize>,
+    /// Run the blocks whose whole layers leave L2 in tiles: never, always, or where measured to pay.
+    ///
+    /// The default is measured: each run times its first such blocks both ways and tiles a block
+    /// where the tiles save its passes more than their making costs. The values are the same.
+    #[arg(long, value_name = "WHEN", value_parser = parse_tiles)]
+    pub(in crate::cli) tiles: Option<fibtree_core::TileRule>,
     /// Set two files of bench --json side by side, OLD and NEW; run nothing.
     ///
     /// For each N and T in both: the two medians, the two limb additions per ns and the ratios
@@ -408,7 +414,7 @@ pub(in crate::cli) struct BenchArgs {
         num_args = 2,
         value_names = ["OLD", "NEW"],
         action = clap::ArgAction::Set,
-        conflicts_with_all = ["n", "threads", "runs", "max_memory", "bottom_up", "chunk_lanes", "pin", "svg", "test_perturb"],
+        conflicts_with_all = ["n", "threads", "runs", "max_memory", "bottom_up", "chunk_lanes", "tiles", "pin", "svg", "test_perturb"],
     )]
     pub(in crate::cli) compare: Option<Vec<PathBuf>>,
     /// Pin each worker thread of a measurement to a CPU of its own.

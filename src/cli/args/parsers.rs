@@ -100,6 +100,16 @@ pub(super) fn parse_chunk_lanes(s: &str) -> Result<usize, String> {
     }
 }
 
+/// When `bench --tiles` tiles the engine's blocks: never, always or measured.
+pub(super) fn parse_tiles(s: &str) -> Result<fibtree_core::TileRule, String> {
+    match s {
+        "never" => Ok(fibtree_core::TileRule::Never),
+        "always" => Ok(fibtree_core::TileRule::Always),
+        "measured" => Ok(fibtree_core::TileRule::Measured),
+        _ => Err("expected never, always or measured".to_string()),
+    }
+}
+
 /// A tree for `bench --n`: 2 <= N <= MAX_N (T(0) and T(1) have no moves to time).
 pub(super) fn parse_bench_n(s: &str) -> Result<u64, String> {
     match parse_whole(s)? {

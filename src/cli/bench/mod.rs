@@ -82,6 +82,9 @@ pub(super) fn bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
         if let Some(lanes) = args.chunk_lanes {
             subject.force_chunk_lanes(lanes).map_err(|e| session.error(e))?;
         }
+        if let Some(rule) = args.tiles {
+            subject.force_tiles(rule);
+        }
         if let Some(m) = args.test_perturb {
             subject.perturb(m);
         }

@@ -19,7 +19,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use fibtree::{Cut, Engine, Error, Hooks, LAST18, Limit, MAX_N, P998244353, Param, Result};
-use fibtree_core::{Guard, Halves, Plan, Request, Summary};
+use fibtree_core::{Guard, Halves, Plan, Request, Summary, TileRule};
 use num_bigint::BigUint;
 use num_traits::ToPrimitive;
 
@@ -147,6 +147,8 @@ pub struct Subject {
     halves: Halves,
     /// The lanes per chunk where they are forced (else the engine's choice).
     chunk_lanes: Option<usize>,
+    /// When the blocks are tiled where forced (else the engine's choice, measured).
+    tiles: Option<TileRule>,
     residues: [u64; 2],
     memory_limit: Limit,
     first: Option<(BigUint, usize)>,
@@ -183,7 +185,8 @@ impl Subject {
         let halves = Request::exact(&target, Engine::Blocked).cut(cut).plan_given(&plan).plan()?.halves();
         let halves = halves.expect("one target, the blocked engine");
         let residues = [found[0], found[1]];
-        Ok(Subject { n, plan, cut, halves, chunk_lanes: None, residues, memory_limit, first: None, worker_start: None })
+        let (chunk_lanes, tiles, first, worker_start) = (None, None, None, None);
+        Ok(Subject { n, plan, cut, halves, chunk_lanes, tiles, residues, memory_limit, first, worker_start })
     }
 
     /// The bytes the process holds while this subject is kept and no run is timed: its fixed part
@@ -225,6 +228,12 @@ impl Subject {
         }
         self.chunk_lanes = Some(lanes);
         Ok(())
+    }
+
+    /// Forces when every run tiles its blocks ([`TileRule`]), in place of the engine's choice from
+    /// its own timings.
+    pub fn force_tiles(&mut self, rule: TileRule) {
+        self.tiles = Some(rule);
     }
 
     /// Has `start(i)` run on each worker thread of every later measurement's pool, `i` from 0 to its
@@ -288,8 +297,12 @@ impl Subject {
         let guard = Guard::exact(self.memory_limit, 2);
         let request = || {
             let request = Request::exact(&target, Engine::Blocked).cut(self.cut).plan_given(plan).guard(guard);
-            match self.chunk_lanes {
+            let request = match self.chunk_lanes {
                 Some(lanes) => request.chunk_lanes(lanes),
+                None => request,
+            };
+            match self.tiles {
+                Some(rule) => request.tiles(rule),
                 None => request,
             }
         };

@@ -182,6 +182,7 @@ fn the_options_of_a_run_are_refused_with_compare() {
         &["--max-memory", "1G"],
         &["--bottom-up"],
         &["--chunk-lanes", "4"],
+        &["--tiles", "never"],
         &["--pin"],
         &["--svg", "x.svg"],
     ] {

@@ -349,3 +349,24 @@ fn sigint_exits_130_and_writes_nothing() {
     assert!(err.contains("interrupted"), "{err}");
     assert!(dir.names().is_empty(), "left {:?}", dir.names());
 }
+
+/// `--tiles` forces when the engine runs its blocks in tiles: on a machine whose L2 the runs'
+/// layers leave at once (16 KiB), every way gives a checked run (each run's value against the
+/// residues, exit 1 on a disagreement) with the same limb additions; another word is a usage error.
+#[test]
+fn every_tiling_gives_the_checked_value() {
+    on_machine("l2=16K,l3=none,cores=2", || {
+        let mut work = Vec::new();
+        for rule in ["never", "always", "measured"] {
+            let args =
+                ["bench", "--n", "3000", "--threads", "2", "--runs", "2", "--tiles", rule, "--json", "--no-progress"];
+            let json = success_json(&args);
+            let results = json["results"].as_array().expect("results is a list");
+            assert_eq!(results.len(), 1, "{json}");
+            work.push(results[0]["limb_additions"].clone());
+        }
+        assert!(work.iter().all(|w| *w == work[0] && w.as_str().is_some()), "{work:?}");
+    });
+    let err = usage_error(&["bench", "--tiles", "sometimes"], "--tiles");
+    assert!(err.contains("expected never, always or measured"), "{err}");
+}

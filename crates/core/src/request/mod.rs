@@ -11,6 +11,7 @@ mod route;
 mod run;
 
 use crate::engines::Engine;
+use crate::engines::blocked::TileRule;
 use crate::engines::both_ends::Cut;
 use crate::error::{Error, Param, Result};
 use crate::guard::{Guard, Limit};
@@ -71,6 +72,7 @@ pub struct Request<'a> {
     plan: PlanOf<'a>,
     resume: Option<Position<'static>>,
     chunk_lanes: Option<usize>,
+    tiles: Option<TileRule>,
     alone: bool,
 }
 
@@ -94,7 +96,8 @@ impl<'a> Request<'a> {
 
     fn of(targets: &'a [(u64, u64)], values: Values) -> Request<'a> {
         let (cut, hooks, guard, plan) = (Cut::Auto, Hooks::default(), None, PlanOf::Needed);
-        Request { targets, values, cut, hooks, guard, plan, resume: None, chunk_lanes: None, alone: false }
+        let (resume, chunk_lanes, tiles) = (None, None, None);
+        Request { targets, values, cut, hooks, guard, plan, resume, chunk_lanes, tiles, alone: false }
     }
 
     /// This request cut at `cut` (one target, the blocked engine or the reference one). Cost O(1).
@@ -132,6 +135,12 @@ impl<'a> Request<'a> {
     /// place of the engine's choice from the caches and the threads. Cost O(1).
     pub fn chunk_lanes(self, lanes: usize) -> Request<'a> {
         Request { chunk_lanes: Some(lanes), ..self }
+    }
+
+    /// This request with the blocked engine's blocks tiled as `rule` says, in place of the engine's
+    /// choice from its own timings ([`TileRule::Measured`]). Cost O(1).
+    pub fn tiles(self, rule: TileRule) -> Request<'a> {
+        Request { tiles: Some(rule), ..self }
     }
 
     /// This request of residues with each modulus run alone, at most one a thread at once, rather

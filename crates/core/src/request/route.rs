@@ -62,7 +62,7 @@ pub(super) fn plan(request: Request) -> Result<Planned> {
         _ => None,
     };
     let Made { estimate, independent, top_down, unplanned, .. } = made;
-    let Request { values, hooks, resume, chunk_lanes, alone, .. } = request;
+    let Request { values, hooks, resume, chunk_lanes, tiles, alone, .. } = request;
     let live_at = live.iter().map(|t| all.index_of(*t).expect("a live target is a target")).collect();
     let kept = super::run::keeps(&live, guard.double_check());
     Ok(Planned {
@@ -81,6 +81,7 @@ pub(super) fn plan(request: Request) -> Result<Planned> {
         unplanned,
         resume,
         chunk_lanes,
+        tiles,
         alone,
         kept,
     })

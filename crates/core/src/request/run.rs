@@ -4,7 +4,7 @@
 use num_bigint::BigUint;
 
 use super::Values;
-use crate::engines::blocked::Tuning;
+use crate::engines::blocked::{TileRule, Tuning};
 use crate::engines::both_ends::{
     Cut, Halves, Position, Started, check_resume, count_blocked, count_resumable, count_taking,
 };
@@ -71,6 +71,7 @@ pub struct Planned<'a> {
     pub(super) unplanned: bool,
     pub(super) resume: Option<Position<'static>>,
     pub(super) chunk_lanes: Option<usize>,
+    pub(super) tiles: Option<TileRule>,
     pub(super) alone: bool,
     /// Whether the values are kept whole until every target is counted (else streamed).
     pub(super) kept: bool,
@@ -275,9 +276,13 @@ impl<'a> Planned<'a> {
         residues: Vec<Vec<u64>>,
         sink: &mut (impl FnMut(usize, Option<BigUint>, &[u64]) -> Result<()> + Send),
     ) -> Result<()> {
-        let Planned { live, live_at, hooks, cut, plan, halves, top_down, resume, chunk_lanes, .. } = self;
+        let Planned { live, live_at, hooks, cut, plan, halves, top_down, resume, chunk_lanes, tiles, .. } = self;
         let plan = plan.expect("live targets have a plan");
-        let tune = move |t: Tuning| Tuning { chunk_lanes: chunk_lanes.unwrap_or(t.chunk_lanes), ..t };
+        let tune = move |t: Tuning| Tuning {
+            chunk_lanes: chunk_lanes.unwrap_or(t.chunk_lanes),
+            tiles: tiles.unwrap_or(t.tiles),
+            ..t
+        };
         if let Some(halves) = halves {
             let target = live[0];
             let value = match (save, plan) {
@@ -286,7 +291,7 @@ impl<'a> Planned<'a> {
                     let why = "a count resumes over a plan of its own, which it frees as it goes";
                     return Err(Error::invalid(crate::error::Param::Resume, why));
                 }
-                (None, Held::Own(plan)) if halves.both_ends() && chunk_lanes.is_none() => {
+                (None, Held::Own(plan)) if halves.both_ends() && chunk_lanes.is_none() && tiles.is_none() => {
                     count_taking(plan, target, halves.cut, hooks, top_down)?
                 }
                 (None, plan) => count_blocked(plan.get(), target, halves.cut, hooks, tune)?,

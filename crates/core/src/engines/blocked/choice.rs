@@ -11,15 +11,33 @@
 
 use std::sync::Mutex;
 
-/// When a run tiles its blocks. Runs measure; the engine's tests force each way.
+/// When the blocked engine runs a block in tiles (ranges of its top layer's states, each with what
+/// it reads, from the block's first layer to its last in a buffer of half the level-2 cache) rather
+/// than a whole layer at a time: only ever a block whose three layers of a chunk leave L2, and of
+/// those, as this says. The values are the same either way; the time is not ([`crate::Request::tiles`]).
+///
+/// ```
+/// use fibtree_core::{Engine, Request, TileRule};
+/// let target = [(3000, 0)];
+/// let whole = Request::exact(&target, Engine::Blocked).tiles(TileRule::Never);
+/// let tiled = Request::exact(&target, Engine::Blocked).tiles(TileRule::Always);
+/// let value = |request: Request| {
+///     let mut found = Vec::new();
+///     request.plan()?.run(|_, value, _| Ok(found.push(value)))?;
+///     Ok::<_, fibtree_core::Error>(found)
+/// };
+/// assert_eq!(value(whole)?, value(tiled)?);
+/// # Ok::<(), fibtree_core::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(not(test), allow(dead_code))]
-pub(crate) enum TileRule {
+pub enum TileRule {
     /// Never: every pass layer after layer.
     Never,
     /// Every block whose three layers of a chunk leave L2.
     Always,
-    /// Those of them where the run's measurements say tiles pay (the module).
+    /// Those of them where the run's own timings say tiles pay: it times its first such blocks each
+    /// way, and the making of tiles, and then tiles a block where the time saved on its passes is
+    /// more than their making (the default).
     Measured,
 }
 

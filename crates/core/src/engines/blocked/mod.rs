@@ -86,7 +86,7 @@ mod tiles;
 use std::sync::Mutex;
 use std::sync::atomic::AtomicU64;
 
-pub(crate) use choice::TileRule;
+pub use choice::TileRule;
 pub(crate) use describe::Handed;
 pub(crate) use lanes::{MAX_BLOCK_LAYERS, lanes};
 pub(crate) use memory::{held_bytes, memory_bytes, residue_memory_bytes};
