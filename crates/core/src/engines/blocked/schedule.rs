@@ -173,6 +173,9 @@ struct Described {
     layers: Vec<Sources>,
     /// The block's tiles, where it runs in tiles.
     tiles: Option<Tiles>,
+    /// Whether its passes are timed for the choice of tiles: its whole layers leave L2, and the run
+    /// measures ([`super::choice`]).
+    timed: bool,
     /// The non-zero counts of the two layers before the block: the sizes of a new pass's chunks.
     edge_lens: [usize; 2],
 }
@@ -316,7 +319,7 @@ impl<'a, 's> Segment<'a, 's> {
             // the run is stopping: the rest of the graph runs out without work
             *block.edges_out.lock().expect("not poisoned") = Some(edges);
             *block.described.lock().expect("not poisoned") =
-                Some(Arc::new(Described { layers: Vec::new(), tiles: None, edge_lens }));
+                Some(Arc::new(Described { layers: Vec::new(), tiles: None, timed: false, edge_lens }));
             return self.release_passes(b).into_iter().chain(self.release_describe(b + 1)).collect();
         }
         let (plan, sweep) = (self.shared.plan, self.shared.sweep);
@@ -368,10 +371,12 @@ impl<'a, 's> Segment<'a, 's> {
             let tiling = &self.shared.tiling;
             let widest = layers.iter().map(Sources::len).chain(sets.edge_lens).max().unwrap_or(0) as u64;
             let live = 3 * widest * self.shared.c as u64 * 8;
+            // the passes of blocks that could be tiled are timed, either way, while the run measures
+            let timed = tiling.rule == TileRule::Measured && live > tiling.l2;
             let tiles = tiling.costs.tiles(tiling.rule, live, tiling.l2, block.passes, self.shared.c).then(|| {
-                let timed = tiling.costs.timing(Timed::Making).then(thread_cpu_seconds);
+                let making = tiling.costs.timing(Timed::Making).then(thread_cpu_seconds);
                 let tiles = tiles(&layers, sets.edge_lens, tiling.positions);
-                if let Some(start) = timed {
+                if let Some(start) = making {
                     tiling.costs.record(Timed::Making, thread_cpu_seconds() - start, tiles.states);
                 }
                 for layer in &mut layers {
@@ -381,7 +386,7 @@ impl<'a, 's> Segment<'a, 's> {
                 tiles
             });
             *block.described.lock().expect("not poisoned") =
-                Some(Arc::new(Described { layers, tiles, edge_lens: sets.edge_lens }));
+                Some(Arc::new(Described { layers, tiles, timed, edge_lens: sets.edge_lens }));
             *block.sets.lock().expect("not poisoned") = None;
         }
         drop(sets);
@@ -459,8 +464,7 @@ impl<'a, 's> Segment<'a, 's> {
             None => Timed::Rolling,
         };
         let costs = &self.shared.tiling.costs;
-        let timed = (self.shared.tiling.rule == TileRule::Measured && costs.timing(timed))
-            .then(|| (timed, thread_cpu_seconds()));
+        let timed = (described.timed && costs.timing(timed)).then(|| (timed, thread_cpu_seconds()));
         let result = context.pass(c, j, input, carry_in.as_ref());
         if let Some((what, start)) = timed {
             let states: usize = described
