@@ -398,9 +398,9 @@ pub(in crate::cli) struct BenchArgs {
     /// threads.
     #[arg(long, value_name = "C", value_parser = parse_chunk_lanes)]
     pub(in crate::cli) chunk_lanes: Option<usize>,
-    /// Run the blocks whose whole layers leave L2 in tiles: never, always, or where measured to pay.
+    /// Run blocks in tiles: never, always, or where measured to pay.
     ///
-    /// The default is measured: each run times its first such blocks both ways and tiles a block
+    /// Only blocks whose whole layers leave L2 can run in tiles. The default is measured: each run times its first such blocks both ways and tiles a block
     /// where the tiles save its passes more than their making costs. The values are the same.
     #[arg(long, value_name = "WHEN", value_parser = parse_tiles)]
     pub(in crate::cli) tiles: Option<fibtree_core::TileRule>,
