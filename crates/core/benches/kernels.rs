@@ -1,6 +1,8 @@
 //! Benchmarks of the engines' kernels alone (`fibtree_core::kernels::alone`, with the feature `kernels`) under
 //! every kernel set this CPU has (`kernel/<set>/lanes/<C>`, `residue_kernel/<set>/<u64|u32>/<C>`,
-//! `sweep/<set>/<residue>`), so that the sets can be compared on one machine.
+//! `sweep/<set>/<residue>`), so that the sets can be compared on one machine; and the exact kernel
+//! against its two other forms (`forms/<states>/<form>/<C>`: loaded or derived positions, 56-bit
+//! lanes or full words with carries apart).
 //! Run with `cargo bench --features kernels` (`-- kernel` for one group); CI runs them once each in
 //! test mode (`cargo test --release --benches --features kernels`).
 
@@ -130,5 +132,60 @@ fn sweep(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, kernel, residue_kernel, sweep);
+/// The exact kernel's three forms (`fibtree_core::kernels::alone`) under the lanes' chosen set, on a
+/// layer in L2 (2048 states) and one past it (8192 states of 8 lanes: 1.5 MiB in three layers), the
+/// sources permuted by xor as the recurrence permutes them: `loaded` (the engine's, positions read
+/// from two arrays), `derived` (positions derived from runs of 64 states) and `carry_save` (full
+/// 64-bit words, carries in a byte a lane). The throughput counts payload limbs of 64 bits (a 56-bit
+/// lane is 7/8 of one), so that the three compare as the engine would run them.
+fn forms(c: &mut Criterion) {
+    use fibtree_core::kernels::alone::{Run, sum_layer, sum_layer_carry_save, sum_layer_derived};
+    let mut group = c.benchmark_group("forms");
+    let isa = fibtree_core::kernels::isa();
+    for states in [2048usize, 8192] {
+        let (e_left, e_right) = (0x2d5 % states, 0x1a3 % states);
+        let runs: Vec<Run> = (0..states / 64)
+            .map(|w| Run {
+                left: ((64 * w) ^ (e_left & !63)) as u32,
+                left_xor: (e_left & 63) as u32,
+                right: ((64 * w) ^ (e_right & !63)) as u32,
+                right_xor: (e_right & 63) as u32,
+            })
+            .collect();
+        let left: Vec<u32> = (0..states).map(|s| (s ^ e_left) as u32).collect();
+        let right: Vec<u32> = (0..states).map(|s| (s ^ e_right) as u32).collect();
+        for lanes in [4usize, 8, 16] {
+            let mut next = xorshift();
+            let mut layer = || (0..states * lanes).map(|_| next() >> 16).collect::<Vec<u64>>();
+            let (old, older, mut out) = (layer(), layer(), vec![0u64; states * lanes]);
+            let carries = vec![1u8; states * lanes];
+            let mut out_carries = vec![0u8; states * lanes];
+            let id = |form: &str| BenchmarkId::new(format!("{states}/{form}"), lanes);
+            group.throughput(Throughput::Elements((states * lanes * 7 / 8) as u64));
+            group.bench_function(id("loaded"), |b| {
+                b.iter(|| sum_layer(isa, lanes, &mut out, black_box(&old), &older, &left, &right))
+            });
+            group.bench_function(id("derived"), |b| {
+                b.iter(|| sum_layer_derived(isa, lanes, &mut out, black_box(&old), &older, &runs))
+            });
+            group.throughput(Throughput::Elements((states * lanes) as u64));
+            group.bench_function(id("carry_save"), |b| {
+                b.iter(|| {
+                    sum_layer_carry_save(
+                        isa,
+                        lanes,
+                        (&mut out, &mut out_carries),
+                        (black_box(&old), &carries),
+                        (&older, &carries),
+                        &left,
+                        &right,
+                    )
+                })
+            });
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(benches, kernel, residue_kernel, sweep, forms);
 criterion_main!(benches);

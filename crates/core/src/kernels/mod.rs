@@ -21,7 +21,8 @@
 //!   widest for the dense sweep, [`chosen::dense_isa`]). The engines take those, never
 //!   [`Isa::detect`], which says only what the machine has;
 //! - [`calibrate`]: the measurements that choose the lanes' instruction set and the chunks' lanes;
-//! - `alone` (with the feature `kernels`): the kernels on their own, for the criterion benchmarks.
+//! - `alone` (with the feature `kernels`): the kernels on their own, for the criterion benchmarks,
+//!   and `trials`: two other forms of the exact kernel, measured against it and not used.
 
 #![allow(unsafe_code)]
 
@@ -35,6 +36,8 @@ mod dense;
 mod lanes;
 mod normalise;
 mod stream;
+#[cfg(feature = "kernels")]
+mod trials;
 
 pub use crate::machine::Isa;
 pub(crate) use aligned::AlignedLanes;

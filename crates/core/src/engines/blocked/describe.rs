@@ -127,13 +127,8 @@ impl Kernel for Positions<'_> {
             // pair of words and ranks is read once a word, not once a state
             let g0 = base + 64 * w as u64;
             let (to_left, to_right) = (sweep.sources_of_word(g0, r, old), sweep.sources_of_word(g0, l, older));
-            let mut rest = word;
-            while rest != 0 {
-                let b = rest.trailing_zeros() as u64;
-                rest &= rest - 1;
-                left.push(to_left.index(b));
-                right.push(to_right.index(b));
-            }
+            to_left.extend(word, &mut left);
+            to_right.extend(word, &mut right);
         }
         debug_assert_eq!(left.len(), states);
         // bottom-up the direct moves (deleting the right child leaves R, the left child (k >= 3) L);

@@ -218,11 +218,82 @@ impl WordSources {
         let position = rank + (word & ((1 << bit) - 1)).count_ones();
         (position & member) | (len & !member)
     }
+
+    /// The positions of the sources of the states of `word` ([`WordSources::index`] of each of its
+    /// bits, in order), appended to `out`. Cost: a population count a state; a few additions a state
+    /// where `word` and the source word that holds most of its sources each repeat one nibble.
+    #[inline(always)]
+    pub(crate) fn extend(&self, word: u64, out: &mut Vec<u32>) {
+        if !self.extend_periodic(word, out) {
+            let mut rest = word;
+            while rest != 0 {
+                out.push(self.index(rest.trailing_zeros() as u64));
+                rest &= rest - 1;
+            }
+        }
+    }
+
+    /// [`WordSources::extend`] where `word` and the word holding most of its sources each repeat
+    /// their low nibble (the states of a layer fall in classes of g modulo 4, in long stretches),
+    /// else nothing (`false`). State b = 4q + p reads bit t = 4q' + p' of that word, where q' is q
+    /// xor the edge's bits 2..6, plus or minus one for one p, and p' depends on p alone: its
+    /// position is the word's rank plus q' times the nibble's states plus p''s rank in the nibble,
+    /// derived with no population count; the one state that reads the other word is looked up.
+    #[inline(always)]
+    fn extend_periodic(&self, word: u64, out: &mut Vec<u32>) -> bool {
+        const EVERY_NIBBLE: u64 = 0x1111_1111_1111_1111;
+        let ((here, rank, len), states) = (self.here, word & 15);
+        let sources = here & 15;
+        if states * EVERY_NIBBLE != word || sources * EVERY_NIBBLE != here {
+            return false;
+        }
+        let (per, lq, lr) = (sources.count_ones(), (self.low >> 2) as u32, self.low & 3);
+        // each state p of the nibble: q' = ((q + up) xor lq) - down, p', and p''s rank in the nibble
+        let mut columns = [(0u32, 0u32, None::<u32>); 4];
+        let mut m = 0;
+        for p in (0..4u64).filter(|p| (states >> p) & 1 == 1) {
+            let (up, down, t) = match self.step {
+                Step::Back if p ^ lr == 0 => (0, 1, 3),
+                Step::Back => (0, 0, (p ^ lr) - 1),
+                Step::Forward => ((p == 3) as u32, 0, ((p + 1) & 3) ^ lr),
+            };
+            let within = ((sources >> t) & 1 == 1).then(|| (sources & ((1 << t) - 1)).count_ones());
+            columns[m] = (up, down, within);
+            m += 1;
+        }
+        if m == 0 {
+            return true; // no state
+        }
+        let at = out.len();
+        out.resize(at + 16 * m, len);
+        for (q, row) in out[at..].chunks_exact_mut(m).enumerate() {
+            for (slot, &(up, down, within)) in row.iter_mut().zip(&columns) {
+                if let Some(w) = within {
+                    // wraps only for the state that reads the other word, put right below
+                    let q = ((q as u32 + up) ^ lq).wrapping_sub(down);
+                    *slot = rank.wrapping_add(q.wrapping_mul(per)).wrapping_add(w);
+                }
+            }
+        }
+        // the state that reads the other word: bottom-up the one whose bits equal the edge's low
+        // bits (bit 63 of the word below), top-down bit 63 (bit `low` of the word above)
+        let other = match self.step {
+            Step::Back => self.low,
+            Step::Forward => 63,
+        };
+        if (word >> other) & 1 == 1 {
+            let i = (word & ((1 << other) - 1)).count_ones() as usize;
+            out[at + i] = self.index(other);
+        }
+        true
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    const EVERY_NIBBLE: u64 = 0x1111_1111_1111_1111;
 
     #[test]
     fn a_top_down_sweep_ends_at_the_cut() {
@@ -236,7 +307,8 @@ mod tests {
         assert_eq!(Sweep::Up { last: 17 }.last_step(), 17);
     }
 
-    /// The positions of a word's sources, looked up once a word, against [`Sweep::source`] and
+    /// The positions of a word's sources, looked up once a word (derived where the words repeat a
+    /// nibble), against [`Sweep::source`] and
     /// [`NonZeroSet::index`] state by state: random source sets in windows far from 0 and at 0, every
     /// edge value's low bits, both sweeps (fixed, printed seed).
     #[test]
@@ -246,12 +318,28 @@ mod tests {
         let mut rng = fibtree_util::SplitMix64(seed);
         for case in 0..400 {
             let base = [0u64, 64, 640, 1 << 20][case % 4];
-            let words: Vec<u64> = (0..1 + rng.below(6)).map(|_| rng.next_u64() & rng.next_u64()).collect();
+            // words that repeat a nibble often (a wide layer's stretches), else any
+            let word = |rng: &mut fibtree_util::SplitMix64| match rng.below(3) {
+                0 => EVERY_NIBBLE * rng.below(16),
+                _ => rng.next_u64() & rng.next_u64(),
+            };
+            let words: Vec<u64> = (0..1 + rng.below(6)).map(|_| word(&mut rng)).collect();
             let from = NonZeroSet::new(LayerSet::from_words(base, words).unwrap());
             let e = rng.below(if case % 2 == 0 { 64 } else { 1024 });
             for sweep in [Sweep::Up { last: 9 }, Sweep::Down { n: 9, seed: 0, cut: 3 }] {
                 for g0 in (0..base + 512).step_by(64) {
                     let by_word = sweep.sources_of_word(g0, e, &from);
+                    for word in [u64::MAX, EVERY_NIBBLE * rng.below(16), rng.next_u64()] {
+                        let mut got = vec![7];
+                        by_word.extend(word, &mut got);
+                        let want: Vec<u32> =
+                            (0..64).filter(|b| (word >> b) & 1 == 1).map(|b| by_word.index(b)).collect();
+                        assert_eq!(
+                            got[1..],
+                            want,
+                            "seed {seed:#x}, case {case}, {sweep:?}, e {e}, g0 {g0}, word {word:#x}"
+                        );
+                    }
                     for b in 0..64 {
                         let want = from.index(sweep.source(g0 + b, e));
                         assert_eq!(
