@@ -2,7 +2,9 @@
 //! set, whole and in segments; its residue kind against the modular engine.
 
 use super::memory::{bytes_with, residue_bytes_with};
+use super::tuning::CHUNKS_PER_THREAD;
 use super::*;
+use crate::kernels::Isa;
 use crate::targets::Targets;
 
 /// A tile's bytes that give tiles of the fewest positions ([`TILE_POSITIONS_MIN`]): a few states of
