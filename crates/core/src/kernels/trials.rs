@@ -75,7 +75,6 @@ impl<const C: usize> Kernel for Derived<'_, C> {
 /// # Panics
 /// If the carries' arrays differ in length from their lanes', `out` is shorter than `left.len()`
 /// chunks, or an index reads past `old` or `older`.
-#[allow(clippy::too_many_arguments)]
 pub(crate) fn sum_layer_carry_save<const C: usize>(
     isa: Isa,
     out: (&mut [u64], &mut [u8]),

@@ -2,8 +2,8 @@
 //! where each reads from.
 //!
 //! The non-zero states are found layer after layer by whole-word set operations on the plan (cheap,
-//! [`nonzero_sets`]); the source positions, one rank lookup each, layer by layer, in tasks of
-//! their own ([`layer_sources`]).
+//! [`nonzero_sets`]); the source positions, one rank lookup each (or derived, where words repeat a
+//! nibble), layer by layer, in tasks of their own ([`layer_sources`]).
 
 use super::nonzero::NonZeroSet;
 use super::sweep::Sweep;
@@ -72,7 +72,7 @@ pub(crate) type Handed = [std::sync::Mutex<crate::plan::Packed>];
 /// and its direct moves, given the block's non-zero sets `new_edges` ([`nonzero_sets`]) and its two
 /// edge steps `edges`; the rank lookups compiled for `isa`.
 ///
-/// Cost: two rank lookups a state.
+/// Cost: two rank lookups a state, or a few additions where the words repeat a nibble.
 pub(crate) fn layer_sources(
     plan: &Plan,
     sweep: Sweep,
@@ -102,7 +102,9 @@ fn layer_before<'e>(new_edges: &'e [NonZeroSet], edges: &'e [NonZeroSet; 2], k0:
 
 /// Where each non-zero state `me` of step t of `sweep` reads from in the steps `old` (t - 1) and
 /// `older` (t - 2), through the edge values `r` and `l`, and its `direct` states. Cost: two rank
-/// lookups a state (a population count each, within words looked up once per 64 states).
+/// lookups a state (a population count each, within words looked up once per 64 states), or a few
+/// additions a state where a word of states and the word of its sources repeat a nibble
+/// ([`super::sweep::WordSources::extend`]).
 struct Positions<'a> {
     me: &'a NonZeroSet,
     old: &'a NonZeroSet,

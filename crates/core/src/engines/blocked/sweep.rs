@@ -241,7 +241,6 @@ impl WordSources {
     /// derived with no population count; the one state that reads the other word is looked up.
     #[inline(always)]
     fn extend_periodic(&self, word: u64, out: &mut Vec<u32>) -> bool {
-        const EVERY_NIBBLE: u64 = 0x1111_1111_1111_1111;
         let ((here, rank, len), states) = (self.here, word & 15);
         let sources = here & 15;
         if states * EVERY_NIBBLE != word || sources * EVERY_NIBBLE != here {
@@ -289,11 +288,12 @@ impl WordSources {
     }
 }
 
+/// A word whose every nibble is 1: `x * EVERY_NIBBLE` repeats the nibble x.
+const EVERY_NIBBLE: u64 = 0x1111_1111_1111_1111;
+
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    const EVERY_NIBBLE: u64 = 0x1111_1111_1111_1111;
 
     #[test]
     fn a_top_down_sweep_ends_at_the_cut() {
@@ -308,9 +308,9 @@ mod tests {
     }
 
     /// The positions of a word's sources, looked up once a word (derived where the words repeat a
-    /// nibble), against [`Sweep::source`] and
-    /// [`NonZeroSet::index`] state by state: random source sets in windows far from 0 and at 0, every
-    /// edge value's low bits, both sweeps (fixed, printed seed).
+    /// nibble), against [`Sweep::source`] and [`NonZeroSet::index`] state by state: random source
+    /// sets in windows far from 0 and at 0, every edge value's low bits, both sweeps (fixed, printed
+    /// seed).
     #[test]
     fn sources_by_words_match_the_definition() {
         let seed = 0x0500_ace5_u64;

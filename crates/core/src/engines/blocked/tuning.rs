@@ -9,16 +9,16 @@ use crate::kernels::{self, Isa};
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Tuning {
     /// Layers per block, at most [`MAX_BLOCK_LAYERS`] for exact lanes and
-    /// [`MAX_RESIDUE_BLOCK_LAYERS`] for residues (larger values are cut to it).
+    /// [`super::MAX_RESIDUE_BLOCK_LAYERS`] for residues (larger values are cut to it).
     pub(crate) block_layers: usize,
-    /// Lanes per chunk, one of [`CHUNK_LANES`] ([`Tuning::for_width`] picks 4 to 16,
+    /// Lanes per chunk, one of [`super::CHUNK_LANES`] ([`Tuning::for_width`] picks 4 to 16,
     /// [`Tuning::for_run`] down to 1 for many threads).
     pub(crate) chunk_lanes: usize,
     /// The instruction set of the kernels.
     pub(crate) isa: Isa,
-    /// The bytes of lanes a tile's buffer aims at ([`mod@tiles`]): half of the level-2 cache.
+    /// The bytes of lanes a tile's buffer aims at ([`super::tiles`]): half of the level-2 cache.
     pub(crate) tile_bytes: usize,
-    /// Which blocks run in tiles ([`mod@choice`]).
+    /// Which blocks run in tiles ([`super::choice`]).
     pub(crate) tiles: TileRule,
 }
 
@@ -62,7 +62,7 @@ impl Tuning {
         Tuning::for_lanes(widest, lanes(n.max(2)), threads)
     }
 
-    /// A tuning for a run of the residue kind ([`Lanes::Residues`]) modulo `moduli` moduli over
+    /// A tuning for a run of the residue kind ([`super::Lanes::Residues`]) modulo `moduli` moduli over
     /// layers of at most `widest` states, on `threads` threads: as [`Tuning::for_run`], with the
     /// `moduli` lanes of every value in place of the top layer's lanes. Cost O(1).
     pub(crate) fn for_residues(widest: usize, moduli: usize, threads: usize) -> Tuning {
