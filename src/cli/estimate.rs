@@ -43,6 +43,13 @@ struct Calibration {
     exact_limbs_per_ns: f64,
     /// The same in its slowest run.
     exact_limbs_per_ns_low: f64,
+    /// The exact engine's nanoseconds per state beside its limbs, in its fastest runs.
+    exact_ns_per_state: f64,
+    /// The exact engine's nanoseconds per limb addition at the calibration's width, in its fastest
+    /// runs.
+    exact_ns_per_limb: f64,
+    /// How much more a limb addition costs at the run's widest layer than at the calibration's.
+    width_factor: f64,
     /// The dense sweep's lane operations per nanosecond on one thread, in its fastest run.
     residue_lanes_per_ns: f64,
     /// The same in its slowest run.
@@ -127,6 +134,11 @@ fn ms_range(seconds: Seconds) -> (f64, f64, f64) {
 
 /// Work per second as work per nanosecond, to three decimals: the fastest run's (the figure) and
 /// the slowest's.
+/// Seconds in nanoseconds, to a thousandth.
+fn ns(seconds: f64) -> f64 {
+    (seconds * 1e12).round() / 1e3
+}
+
 fn per_ns(rate: Spread) -> (f64, f64) {
     let round = |r: f64| (r / 1e9 * 1e3).round() / 1e3;
     (round(rate.fast), round(rate.slow))
@@ -149,6 +161,9 @@ impl EstimateOut {
                 core_share: (e.core_share * 1e3).round() / 1e3,
                 exact_limbs_per_ns,
                 exact_limbs_per_ns_low,
+                exact_ns_per_state: ns(e.exact_model.state_seconds),
+                exact_ns_per_limb: ns(e.exact_model.limb_seconds),
+                width_factor: (e.exact_model.width_factor * 1e3).round() / 1e3,
                 residue_lanes_per_ns,
                 residue_lanes_per_ns_low,
             },
@@ -323,6 +338,12 @@ impl Outcome for EstimateOut {
             "calibrated on one thread's CPU time, from the fastest run to the slowest: the exact engine at {:.2} to {:.2} \
              limb additions/ns, the residues' sweep at {:.2} to {:.2} lane operations/ns",
             c.exact_limbs_per_ns, c.exact_limbs_per_ns_low, c.residue_lanes_per_ns, c.residue_lanes_per_ns_low
+        )?;
+        writeln!(
+            out,
+            "the exact engine's time, in its fastest runs: {:.2} ns a state and {:.3} ns a limb addition, the second \
+             times {:.2} for the width of this count's layers",
+            c.exact_ns_per_state, c.exact_ns_per_limb, c.width_factor
         )?;
         writeln!(
             out,

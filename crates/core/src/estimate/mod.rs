@@ -17,16 +17,19 @@
 //!   count of the layer, above it the states times the limbs of a path count, limbs(n - k + 1)
 //!   (bottom-up alone, the first sum over every layer); the residue route's lane operations per prime are the dense modular
 //!   engine's, counted exactly from its windows.
-//! - *Speed.* On one thread, in rounds: the exact engine runs f(n) (n clamped to 1000..=7000); the
-//!   dense sweep runs about 2.5 x 10^7 lane operations with arrays of n's width, four times modulo
-//!   a prime of the route (`u64` lanes) and four times modulo 998244353 (`u32` lanes, for
-//!   `combine`'s check); Garner's algorithm runs over 400 primes. The rounds go on for about a second (three at least), each
-//!   run timed by the thread's CPU time, so that time spent waiting for a core that other programs
-//!   hold is not the engine's; what they still do to a run only slows it, and comes and goes: the
-//!   fastest run gives the figure, the slowest the top of its range ([`Spread`]). The
-//!   rates give the predicted CPU time; the wall time of T threads assumes the CPU time divides
-//!   evenly (the exact engine), that each thread takes whole primes (the residue route), or that
-//!   the three direct checks of `combine` run a thread each.
+//! - *Speed.* On one thread, in rounds: the exact engine runs f(k) and f(k / 2) (k = n clamped to
+//!   1000..=7000); the dense sweep runs about 2.5 x 10^7 lane operations with arrays of n's width,
+//!   four times modulo a prime of the route (`u64` lanes) and four times modulo 998244353 (`u32`
+//!   lanes, for `combine`'s check); Garner's algorithm runs over 400 primes. The rounds go on for
+//!   about a second (three at least), each run timed by the thread's CPU time, so that time spent
+//!   waiting for a core that other programs hold is not the engine's; what they still do to a run
+//!   only slows it, and comes and goes: the fastest run gives the figure, the slowest the top of its
+//!   range ([`Spread`]). The two exact runs, of different limbs per state, give a cost per state and
+//!   a cost per limb addition ([`ExactModel`]); the engine's kernel, timed on synthetic layers as
+//!   wide as the calibration's widest and the run's widest, scales the cost per limb to the level
+//!   of the cache the run's layers fall in. The rates give the predicted CPU time; the wall time of
+//!   T threads assumes the CPU time divides evenly (the exact engine), that each thread takes whole
+//!   primes (the residue route), or that the three direct checks of `combine` run a thread each.
 //!
 //! How the predictions compare with real runs is recorded in docs/performance.md.
 //!
@@ -39,14 +42,16 @@
 //! # Ok::<(), fibtree_core::Error>(())
 //! ```
 
-use crate::engines::{self, Engine, modular};
+use crate::engines::{self, modular};
 use crate::error::{Error, Param, Result};
 use crate::guard::{PROCESS_BYTES, Run};
 use crate::hooks::Hooks;
-use crate::plan::{self, Plan, Sizes};
+use crate::plan::{self, Sizes};
 use crate::targets::Targets;
 
+mod model;
 mod spread;
+pub use model::ExactModel;
 pub use spread::{Seconds, Spread};
 
 /// The largest n x W (the top layer times the width of the layers) for which [`estimate`] counts
@@ -125,8 +130,12 @@ pub struct Estimate {
     pub prime_lanes: u64,
     /// The memory of one prime's sweep (its arrays), beside the process's own.
     pub prime_bytes: u64,
-    /// The calibration: the exact engine's limb additions per second on one thread.
+    /// The calibration: the exact engine's limb additions per second on one thread, on f(k) for n
+    /// clamped to 1000..=7000 (the average of its states' work and their limbs').
     pub exact_rate: Spread,
+    /// The calibration: the exact engine's cost per state and per limb addition, and the factor of
+    /// the run's width, which give `exact_cpu_seconds`.
+    pub exact_model: ExactModel,
     /// The calibration: the dense sweep's lane operations per second on one thread.
     pub prime_rate: Spread,
     /// The calibration's CPU time over its wall time: the share of a core its thread had (near 1
@@ -176,10 +185,12 @@ pub struct ShardCost {
 ///
 /// Cost: the plan's backward pass when it is counted (O(n x W / 64) word operations; W = 2^17 at
 /// n = 100000) with the support's forward pass twice (for a g below W), O(n) otherwise; then the
-/// calibration (about a second: three rounds or more, each an exact run of f(7000) at most, and
-/// 2 x 10^8 lane operations of the dense sweep); memory two layers of the plan (W / 8 bytes each),
+/// calibration (about a second: three rounds or more, each exact runs of f(7000) and f(3500) at most,
+/// and 2 x 10^8 lane operations of the dense sweep; then the kernel on synthetic layers of two widths, up to
+/// about 80 ms); memory two layers of the plan (W / 8 bytes each),
 /// the support's checkpoints (about 4 sqrt(n) layers of W / 8 bytes: 20 MB at n = 100000), the
-/// calibration's plan of f(7000) (a few MB), one prime's arrays, and 8 bytes a layer.
+/// calibration's plans of f(7000) and f(3500) (a few MB), one prime's arrays, then the kernel's
+/// synthetic layers (25 MiB at most), and 8 bytes a layer.
 ///
 /// # Errors
 /// [`Error::InvalidArgument`] for n above [`crate::MAX_N`], a shard count of 0 (naming
@@ -200,8 +211,8 @@ pub fn estimate(n: u64, g: u64, shards: &[usize], census: CensusWhen, hooks: Hoo
 
 /// The memory [`estimate`] itself takes, at most, but the support's checkpoints of the census of a
 /// target below W ([`plan::support_bytes`]): per layer the edge values (4 bytes), the states (4), the
-/// dense windows' lanes (8) and their shape (22); the census's layers and the calibration's plan and
-/// arrays (under 64 MiB here). 38 MB at n = 1,000,000. Cost O(1).
+/// dense windows' lanes (8) and their shape (22); the census's layers and the calibration's plans and
+/// arrays, then its synthetic layers (under 64 MiB here). 38 MB at n = 1,000,000. Cost O(1).
 fn own_bytes(n: u64) -> u64 {
     PROCESS_BYTES + (64 << 20) + 38 * (n + 1)
 }
@@ -242,8 +253,9 @@ fn estimate_with(n: u64, g: u64, shards: &[usize], census_limit: u64, hooks: Hoo
         None => (states, sizes.plan + modular::memory_bytes_for(&sizes, 1, 1)),
     };
     let primes = crate::crt::primes::primes_needed(n);
-    let Calibration { exact_rate, prime_rate, narrow_rate, garner_rate, core_share } = calibrate(n, hooks)?;
-    let exact_cpu_seconds = exact_rate.seconds(limb_additions as f64);
+    let Calibration { exact_rate, exact_model, prime_rate, narrow_rate, garner_rate, core_share } =
+        calibrate(n, crate::cost::working_width(&lens, halves.cut as usize), hooks)?;
+    let exact_cpu_seconds = exact_model.seconds(states as f64, limb_additions as f64);
     let prime_cpu_seconds = prime_rate.seconds(prime_lanes as f64);
     let threads = rayon::current_num_threads();
     // combine: the three direct checks (10^18 and a drawn prime in u64 lanes, 998244353 in u32
@@ -275,6 +287,7 @@ fn estimate_with(n: u64, g: u64, shards: &[usize], census_limit: u64, hooks: Hoo
         prime_lanes,
         prime_bytes,
         exact_rate,
+        exact_model,
         prime_rate,
         core_share,
         exact_cpu_seconds,
@@ -353,12 +366,13 @@ fn shard_costs(
         .collect()
 }
 
-/// What [`calibrate`] measures, each on one thread: the exact engine's limb additions per second,
-/// the dense sweep's lane operations per second in `u64` lanes (a prime of the route) and in `u32`
+/// What [`calibrate`] measures, each on one thread: the exact engine's limb additions per second
+/// and its costs per state and per limb, the dense sweep's lane operations per second in `u64` lanes (a prime of the route) and in `u32`
 /// lanes (998244353), and Garner's algorithm's k^2 per second for k primes; and the share of a core
 /// the thread had.
 struct Calibration {
     exact_rate: Spread,
+    exact_model: ExactModel,
     prime_rate: Spread,
     narrow_rate: Spread,
     garner_rate: Spread,
@@ -374,25 +388,27 @@ const P998244353: u64 = 998_244_353;
 /// The primes of Garner's algorithm's calibration.
 const CALIBRATION_PRIMES: usize = 400;
 
-/// The one-thread speeds of the exact engine (limb additions per second, on f(n) for n clamped to
-/// 1000..=[`CALIBRATION_N`]), of the dense sweep of the residue route (lane operations per second,
-/// with the arrays of the width of n, clamped to 1000..=1,000,000, and a prime of the route) and
-/// of Garner's algorithm, each the spread of its runs: one of each a round (of the sweep
-/// [`SWEEPS_PER_ROUND`]), timed by the
-/// thread's CPU time, for [`CALIBRATION_SPAN`] and at least [`MIN_ROUNDS`] rounds, at most
-/// [`MAX_ROUNDS`].
+/// The one-thread speeds of the exact engine (limb additions per second, on f(k) for k = n clamped
+/// to 1000..=[`CALIBRATION_N`], and its costs per state and per limb from f(k) and f(k / 2), scaled
+/// to a run whose limb additions are made at `width` states a layer ([`crate::cost::working_width`]):
+/// [`ExactModel`]), of the dense sweep of the
+/// residue route (lane operations per second, with the arrays of the width of n, clamped to
+/// 1000..=1,000,000, and a prime of the route) and of Garner's algorithm, each the spread of its
+/// runs: one of each a round (of the sweep [`SWEEPS_PER_ROUND`]), timed by the thread's CPU time,
+/// for [`CALIBRATION_SPAN`] and at least [`MIN_ROUNDS`] rounds, at most [`MAX_ROUNDS`].
 ///
-/// Cost: the plan of f(k), k = n clamped to 1000..=7000; then a round is an exact run over it (at
-/// 7000, 4.9 x 10^6 states and 1.3 x 10^8 limb additions from both ends), Garner's algorithm over
-/// [`CALIBRATION_PRIMES`] primes (O(k^2) word multiplications for k primes) and
+/// Cost: the plans of f(k) and f(k / 2); then a round is an exact run over each (at 7000, 4.9 x 10^6
+/// states and 1.3 x 10^8 limb additions from both ends, at 3500 6.0 x 10^6 and 6.9 x 10^7), Garner's
+/// algorithm over [`CALIBRATION_PRIMES`] primes (O(k^2) word multiplications for k primes) and
 /// [`SWEEPS_PER_ROUND`] sweeps of about [`CALIBRATION_LANES`] lane operations for each of two
-/// moduli.
-fn calibrate(n: u64, hooks: Hooks) -> Result<Calibration> {
+/// moduli; after the rounds the kernel on synthetic layers of both widths (a few ms each).
+fn calibrate(n: u64, width: u64, hooks: Hooks) -> Result<Calibration> {
     // a thread of its own; where none can be started (a process limit), the caller's thread where
     // it is its pool's only one, whose CPU time is then the runs' own too
+    let threads = rayon::current_num_threads();
     let one = match crate::guard::pool(1) {
         Ok(pool) => Some(pool),
-        Err(_) if rayon::current_num_threads() == 1 => None,
+        Err(_) if threads == 1 => None,
         Err(e) => return Err(e),
     };
     // the route's first prime (the largest below 2^62): every prime of the route costs the same
@@ -401,22 +417,21 @@ fn calibrate(n: u64, hooks: Hooks) -> Result<Calibration> {
     let rounds = || {
         let (start, cpu_start) = (std::time::Instant::now(), crate::machine::thread_cpu_seconds());
         let k = n.clamp(1000, CALIBRATION_N);
-        let targets = Targets::one(k, 0);
-        let plan = Plan::new(&targets, u64::MAX, hooks)?;
+        let exact = [k / 2, k].map(|k| model::ExactRun::new(k, hooks));
+        let [small, large] = exact;
+        let (mut small, mut large) = (small?, large?);
         let primes = crate::crt::primes::first(CALIBRATION_PRIMES);
         let residues: Vec<u64> = primes.iter().zip(1u64..).map(|(&p, i)| p - i * i).collect();
         // below n = 1000 a layer is too short for its rate to mean anything (nor does the time);
         // above 1,000,000 the arrays of n's width would take more than the dense engine allows, and
         // the rate at 1,000,000's (2^20, well beyond the caches) stands for them
         let sweep = modular::DenseRun::new(n.clamp(1000, CALIBRATION_TOP), CALIBRATION_LANES)?;
-        let mut exact = spread::Runs::new(engines::both_ends::halves(plan.lens(), engines::Cut::Auto).work() as f64);
         let mut garner = spread::Runs::new((CALIBRATION_PRIMES as f64).powi(2));
         let [mut wide, mut narrow] = [(); 2].map(|_| spread::Runs::new(sweep.lanes() as f64));
         for round in 1..=MAX_ROUNDS {
             hooks.check()?;
-            exact.time(|| {
-                engines::count_words(Engine::Blocked, &plan, &targets, engines::Cut::Auto, hooks).map(|_| ())
-            })?;
+            small.time(hooks)?;
+            large.time(hooks)?;
             garner.time(|| crate::crt::garner::garner(&primes, &residues).map(|_| ()))?;
             for _ in 0..SWEEPS_PER_ROUND {
                 wide.time(|| sweep.run(prime))?;
@@ -426,8 +441,11 @@ fn calibrate(n: u64, hooks: Hooks) -> Result<Calibration> {
                 break;
             }
         }
+        drop(sweep); // its arrays, before the synthetic layers of the width factor
+        let width_factor = model::width_factor(large.working_width(), k, width, n, threads);
         Ok(Calibration {
-            exact_rate: exact.spread(),
+            exact_rate: large.runs.spread(),
+            exact_model: small.model(&large, width_factor),
             prime_rate: wide.spread(),
             narrow_rate: narrow.spread(),
             garner_rate: garner.spread(),
@@ -443,6 +461,7 @@ fn calibrate(n: u64, hooks: Hooks) -> Result<Calibration> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::plan::Plan;
 
     #[test]
     fn the_estimate_counts_the_plans_states() {
@@ -461,6 +480,19 @@ mod tests {
             assert_eq!(e.shards[1].primes_per_shard, e.primes.div_ceil(7));
             assert!(e.shards[0].seconds.low >= e.shards[1].seconds.low);
         }
+    }
+
+    #[test]
+    fn the_model_gives_the_calibrations_own_count_its_fastest_time() {
+        // n within the calibration: f(n) is its larger run, whose time the two costs give back
+        let e = estimate(4000, 0, &[1], CensusWhen::Auto, Hooks::default()).unwrap();
+        let m = e.exact_model;
+        assert_eq!(m.width_factor, 1.0, "the calibration's own widths");
+        assert!(m.slowdown >= 1.0 && m.limb_seconds > 0.0 && m.state_seconds >= 0.0, "{m:?}");
+        let fastest = e.limb_additions as f64 / e.exact_rate.fast;
+        let t = e.exact_cpu_seconds;
+        assert!((t.low - fastest).abs() <= 1e-9 * fastest, "{t:?} against {fastest}");
+        assert!((t.high - fastest * m.slowdown).abs() <= 1e-9 * t.high, "{t:?}");
     }
 
     #[test]

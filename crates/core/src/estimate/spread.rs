@@ -97,6 +97,11 @@ impl Runs {
         Ok(())
     }
 
+    /// The work of one run. Cost O(1).
+    pub(crate) fn work(&self) -> f64 {
+        self.work
+    }
+
     /// The spread of the runs so far. Cost O(runs).
     pub(crate) fn spread(&self) -> Spread {
         Spread::of(&self.speeds)

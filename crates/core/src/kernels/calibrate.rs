@@ -123,6 +123,19 @@ pub(crate) fn chunk_lanes(isa: Isa, states: usize, candidates: &[usize], l2: Opt
     c
 }
 
+/// The widest layer [`lane_rate`] measures, in states: 8 MiB a layer of 16-lane chunks (wider layers
+/// are rated as this one, past L2 and in the largest level-3 caches either way).
+const RATED_STATES_MAX: usize = 1 << 16;
+
+/// The kernel's best rate, in lane additions per nanosecond, in chunks of `chunk_lanes` lanes over
+/// synthetic layers of `states` states (at most [`RATED_STATES_MAX`]), compiled for `isa`, or `None`
+/// where the buffers cannot be allocated. What tells the estimate how much slower a run's wide
+/// layers are than the calibration's narrow ones. Cost: [`CHUNK_ROUNDS`] x (2 + [`LAYERS`]) layers
+/// (about 20 ms of one core at the widest); memory three layers (25 MiB at the widest, 16 lanes).
+pub(crate) fn lane_rate(isa: Isa, chunk_lanes: usize, states: usize) -> Option<f64> {
+    measure(&[(isa, chunk_lanes)], states.clamp(64, RATED_STATES_MAX), CHUNK_ROUNDS).map(|rates| rates[0])
+}
+
 /// The best rate, in lane additions per nanosecond, of each candidate (instruction set, chunk lanes)
 /// summing synthetic layers of `states` states, or `None` where the buffers cannot be allocated
 /// (a run under a tight `ulimit -v` is refused later by the memory guard, not aborted here). Cost:

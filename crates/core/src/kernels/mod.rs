@@ -42,7 +42,7 @@ mod trials;
 pub use crate::machine::Isa;
 pub(crate) use aligned::AlignedLanes;
 pub use calibrate::IsaChoice;
-pub(crate) use calibrate::chunk_lanes;
+pub(crate) use calibrate::{chunk_lanes, lane_rate};
 pub(crate) use carry::add_run;
 pub use chosen::{isa, isa_choice};
 pub(crate) use dense::{Residue, WindowStep, window};
