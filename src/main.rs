@@ -1,5 +1,6 @@
-//! The `fibtree` command: the command line ([`cli`], built with the feature `cli`) over the
-//! library's public API. This file installs the panic hook and maps the outcome to an exit status.
+//! The `fibtree` command: the command line ([`cli`]) over the library's public API, a package of its
+//! own (fibtree-cli, the workspace's root). This file installs the panic hook and maps the outcome
+//! to an exit status.
 
 mod cli;
 

@@ -3,7 +3,7 @@
 //! (a field given another value or removed, the text cut, a byte changed; a shard's checksum made
 //! right again, so that its structure is what is tested): every run ends with a status of its own
 //! (0, 1 or 2), never a panic, an abort or a signal, and a combine that succeeds gives the count.
-//! Forged checkpoints are tested beside their reader (`src/checkpoint/fuzz.rs`).
+//! Forged checkpoints are tested beside their reader (`crates/fibtree/src/checkpoint/fuzz.rs`).
 
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngSeed, TestRunner};

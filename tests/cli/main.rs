@@ -17,7 +17,7 @@
 //! error (exit 2) of every command in `validation` (of outputs and checkpoints in
 //! `validation_files`), but for those that need a running count, shard files, `FIBTREE_ISA` or
 //! `FIBTREE_MACHINE`, tested with them in `checkpoint`, `shards` and `isa`. Tests of the library
-//! without the binary go in `tests/lib/`.
+//! without the binary go in `crates/fibtree/tests/lib/`.
 //!
 //! No test depends on the machine it runs on (tests/README.md): a figure the machine decides is read
 //! from the run's own report, and the tests of such figures run under every simulated machine of

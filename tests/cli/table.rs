@@ -74,7 +74,7 @@ fn table_rows_equal_count() {
 
 #[test]
 fn table_matches_known_csv() {
-    // data/known.csv: f(1..200), written by `fibtree count` and cross-checked by tests/lib/known.rs
+    // data/known.csv: f(1..200), written by `fibtree count` and cross-checked by crates/fibtree/tests/lib/known.rs
     let known = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/data/known.csv")).unwrap();
     let known: Vec<(u64, BigUint)> = known
         .lines()

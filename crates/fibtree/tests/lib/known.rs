@@ -17,7 +17,7 @@ use crate::common::*;
 
 /// The rows of `data/known.csv` as (k, f, source), after checking the header.
 fn known_rows() -> Vec<(u64, BigUint, String)> {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/data/known.csv");
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/known.csv");
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("reading {path}: {e}"));
     let mut lines = text.lines();
     assert_eq!(lines.next(), Some("k,f,source"), "header of {path}");
@@ -63,7 +63,7 @@ fn known_csv_matches_oracle_and_modular_engine() {
 const N: u64 = 100_000;
 
 fn digits() -> String {
-    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/data/f100000.txt")).unwrap();
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/f100000.txt")).unwrap();
     let digits = text.trim_end().to_string();
     assert!(digits.bytes().all(|b| b.is_ascii_digit()) && !digits.starts_with('0'), "a plain decimal number");
     digits
@@ -71,7 +71,7 @@ fn digits() -> String {
 
 /// The CSV's one record as (column, value) pairs.
 fn record() -> Vec<(String, String)> {
-    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/data/f100000.csv")).unwrap();
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/f100000.csv")).unwrap();
     let mut lines = text.lines();
     let header: Vec<&str> = lines.next().unwrap().split(',').collect();
     let values: Vec<&str> = lines.next().unwrap().split(',').collect();

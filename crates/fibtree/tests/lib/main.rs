@@ -5,9 +5,9 @@
 //! Where new tests go: engines, distributions and the ladder's rungs in `engines`; a value recorded
 //! in `data/` in `known`; the claims parser in `claims`; the parity of counts against the closed
 //! form of G in `parity`. Tests of one module's internals stay beside its code (`#[cfg(test)]`);
-//! tests of the command line go in `tests/cli/`.
+//! tests of the command line go in the root package's `tests/cli/`.
 
-#[path = "../common/mod.rs"]
+#[path = "../../../../tests/common/shared.rs"]
 mod common;
 
 mod claims;

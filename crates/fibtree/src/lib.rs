@@ -22,8 +22,8 @@
 //! The engines are a crate of their own, [`fibtree_core`], which this library drives through its
 //! one door (a count request); what they run on ([`Machine`]: the instruction sets, caches, cores
 //! and memory, set once before any count; the library reads no environment variable) is theirs.
-//! The `fibtree` command line is built on this API and the core's, with the default feature `cli`;
-//! without it the library builds alone (`cargo build --lib --no-default-features`).
+//! The `fibtree` command line is a package of its own (fibtree-cli, the workspace's root) built on
+//! this API and the core's; this library depends on none of its crates.
 
 #![warn(missing_docs)]
 #![deny(unsafe_code)]
@@ -141,5 +141,5 @@ pub fn support(n: u64) -> Result<Vec<u64>> {
 
 /// The README's examples, compiled and run as doctests.
 #[cfg(doctest)]
-#[doc = include_str!("../README.md")]
+#[doc = include_str!("../../../README.md")]
 pub struct ReadmeDoctests;
