@@ -1,8 +1,8 @@
-//! The `fibtree` command: the command line ([`cli`]) over the library's public API, a package of its
-//! own (fibtree-cli, the workspace's root). This file installs the panic hook and maps the outcome
-//! to an exit status.
+//! The `fibtree` command: the command line (the library of this package, fibtree-cli, the
+//! workspace's root) over the library fibtree's public API. This file installs the panic hook and
+//! maps the outcome to an exit status.
 
-mod cli;
+use fibtree_cli as cli;
 
 use std::process::ExitCode;
 

@@ -15,7 +15,7 @@ use fibtree::{Error, Hooks, Limit, Options, Param};
 use serde::de::{Deserializer, IgnoredAny, MapAccess, Visitor};
 
 use super::args::{CombineArgs, parse_shard};
-use super::count::{Counted, emit_checked, perturb};
+use super::count::{Counted, emit_checked};
 use super::input::{Stoppable, open};
 use super::output::distinct;
 use super::session::{OutputForm, Session};
@@ -285,7 +285,8 @@ fn combine_in(session: &mut Session, args: &CombineArgs) -> anyhow::Result<ExitC
     // the reconstruction's memory beside the modular check's: the residues and their mixed-radix
     // digits (two words a prime) and the value, with a product and a remainder beside it
     report.memory_estimate_bytes += 16 * primes as u64 + 3 * report.value.bits().div_ceil(8);
-    perturb(&mut report, args.test_perturb);
+    #[cfg(feature = "test-hooks")]
+    let report = super::hooks::perturbed(report, args.test_perturb);
     let counted = Counted::new(&report, session.threads(), session.seconds());
     if cancel.load(Ordering::Relaxed) {
         return Err(Error::Interrupted.into());

@@ -159,17 +159,6 @@ pub(super) fn all_agree(report: &Report) -> bool {
     report.ok()
 }
 
-/// `--test-perturb M`: the independent residue of the projection onto M off by one, and for M = 2
-/// the closed form's parity flipped (with any `--mod 2` projection), to show a check bite.
-pub(super) fn perturb(report: &mut Report, modulus: Option<u64>) {
-    for p in report.projections.iter_mut().filter(|p| Some(p.modulus) == modulus) {
-        p.independent += 1;
-    }
-    if modulus == Some(2) {
-        report.parity.closed_form ^= 1;
-    }
-}
-
 /// `count --verbose`: the run's memory estimate and its kernel set on stderr.
 ///
 /// # Errors
@@ -218,6 +207,7 @@ fn say_repeated_moduli(moduli: &[u64]) {
 }
 
 pub(super) fn count(args: CountArgs) -> anyhow::Result<ExitCode> {
+    #[cfg(feature = "test-hooks")]
     assert!(!args.test_panic, "a panic asked for by --test-panic");
     say_repeated_moduli(&args.moduli);
     if args.mod_only {
@@ -247,7 +237,7 @@ pub(super) fn count(args: CountArgs) -> anyhow::Result<ExitCode> {
     // --double-check the exact value again; one progress bar covers them all
     session.expect_runs(if args.double_check { &["modular", "exact", "exact"] } else { &["modular", "exact"] });
     let targets = [(args.target.n, args.target.g)];
-    let mut report = session.compute(|hooks, _| {
+    let report = session.compute(|hooks, _| {
         let options = Options { hooks, ..options };
         let counting = Counting::new(&targets, &options)?;
         say_estimate(args.verbose, counting.memory_estimate_bytes(), limit)?;
@@ -261,7 +251,8 @@ pub(super) fn count(args: CountArgs) -> anyhow::Result<ExitCode> {
         })?;
         Ok(report.expect("the one target is reported"))
     })?;
-    perturb(&mut report, args.test_perturb);
+    #[cfg(feature = "test-hooks")]
+    let report = super::hooks::perturbed(report, args.test_perturb);
     let counted = Counted::new(&report, session.threads(), session.seconds());
     let status = emit_checked(&mut session, &report, counted, form)?;
     if args.verbose

@@ -17,6 +17,8 @@ mod dist;
 mod draw;
 mod estimate;
 mod forms;
+#[cfg(feature = "test-hooks")]
+mod hooks;
 mod input;
 mod json;
 mod ladder;

@@ -64,13 +64,15 @@ pub(in crate::cli) struct CountArgs {
     ///
     /// The residues mod 10^18, 998244353 and each --mod: no exact value, no big integers, nothing
     /// to cross-check.
-    #[arg(long, conflicts_with_all = ["double_check", "engine", "checkpoint", "checkpoint_every", "keep_checkpoint", "fresh", "test_perturb", "cut"])]
+    #[arg(long, conflicts_with_all = ["double_check", "engine", "checkpoint", "checkpoint_every", "keep_checkpoint", "fresh", "cut"])]
     pub(in crate::cli) mod_only: bool,
     /// Testing only: panic, to exercise the report of a bug.
+    #[cfg(feature = "test-hooks")]
     #[arg(long, hide = true)]
     pub(in crate::cli) test_panic: bool,
     /// Testing only: perturb the independent residue for this modulus (2: the closed form's parity).
-    #[arg(long, hide = true, value_name = "M", value_parser = parse_whole)]
+    #[cfg(feature = "test-hooks")]
+    #[arg(long, hide = true, value_name = "M", value_parser = parse_whole, conflicts_with = "mod_only")]
     pub(in crate::cli) test_perturb: Option<u64>,
 }
 
@@ -108,6 +110,7 @@ pub(in crate::cli) struct CombineArgs {
     #[command(flatten)]
     pub(in crate::cli) output: OutputArg,
     /// Testing only: perturb the independent residue for this modulus (2: the closed form's parity).
+    #[cfg(feature = "test-hooks")]
     #[arg(long, hide = true, value_name = "M", value_parser = parse_whole)]
     pub(in crate::cli) test_perturb: Option<u64>,
 }
@@ -414,7 +417,7 @@ pub(in crate::cli) struct BenchArgs {
         num_args = 2,
         value_names = ["OLD", "NEW"],
         action = clap::ArgAction::Set,
-        conflicts_with_all = ["n", "threads", "runs", "max_memory", "bottom_up", "chunk_lanes", "tiles", "pin", "svg", "test_perturb"],
+        conflicts_with_all = ["n", "threads", "runs", "max_memory", "bottom_up", "chunk_lanes", "tiles", "pin", "svg"],
     )]
     pub(in crate::cli) compare: Option<Vec<PathBuf>>,
     /// Pin each worker thread of a measurement to a CPU of its own.
@@ -439,7 +442,8 @@ pub(in crate::cli) struct BenchArgs {
     #[command(flatten)]
     pub(in crate::cli) output: OutputArg,
     /// Testing only: perturb the independent residue for this modulus.
-    #[arg(long, hide = true, value_name = "M", value_parser = parse_whole)]
+    #[cfg(feature = "test-hooks")]
+    #[arg(long, hide = true, value_name = "M", value_parser = parse_whole, conflicts_with = "compare")]
     pub(in crate::cli) test_perturb: Option<u64>,
 }
 

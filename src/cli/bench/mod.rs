@@ -85,6 +85,7 @@ pub(super) fn bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
         if let Some(rule) = args.tiles {
             subject.force_tiles(rule);
         }
+        #[cfg(feature = "test-hooks")]
         if let Some(m) = args.test_perturb {
             subject.perturb(m);
         }

@@ -255,6 +255,7 @@ impl Subject {
     /// Adds 1 to the residue of `modulus` that the runs are checked against, so that every run
     /// fails its check: how a test (or `bench --test-perturb`) sees the check bite without a real
     /// bug. Cost O(1).
+    #[cfg(any(test, feature = "test-hooks"))]
     pub fn perturb(&mut self, modulus: u64) {
         for (m, r) in MODULI.iter().zip(&mut self.residues) {
             if *m == modulus {
