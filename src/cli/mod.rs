@@ -83,7 +83,6 @@ fn flag(param: Param) -> &'static str {
         Param::Machine => machine::MACHINE_VAR,
         Param::Shard => "--shard",
         Param::Claims => "--claims",
-        _ => param.name(),
     }
 }
 

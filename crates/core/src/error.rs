@@ -17,7 +17,6 @@ use fibtree_util::human_bytes;
 /// assert!(expected.starts_with("at most"), "{expected}");
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[non_exhaustive]
 pub enum Param {
     /// The tree T(n) of a count (the largest one of a run with many targets).
     N,
@@ -77,7 +76,6 @@ impl std::fmt::Display for Param {
 /// assert!(err.to_string().starts_with("n: "), "{err}"); // the parameter, then what was expected
 /// ```
 #[derive(Clone, Debug, thiserror::Error)]
-#[non_exhaustive]
 pub enum Error {
     /// An argument outside what the computation accepts.
     #[error("{param}: {expected}")]

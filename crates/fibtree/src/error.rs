@@ -18,7 +18,6 @@ use fibtree_util::human_bytes;
 /// assert!(expected.contains("got 1"), "{expected}");
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[non_exhaustive]
 pub enum Param {
     /// The tree T(n) of a count (the largest one of a run with many targets).
     N,
@@ -86,7 +85,6 @@ impl std::fmt::Display for Param {
 /// assert_eq!(kept.to_string(), err.to_string());
 /// ```
 #[derive(Clone, Debug, thiserror::Error)]
-#[non_exhaustive]
 pub enum Error {
     /// An argument outside what the computation accepts.
     #[error("{param}: {expected}")]
@@ -182,7 +180,6 @@ impl From<fibtree_core::Param> for Param {
             fibtree_core::Param::Isa => Param::Isa,
             fibtree_core::Param::Machine => Param::Machine,
             fibtree_core::Param::Lanes => Param::Lanes,
-            _ => Param::N,
         }
     }
 }
@@ -200,7 +197,6 @@ impl From<fibtree_core::Error> for Error {
                 Error::CrossCheck { what, exact, independent }
             }
             fibtree_core::Error::Interrupted => Error::Interrupted,
-            other => Error::RunsDisagree(other.to_string()),
         }
     }
 }
