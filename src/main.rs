@@ -2,6 +2,8 @@
 //! workspace's root) over the library fibtree's public API. This file installs the panic hook and
 //! maps the outcome to an exit status.
 
+#![deny(unsafe_code)]
+
 use fibtree_cli as cli;
 
 use std::process::ExitCode;

@@ -87,7 +87,7 @@ pub(crate) fn explicit_tree_agrees_with_engine(max_k: u32, hooks: Hooks) -> Resu
 /// [`fibtree::Error::Interrupted`] when cancelled.
 pub(crate) fn exact_agrees_with_modular(seed: u64, cases: usize, max_n: u64, hooks: Hooks) -> Result<Verdict> {
     let mut rng = SplitMix64(seed);
-    let fixed = [998_244_353, 1_000_000_000_000_000_000, (1 << 61) - 1, (1 << 63) - 1];
+    let fixed = [fibtree::P998244353, fibtree::LAST18, (1 << 61) - 1, (1 << 63) - 1];
     let mut nonzero = 0;
     for case in 0..cases {
         hooks.check()?;

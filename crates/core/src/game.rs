@@ -19,6 +19,14 @@ use crate::hooks::Hooks;
 /// ```
 pub const MAX_N: u64 = (u32::MAX >> 1) as u64;
 
+/// The prime modulus the contest problem asks for, 998244353 (= 119 x 2^23 + 1): the one the
+/// estimate's calibration times `u32` lanes with, and the library's default projection.
+///
+/// ```
+/// assert!(primal_check::miller_rabin(fibtree_core::P998244353));
+/// ```
+pub const P998244353: u64 = 998_244_353;
+
 /// The values `1 + G(k)` for `k = 0..=n`: the contribution of T(k) hung under a root edge
 /// (0 for the empty tree). These are the numbers the recurrence works with.
 ///

@@ -58,7 +58,7 @@ pub use engines::blocked::TileRule;
 pub use engines::modular::MODULUS_LIMIT;
 pub use engines::{Cut, Engine, Halves};
 pub use error::{Error, Param, Result};
-pub use game::{MAX_N, count_parity, grundy, tree_size};
+pub use game::{MAX_N, P998244353, count_parity, grundy, tree_size};
 pub use graph::Summary;
 pub use guard::{Bound, Guard, Limit};
 pub use hooks::Hooks;

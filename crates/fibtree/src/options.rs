@@ -15,7 +15,7 @@ use crate::checkpoint::Checkpoint;
 /// # Ok::<(), fibtree::Error>(())
 /// ```
 pub const LAST18: u64 = 1_000_000_000_000_000_000;
-/// The prime modulus the contest problem asks for.
+/// The prime modulus the contest problem asks for (the engines' constant).
 ///
 /// # Examples
 ///
@@ -23,7 +23,7 @@ pub const LAST18: u64 = 1_000_000_000_000_000_000;
 /// assert_eq!(fibtree::count_mod(300, 0, fibtree::P998244353)?, 110_881_951);
 /// # Ok::<(), fibtree::Error>(())
 /// ```
-pub const P998244353: u64 = 998_244_353;
+pub use fibtree_core::P998244353;
 
 /// How a counting run goes beyond the two default projections.
 ///

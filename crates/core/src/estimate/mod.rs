@@ -44,6 +44,7 @@
 
 use crate::engines::{self, modular};
 use crate::error::{Error, Param, Result};
+use crate::game::P998244353;
 use crate::guard::{PROCESS_BYTES, Run};
 use crate::hooks::Hooks;
 use crate::plan::{self, Sizes};
@@ -381,9 +382,6 @@ struct Calibration {
 
 /// The dense sweep's calibration runs with the width of n up to this n (W = 2^20).
 const CALIBRATION_TOP: u64 = 1_000_000;
-
-/// The prime modulus of the contest problem, which `combine` checks in `u32` lanes.
-const P998244353: u64 = 998_244_353;
 
 /// The primes of Garner's algorithm's calibration.
 const CALIBRATION_PRIMES: usize = 400;

@@ -1,7 +1,7 @@
 //! A counting run: the plan, the exact engine and the modular engine, and the report of each target
 //! with its projections and the verdict of every cross-check ([`Counting`]); the route a count takes
 //! (the plan kept below the cut, the modular engine with or without a plan) and the memory guard it
-//! runs under; and the runs of the modular engine alone ([`mod_only`], [`mod_only_each`]).
+//! runs under; and the runs of the modular engine alone ([`mod_only`], over [`residues_each`]).
 //! Checkpoints and the double check are policies of the run ([`Options`]).
 
 mod drawn;

@@ -45,11 +45,11 @@ pub fn mod_only(targets: &[(u64, u64)], options: &Options) -> Result<Vec<ModRepo
 }
 
 /// The residues of every one of `targets` modulo each of `moduli` (checked here, and only these:
-/// no default projection is added), in one run of the modular engine, as [`mod_only_each`] runs it:
+/// no default projection is added), in one run of the modular engine, as [`mod_only`] runs it:
 /// a vector of residues a target, in the order of `targets` (a repeated target each time), each in
 /// the order of `moduli`; and the run's memory estimate.
 ///
-/// Cost: as [`mod_only_each`], for these moduli.
+/// Cost: as [`mod_only`], for these moduli.
 ///
 /// # Errors
 /// As [`Counting::new`](super::Counting::new).
