@@ -148,8 +148,6 @@ impl EstimateOut {
     /// `e` for the output, `kernel` the kernel set in use, `threads` those of the session (for the
     /// memory a count here would have).
     fn new(e: &Estimate, kernel: String, threads: usize) -> EstimateOut {
-        let (exact_limbs_per_ns, exact_limbs_per_ns_low) = per_ns(e.exact_rate);
-        let (residue_lanes_per_ns, residue_lanes_per_ns_low) = per_ns(e.prime_rate);
         let (garner_seconds, garner_seconds_high, garner_seconds_low) = ms_range(e.garner_seconds);
         let (seconds, seconds_high, seconds_low) = ms_range(e.combine_seconds);
         let (cpu_seconds, cpu_seconds_high, cpu_seconds_low) = ms_range(e.exact_cpu_seconds);
@@ -157,16 +155,7 @@ impl EstimateOut {
         let (prime_cpu_seconds, prime_cpu_seconds_high, prime_cpu_seconds_low) = ms_range(e.prime_cpu_seconds);
         EstimateOut {
             bits_at_most: e.bits_at_most,
-            calibration: Calibration {
-                core_share: (e.core_share * 1e3).round() / 1e3,
-                exact_limbs_per_ns,
-                exact_limbs_per_ns_low,
-                exact_ns_per_state: ns(e.exact_model.state_seconds),
-                exact_ns_per_limb: ns(e.exact_model.limb_seconds),
-                width_factor: (e.exact_model.width_factor * 1e3).round() / 1e3,
-                residue_lanes_per_ns,
-                residue_lanes_per_ns_low,
-            },
+            calibration: Calibration::new(e),
             combine: Combine {
                 garner_seconds,
                 garner_seconds_high,
@@ -209,26 +198,45 @@ impl EstimateOut {
                 verify_cpu_seconds: 2.0 * prime_cpu_seconds,
                 verify_cpu_seconds_high: 2.0 * prime_cpu_seconds_high,
             },
-            shards: e
-                .shards
-                .iter()
-                .map(|s| {
-                    let (cpu_seconds, cpu_seconds_high, cpu_seconds_low) = ms_range(s.cpu_seconds);
-                    let (seconds, seconds_high, seconds_low) = ms_range(s.seconds);
-                    ShardOut {
-                        cpu_seconds,
-                        cpu_seconds_high,
-                        cpu_seconds_low,
-                        memory_bytes: s.bytes,
-                        primes_per_shard: s.primes_per_shard,
-                        seconds,
-                        seconds_high,
-                        seconds_low,
-                        shards: s.shards,
-                    }
-                })
-                .collect(),
+            shards: e.shards.iter().map(ShardOut::new).collect(),
             threads: e.threads,
+        }
+    }
+}
+
+impl Calibration {
+    /// The calibration of `e`, rounded for the output.
+    fn new(e: &Estimate) -> Calibration {
+        let (exact_limbs_per_ns, exact_limbs_per_ns_low) = per_ns(e.exact_rate);
+        let (residue_lanes_per_ns, residue_lanes_per_ns_low) = per_ns(e.prime_rate);
+        Calibration {
+            core_share: (e.core_share * 1e3).round() / 1e3,
+            exact_limbs_per_ns,
+            exact_limbs_per_ns_low,
+            exact_ns_per_state: ns(e.exact_model.state_seconds),
+            exact_ns_per_limb: ns(e.exact_model.limb_seconds),
+            width_factor: (e.exact_model.width_factor * 1e3).round() / 1e3,
+            residue_lanes_per_ns,
+            residue_lanes_per_ns_low,
+        }
+    }
+}
+
+impl ShardOut {
+    /// The cost of `s`, rounded for the output.
+    fn new(s: &fibtree::estimate::ShardCost) -> ShardOut {
+        let (cpu_seconds, cpu_seconds_high, cpu_seconds_low) = ms_range(s.cpu_seconds);
+        let (seconds, seconds_high, seconds_low) = ms_range(s.seconds);
+        ShardOut {
+            cpu_seconds,
+            cpu_seconds_high,
+            cpu_seconds_low,
+            memory_bytes: s.bytes,
+            primes_per_shard: s.primes_per_shard,
+            seconds,
+            seconds_high,
+            seconds_low,
+            shards: s.shards,
         }
     }
 }
@@ -310,6 +318,14 @@ impl Outcome for EstimateOut {
             "  verify    a residue modulo M < 2^63: at most {} CPU (the modular engine, M and its check modulus)",
             range(self.residues.verify_cpu_seconds, self.residues.verify_cpu_seconds_high)
         )?;
+        self.shards_and_combine(out, &threads)?;
+        self.calibration.human(out)
+    }
+}
+
+impl EstimateOut {
+    /// The shards' table and the combine line of the human form, for `threads` ("2 threads").
+    fn shards_and_combine(&self, out: &mut dyn Write, threads: &str) -> std::io::Result<()> {
         writeln!(
             out,
             "  shards    {:>8} {:>13} {:>13} {:>20} {:>20}",
@@ -332,7 +348,14 @@ impl Outcome for EstimateOut {
             range(self.combine.seconds, self.combine.seconds_high),
             range(self.combine.garner_seconds, self.combine.garner_seconds_high)
         )?;
-        let c = &self.calibration;
+        Ok(())
+    }
+}
+
+impl Calibration {
+    /// The calibration's lines of the human form.
+    fn human(&self, out: &mut dyn Write) -> std::io::Result<()> {
+        let c = self;
         writeln!(
             out,
             "calibrated on one thread's CPU time, from the fastest run to the slowest: the exact engine at {:.2} to {:.2} \

@@ -58,14 +58,23 @@ pub(crate) struct Timed {
     pub(crate) seconds: f64,
 }
 
+/// The least share of the larger calibration run's time its limbs may take in a fit: at 25 limbs a
+/// state the kernel and the normalisation alone take 70 % of a run (docs/performance.md, "The work
+/// per state"), so a fit that leaves the limbs under half of it is the noise of a loaded machine
+/// (seen: 0.001 ns a limb), which would under-predict a wide run many times over.
+const LIMBS_SHARE_MIN: f64 = 0.5;
+
 /// The cost per state and per limb (in that order) that give both runs' seconds exactly, or, where
-/// the runs do not separate them (equal limbs per state, or a cost that comes out negative from
-/// noise), none per state and the larger run's seconds per limb. Cost O(1).
+/// the runs do not separate them (equal limbs per state, a cost that comes out negative, or limbs
+/// under [`LIMBS_SHARE_MIN`] of the larger run, from noise), none per state and the larger run's
+/// seconds per limb: the one rate, which over-predicts wide runs rather than under-predicting them.
+/// Cost O(1).
 pub(crate) fn fit(small: Timed, large: Timed) -> (f64, f64) {
     let det = small.states * large.limbs - large.states * small.limbs;
     let per_state = (small.seconds * large.limbs - large.seconds * small.limbs) / det;
     let per_limb = (small.states * large.seconds - large.states * small.seconds) / det;
-    if det.abs() > 0.0 && per_state.is_finite() && per_state >= 0.0 && per_limb.is_finite() && per_limb > 0.0 {
+    let separated = det.abs() > 0.0 && per_state.is_finite() && per_state >= 0.0 && per_limb.is_finite();
+    if separated && per_limb * large.limbs >= LIMBS_SHARE_MIN * large.seconds {
         (per_state, per_limb)
     } else {
         (0.0, large.seconds / large.limbs.max(1.0))
@@ -167,6 +176,12 @@ mod tests {
         let a = Timed { states: 1e6, limbs: 1e7, seconds: 0.001 };
         let b = Timed { states: 1e6, limbs: 2e7, seconds: 0.01 };
         assert_eq!(fit(a, b), (0.0, 0.01 / 2e7));
+        // the limbs a tenth of the larger run (the smaller run slowed by a loaded machine)
+        let a = Timed { states: 1e6, limbs: 1e7, seconds: 0.0095 };
+        let b = Timed { states: 1e6, limbs: 2e7, seconds: 0.0105 };
+        let (s, l) = (0.009, 1e-3 / 1e7); // what the equations give
+        assert!(l * b.limbs < 0.5 * b.seconds && s > 0.0);
+        assert_eq!(fit(a, b), (0.0, 0.0105 / 2e7));
     }
 
     #[test]
