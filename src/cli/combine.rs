@@ -210,30 +210,25 @@ pub(super) fn combine(args: CombineArgs) -> anyhow::Result<ExitCode> {
     result.map_err(|e| session.error(e))
 }
 
-fn combine_in(session: &mut Session, args: &CombineArgs) -> anyhow::Result<ExitCode> {
-    let form = OutputForm::of(args.json, args.quiet);
-    let cancel = session.cancel_flag();
-    let files = shard_files(&args.paths, &cancel)?;
-    let output = args.output.output.as_deref();
-    for file in &files {
-        // the result may not replace one of the shards it is made from
-        distinct(&[("FILES", Some(file)), ("--output", output)])?;
-    }
-    // refused before any reading where the files' size says the run cannot fit
-    let limit = Limit::new(None, session.threads());
-    let size: u64 =
-        files.iter().filter_map(|f| std::fs::metadata(f).ok()).filter(|m| m.is_file()).map(|m| m.len()).sum();
-    let primes = usize::try_from(size / FILE_BYTES_PER_PRIME).unwrap_or(usize::MAX);
-    let estimate =
-        (primes as u64).saturating_mul(READ_BYTES_PER_PRIME).saturating_add(crt::ShardResidues::combine_bytes(primes));
-    if estimate > limit.bytes() {
-        return Err(too_large(estimate, limit));
-    }
+/// The shards of one count read from `files`: its (n, g) in `count` shards, each shard once with the
+/// file it came from.
+struct Shards {
+    n: u64,
+    g: u64,
+    count: usize,
+    paths: Vec<PathBuf>,
+    shards: Vec<ShardResidues>,
+}
+
+/// Reads every one of `files` within `limit`, refusing (naming FILES) shards of different counts,
+/// two files that give one shard different residues, and no file at all; a shard given twice is
+/// taken once.
+fn read_shards(files: &[PathBuf], cancel: &Arc<AtomicBool>, limit: Limit) -> anyhow::Result<Shards> {
     let mut budget = limit.bytes();
     let mut first: Option<(PathBuf, u64, u64, usize)> = None;
     let mut by_index: BTreeMap<usize, (PathBuf, ShardResidues)> = BTreeMap::new();
-    for path in &files {
-        let shard = read(path, &cancel, &mut budget, limit)?;
+    for path in files {
+        let shard = read(path, cancel, &mut budget, limit)?;
         let shown = path.display();
         match &first {
             None => first = Some((path.clone(), shard.n, shard.g, shard.count)),
@@ -260,7 +255,30 @@ fn combine_in(session: &mut Session, args: &CombineArgs) -> anyhow::Result<ExitC
         by_index.insert(index, (path.clone(), shard.residues));
     }
     let (_, n, g, count) = first.ok_or_else(|| usage("FILES", "no shard file given"))?;
-    let (paths, shards): (Vec<PathBuf>, Vec<ShardResidues>) = by_index.into_values().unzip();
+    let (paths, shards) = by_index.into_values().unzip();
+    Ok(Shards { n, g, count, paths, shards })
+}
+
+fn combine_in(session: &mut Session, args: &CombineArgs) -> anyhow::Result<ExitCode> {
+    let form = OutputForm::of(args.json, args.quiet);
+    let cancel = session.cancel_flag();
+    let files = shard_files(&args.paths, &cancel)?;
+    let output = args.output.output.as_deref();
+    for file in &files {
+        // the result may not replace one of the shards it is made from
+        distinct(&[("FILES", Some(file)), ("--output", output)])?;
+    }
+    // refused before any reading where the files' size says the run cannot fit
+    let limit = Limit::new(None, session.threads());
+    let size: u64 =
+        files.iter().filter_map(|f| std::fs::metadata(f).ok()).filter(|m| m.is_file()).map(|m| m.len()).sum();
+    let primes = usize::try_from(size / FILE_BYTES_PER_PRIME).unwrap_or(usize::MAX);
+    let estimate =
+        (primes as u64).saturating_mul(READ_BYTES_PER_PRIME).saturating_add(crt::ShardResidues::combine_bytes(primes));
+    if estimate > limit.bytes() {
+        return Err(too_large(estimate, limit));
+    }
+    let Shards { n, g, count, paths, shards } = read_shards(&files, &cancel, limit)?;
     let primes: usize = shards.iter().map(|s| s.primes.len()).sum();
     // the reconstruction's memory, now that the primes are known, within what is left
     let limit = Limit::new(None, session.threads());
