@@ -131,46 +131,16 @@ fn draw_series<X: Ranged<ValueType = f64>, Y: Ranged<ValueType = f64>>(
 /// If plotters fails.
 pub(super) fn bench_svg(bench: &Bench) -> anyhow::Result<String> {
     let all = series(&bench.results);
-    let log2 = |(x, y): (f64, f64)| (x.log2(), y.max(1e-9).log2());
     let most = bench.results.iter().map(|r| r.threads).max().unwrap_or(1).max(128);
     let x_hi = (most as f64).log2().ceil() as i32;
-    let speedups = all.iter().flat_map(|s| s.measured.iter().chain(&s.predicted)).map(|&p| log2(p).1);
+    let speedups = all.iter().flat_map(|s| s.measured.iter().chain(&s.predicted)).map(|&p| speedup(p).1);
     let (lo, hi) = speedups.fold((0.0f64, 1.0f64), |(lo, hi), y| (lo.min(y), hi.max(y)));
     let (y_lo, y_hi) = (lo.floor() as i32, (hi.ceil() as i32).max(lo.floor() as i32 + 1));
-    let efficiency = |(x, y): (f64, f64)| (x.log2(), y / x);
     let top = all.iter().flat_map(|s| s.measured.iter().chain(&s.predicted)).map(|&p| efficiency(p).1);
     let e_top = top.fold(1.0f64, f64::max) * 1.08;
-
-    let machine = &bench.machine;
-    let simulated = machine.simulated.map_or(String::new(), |s| format!(" (simulated: {s})"));
-    let ns: Vec<String> = all.iter().map(|s| s.n.to_string()).collect();
-    let title = format!("speedup and efficiency against threads: f(n) for n = {}", ns.join(", "));
-    let cpu = machine.cpu.as_deref().unwrap_or("unknown CPU");
-    let about = format!("{cpu}, {}{simulated}, kernel {}", cores_text(machine.cores), bench.kernel);
-    let runs = bench.results.first().map_or(0, |r| r.runs.len());
-    let how = format!(
-        "dots: measured, the 1-thread median over the T-thread median ({runs} run{} each); dashed: predicted by the \
-         task graph on P workers (greedy schedule + serial part)",
-        if runs == 1 { "" } else { "s" }
-    );
-    let unmeasured: Vec<String> = all.iter().filter(|s| s.measured.is_empty()).map(|s| format!("n={}", s.n)).collect();
-    let note = (!unmeasured.is_empty()).then(|| {
-        format!("no 1-thread run of {}: no measured speedup drawn, its prediction only", unmeasured.join(", "))
-    });
-
-    let mut legend = vec![
-        (Mark::Line(GREY, 1), "ideal: speedup = threads".to_string()),
-        (Mark::Dashed(GREY, 1, 2), format!("the machine's {}", cores_text(machine.cores))),
-    ];
-    for (i, s) in all.iter().enumerate() {
-        let colour = COLOURS[i % COLOURS.len()];
-        let t = if s.cut_for == 1 { "1 thread".to_string() } else { format!("{} threads", s.cut_for) };
-        legend.push((Mark::Dashed(colour, 2, 6), format!("n={}: predicted (task graph cut for {t})", s.n)));
-        if !s.measured.is_empty() {
-            legend.push((Mark::Dot(colour), format!("n={}: measured", s.n)));
-        }
-    }
-
+    let cores = (bench.machine.cores.max(1) as f64).log2();
+    let (title, about, how, note) = texts(bench, &all);
+    let legend = legend(bench, &all);
     let mut out = String::new();
     {
         let root = SVGBackend::with_string(&mut out, (1400, 960)).into_drawing_area();
@@ -187,77 +157,147 @@ pub(super) fn bench_svg(bench: &Bench) -> anyhow::Result<String> {
         let (plots, side) = body.split_horizontally(1060);
         draw_legend(&side, &legend)?;
         let (upper, lower) = plots.split_vertically(520);
-
-        let mut chart = ChartBuilder::on(&upper)
-            .margin_left(12)
-            .margin_right(20)
-            .x_label_area_size(44)
-            .y_label_area_size(70)
-            .build_cartesian_2d(log2_axis(0, x_hi), log2_axis(y_lo, y_hi))
-            .map_err(plot_error)?;
-        chart
-            .configure_mesh()
-            .x_desc("threads (measured) or workers (predicted), log scale")
-            .y_desc("speedup, log scale")
-            .axis_desc_style(("sans-serif", 16))
-            .label_style(("sans-serif", 14))
-            .x_label_formatter(&|v| power_label(*v))
-            .y_label_formatter(&|v| power_label(*v))
-            .bold_line_style(BLACK.mix(0.12))
-            .draw()
-            .map_err(plot_error)?;
-        // the ideal, within the plot; the machine's cores
-        let ideal_top = f64::from(x_hi.min(y_hi));
-        let ideal = vec![(0.0, 0.0), (ideal_top, ideal_top)];
-        chart.draw_series(std::iter::once(PathElement::new(ideal, GREY.stroke_width(1)))).map_err(plot_error)?;
-        let cores = (machine.cores.max(1) as f64).log2();
-        let mark = vec![(cores, f64::from(y_lo)), (cores, f64::from(y_hi))];
-        chart
-            .draw_series(std::iter::once(DashedPathElement::new(mark, 2, 4, GREY.stroke_width(1))))
-            .map_err(plot_error)?;
-        for (i, s) in all.iter().enumerate() {
-            let colour = COLOURS[i % COLOURS.len()];
-            let predicted: Vec<(f64, f64)> = s.predicted.iter().map(|&p| log2(p)).collect();
-            let measured: Vec<(f64, f64)> = s.measured.iter().map(|&p| log2(p)).collect();
-            draw_series(&mut chart, colour, predicted, measured)?;
-        }
-
-        // efficiency is mostly at most 1: steps of 0.2 there
-        let step = if e_top <= 2.0 { 0.2 } else { nice_step(e_top, 8.0) };
-        let mut chart = ChartBuilder::on(&lower)
-            .margin_left(12)
-            .margin_right(20)
-            .margin_bottom(12)
-            .x_label_area_size(44)
-            .y_label_area_size(70)
-            .build_cartesian_2d(log2_axis(0, x_hi), TickedAxis { range: 0.0..e_top, ticks: ticks(e_top, step) })
-            .map_err(plot_error)?;
-        chart
-            .configure_mesh()
-            .x_desc("threads (measured) or workers (predicted), log scale")
-            .y_desc("efficiency (speedup / threads)")
-            .axis_desc_style(("sans-serif", 16))
-            .label_style(("sans-serif", 14))
-            .x_label_formatter(&|v| power_label(*v))
-            .y_label_formatter(&|v| format!("{v:.1}"))
-            .bold_line_style(BLACK.mix(0.12))
-            .draw()
-            .map_err(plot_error)?;
-        let one = vec![(0.0, 1.0), (f64::from(x_hi), 1.0)];
-        chart.draw_series(std::iter::once(PathElement::new(one, GREY.stroke_width(1)))).map_err(plot_error)?;
-        let mark = vec![(cores, 0.0), (cores, e_top)];
-        chart
-            .draw_series(std::iter::once(DashedPathElement::new(mark, 2, 4, GREY.stroke_width(1))))
-            .map_err(plot_error)?;
-        for (i, s) in all.iter().enumerate() {
-            let colour = COLOURS[i % COLOURS.len()];
-            let predicted: Vec<(f64, f64)> = s.predicted.iter().map(|&p| efficiency(p)).collect();
-            let measured: Vec<(f64, f64)> = s.measured.iter().map(|&p| efficiency(p)).collect();
-            draw_series(&mut chart, colour, predicted, measured)?;
-        }
+        speedup_chart(&upper, &all, x_hi, (y_lo, y_hi), cores)?;
+        efficiency_chart(&lower, &all, x_hi, e_top, cores)?;
         root.present().map_err(plot_error)?;
     }
     Ok(out)
+}
+
+/// A point (threads, speedup) on the log scales of the speedup chart: (log2 threads, log2 speedup).
+fn speedup((x, y): (f64, f64)) -> (f64, f64) {
+    (x.log2(), y.max(1e-9).log2())
+}
+
+/// A point (threads, speedup) as (log2 threads, efficiency).
+fn efficiency((x, y): (f64, f64)) -> (f64, f64) {
+    (x.log2(), y / x)
+}
+
+/// The plot's title, the line about the machine, the line on how to read it, and a note on the n
+/// with no 1-thread run.
+fn texts(bench: &Bench, all: &[Series]) -> (String, String, String, Option<String>) {
+    let machine = &bench.machine;
+    let simulated = machine.simulated.map_or(String::new(), |s| format!(" (simulated: {s})"));
+    let ns: Vec<String> = all.iter().map(|s| s.n.to_string()).collect();
+    let title = format!("speedup and efficiency against threads: f(n) for n = {}", ns.join(", "));
+    let cpu = machine.cpu.as_deref().unwrap_or("unknown CPU");
+    let about = format!("{cpu}, {}{simulated}, kernel {}", cores_text(machine.cores), bench.kernel);
+    let runs = bench.results.first().map_or(0, |r| r.runs.len());
+    let how = format!(
+        "dots: measured, the 1-thread median over the T-thread median ({runs} run{} each); dashed: predicted by the \
+         task graph on P workers (greedy schedule + serial part)",
+        if runs == 1 { "" } else { "s" }
+    );
+    let unmeasured: Vec<String> = all.iter().filter(|s| s.measured.is_empty()).map(|s| format!("n={}", s.n)).collect();
+    let note = (!unmeasured.is_empty()).then(|| {
+        format!("no 1-thread run of {}: no measured speedup drawn, its prediction only", unmeasured.join(", "))
+    });
+    (title, about, how, note)
+}
+
+/// The legend's entries: the ideal, the machine's cores, and each n's prediction and measurement.
+fn legend(bench: &Bench, all: &[Series]) -> Vec<(Mark, String)> {
+    let mut legend = vec![
+        (Mark::Line(GREY, 1), "ideal: speedup = threads".to_string()),
+        (Mark::Dashed(GREY, 1, 2), format!("the machine's {}", cores_text(bench.machine.cores))),
+    ];
+    for (i, s) in all.iter().enumerate() {
+        let colour = COLOURS[i % COLOURS.len()];
+        let t = if s.cut_for == 1 { "1 thread".to_string() } else { format!("{} threads", s.cut_for) };
+        legend.push((Mark::Dashed(colour, 2, 6), format!("n={}: predicted (task graph cut for {t})", s.n)));
+        if !s.measured.is_empty() {
+            legend.push((Mark::Dot(colour), format!("n={}: measured", s.n)));
+        }
+    }
+    legend
+}
+
+/// The upper chart: speedup against threads on log scales (2^0 to 2^`x_hi`, 2^`y.0` to 2^`y.1`),
+/// the ideal and the machine's cores (log2 `cores`) with each series.
+fn speedup_chart(
+    upper: &DrawingArea<SVGBackend, Shift>,
+    all: &[Series],
+    x_hi: i32,
+    y: (i32, i32),
+    cores: f64,
+) -> anyhow::Result<()> {
+    let (y_lo, y_hi) = y;
+    let mut chart = ChartBuilder::on(upper)
+        .margin_left(12)
+        .margin_right(20)
+        .x_label_area_size(44)
+        .y_label_area_size(70)
+        .build_cartesian_2d(log2_axis(0, x_hi), log2_axis(y_lo, y_hi))
+        .map_err(plot_error)?;
+    chart
+        .configure_mesh()
+        .x_desc("threads (measured) or workers (predicted), log scale")
+        .y_desc("speedup, log scale")
+        .axis_desc_style(("sans-serif", 16))
+        .label_style(("sans-serif", 14))
+        .x_label_formatter(&|v| power_label(*v))
+        .y_label_formatter(&|v| power_label(*v))
+        .bold_line_style(BLACK.mix(0.12))
+        .draw()
+        .map_err(plot_error)?;
+    // the ideal, within the plot; the machine's cores
+    let ideal_top = f64::from(x_hi.min(y_hi));
+    let ideal = vec![(0.0, 0.0), (ideal_top, ideal_top)];
+    chart.draw_series(std::iter::once(PathElement::new(ideal, GREY.stroke_width(1)))).map_err(plot_error)?;
+    let mark = vec![(cores, f64::from(y_lo)), (cores, f64::from(y_hi))];
+    chart.draw_series(std::iter::once(DashedPathElement::new(mark, 2, 4, GREY.stroke_width(1)))).map_err(plot_error)?;
+    for (i, s) in all.iter().enumerate() {
+        let colour = COLOURS[i % COLOURS.len()];
+        let predicted: Vec<(f64, f64)> = s.predicted.iter().map(|&p| speedup(p)).collect();
+        let measured: Vec<(f64, f64)> = s.measured.iter().map(|&p| speedup(p)).collect();
+        draw_series(&mut chart, colour, predicted, measured)?;
+    }
+
+    Ok(())
+}
+
+/// The lower chart: efficiency against threads (log scale to 2^`x_hi`), up to `e_top`, with 1 and
+/// the machine's cores (log2 `cores`) marked.
+fn efficiency_chart(
+    lower: &DrawingArea<SVGBackend, Shift>,
+    all: &[Series],
+    x_hi: i32,
+    e_top: f64,
+    cores: f64,
+) -> anyhow::Result<()> {
+    // efficiency is mostly at most 1: steps of 0.2 there
+    let step = if e_top <= 2.0 { 0.2 } else { nice_step(e_top, 8.0) };
+    let mut chart = ChartBuilder::on(lower)
+        .margin_left(12)
+        .margin_right(20)
+        .margin_bottom(12)
+        .x_label_area_size(44)
+        .y_label_area_size(70)
+        .build_cartesian_2d(log2_axis(0, x_hi), TickedAxis { range: 0.0..e_top, ticks: ticks(e_top, step) })
+        .map_err(plot_error)?;
+    chart
+        .configure_mesh()
+        .x_desc("threads (measured) or workers (predicted), log scale")
+        .y_desc("efficiency (speedup / threads)")
+        .axis_desc_style(("sans-serif", 16))
+        .label_style(("sans-serif", 14))
+        .x_label_formatter(&|v| power_label(*v))
+        .y_label_formatter(&|v| format!("{v:.1}"))
+        .bold_line_style(BLACK.mix(0.12))
+        .draw()
+        .map_err(plot_error)?;
+    let one = vec![(0.0, 1.0), (f64::from(x_hi), 1.0)];
+    chart.draw_series(std::iter::once(PathElement::new(one, GREY.stroke_width(1)))).map_err(plot_error)?;
+    let mark = vec![(cores, 0.0), (cores, e_top)];
+    chart.draw_series(std::iter::once(DashedPathElement::new(mark, 2, 4, GREY.stroke_width(1)))).map_err(plot_error)?;
+    for (i, s) in all.iter().enumerate() {
+        let colour = COLOURS[i % COLOURS.len()];
+        let predicted: Vec<(f64, f64)> = s.predicted.iter().map(|&p| efficiency(p)).collect();
+        let measured: Vec<(f64, f64)> = s.measured.iter().map(|&p| efficiency(p)).collect();
+        draw_series(&mut chart, colour, predicted, measured)?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]
