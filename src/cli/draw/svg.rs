@@ -185,43 +185,56 @@ pub(crate) fn svg(trees: RangeInclusive<u32>, g: u64) -> Result<String> {
     // The trees together are centred when the heading is wider.
     let mut left = MARGIN + (width - 2.0 * MARGIN - trees_width) / 2.0;
     for ((k, layout), (caption, column)) in trees.zip(&layouts).zip(captions.iter().zip(&columns)) {
-        let dx = left + (column - layout.width) / 2.0;
-        let at = |i: usize| (dx + layout.centres[i].0, top + layout.centres[i].1);
-        let _ = writeln!(w, r#"<g id="T{k}">"#);
-        for (i, node) in layout.nodes.iter().enumerate() {
-            if let Some(parent) = node.parent {
-                let ((x1, y1), (x2, y2)) = (at(parent), at(i));
-                let _ = writeln!(
-                    w,
-                    r##"<line x1="{x1:.1}" y1="{y1:.1}" x2="{x2:.1}" y2="{y2:.1}" stroke="#555555" stroke-width="1.5"/>"##
-                );
-            }
-        }
-        for (i, node) in layout.nodes.iter().enumerate() {
-            let (x, y) = at(i);
-            let (fill, stroke, stroke_width, tip) = match node.value_after {
-                None => (ROOT_FILL, "#000000", 3.5, format!("the root of T({k}) (not a move)")),
-                Some(v) => {
-                    let fill = if v == g { MOVE_FILL } else { OTHER_FILL };
-                    let stroke = if v == g { "#7a1010" } else { "#404040" };
-                    (fill, stroke, 1.2, format!("{}: deleting it leaves Grundy value {v}", node.path))
-                }
-            };
-            let _ = writeln!(
-                w,
-                r#"<circle cx="{x:.1}" cy="{y:.1}" r="{RADIUS}" fill="{fill}" stroke="{stroke}" stroke-width="{stroke_width}"><title>{tip}</title></circle>"#
-            );
-        }
-        let _ = writeln!(
-            w,
-            r##"<text x="{:.1}" y="{caption_y:.1}" font-size="{CAPTION_SIZE}" text-anchor="middle" fill="#000000">{caption}</text>"##,
-            left + column / 2.0
-        );
-        let _ = writeln!(w, "</g>");
+        tree_group(w, k, g, layout, (left, top), (caption, *column, caption_y));
         left += column + GAP;
     }
     let _ = writeln!(w, "</svg>");
     Ok(out)
+}
+
+/// Writes T(`k`) as an SVG group: its `layout` at `(left, top)` in a column `column` wide, the moves
+/// to `g` red, with its `caption` at the height `caption_y`.
+fn tree_group(
+    w: &mut String,
+    k: u32,
+    g: u64,
+    layout: &Layout,
+    (left, top): (f64, f64),
+    (caption, column, caption_y): (&str, f64, f64),
+) {
+    let dx = left + (column - layout.width) / 2.0;
+    let at = |i: usize| (dx + layout.centres[i].0, top + layout.centres[i].1);
+    let _ = writeln!(w, r#"<g id="T{k}">"#);
+    for (i, node) in layout.nodes.iter().enumerate() {
+        if let Some(parent) = node.parent {
+            let ((x1, y1), (x2, y2)) = (at(parent), at(i));
+            let _ = writeln!(
+                w,
+                r##"<line x1="{x1:.1}" y1="{y1:.1}" x2="{x2:.1}" y2="{y2:.1}" stroke="#555555" stroke-width="1.5"/>"##
+            );
+        }
+    }
+    for (i, node) in layout.nodes.iter().enumerate() {
+        let (x, y) = at(i);
+        let (fill, stroke, stroke_width, tip) = match node.value_after {
+            None => (ROOT_FILL, "#000000", 3.5, format!("the root of T({k}) (not a move)")),
+            Some(v) => {
+                let fill = if v == g { MOVE_FILL } else { OTHER_FILL };
+                let stroke = if v == g { "#7a1010" } else { "#404040" };
+                (fill, stroke, 1.2, format!("{}: deleting it leaves Grundy value {v}", node.path))
+            }
+        };
+        let _ = writeln!(
+            w,
+            r#"<circle cx="{x:.1}" cy="{y:.1}" r="{RADIUS}" fill="{fill}" stroke="{stroke}" stroke-width="{stroke_width}"><title>{tip}</title></circle>"#
+        );
+    }
+    let _ = writeln!(
+        w,
+        r##"<text x="{:.1}" y="{caption_y:.1}" font-size="{CAPTION_SIZE}" text-anchor="middle" fill="#000000">{caption}</text>"##,
+        left + column / 2.0
+    );
+    let _ = writeln!(w, "</g>");
 }
 
 #[cfg(test)]
