@@ -26,9 +26,16 @@ pub(crate) fn limb_additions(lens: &[u32]) -> u128 {
 /// runs them, and of each layer k > cut times limbs(n - k + 1), the widest N can be there. `cut` = n
 /// gives the bottom-up run's ([`limb_additions`]). Cost O(n).
 pub(crate) fn both_ends_limb_additions(lens: &[u32], cut: usize) -> u128 {
+    both_ends_layers(lens, cut).map(|(len, limbs)| len * limbs).sum()
+}
+
+/// Each layer k from 2 up of a count from both ends over layers of `lens[k]` states, cut at `cut`:
+/// its states and the limbs of each (limbs(k) up to the cut, limbs(n - k + 1) above it). Cost O(1)
+/// a layer.
+fn both_ends_layers(lens: &[u32], cut: usize) -> impl Iterator<Item = (u128, u128)> + '_ {
     let n = lens.len().saturating_sub(1);
-    let width = |k: usize| if k <= cut { limbs(k) } else { limbs(n - k + 1).max(1) };
-    lens.iter().enumerate().skip(2).map(|(k, &len)| len as u128 * width(k) as u128).sum()
+    let width = move |k: usize| if k <= cut { limbs(k) } else { limbs(n - k + 1).max(1) };
+    lens.iter().enumerate().skip(2).map(move |(k, &len)| (len as u128, width(k) as u128))
 }
 
 /// The width at which the limb additions of a count from both ends (as [`both_ends_limb_additions`])
@@ -36,13 +43,8 @@ pub(crate) fn both_ends_limb_additions(lens: &[u32], cut: usize) -> u128 {
 /// of the cache a run's layers fall in follows it more closely than the widest layer's (f(100000)'s
 /// widest layer has 24574 states, its limb additions are made at 16,623 on average). Cost O(n).
 pub(crate) fn working_width(lens: &[u32], cut: usize) -> u64 {
-    let n = lens.len().saturating_sub(1);
-    let width = |k: usize| if k <= cut { limbs(k) } else { limbs(n - k + 1).max(1) };
-    let (mut weighted, mut work) = (0u128, 0u128);
-    for (k, &len) in lens.iter().enumerate().skip(2) {
-        let w = len as u128 * width(k) as u128;
-        (weighted, work) = (weighted + w * len as u128, work + w);
-    }
+    let (weighted, work) = both_ends_layers(lens, cut)
+        .fold((0u128, 0u128), |(weighted, work), (len, limbs)| (weighted + len * limbs * len, work + len * limbs));
     weighted.checked_div(work).unwrap_or(0) as u64
 }
 

@@ -26,8 +26,8 @@
 //!   only slows it, and comes and goes: the fastest run gives the figure, the slowest the top of its
 //!   range ([`Spread`]). The two exact runs, of different limbs per state, give a cost per state and
 //!   a cost per limb addition ([`ExactModel`]); the engine's kernel, timed on synthetic layers as
-//!   wide as the calibration's widest and the run's widest, scales the cost per limb to the level
-//!   of the cache the run's layers fall in. The rates give the predicted CPU time; the wall time of
+//!   wide as the widths where the calibration's and the run's limb additions are made, scales the
+//!   cost per limb to the level of the cache the run's layers fall in. The rates give the predicted CPU time; the wall time of
 //!   T threads assumes the CPU time divides evenly (the exact engine), that each thread takes whole
 //!   primes (the residue route), or that the three direct checks of `combine` run a thread each.
 //!

@@ -85,6 +85,8 @@ pub(crate) fn fit(small: Timed, large: Timed) -> (f64, f64) {
 pub(crate) struct ExactRun {
     targets: Targets,
     plan: Plan,
+    /// The layer the count is cut at.
+    cut: u64,
     pub(crate) runs: Runs,
 }
 
@@ -93,19 +95,19 @@ impl ExactRun {
     pub(crate) fn new(k: u64, hooks: Hooks) -> Result<ExactRun> {
         let targets = Targets::one(k, 0);
         let plan = Plan::new(&targets, u64::MAX, hooks)?;
-        let runs = Runs::new(engines::both_ends::halves(plan.lens(), engines::Cut::Auto).work() as f64);
-        Ok(ExactRun { targets, plan, runs })
+        let halves = engines::both_ends::halves(plan.lens(), engines::Cut::Auto);
+        let runs = Runs::new(halves.work() as f64);
+        Ok(ExactRun { targets, plan, cut: halves.cut, runs })
     }
 
     /// The width at which its limb additions are made ([`crate::cost::working_width`]). Cost O(k).
     pub(crate) fn working_width(&self) -> u64 {
-        let cut = engines::both_ends::halves(self.plan.lens(), engines::Cut::Auto).cut;
-        crate::cost::working_width(self.plan.lens(), cut as usize)
+        crate::cost::working_width(self.plan.lens(), self.cut as usize)
     }
 
     /// One more timed run. Cost: the count's.
     pub(crate) fn time(&mut self, hooks: Hooks) -> Result<()> {
-        let ExactRun { targets, plan, runs } = self;
+        let ExactRun { targets, plan, runs, .. } = self;
         runs.time(|| engines::count_words(Engine::Blocked, plan, targets, engines::Cut::Auto, hooks).map(|_| ()))
     }
 
