@@ -1,5 +1,5 @@
 //! `stress --svg`: each run's time and peak memory against n, drawn with the `plotters` crate's SVG
-//! backend (as `dist --svg` is, [`crate::cli::plot`]): above, the program's CPU time and wall time
+//! backend (as `dist --svg` is, [`crate::plot`]): above, the program's CPU time and wall time
 //! and fibtree's own time for the n it timed, on a log scale, with the time limit; below, the
 //! program's peak resident memory (or, where it is not told apart from the copy of fibtree's memory
 //! the run began as, the bound `wait4` gives), with the memory limit.
@@ -8,7 +8,7 @@ use plotters::prelude::*;
 
 use super::library::OwnTimes;
 use super::verdict::{Judged, Limits, Verdict};
-use crate::cli::plot::plot_error;
+use crate::plot::plot_error;
 
 /// Where a chart is drawn: a part of the SVG document.
 type Area<'a> = DrawingArea<SVGBackend<'a>, plotters::coord::Shift>;

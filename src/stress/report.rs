@@ -13,8 +13,8 @@ use super::growth::{Growth, fit};
 use super::library::OwnTimes;
 use super::stretches::{Stretch, stretches, written};
 use super::verdict::{Judged, Limits, Verdict};
-use crate::cli::messages::escaped;
-use crate::cli::session::Outcome;
+use crate::messages::escaped;
+use crate::session::Outcome;
 
 /// The first run not OK, for the report: its verdict, the first lines of its standard error and the
 /// last of its standard output.
@@ -50,7 +50,7 @@ struct Slowest {
 #[derive(Debug, Serialize)]
 struct Largest {
     n: u64,
-    #[serde(serialize_with = "crate::cli::json::int")]
+    #[serde(serialize_with = "crate::json::int")]
     peak_memory_bytes: u64,
 }
 
@@ -71,7 +71,7 @@ pub(super) struct Report {
     fibtree_times: Option<OwnTimes>,
     first_failure: Option<Failure>,
     form: forms::Taken,
-    #[serde(serialize_with = "crate::cli::json::int")]
+    #[serde(serialize_with = "crate::json::int")]
     g: u64,
     /// How the CPU time grows with n (null before any run).
     growth: Option<Growth>,

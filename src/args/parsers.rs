@@ -75,7 +75,7 @@ pub(super) fn parse_seed(s: &str) -> Result<u64, String> {
 }
 
 /// The most worker threads `--threads` accepts.
-pub(in crate::cli) const MAX_THREADS: u64 = 1024;
+pub(crate) const MAX_THREADS: u64 = 1024;
 
 /// A thread count from 1 to [`MAX_THREADS`].
 pub(super) fn parse_threads(s: &str) -> Result<usize, String> {
@@ -93,7 +93,7 @@ fn parse_count(s: &str, max: u64, what: &str) -> Result<usize, String> {
 /// Lanes per chunk for `bench --chunk-lanes`: one of the chunk sizes the engine has kernels for.
 pub(super) fn parse_chunk_lanes(s: &str) -> Result<usize, String> {
     let lanes = parse_whole(s)?;
-    let sizes = crate::cli::bench::timing::CHUNK_LANES;
+    let sizes = crate::bench::timing::CHUNK_LANES;
     match sizes.iter().find(|&&c| c as u64 == lanes) {
         Some(&c) => Ok(c),
         None => Err("expected 1, 2, 4, 8, 16, 32 or 64 lanes".to_string()),
@@ -118,9 +118,9 @@ pub(super) fn parse_bench_n(s: &str) -> Result<u64, String> {
     }
 }
 
-/// A number of timed runs, from 1 to [`crate::cli::bench::timing::MAX_RUNS`].
+/// A number of timed runs, from 1 to [`crate::bench::timing::MAX_RUNS`].
 pub(super) fn parse_runs(s: &str) -> Result<usize, String> {
-    let max = crate::cli::bench::timing::MAX_RUNS;
+    let max = crate::bench::timing::MAX_RUNS;
     usize::try_from(parse_whole(s)?)
         .ok()
         .filter(|r| (1..=max).contains(r))
@@ -137,7 +137,7 @@ pub(super) fn parse_shards(s: &str) -> Result<usize, String> {
 
 /// `--shard I/S` (and a shard file's `shard`): 1 <= I <= S <= [`fibtree::crt::ShardResidues::MAX_SHARDS`], both in
 /// decimal digits as every other number (no sign, no spaces).
-pub(in crate::cli) fn parse_shard(s: &str) -> Result<(usize, usize), String> {
+pub(crate) fn parse_shard(s: &str) -> Result<(usize, usize), String> {
     let most = fibtree::crt::ShardResidues::MAX_SHARDS;
     let expected = || format!("expected I/S with 1 <= I <= S <= {most}, e.g. 3/64");
     let (i, n) = s.split_once('/').ok_or_else(expected)?;
@@ -148,7 +148,7 @@ pub(in crate::cli) fn parse_shard(s: &str) -> Result<(usize, usize), String> {
 
 /// The n of `stress --n`, ascending, each once.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(in crate::cli) struct Ns(pub(in crate::cli) Vec<u64>);
+pub(crate) struct Ns(pub(crate) Vec<u64>);
 
 /// The most n one `stress` run takes.
 pub(super) const MAX_RUNS: usize = 1_000_000;

@@ -51,7 +51,7 @@ impl Verdict {
 #[derive(Clone, Copy, Debug, Default, Serialize)]
 pub(super) struct Limits {
     /// `--memory-limit`: the address space of each of its processes, in bytes.
-    #[serde(serialize_with = "crate::cli::json::opt_int")]
+    #[serde(serialize_with = "crate::json::opt_int")]
     pub(super) memory_bytes: Option<u64>,
     /// `--time-limit`: its CPU time, in seconds.
     pub(super) time_seconds: Option<f64>,
@@ -74,11 +74,11 @@ pub(super) struct Judged {
     pub(super) n: u64,
     /// What `wait4` gives for it (`ru_maxrss`), at least the peak: the peak, or the copy of
     /// fibtree's memory that the run began as, where larger.
-    #[serde(serialize_with = "crate::cli::json::opt_int")]
+    #[serde(serialize_with = "crate::json::opt_int")]
     pub(super) peak_memory_at_most_bytes: Option<u64>,
     /// The peak resident memory of the largest of those processes, in bytes, where it is told
     /// apart from the copy of fibtree's memory that the run began as.
-    #[serde(serialize_with = "crate::cli::json::opt_int")]
+    #[serde(serialize_with = "crate::json::opt_int")]
     pub(super) peak_memory_bytes: Option<u64>,
     /// Its wall time.
     pub(super) seconds: f64,
@@ -241,7 +241,7 @@ pub(super) mod tests {
     use super::*;
 
     /// A run of n judged `verdict`, with nothing else to say.
-    pub(in crate::cli::stress) fn judged(n: u64, verdict: Verdict) -> Judged {
+    pub(in crate::stress) fn judged(n: u64, verdict: Verdict) -> Judged {
         Judged {
             answer: None,
             answer_line_has_other_numbers: false,

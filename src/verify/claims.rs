@@ -474,7 +474,7 @@ fn write_json(input: &Input, answers: &Answers, out: &mut Output) -> anyhow::Res
 }
 
 /// `verify --claims PATH`.
-pub(in crate::cli) fn verify_claims(path: &Path, args: &VerifyArgs) -> anyhow::Result<ExitCode> {
+pub(crate) fn verify_claims(path: &Path, args: &VerifyArgs) -> anyhow::Result<ExitCode> {
     distinct(&[("--claims", Some(path)), ("--output", args.run.output.output.as_deref())])?;
     // A run too large for memory: the file is what asks for it.
     let claims_flags = |param| if param == Param::N { "--claims" } else { flag(param) };

@@ -15,140 +15,140 @@ use super::{MemoryArg, OutputArg, RunArgs, TargetArgs, ThreadsArg};
 
 /// `count`'s arguments.
 #[derive(Debug, Args)]
-pub(in crate::cli) struct CountArgs {
+pub(crate) struct CountArgs {
     #[command(flatten)]
-    pub(in crate::cli) target: TargetArgs,
+    pub(crate) target: TargetArgs,
     /// Also project onto modulus M and check it; repeatable.
     ///
     /// 2 <= M < 2^63; forms such as 10^18, 1e18, 10^9+7 and 2^61-1 are accepted.
     #[arg(long = "mod", value_name = "M", value_parser = parse_modulus)]
-    pub(in crate::cli) moduli: Vec<u64>,
+    pub(crate) moduli: Vec<u64>,
     /// Print one JSON object.
     #[arg(long, conflicts_with = "quiet")]
-    pub(in crate::cli) json: bool,
+    pub(crate) json: bool,
     /// Print only the exact value (with --mod-only: the residues).
     #[arg(short, long)]
-    pub(in crate::cli) quiet: bool,
+    pub(crate) quiet: bool,
     #[command(flatten)]
-    pub(in crate::cli) run: RunArgs,
+    pub(crate) run: RunArgs,
     /// Also say on stderr the run's memory, kernel set and route.
     ///
     /// On standard error: the memory estimate and the limit, the kernel set, the route (from both
     /// ends with its cut, or bottom-up) and the peak memory used.
     #[arg(long, short = 'v')]
-    pub(in crate::cli) verbose: bool,
+    pub(crate) verbose: bool,
     /// Save the run's state to FILE, and resume from it.
     ///
     /// Saved every --checkpoint-every seconds and on Ctrl-C; the same command resumes from it.
     #[arg(long, value_name = "FILE")]
-    pub(in crate::cli) checkpoint: Option<PathBuf>,
+    pub(crate) checkpoint: Option<PathBuf>,
     /// Seconds between checkpoints.
     #[arg(long, value_name = "SECONDS", default_value_t = 60, requires = "checkpoint", value_parser = parse_whole)]
-    pub(in crate::cli) checkpoint_every: u64,
+    pub(crate) checkpoint_every: u64,
     /// Keep the checkpoint file when the run completes.
     #[arg(long, requires = "checkpoint")]
-    pub(in crate::cli) keep_checkpoint: bool,
+    pub(crate) keep_checkpoint: bool,
     /// Discard an existing checkpoint and start over.
     #[arg(long, requires = "checkpoint")]
-    pub(in crate::cli) fresh: bool,
+    pub(crate) fresh: bool,
     /// Count again with the other exact engine; fail unless both agree.
     #[arg(long)]
-    pub(in crate::cli) double_check: bool,
+    pub(crate) double_check: bool,
     /// The layer M where the bottom-up count meets the top-down one.
     ///
     /// Count bottom-up to layer M and top-down from the target above it, 2 <= M <= N (M = N:
     /// bottom-up alone). Default: the cut with the least work, about N / 2.
     #[arg(long, value_name = "M", value_parser = parse_whole)]
-    pub(in crate::cli) cut: Option<u64>,
+    pub(crate) cut: Option<u64>,
     /// Residues only, by the modular engine alone.
     ///
     /// The residues mod 10^18, 998244353 and each --mod: no exact value, no big integers, nothing
     /// to cross-check.
     #[arg(long, conflicts_with_all = ["double_check", "engine", "checkpoint", "checkpoint_every", "keep_checkpoint", "fresh", "cut"])]
-    pub(in crate::cli) mod_only: bool,
+    pub(crate) mod_only: bool,
     /// Testing only: panic, to exercise the report of a bug.
     #[cfg(feature = "test-hooks")]
     #[arg(long, hide = true)]
-    pub(in crate::cli) test_panic: bool,
+    pub(crate) test_panic: bool,
     /// Testing only: perturb the independent residue for this modulus (2: the closed form's parity).
     #[cfg(feature = "test-hooks")]
     #[arg(long, hide = true, value_name = "M", value_parser = parse_whole, conflicts_with = "mod_only")]
-    pub(in crate::cli) test_perturb: Option<u64>,
+    pub(crate) test_perturb: Option<u64>,
 }
 
 /// `shard`'s arguments.
 #[derive(Debug, Args)]
-pub(in crate::cli) struct ShardArgs {
+pub(crate) struct ShardArgs {
     #[command(flatten)]
-    pub(in crate::cli) target: TargetArgs,
+    pub(crate) target: TargetArgs,
     /// This shard of S, as I/S with 1 <= I <= S, e.g. 3/64.
     #[arg(long, value_name = "I/S", value_parser = parse_shard)]
-    pub(in crate::cli) shard: (usize, usize),
+    pub(crate) shard: (usize, usize),
     #[command(flatten)]
-    pub(in crate::cli) threads: ThreadsArg,
+    pub(crate) threads: ThreadsArg,
     #[command(flatten)]
-    pub(in crate::cli) memory: MemoryArg,
+    pub(crate) memory: MemoryArg,
     #[command(flatten)]
-    pub(in crate::cli) output: OutputArg,
+    pub(crate) output: OutputArg,
 }
 
 /// `combine`'s arguments.
 #[derive(Debug, Args)]
 #[command(mut_arg("threads", |a| a.help("Worker threads for the check (default: all cores)").long_help(None::<&str>)))]
-pub(in crate::cli) struct CombineArgs {
+pub(crate) struct CombineArgs {
     /// Shard files, or folders whose `*.json` files are shard files.
     #[arg(value_name = "FILES", required = true)]
-    pub(in crate::cli) paths: Vec<PathBuf>,
+    pub(crate) paths: Vec<PathBuf>,
     /// Print one JSON object.
     #[arg(long, conflicts_with = "quiet")]
-    pub(in crate::cli) json: bool,
+    pub(crate) json: bool,
     /// Print only the exact value.
     #[arg(short, long)]
-    pub(in crate::cli) quiet: bool,
+    pub(crate) quiet: bool,
     #[command(flatten)]
-    pub(in crate::cli) threads: ThreadsArg,
+    pub(crate) threads: ThreadsArg,
     #[command(flatten)]
-    pub(in crate::cli) output: OutputArg,
+    pub(crate) output: OutputArg,
     /// Testing only: perturb the independent residue for this modulus (2: the closed form's parity).
     #[cfg(feature = "test-hooks")]
     #[arg(long, hide = true, value_name = "M", value_parser = parse_whole)]
-    pub(in crate::cli) test_perturb: Option<u64>,
+    pub(crate) test_perturb: Option<u64>,
 }
 
 /// `estimate`'s arguments.
 #[derive(Debug, Args)]
 #[command(mut_arg("threads", |a| a.help("Predict for T worker threads, and use them (default: all cores)")
     .long_help(None::<&str>)))]
-pub(in crate::cli) struct EstimateArgs {
+pub(crate) struct EstimateArgs {
     #[command(flatten)]
-    pub(in crate::cli) target: TargetArgs,
+    pub(crate) target: TargetArgs,
     /// Predict a run in S residue shards; repeatable.
     ///
     /// 1 <= S <= 10^6. Default: 1, 64 and 1024.
     #[arg(long, value_name = "S", value_parser = parse_shards)]
-    pub(in crate::cli) shards: Vec<usize>,
+    pub(crate) shards: Vec<usize>,
     /// Count the plan's states even where that takes minutes.
     ///
     /// Past N of about 480,000 counting them takes a minute or more; without --census they are
     /// bounded from above there.
     #[arg(long)]
-    pub(in crate::cli) census: bool,
+    pub(crate) census: bool,
     /// Print one JSON object.
     #[arg(long)]
-    pub(in crate::cli) json: bool,
+    pub(crate) json: bool,
     #[command(flatten)]
-    pub(in crate::cli) threads: ThreadsArg,
+    pub(crate) threads: ThreadsArg,
     #[command(flatten)]
-    pub(in crate::cli) output: OutputArg,
+    pub(crate) output: OutputArg,
 }
 
 /// `verify`'s arguments.
 #[derive(Debug, Args)]
-pub(in crate::cli) struct VerifyArgs {
+pub(crate) struct VerifyArgs {
     /// The tree T(N) of the claim.
     #[arg(value_name = "N", value_parser = parse_whole,
           required_unless_present = "claims", conflicts_with = "claims")]
-    pub(in crate::cli) n: Option<u64>,
+    pub(crate) n: Option<u64>,
     /// The claimed residue, or the claimed whole count c(N, G).
     ///
     /// The whole count where neither --mod nor --last-digits is given, compared with the exact
@@ -156,257 +156,257 @@ pub(in crate::cli) struct VerifyArgs {
     /// 17).
     #[arg(long, value_name = "A", value_parser = parse_answer,
           required_unless_present = "claims", conflicts_with = "claims")]
-    pub(in crate::cli) answer: Option<num_bigint::BigUint>,
+    pub(crate) answer: Option<num_bigint::BigUint>,
     /// The claim's modulus, 2 <= M < 2^128.
     ///
     /// Digits, or forms such as 10^18, 1e18, 10^9+7 and 2^128-1.
     #[arg(long = "mod", value_name = "M", value_parser = parse_wide_modulus,
           conflicts_with_all = ["last_digits", "claims"])]
-    pub(in crate::cli) modulus: Option<u128>,
+    pub(crate) modulus: Option<u128>,
     /// The claim is the last D digits (modulus 10^D, 1 <= D <= 38).
     #[arg(long, value_name = "D", value_parser = parse_last_digits,
           conflicts_with = "claims")]
-    pub(in crate::cli) last_digits: Option<u32>,
+    pub(crate) last_digits: Option<u32>,
     /// The Grundy value of the claim.
     #[arg(long, short, value_name = "G", default_value_t = 0, value_parser = parse_whole,
           conflicts_with = "claims")]
-    pub(in crate::cli) g: u64,
+    pub(crate) g: u64,
     /// A CSV file of claims (`-` for standard input).
     ///
     /// Its header is `n,g,modulus,answer`.
     #[arg(long, value_name = "FILE")]
-    pub(in crate::cli) claims: Option<PathBuf>,
+    pub(crate) claims: Option<PathBuf>,
     /// Judge residues by the exact count, not the modular engine.
     ///
     /// A residue modulo M < 2^63 is judged by the modular engine by default (checked by its run
     /// modulo a multiple of M and by the parity the closed form of G gives); with --exact, by the
     /// exact count and its projections, as a whole value always is.
     #[arg(long)]
-    pub(in crate::cli) exact: bool,
+    pub(crate) exact: bool,
     /// Show whole the numbers of more than 40 digits in verdicts for people.
     ///
     /// Without it a claimed or true value of more than 40 digits is cut to its first and last 20
     /// digits and its length (--json always gives them whole).
     #[arg(short = 'v', long)]
-    pub(in crate::cli) show_value: bool,
+    pub(crate) show_value: bool,
     /// Print one JSON object.
     #[arg(long)]
-    pub(in crate::cli) json: bool,
+    pub(crate) json: bool,
     #[command(flatten)]
-    pub(in crate::cli) run: RunArgs,
+    pub(crate) run: RunArgs,
 }
 
 /// `stress`'s arguments.
 #[derive(Debug, Args)]
-pub(in crate::cli) struct StressArgs {
+pub(crate) struct StressArgs {
     /// The program, run for each n through `sh -c`.
     ///
     /// Run through `sh -c`, or split into words with --no-shell: n goes in place of `{}`, or on its
     /// standard input as `n` and a newline where CMD has no `{}`. Its answer is the last integer
     /// on its standard output (of the last 1 MiB it prints).
     #[arg(value_name = "CMD")]
-    pub(in crate::cli) command: String,
+    pub(crate) command: String,
     /// The n to run it on: A..B, A..B:STEP or a list 1,5,9.
     ///
     /// A range A..B, a range with a step A..B:STEP, or a list of numbers and ranges.
     #[arg(long = "n", value_name = "NS", value_parser = parse_ns, required = true, allow_hyphen_values = true)]
-    pub(in crate::cli) ns: Ns,
+    pub(crate) ns: Ns,
     /// The program counts c(n, G), the moves to Grundy value G.
     #[arg(long, short, value_name = "G", default_value_t = 0, value_parser = parse_whole)]
-    pub(in crate::cli) g: u64,
+    pub(crate) g: u64,
     /// The program prints c(n, G) mod M (2 <= M < 2^63).
     ///
     /// Without --mod, --last-digits or --exact, what it prints is found from its first answers.
     #[arg(long = "mod", value_name = "M", value_parser = parse_modulus,
           conflicts_with_all = ["last_digits", "exact"])]
-    pub(in crate::cli) modulus: Option<u64>,
+    pub(crate) modulus: Option<u64>,
     /// The program prints the last D digits (1 <= D <= 38).
     #[arg(long, value_name = "D", value_parser = parse_last_digits,
           conflicts_with = "exact")]
-    pub(in crate::cli) last_digits: Option<u32>,
+    pub(crate) last_digits: Option<u32>,
     /// The program prints the exact c(n, G).
     #[arg(long)]
-    pub(in crate::cli) exact: bool,
+    pub(crate) exact: bool,
     /// Run CMD without a shell, split as a shell splits it.
     ///
     /// Quotes and backslashes are read as a shell reads them; nothing else is.
     #[arg(long, short = 'N')]
-    pub(in crate::cli) no_shell: bool,
+    pub(crate) no_shell: bool,
     /// The wall time one run may take, in seconds (e.g. 0.5): then killed.
     ///
     /// Past it the run's process group is killed: TIMEOUT. Default: 10, or twice --time-limit and
     /// one more where that is longer.
     #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
-    pub(in crate::cli) timeout: Option<std::time::Duration>,
+    pub(crate) timeout: Option<std::time::Duration>,
     /// The CPU time a run may use, in seconds (e.g. 0.5): past it, TIME LIMIT.
     ///
     /// The CPU time (user and system) of the program and of every process it started in its
     /// process group, read as it runs: once past the limit, the group is killed, whatever --timeout
     /// says. Default: none.
     #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
-    pub(in crate::cli) time_limit: Option<std::time::Duration>,
+    pub(crate) time_limit: Option<std::time::Duration>,
     /// The memory one run may use, e.g. 256M: past it, MEMORY LIMIT.
     ///
     /// Enforced as a limit on each of its processes' address space (RLIMIT_AS), so that an
     /// allocation past it fails; a run that then fails is MEMORY LIMIT. Default: none. (fibtree's
     /// own memory is --max-memory's.)
     #[arg(long, value_name = "SIZE", value_parser = parse_program_memory)]
-    pub(in crate::cli) memory_limit: Option<u64>,
+    pub(crate) memory_limit: Option<u64>,
     /// Runs at a time, 1 to 1024 (default: the cores).
     #[arg(long, short = 'j', value_name = "J", value_parser = parse_jobs)]
-    pub(in crate::cli) jobs: Option<usize>,
+    pub(crate) jobs: Option<usize>,
     /// Find the first n that goes wrong by bisection, after a spread of n.
     ///
     /// Runs the ends and a spread of about 10 n first (from --seed), then bisects between the
     /// largest n found right and the smallest found wrong; the n not run below it are taken as
     /// right, which the report counts.
     #[arg(long)]
-    pub(in crate::cli) bisect: bool,
+    pub(crate) bisect: bool,
     /// The seed of --bisect's spread, decimal or 0x-hexadecimal.
     ///
     /// Default: drawn from the system's random source; the seed used is in the report and is the JSON's `seed`.
     #[arg(long, value_name = "S", requires = "bisect", value_parser = parse_seed)]
-    pub(in crate::cli) seed: Option<u64>,
+    pub(crate) seed: Option<u64>,
     /// Keep each run's standard output and error in DIR.
     ///
     /// As N.stdout and N.stderr (what was kept of each: 1 MiB), and N.json (its status, times
     /// and peak memory); DIR is created if missing.
     #[arg(long, value_name = "DIR")]
-    pub(in crate::cli) keep_output: Option<PathBuf>,
+    pub(crate) keep_output: Option<PathBuf>,
     /// Also plot each run's time and peak memory against n as an SVG file.
     #[arg(long, value_name = "FILE")]
-    pub(in crate::cli) svg: Option<PathBuf>,
+    pub(crate) svg: Option<PathBuf>,
     /// Print one JSON object.
     #[arg(long)]
-    pub(in crate::cli) json: bool,
+    pub(crate) json: bool,
     #[command(flatten)]
-    pub(in crate::cli) run: RunArgs,
+    pub(crate) run: RunArgs,
 }
 
 /// `dist`'s arguments.
 #[derive(Debug, Args)]
-pub(in crate::cli) struct DistArgs {
+pub(crate) struct DistArgs {
     /// The tree T(N).
     #[arg(value_name = "N", value_parser = parse_whole)]
-    pub(in crate::cli) n: u64,
+    pub(crate) n: u64,
     /// Residues modulo M only (2 <= M < 2^63), without big integers.
     #[arg(long = "mod", value_name = "M", value_parser = parse_modulus)]
-    pub(in crate::cli) modulus: Option<u64>,
+    pub(crate) modulus: Option<u64>,
     /// Also plot the distribution (log scale) as an SVG file.
     #[arg(long, value_name = "FILE")]
-    pub(in crate::cli) svg: Option<PathBuf>,
+    pub(crate) svg: Option<PathBuf>,
     /// Print one JSON object.
     #[arg(long)]
-    pub(in crate::cli) json: bool,
+    pub(crate) json: bool,
     /// Also say on stderr the peak memory the run used.
     #[arg(long, short = 'v')]
-    pub(in crate::cli) verbose: bool,
+    pub(crate) verbose: bool,
     #[command(flatten)]
-    pub(in crate::cli) run: RunArgs,
+    pub(crate) run: RunArgs,
 }
 
 /// `moves`'s arguments.
 #[derive(Debug, Args)]
 #[command(group(clap::ArgGroup::new("which").required(true).args(["list", "nth", "random"])))]
-pub(in crate::cli) struct MovesArgs {
+pub(crate) struct MovesArgs {
     /// The tree T(N).
     #[arg(value_name = "N", value_parser = parse_whole)]
-    pub(in crate::cli) n: u64,
+    pub(crate) n: u64,
     /// The moves that leave Grundy value G.
     #[arg(long, short, value_name = "G", default_value_t = 0, value_parser = parse_whole)]
-    pub(in crate::cli) g: u64,
+    pub(crate) g: u64,
     /// Every move to G, in preorder.
     ///
     /// Refused above a million lines without --limit.
     #[arg(long)]
-    pub(in crate::cli) list: bool,
+    pub(crate) list: bool,
     /// Only the first K moves (with --list only).
     #[arg(long, value_name = "K", requires = "list", conflicts_with_all = ["nth", "random"], value_parser = parse_whole)]
-    pub(in crate::cli) limit: Option<u64>,
+    pub(crate) limit: Option<u64>,
     /// The I-th move to G (0-based; decimal digits, any length).
     #[arg(long, value_name = "I")]
-    pub(in crate::cli) nth: Option<String>,
+    pub(crate) nth: Option<String>,
     /// A uniformly random move to G.
     #[arg(long)]
-    pub(in crate::cli) random: bool,
+    pub(crate) random: bool,
     /// The seed of --random, decimal or 0x-hexadecimal.
     ///
     /// Default: drawn from the system's random source; the seed used is printed on stderr, and is the JSON's `seed`.
     #[arg(long, value_name = "S", requires = "random", value_parser = parse_seed)]
-    pub(in crate::cli) seed: Option<u64>,
+    pub(crate) seed: Option<u64>,
     /// Print one JSON object.
     #[arg(long)]
-    pub(in crate::cli) json: bool,
+    pub(crate) json: bool,
     #[command(flatten)]
-    pub(in crate::cli) run: RunArgs,
+    pub(crate) run: RunArgs,
 }
 
 /// `rank`'s arguments.
 #[derive(Debug, Args)]
-pub(in crate::cli) struct RankArgs {
+pub(crate) struct RankArgs {
     /// The tree T(N).
     #[arg(value_name = "N", value_parser = parse_whole)]
-    pub(in crate::cli) n: u64,
+    pub(crate) n: u64,
     /// The node, as its path from the root, e.g. LLR.
     ///
     /// L is the left child, T(k-1); R the right child, T(k-2).
     #[arg(value_name = "PATH")]
-    pub(in crate::cli) path: String,
+    pub(crate) path: String,
     /// Print one JSON object.
     #[arg(long)]
-    pub(in crate::cli) json: bool,
+    pub(crate) json: bool,
     #[command(flatten)]
-    pub(in crate::cli) run: RunArgs,
+    pub(crate) run: RunArgs,
 }
 
 /// `draw`'s arguments.
 #[derive(Debug, Args)]
-pub(in crate::cli) struct DrawArgs {
+pub(crate) struct DrawArgs {
     /// The tree T(K), or the trees T(A)..T(B) side by side.
     ///
     /// K, A and B are at most 14.
     #[arg(value_name = "K|A..B", allow_hyphen_values = true)]
-    pub(in crate::cli) trees: String,
+    pub(crate) trees: String,
     /// Draw in red the moves that leave Grundy value G.
     ///
     /// By default the winning moves (G = 0).
     #[arg(long, short, value_name = "G", default_value_t = 0, value_parser = parse_whole)]
-    pub(in crate::cli) g: u64,
+    pub(crate) g: u64,
     #[command(flatten)]
-    pub(in crate::cli) output: OutputArg,
+    pub(crate) output: OutputArg,
 }
 
 /// `bench`'s arguments.
 #[derive(Debug, Args)]
-pub(in crate::cli) struct BenchArgs {
+pub(crate) struct BenchArgs {
     /// Measure f(N), 2 <= N; repeatable (default: 5000, 10000, 20000).
     #[arg(long = "n", value_name = "N", value_parser = parse_bench_n)]
-    pub(in crate::cli) n: Vec<u64>,
+    pub(crate) n: Vec<u64>,
     /// Measure with T worker threads, 1 to 1024; repeatable.
     ///
     /// Default: 1, 2, 4, ... up to the core count, and the core count itself.
     #[arg(long, value_name = "T", value_parser = parse_threads)]
-    pub(in crate::cli) threads: Vec<usize>,
+    pub(crate) threads: Vec<usize>,
     /// Timed runs of each N and T, 1 to 1000; the table shows their median.
-    #[arg(long, value_name = "R", default_value_t = crate::cli::bench::timing::DEFAULT_RUNS, value_parser = parse_runs)]
-    pub(in crate::cli) runs: usize,
+    #[arg(long, value_name = "R", default_value_t = crate::bench::timing::DEFAULT_RUNS, value_parser = parse_runs)]
+    pub(crate) runs: usize,
     #[command(flatten)]
-    pub(in crate::cli) memory: MemoryArg,
+    pub(crate) memory: MemoryArg,
     /// Measure the bottom-up count alone, not the count from both ends.
     #[arg(long)]
-    pub(in crate::cli) bottom_up: bool,
+    pub(crate) bottom_up: bool,
     /// Cut every run into chunks of C lanes.
     ///
     /// C is 1, 2, 4, 8, 16, 32 or 64, in place of the engine's choice from the cache size and the
     /// threads.
     #[arg(long, value_name = "C", value_parser = parse_chunk_lanes)]
-    pub(in crate::cli) chunk_lanes: Option<usize>,
+    pub(crate) chunk_lanes: Option<usize>,
     /// Run blocks in tiles: never, always, or where measured to pay.
     ///
     /// Only blocks whose whole layers leave L2 can run in tiles. The default is measured: each run times its first such blocks both ways and tiles a block
     /// where the tiles save its passes more than their making costs. The values are the same.
     #[arg(long, value_name = "WHEN", value_parser = parse_tiles)]
-    pub(in crate::cli) tiles: Option<fibtree_core::TileRule>,
+    pub(crate) tiles: Option<fibtree_core::TileRule>,
     /// Set two files of bench --json side by side, OLD and NEW; run nothing.
     ///
     /// For each N and T in both: the two medians, the two limb additions per ns and the ratios
@@ -419,46 +419,46 @@ pub(in crate::cli) struct BenchArgs {
         action = clap::ArgAction::Set,
         conflicts_with_all = ["n", "threads", "runs", "max_memory", "bottom_up", "chunk_lanes", "tiles", "pin", "svg"],
     )]
-    pub(in crate::cli) compare: Option<Vec<PathBuf>>,
+    pub(crate) compare: Option<Vec<PathBuf>>,
     /// Pin each worker thread of a measurement to a CPU of its own.
     ///
     /// Worker i on the i-th CPU this process may run on, one of each core first (SMT siblings
     /// last). A row of more threads than those CPUs runs unpinned, and so does every row once a
     /// pinning fails, each said once on stderr; the JSON says of each row whether it was pinned.
     #[arg(long)]
-    pub(in crate::cli) pin: bool,
+    pub(crate) pin: bool,
     /// Also plot speedup and efficiency against threads to FILE (SVG).
     ///
     /// For each N: the measured speedup over the 1-thread run, and the speedup the task graph
     /// predicts on 1 to 128 workers. Written atomically; the path is checked before any run.
     #[arg(long, value_name = "FILE")]
-    pub(in crate::cli) svg: Option<PathBuf>,
+    pub(crate) svg: Option<PathBuf>,
     /// Print one JSON object.
     #[arg(long)]
-    pub(in crate::cli) json: bool,
+    pub(crate) json: bool,
     /// No progress lines on stderr (the results as without it).
     #[arg(long)]
-    pub(in crate::cli) no_progress: bool,
+    pub(crate) no_progress: bool,
     #[command(flatten)]
-    pub(in crate::cli) output: OutputArg,
+    pub(crate) output: OutputArg,
     /// Testing only: perturb the independent residue for this modulus.
     #[cfg(feature = "test-hooks")]
     #[arg(long, hide = true, value_name = "M", value_parser = parse_whole, conflicts_with = "compare")]
-    pub(in crate::cli) test_perturb: Option<u64>,
+    pub(crate) test_perturb: Option<u64>,
 }
 
 /// `table`'s arguments.
 #[derive(Debug, Args)]
-pub(in crate::cli) struct TableArgs {
+pub(crate) struct TableArgs {
     /// The first k.
     #[arg(value_name = "FROM", value_parser = parse_whole)]
-    pub(in crate::cli) from: u64,
+    pub(crate) from: u64,
     /// The last k.
     #[arg(value_name = "TO", value_parser = parse_whole)]
-    pub(in crate::cli) to: u64,
+    pub(crate) to: u64,
     /// Print one JSON object.
     #[arg(long)]
-    pub(in crate::cli) json: bool,
+    pub(crate) json: bool,
     #[command(flatten)]
-    pub(in crate::cli) run: RunArgs,
+    pub(crate) run: RunArgs,
 }

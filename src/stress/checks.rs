@@ -139,9 +139,9 @@ fn check_kept_names(dir: &Path, ns: &[u64]) -> anyhow::Result<()> {
 struct Figures<'a> {
     cpu_seconds: Option<f64>,
     n: u64,
-    #[serde(serialize_with = "crate::cli::json::opt_int")]
+    #[serde(serialize_with = "crate::json::opt_int")]
     peak_memory_at_most_bytes: Option<u64>,
-    #[serde(serialize_with = "crate::cli::json::opt_int")]
+    #[serde(serialize_with = "crate::json::opt_int")]
     peak_memory_bytes: Option<u64>,
     seconds: f64,
     status: &'a str,

@@ -91,7 +91,7 @@ impl ProcessLimit {
             (false, _) => Next::Keep,
             (true, Some(_)) if run.alone < ALONE_TRIES => Next::Again,
             (true, Some(line)) => {
-                let line = crate::cli::messages::escaped(&line);
+                let line = crate::messages::escaped(&line);
                 let (n, threads) = (run.n, super::super::os::threads());
                 let s = if threads == 1 { "" } else { "s" };
                 let why = format!(

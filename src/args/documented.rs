@@ -3,18 +3,18 @@
 
 /// A name the manual and `--help` document (an environment variable, an exit status): a summary
 /// for `--help`, on lines as it shows them, and a paragraph for the manual.
-pub(in crate::cli) struct Documented {
+pub(crate) struct Documented {
     /// The variable or the status.
-    pub(in crate::cli) name: &'static str,
+    pub(crate) name: &'static str,
     /// `--help`'s summary; entries in a row with the same summary share its line.
-    pub(in crate::cli) summary: &'static str,
+    pub(crate) summary: &'static str,
     /// The manual's paragraph.
-    pub(in crate::cli) text: &'static str,
+    pub(crate) text: &'static str,
 }
 
 /// The environment variables fibtree reads, with what they do: listed by `--help` after its options
 /// and by the manual's ENVIRONMENT section.
-pub(in crate::cli) const ENVIRONMENT_VARIABLES: [Documented; 2] = [
+pub(crate) const ENVIRONMENT_VARIABLES: [Documented; 2] = [
     Documented {
         name: "FIBTREE_ISA",
         summary: "auto (the kernels measured fastest on this CPU; also when\n\
@@ -42,7 +42,7 @@ const STOPPED: &str = "stopped by SIGHUP, SIGINT or SIGTERM (a checkpoint,\n\
 
 /// The exit statuses of every command, with what each means: listed by `--help` and by the
 /// manual's EXIT STATUS section.
-pub(in crate::cli) const EXIT_STATUSES: [Documented; 7] = [
+pub(crate) const EXIT_STATUSES: [Documented; 7] = [
     Documented {
         name: "0",
         summary: "success (also when a reader closes the output pipe early)",
@@ -104,11 +104,11 @@ pub(super) fn after_help() -> String {
 /// A command line that shows a command at work, and what it does: `--help` lists a command's after
 /// its options, the manual in its EXAMPLES section. Each is a whole command line as a shell reads
 /// it, parsed by the tests.
-pub(in crate::cli) struct Example {
+pub(crate) struct Example {
     /// The command line.
-    pub(in crate::cli) line: &'static str,
+    pub(crate) line: &'static str,
     /// What it does, in a line.
-    pub(in crate::cli) what: &'static str,
+    pub(crate) what: &'static str,
 }
 
 /// Shorthand for an [`Example`].
@@ -117,7 +117,7 @@ const fn ex(line: &'static str, what: &'static str) -> Example {
 }
 
 /// Each command's examples, by the command's name.
-pub(in crate::cli) const EXAMPLES: [(&str, &[Example]); 18] = [
+pub(crate) const EXAMPLES: [(&str, &[Example]); 18] = [
     (
         "count",
         &[
@@ -199,7 +199,7 @@ pub(in crate::cli) const EXAMPLES: [(&str, &[Example]); 18] = [
 ];
 
 /// The examples of the command `name` (none for an unknown name).
-pub(in crate::cli) fn examples_of(name: &str) -> &'static [Example] {
+pub(crate) fn examples_of(name: &str) -> &'static [Example] {
     EXAMPLES.iter().find(|(command, _)| *command == name).map_or(&[], |(_, examples)| examples)
 }
 

@@ -1,5 +1,5 @@
 //! `bench --svg`: speedup and efficiency against threads, drawn with the `plotters` crate's SVG
-//! backend (as `dist --svg` is, [`crate::cli::plot`]). Above, on log scales of base 2: for each n,
+//! backend (as `dist --svg` is, [`crate::plot`]). Above, on log scales of base 2: for each n,
 //! the measured speedup (the 1-thread row's median over the row's), and the speedup the task graph
 //! of its row of the most threads predicts on 1 to 128 workers (greedy schedule and serial part,
 //! the JSON's `predicted`), beside the ideal (speedup = threads) and the machine's cores. Below,
