@@ -127,84 +127,24 @@ pub(super) fn run_all(
     sweep: Option<&[i32]>,
     done: &mut dyn FnMut(ProgramRun) -> Handling,
 ) {
-    let mut queue: VecDeque<u64> = ns.iter().copied().collect();
-    // the runs to make again alone, and whether one is under way
-    let (mut again, mut alone) = (VecDeque::new(), false);
-    let mut jobs = jobs.max(1);
+    let mut queue = Queue::new(ns, jobs, done);
     let mut active: Vec<Active> = Vec::new();
     let mut buf = Pipes::buffer();
-    let (mut pause, mut refused, mut given_up) = (Duration::from_millis(1), 0, false);
+    let mut pause = Duration::from_millis(1);
     let mut last_sweep = Instant::now();
     // the next look at the runs' CPU time
     let mut next_look = Instant::now() + cpu::next_look(program.cpu_limit.is_some(), Duration::ZERO);
-    let halted = std::cell::Cell::new(false);
-    let mut hand_on = |run: ProgramRun, again: &mut VecDeque<(u64, u32)>, jobs: &mut usize| {
-        let (n, alone) = (run.n, run.alone);
-        match done(run) {
-            Handling::Done => {}
-            Handling::Alone => {
-                again.push_back((n, alone + 1));
-                *jobs = (*jobs / 2).max(1);
-            }
-            Handling::Stop => halted.set(true),
-        }
-    };
     loop {
-        let stopped = stop.load(Ordering::Relaxed) || halted.get();
-        let mut waiting_for_room = false;
-        while !stopped && !given_up && !alone {
-            // a run again alone once none is under way; none other started before it
-            let (n, by_itself) = match again.front() {
-                Some(_) if !active.is_empty() => break,
-                Some(&(_, time)) => {
-                    // what the runs before left (their processes count against the user's limit)
-                    // reaped, and this process's threads down to one
-                    if let Some(spared) = sweep {
-                        sweep_strays(&active, spared);
-                    }
-                    settle_threads();
-                    std::thread::sleep(Duration::from_millis(100) * (time - 1));
-                    again.pop_front().expect("one is queued")
-                }
-                None if active.len() >= jobs => break,
-                None => match queue.pop_front() {
-                    Some(n) => (n, 0),
-                    None => break,
-                },
-            };
-            match program.start(n, by_itself) {
-                Ok(run) => {
-                    active.push(run);
-                    alone = by_itself > 0;
-                    refused = 0;
-                }
-                Err(Ok(run)) => hand_on(*run, &mut again, &mut jobs),
-                Err(Err(why)) => {
-                    match by_itself {
-                        0 => queue.push_front(n),
-                        time => again.push_front((n, time)),
-                    }
-                    waiting_for_room = true;
-                    if active.is_empty() {
-                        refused += 1;
-                        if refused > NO_ROOM_TRIES {
-                            let run = ProgramRun::not_run(n, Ending::NoProcess(no_room(&why)), Instant::now());
-                            hand_on(run, &mut again, &mut jobs);
-                            (given_up, waiting_for_room) = (true, false);
-                        }
-                    }
-                    break;
-                }
-            }
-        }
-        let waiting = !queue.is_empty() || !again.is_empty();
-        if active.is_empty() && (!waiting || stopped || given_up) {
+        let stopped = stop.load(Ordering::Relaxed) || queue.halted;
+        let waiting_for_room = !stopped && queue.start(program, sweep, &mut active);
+        let waiting = !queue.waiting.is_empty() || !queue.again.is_empty();
+        if active.is_empty() && (!waiting || stopped || queue.given_up) {
             break;
         }
         // wait for bytes, an end of a pipe, or the next look at the processes
         let now = Instant::now();
         let mut wait = if waiting_for_room {
-            Duration::from_millis(10 << refused.min(4)).min(Duration::from_millis(100))
+            Duration::from_millis(10 << queue.refused.min(4)).min(Duration::from_millis(100))
         } else {
             pause
         };
@@ -215,25 +155,10 @@ pub(super) fn run_all(
         if !active.is_empty() {
             wait = wait.min(next_look.saturating_duration_since(now));
         }
-        let descriptors: Vec<_> = active.iter().flat_map(|run| run.pipes.descriptors()).collect();
-        let ready = super::os::ready(&descriptors, wait);
-        drop(descriptors);
-        let mut happened = false;
-        let mut flags = &ready[..];
-        for run in &mut active {
-            let count = run.pipes.descriptors().len();
-            happened |= run.pipes.read_ready(&flags[..count], &mut buf);
-            flags = &flags[count..];
-        }
-        let (stopped, now) = (stop.load(Ordering::Relaxed) || halted.get(), Instant::now());
+        let mut happened = read_ready(&mut active, wait, &mut buf);
+        let (stopped, now) = (stop.load(Ordering::Relaxed) || queue.halted, Instant::now());
         if now >= next_look && !active.is_empty() {
-            // one read of /proc for every run's group
-            let groups: Vec<i32> = active.iter().map(Active::group).collect();
-            let samples = cpu::scan(&groups);
-            for run in &mut active {
-                let group = run.group();
-                run.cpu.update(samples.iter().filter(|s| s.group == group));
-            }
+            look_at_cpu(&mut active);
             next_look = Instant::now() + cpu::next_look(program.cpu_limit.is_some(), now.elapsed());
         }
         let mut suspect = false;
@@ -242,11 +167,11 @@ pub(super) fn run_all(
             happened |= active[i].look(stopped, now);
             if active[i].over(stopped, now) {
                 let (run, held) = active.swap_remove(i).finish();
-                alone &= run.alone == 0;
+                queue.alone &= run.alone == 0;
                 suspect |= held;
                 happened = true;
                 if run.ending != Ending::Stopped {
-                    hand_on(run, &mut again, &mut jobs);
+                    queue.hand_on(run);
                 }
             } else {
                 i += 1;
@@ -264,6 +189,130 @@ pub(super) fn run_all(
     }
     if let Some(spared) = sweep {
         sweep_strays(&active, spared);
+    }
+}
+
+/// The runs of [`run_all`] not yet started, and what decides when they may start.
+struct Queue<'a> {
+    /// The n not yet run.
+    waiting: VecDeque<u64>,
+    /// The runs to make again alone, with the times each was made alone before.
+    again: VecDeque<(u64, u32)>,
+    /// Whether a run alone is under way.
+    alone: bool,
+    /// The runs at a time.
+    jobs: usize,
+    /// The starts refused for want of room in a row, with no run under way.
+    refused: u32,
+    /// Whether the runs were given up (no room for a process with none under way).
+    given_up: bool,
+    /// Whether `done` asked for no other run ([`Handling::Stop`]).
+    halted: bool,
+    done: &'a mut dyn FnMut(ProgramRun) -> Handling,
+}
+
+impl<'a> Queue<'a> {
+    /// The runs of `ns`, `jobs` at a time, each handed to `done` as it ends.
+    fn new(ns: &[u64], jobs: usize, done: &'a mut dyn FnMut(ProgramRun) -> Handling) -> Queue<'a> {
+        Queue {
+            waiting: ns.iter().copied().collect(),
+            again: VecDeque::new(),
+            alone: false,
+            jobs: jobs.max(1),
+            refused: 0,
+            given_up: false,
+            halted: false,
+            done,
+        }
+    }
+
+    /// Hands `run` to `done`, and queues it again alone where it asks.
+    fn hand_on(&mut self, run: ProgramRun) {
+        let (n, alone) = (run.n, run.alone);
+        match (self.done)(run) {
+            Handling::Done => {}
+            Handling::Alone => {
+                self.again.push_back((n, alone + 1));
+                self.jobs = (self.jobs / 2).max(1);
+            }
+            Handling::Stop => self.halted = true,
+        }
+    }
+
+    /// Starts the runs that may start into `active`; whether one waits for room for its process.
+    fn start(&mut self, program: &Program, sweep: Option<&[i32]>, active: &mut Vec<Active>) -> bool {
+        while !self.given_up && !self.alone {
+            // a run again alone once none is under way; none other started before it
+            let (n, by_itself) = match self.again.front() {
+                Some(_) if !active.is_empty() => break,
+                Some(&(_, time)) => {
+                    // what the runs before left (their processes count against the user's limit)
+                    // reaped, and this process's threads down to one
+                    if let Some(spared) = sweep {
+                        sweep_strays(active, spared);
+                    }
+                    settle_threads();
+                    std::thread::sleep(Duration::from_millis(100) * (time - 1));
+                    self.again.pop_front().expect("one is queued")
+                }
+                None if active.len() >= self.jobs => break,
+                None => match self.waiting.pop_front() {
+                    Some(n) => (n, 0),
+                    None => break,
+                },
+            };
+            match program.start(n, by_itself) {
+                Ok(run) => {
+                    active.push(run);
+                    self.alone = by_itself > 0;
+                    self.refused = 0;
+                }
+                Err(Ok(run)) => self.hand_on(*run),
+                Err(Err(why)) => {
+                    match by_itself {
+                        0 => self.waiting.push_front(n),
+                        time => self.again.push_front((n, time)),
+                    }
+                    if active.is_empty() {
+                        self.refused += 1;
+                        if self.refused > NO_ROOM_TRIES {
+                            let run = ProgramRun::not_run(n, Ending::NoProcess(no_room(&why)), Instant::now());
+                            self.hand_on(run);
+                            self.given_up = true;
+                            return false;
+                        }
+                    }
+                    return true;
+                }
+            }
+        }
+        false
+    }
+}
+
+/// Waits at most `wait` for the pipes of `active` and reads what is ready into their buffers
+/// (through `buf`); whether any was.
+fn read_ready(active: &mut [Active], wait: Duration, buf: &mut [u8]) -> bool {
+    let descriptors: Vec<_> = active.iter().flat_map(|run| run.pipes.descriptors()).collect();
+    let ready = super::os::ready(&descriptors, wait);
+    drop(descriptors);
+    let mut happened = false;
+    let mut flags = &ready[..];
+    for run in active {
+        let count = run.pipes.descriptors().len();
+        happened |= run.pipes.read_ready(&flags[..count], buf);
+        flags = &flags[count..];
+    }
+    happened
+}
+
+/// Reads the CPU time of every run's process group, in one read of /proc.
+fn look_at_cpu(active: &mut [Active]) {
+    let groups: Vec<i32> = active.iter().map(Active::group).collect();
+    let samples = cpu::scan(&groups);
+    for run in active {
+        let group = run.group();
+        run.cpu.update(samples.iter().filter(|s| s.group == group));
     }
 }
 
