@@ -15,12 +15,14 @@ use fibtree::{Error, Hooks, Limit, Options, Param};
 use serde::de::{Deserializer, IgnoredAny, MapAccess, Visitor};
 
 use super::args::{CombineArgs, parse_shard};
-use super::count::{Counted, emit_checked};
 use super::input::{Stoppable, open};
 use super::output::distinct;
 use super::session::{OutputForm, Session};
-use super::shard::{FORMAT, ShardFile, with_budget};
-use super::{flag, say, usage};
+use crate::checked::{Counted, emit_checked};
+use crate::error::refused;
+use crate::messages::say;
+use crate::shard_file::{FORMAT, ShardFile, with_budget};
+use crate::terms::flag;
 
 /// The bytes a shard file takes for each of its primes: the prime (19 digits, quoted, and a comma)
 /// and its residue, about as long. What the files' size says of the primes they hold.
@@ -84,7 +86,7 @@ impl<'de> serde::Deserialize<'de> for ShardFields {
 ///
 /// # Errors
 /// [`Error::Interrupted`] once the cancel flag is set.
-fn is_other_json(path: &Path, cancel: &Arc<AtomicBool>) -> anyhow::Result<bool> {
+fn is_other_json(path: &Path, cancel: &Arc<AtomicBool>) -> crate::error::Result<bool> {
     let Ok(reader) = reader(path, cancel) else { return Ok(false) };
     match serde_json::from_reader::<_, ShardFields>(reader) {
         Ok(ShardFields(shard)) => Ok(!shard),
@@ -99,12 +101,13 @@ fn is_other_json(path: &Path, cancel: &Arc<AtomicBool>) -> anyhow::Result<bool> 
 ///
 /// # Errors
 /// A path that cannot be read, or a folder with no shard file, naming it; [`Error::Interrupted`].
-fn shard_files(paths: &[PathBuf], cancel: &Arc<AtomicBool>) -> anyhow::Result<Vec<PathBuf>> {
+fn shard_files(paths: &[PathBuf], cancel: &Arc<AtomicBool>) -> crate::error::Result<Vec<PathBuf>> {
     let mut files = Vec::new();
     for path in paths {
         let shown = path.display();
         if path.is_dir() {
-            let entries = std::fs::read_dir(path).map_err(|e| usage("FILES", format!("cannot read '{shown}': {e}")))?;
+            let entries =
+                std::fs::read_dir(path).map_err(|e| refused("FILES", format!("cannot read '{shown}': {e}")))?;
             let mut found = Vec::new();
             for p in entries.filter_map(|e| e.ok().map(|e| e.path())) {
                 if !(p.extension().is_some_and(|x| x == "json") && p.is_file()) {
@@ -117,7 +120,7 @@ fn shard_files(paths: &[PathBuf], cancel: &Arc<AtomicBool>) -> anyhow::Result<Ve
                 }
             }
             if found.is_empty() {
-                return Err(usage("FILES", format!("'{shown}' holds no shard file (*.json)")));
+                return Err(refused("FILES", format!("'{shown}' holds no shard file (*.json)")));
             }
             found.sort();
             files.extend(found);
@@ -137,7 +140,7 @@ struct Read {
 }
 
 /// The refusal of a combine whose `estimate` (bytes) exceeds `limit`, naming the shard files.
-fn too_large(estimate: u64, limit: Limit) -> anyhow::Error {
+fn too_large(estimate: u64, limit: Limit) -> crate::error::Error {
     Error::OutOfMemory { param: Param::Shard, estimate, limit }.into()
 }
 
@@ -147,9 +150,9 @@ fn too_large(estimate: u64, limit: Limit) -> anyhow::Error {
 /// # Errors
 /// A file that cannot be read, is not a shard file, is of another format, or is damaged, naming it;
 /// [`Error::OutOfMemory`] for numbers past the budget; [`Error::Interrupted`].
-fn read(path: &Path, cancel: &Arc<AtomicBool>, budget: &mut u64, limit: Limit) -> anyhow::Result<Read> {
+fn read(path: &Path, cancel: &Arc<AtomicBool>, budget: &mut u64, limit: Limit) -> crate::error::Result<Read> {
     let shown = path.display();
-    let cannot = |e: std::io::Error| usage("FILES", format!("cannot read '{shown}': {e}"));
+    let cannot = |e: std::io::Error| refused("FILES", format!("cannot read '{shown}': {e}"));
     let source = reader(path, cancel).map_err(cannot)?;
     let (parsed, left, over) = with_budget(*budget, || serde_json::from_reader::<_, ShardFile>(source));
     *budget = left;
@@ -161,12 +164,12 @@ fn read(path: &Path, cancel: &Arc<AtomicBool>, budget: &mut u64, limit: Limit) -
         Err(_) if cancel.load(Ordering::Relaxed) => return Err(Error::Interrupted.into()),
         Err(_) if over => return Err(too_large(held.saturating_mul(2).max(limit.bytes() + 1), limit)),
         Err(e) if e.is_io() => return Err(cannot(std::io::Error::from(e))),
-        Err(e) => return Err(usage("FILES", format!("'{shown}' is not a shard file of fibtree ({e})"))),
+        Err(e) => return Err(refused("FILES", format!("'{shown}' is not a shard file of fibtree ({e})"))),
     };
     if file.format != FORMAT {
-        return Err(usage("FILES", format!("'{shown}' has format {}, this version reads {FORMAT}", file.format)));
+        return Err(refused("FILES", format!("'{shown}' has format {}, this version reads {FORMAT}", file.format)));
     }
-    let damaged = |what: &str| usage("FILES", format!("'{shown}' is damaged ({what})"));
+    let damaged = |what: &str| refused("FILES", format!("'{shown}' is damaged ({what})"));
     match file.content_checksum() {
         None if file.primes.odd => return Err(damaged("a prime is not a number")),
         None => return Err(damaged("a residue is not a number")),
@@ -200,7 +203,7 @@ fn not_its_share(n: u64, g: u64, count: usize, paths: &[PathBuf], shards: &[Shar
     ))
 }
 
-pub(super) fn combine(args: CombineArgs) -> anyhow::Result<ExitCode> {
+pub(super) fn combine(args: CombineArgs) -> crate::error::Result<ExitCode> {
     let output = args.output.output.as_deref();
     // the shard files are what a refusal for memory names
     let names = |param| if param == Param::Shard { "FILES" } else { flag(param) };
@@ -223,7 +226,7 @@ struct Shards {
 /// Reads every one of `files` within `limit`, refusing (naming FILES) shards of different counts,
 /// two files that give one shard different residues, and no file at all; a shard given twice is
 /// taken once.
-fn read_shards(files: &[PathBuf], cancel: &Arc<AtomicBool>, limit: Limit) -> anyhow::Result<Shards> {
+fn read_shards(files: &[PathBuf], cancel: &Arc<AtomicBool>, limit: Limit) -> crate::error::Result<Shards> {
     let mut budget = limit.bytes();
     let mut first: Option<(PathBuf, u64, u64, usize)> = None;
     let mut by_index: BTreeMap<usize, (PathBuf, ShardResidues)> = BTreeMap::new();
@@ -240,7 +243,7 @@ fn read_shards(files: &[PathBuf], cancel: &Arc<AtomicBool>, limit: Limit) -> any
                     shard.count,
                     other.display()
                 );
-                return Err(usage("FILES", what));
+                return Err(refused("FILES", what));
             }
             Some(_) => {}
         }
@@ -248,18 +251,18 @@ fn read_shards(files: &[PathBuf], cancel: &Arc<AtomicBool>, limit: Limit) -> any
         if let Some((other, seen)) = by_index.get(&index) {
             if *seen != shard.residues {
                 let what = format!("'{shown}' and '{}' give different residues for shard {index}", other.display());
-                return Err(usage("FILES", what));
+                return Err(refused("FILES", what));
             }
             continue; // the same shard twice
         }
         by_index.insert(index, (path.clone(), shard.residues));
     }
-    let (_, n, g, count) = first.ok_or_else(|| usage("FILES", "no shard file given"))?;
+    let (_, n, g, count) = first.ok_or_else(|| refused("FILES", "no shard file given"))?;
     let (paths, shards) = by_index.into_values().unzip();
     Ok(Shards { n, g, count, paths, shards })
 }
 
-fn combine_in(session: &mut Session, args: &CombineArgs) -> anyhow::Result<ExitCode> {
+fn combine_in(session: &mut Session, args: &CombineArgs) -> crate::error::Result<ExitCode> {
     let form = OutputForm::of(args.json, args.quiet);
     let cancel = session.cancel_flag();
     let files = shard_files(&args.paths, &cancel)?;
@@ -289,9 +292,9 @@ fn combine_in(session: &mut Session, args: &CombineArgs) -> anyhow::Result<ExitC
     let value = crt::combine_shards(n, count, &shards, hooks).map_err(|e| match e {
         // a whole set refused: where for a shard's primes, the file named
         Error::InvalidArgument { param: Param::Shard, expected } if shards.len() == count => {
-            usage("FILES", not_its_share(n, g, count, &paths, &shards).unwrap_or(expected))
+            refused("FILES", not_its_share(n, g, count, &paths, &shards).unwrap_or(expected))
         }
-        Error::InvalidArgument { expected, .. } => usage("FILES", expected),
+        Error::InvalidArgument { expected, .. } => refused("FILES", expected),
         other => other.into(),
     })?;
     drop(shards);

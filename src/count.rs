@@ -5,159 +5,16 @@ use std::io::Write;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use fibtree::{Checkpoint, Counting, Cut, LAST18, ModReport, Options, P998244353, Report};
+use fibtree::{Checkpoint, Counting, Cut, LAST18, ModReport, Options, P998244353};
 use fibtree_core::Halves;
 use fibtree_util::human_bytes;
 use serde::Serialize;
 
 use super::args::CountArgs;
 use super::output::distinct;
-use super::say;
 use super::session::{Outcome, OutputForm, Session};
-
-/// `count`'s result (fields in alphabetical order, as the JSON lists them).
-#[derive(Serialize)]
-pub(super) struct Counted {
-    digits: usize,
-    double_check: Option<bool>,
-    #[serde(serialize_with = "super::json::int")]
-    g: u64,
-    last18: Option<String>,
-    memory_estimate_bytes: u64,
-    mod_998244353: Option<String>,
-    n: u64,
-    ok: bool,
-    parity: ParityOut,
-    projections: Vec<ProjectionOut>,
-    seconds: f64,
-    threads: usize,
-    value: String,
-    /// Whether the value is withheld from the human form: it failed a check, and only the report
-    /// on standard error shows the run.
-    #[serde(skip)]
-    withheld: bool,
-}
-
-/// One projection as `count --json` gives it.
-#[derive(Serialize)]
-struct ProjectionOut {
-    agrees: bool,
-    independent: String,
-    modulus: String,
-    residue: String,
-}
-
-/// The parity as `count --json` gives it: the exact value's (`residue`) and the closed form's.
-#[derive(Serialize)]
-struct ParityOut {
-    agrees: bool,
-    closed_form: u8,
-    residue: u8,
-}
-
-impl Counted {
-    pub(super) fn new(report: &Report, threads: usize, seconds: f64) -> Counted {
-        let value = report.value.to_str_radix(10);
-        let residue = |m: u64| report.projection(m).map(|p| p.residue.to_string());
-        Counted {
-            digits: value.len(),
-            double_check: report.double_check,
-            g: report.g,
-            last18: Some(last_18_digits(&value)),
-            memory_estimate_bytes: report.memory_estimate_bytes,
-            mod_998244353: residue(P998244353),
-            n: report.n,
-            ok: report.ok(),
-            parity: ParityOut {
-                agrees: report.parity.agrees(),
-                closed_form: report.parity.closed_form,
-                residue: report.parity.residue,
-            },
-            projections: report
-                .projections
-                .iter()
-                .map(|p| ProjectionOut {
-                    agrees: p.agrees(),
-                    independent: p.independent.to_string(),
-                    modulus: p.modulus.to_string(),
-                    residue: p.residue.to_string(),
-                })
-                .collect(),
-            seconds,
-            threads,
-            value,
-            withheld: false,
-        }
-    }
-}
-
-/// The last 18 digits of the value whose decimal digits are `value`, as every form of `count` and
-/// `table` gives them: the value itself where it has at most 18 digits (no zeros that are not its
-/// digits), else its last 18 digits, zeros included (they are its digits). Cost O(1).
-pub(super) fn last_18_digits(value: &str) -> String {
-    value[value.len().saturating_sub(18)..].to_string()
-}
-
-impl Outcome for Counted {
-    /// A label column as wide as its longest label, and a residue column as wide as its longest
-    /// residue, so that a long `--mod` keeps the columns aligned.
-    fn human(&self, out: &mut dyn Write) -> std::io::Result<()> {
-        writeln!(out, "{}", title(self.n, self.g))?;
-        let mut rows: Vec<(String, &str, &str)> = self
-            .projections
-            .iter()
-            .map(|p| {
-                let verdict =
-                    if p.agrees { "agrees with the modular engine" } else { "DISAGREES with the modular engine" };
-                match (p.modulus.parse::<u64>(), &self.last18) {
-                    (Ok(LAST18), Some(last18)) => ("last 18 digits".to_string(), last18.as_str(), verdict),
-                    _ => (format!("mod {}", p.modulus), p.residue.as_str(), verdict),
-                }
-            })
-            .collect();
-        let parity = if self.parity.residue == 1 { "odd" } else { "even" };
-        let verdict =
-            if self.parity.agrees { "agrees with the closed form of G" } else { "DISAGREES with the closed form of G" };
-        rows.push(("parity".to_string(), parity, verdict));
-        let label = rows.iter().map(|r| r.0.len()).chain([15]).max().unwrap_or(15);
-        let residue = rows.iter().map(|r| r.1.len()).chain([20]).max().unwrap_or(20);
-        writeln!(out, "{:<label$} {}", "digits", self.digits)?;
-        for (name, value, verdict) in &rows {
-            writeln!(out, "{name:<label$} {value:<residue$} {verdict}")?;
-        }
-        match self.withheld {
-            true => writeln!(out, "{:<label$} withheld: it failed a check", "value")?,
-            false => writeln!(out, "{:<label$} {}", "value", self.value)?,
-        }
-        if let Some(agree) = self.double_check {
-            let word = if agree { "agrees" } else { "DISAGREES" };
-            writeln!(out, "{:<label$} the other exact engine {word}", "double check")?;
-        }
-        Ok(())
-    }
-
-    fn quiet(&self, out: &mut dyn Write) -> std::io::Result<()> {
-        writeln!(out, "{}", self.value)
-    }
-}
-
-/// The first line of `count`'s human output: what c(n, g) counts.
-fn title(n: u64, g: u64) -> String {
-    if g == 0 {
-        format!("c({n}, 0) = f({n}): the winning first moves of T({n})")
-    } else {
-        format!("c({n}, {g}): the first moves of T({n}) that leave Grundy value {g}")
-    }
-}
-
-/// Prints the loud message for each projection of `report` that disagrees (the parity's too); true
-/// when all agree.
-pub(super) fn all_agree(report: &Report) -> bool {
-    for failure in report.failures() {
-        say(&format!("error: {failure}"));
-    }
-    report.ok()
-}
+use crate::checked::{Counted, emit_checked, title};
+use crate::messages::say;
 
 /// `count --verbose`: the run's memory estimate and its kernel set on stderr.
 ///
@@ -166,7 +23,7 @@ pub(super) fn all_agree(report: &Report) -> bool {
 fn say_estimate(verbose: bool, estimate: u64, limit: fibtree::Limit) -> fibtree::Result<()> {
     if verbose {
         say(&format!("memory estimate {} (limit {})", human_bytes(estimate), human_bytes(limit.bytes())));
-        say(&format!("kernel {}", super::kernel_line()));
+        say(&format!("kernel {}", crate::machine::kernel_line()));
     }
     Ok(())
 }
@@ -206,7 +63,7 @@ fn say_repeated_moduli(moduli: &[u64]) {
     }
 }
 
-pub(super) fn count(args: CountArgs) -> anyhow::Result<ExitCode> {
+pub(super) fn count(args: CountArgs) -> crate::error::Result<ExitCode> {
     #[cfg(feature = "test-hooks")]
     assert!(!args.test_panic, "a panic asked for by --test-panic");
     say_repeated_moduli(&args.moduli);
@@ -256,38 +113,12 @@ pub(super) fn count(args: CountArgs) -> anyhow::Result<ExitCode> {
     let counted = Counted::new(&report, session.threads(), session.seconds());
     let status = emit_checked(&mut session, &report, counted, form)?;
     if args.verbose
-        && let Some(peak) = peak_memory()
+        && let Some(peak) = crate::os::peak_memory()
     {
         let estimate = human_bytes(report.memory_estimate_bytes);
         say(&format!("memory peak {} (estimate {estimate})", human_bytes(peak)));
     }
     Ok(status)
-}
-
-/// Writes the exact count of `report` (as `counted`, in `form`) where every check agreed, and gives
-/// exit status 0; where one failed (a projection, the parity, the double check), nothing where the
-/// results go: the report on standard error with its value withheld, each failure said loudly, exit
-/// status 1. So no value that failed a check reaches standard output or a file.
-///
-/// # Errors
-/// Any I/O error writing the results.
-pub(super) fn emit_checked(
-    session: &mut Session,
-    report: &Report,
-    mut counted: Counted,
-    form: OutputForm,
-) -> anyhow::Result<ExitCode> {
-    if report.ok() && report.double_check != Some(false) {
-        session.emit(&counted, form)?;
-        return Ok(ExitCode::SUCCESS);
-    }
-    counted.withheld = true;
-    session.emit_failed(&counted)?;
-    if report.double_check == Some(false) {
-        say(&format!("error: DOUBLE CHECK FAILED for c({}, {}): the two exact engines disagree", report.n, report.g));
-    }
-    all_agree(report);
-    Ok(ExitCode::from(1))
 }
 
 /// `count --mod-only`'s result (fields in alphabetical order, as the JSON lists them).
@@ -349,7 +180,7 @@ impl Outcome for Residues {
 }
 
 /// `count --mod-only`: the residues by the modular engine alone, in the same three forms as `count`.
-fn count_mod_only(args: CountArgs) -> anyhow::Result<ExitCode> {
+fn count_mod_only(args: CountArgs) -> crate::error::Result<ExitCode> {
     let form = OutputForm::of(args.json, args.quiet);
     let mut session =
         Session::new(args.run.output.output.as_deref(), args.run.threads.threads, form == OutputForm::Human)?;
@@ -363,12 +194,4 @@ fn count_mod_only(args: CountArgs) -> anyhow::Result<ExitCode> {
     let residues = Residues::new(&report, session.threads(), session.seconds());
     session.emit(&residues, form)?;
     Ok(ExitCode::SUCCESS)
-}
-
-/// The peak resident memory of this process so far (`VmHWM` of `/proc/self/status`), where it can
-/// be read: what `count --verbose` sets beside the estimate, and `dist --verbose` says. Cost: one read of a small file.
-pub(super) fn peak_memory() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    line.split_whitespace().nth(1)?.parse::<u64>().ok()?.checked_mul(1024)
 }

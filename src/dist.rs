@@ -11,8 +11,8 @@ use serde::Serialize;
 use super::args::DistArgs;
 use super::output::{Output, distinct};
 use super::plot::dist_svg;
-use super::say;
 use super::session::{Outcome, OutputForm, Session};
+use crate::messages::say;
 
 /// The distribution (fields in alphabetical order, as the JSON lists them).
 #[derive(Serialize)]
@@ -40,7 +40,7 @@ impl Outcome for Distribution {
     }
 }
 
-pub(super) fn dist(args: DistArgs) -> anyhow::Result<ExitCode> {
+pub(super) fn dist(args: DistArgs) -> crate::error::Result<ExitCode> {
     // the plot's file is checked before any work, so that a bad path fails at once
     distinct(&[("--output", args.run.output.output.as_deref()), ("--svg", args.svg.as_deref())])?;
     let svg = args.svg.as_deref().map(|path| Output::open(Some(path), "--svg")).transpose()?;
@@ -78,7 +78,7 @@ pub(super) fn dist(args: DistArgs) -> anyhow::Result<ExitCode> {
         svg.finish()?;
     }
     if args.verbose
-        && let Some(peak) = super::count::peak_memory()
+        && let Some(peak) = crate::os::peak_memory()
     {
         say(&format!("memory peak {}", fibtree_util::human_bytes(peak)));
     }
@@ -97,7 +97,7 @@ pub(super) fn dist(args: DistArgs) -> anyhow::Result<ExitCode> {
         }
         Ok(ExitCode::SUCCESS)
     } else {
-        super::say_error(&format!("error: SUM CHECK FAILED: {what}"));
+        crate::messages::say_error(&format!("error: SUM CHECK FAILED: {what}"));
         Ok(ExitCode::from(1))
     }
 }

@@ -377,7 +377,7 @@ impl Calibration {
     }
 }
 
-pub(super) fn estimate(args: EstimateArgs) -> anyhow::Result<ExitCode> {
+pub(super) fn estimate(args: EstimateArgs) -> crate::error::Result<ExitCode> {
     let mut session = Session::new(args.output.output.as_deref(), args.threads.threads, false)?;
     let census = if args.census { CensusWhen::Always } else { CensusWhen::Auto };
     let shards = if args.shards.is_empty() { vec![1, 64, 1024] } else { args.shards.clone() };

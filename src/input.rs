@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::os::while_writing;
 
-/// A source whose reads stop once the cancel flag is set ([`Stop`]).
+/// A source whose reads stop once the cancel flag is set ([`Cancelled`]).
 pub(super) struct Stoppable<R> {
     inner: R,
     cancel: Arc<AtomicBool>,
@@ -30,27 +30,20 @@ impl<R> Stoppable<R> {
 impl<R: Read> Read for Stoppable<R> {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
         if self.cancel.load(Ordering::Relaxed) {
-            return Err(std::io::Error::other(Stop));
+            return Err(std::io::Error::other(Cancelled));
         }
         if self.may_wait { while_writing(|| self.inner.read(buf)) } else { self.inner.read(buf) }
     }
 }
 
-/// What a read stopped by the cancel flag fails with.
-#[derive(Debug)]
-pub(super) struct Stop;
+/// What a read that the cancel flag cut short fails with.
+#[derive(Debug, thiserror::Error)]
+#[error("stopped by a signal")]
+pub(super) struct Cancelled;
 
-impl std::fmt::Display for Stop {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("stopped by a signal")
-    }
-}
-
-impl std::error::Error for Stop {}
-
-/// Whether `e` is a read that the cancel flag stopped ([`Stop`]).
-pub(super) fn is_stop(e: &std::io::Error) -> bool {
-    e.get_ref().is_some_and(|inner| inner.is::<Stop>())
+/// Whether `e` is a read that the cancel flag stopped ([`Cancelled`]).
+pub(super) fn is_cancelled(e: &std::io::Error) -> bool {
+    e.get_ref().is_some_and(|inner| inner.is::<Cancelled>())
 }
 
 /// Opens `path` for reading, and says whether its reads may wait on a writer (anything but a

@@ -73,31 +73,6 @@ pub fn say_error(line: &str) {
     say(&one_line(line));
 }
 
-/// The message of `err` and its causes, joined by `: `, each said once (a cause whose text the
-/// message already ends with is not repeated).
-pub(super) fn chain(err: &anyhow::Error) -> String {
-    let mut parts: Vec<String> = Vec::new();
-    for cause in err.chain() {
-        let text = cause.to_string();
-        if !parts.last().is_some_and(|last| last.ends_with(&text)) {
-            parts.push(text);
-        }
-    }
-    parts.join(": ")
-}
-
-/// Whether `err` is, or was caused by, a write to a closed pipe (also one made while writing JSON).
-pub(super) fn is_broken_pipe(err: &anyhow::Error) -> bool {
-    err.chain().any(|cause| {
-        let kind = match (cause.downcast_ref::<std::io::Error>(), cause.downcast_ref::<fibtree::Error>()) {
-            (Some(e), _) => Some(e.kind()),
-            (_, Some(fibtree::Error::Io(e))) => Some(e.kind()),
-            _ => cause.downcast_ref::<serde_json::Error>().and_then(serde_json::Error::io_error_kind),
-        };
-        kind == Some(std::io::ErrorKind::BrokenPipe)
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -119,20 +94,5 @@ mod tests {
         assert_eq!((cut(&forty), cut("17")), (forty.clone(), "17".to_string()));
         assert_eq!(cut(&long), "01234567890123456789...78901234567890123456 (2087 digits)");
         assert_eq!(cut(&format!("-{long}")), "-01234567890123456789...78901234567890123456 (2087 digits)");
-    }
-
-    #[test]
-    fn a_cause_is_said_once() {
-        let io = std::io::Error::new(std::io::ErrorKind::BrokenPipe, "Broken pipe (os error 32)");
-        let err = anyhow::Error::new(io).context("writing standard output");
-        assert_eq!(chain(&err), "writing standard output: Broken pipe (os error 32)");
-        assert!(is_broken_pipe(&err));
-        let repeated = anyhow::anyhow!("Broken pipe (os error 32)").context("writing: Broken pipe (os error 32)");
-        assert_eq!(chain(&repeated), "writing: Broken pipe (os error 32)");
-        let library = anyhow::Error::from(fibtree::Error::from(std::io::Error::from(std::io::ErrorKind::BrokenPipe)));
-        assert!(is_broken_pipe(&library));
-        assert!(!is_broken_pipe(&anyhow::anyhow!("other")));
-        let json = serde_json::Error::io(std::io::Error::from(std::io::ErrorKind::BrokenPipe));
-        assert!(is_broken_pipe(&anyhow::Error::from(json)));
     }
 }

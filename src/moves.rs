@@ -13,7 +13,7 @@ use serde::Serialize;
 
 use super::args::{MovesArgs, RankArgs};
 use super::session::{Outcome, OutputForm, Session};
-use super::usage;
+use crate::error::refused;
 
 /// The most lines `--list` prints without `--limit`.
 const MAX_LIST: u64 = 1_000_000;
@@ -45,10 +45,10 @@ impl Outcome for Moves {
 }
 
 /// An index written in decimal digits, of any length.
-fn parse_index(s: &str) -> anyhow::Result<BigUint> {
+fn parse_index(s: &str) -> crate::error::Result<BigUint> {
     // digits of any length fit a big integer: not being digits is the only refusal
     fibtree_util::parse_whole(s)
-        .map_err(|_| usage("--nth", format!("expected a whole number (decimal digits only), got '{s}'")))
+        .map_err(|_| refused("--nth", format!("expected a whole number (decimal digits only), got '{s}'")))
 }
 
 /// The walk over the counts of (n, g) within `memory_limit`, obeying `hooks`.
@@ -57,10 +57,12 @@ fn walk<'h>(n: u64, g: u64, memory_limit: Limit, hooks: Hooks<'h>) -> fibtree::R
 }
 
 /// Checks a move found by the walk against the colon principle before it is printed.
-fn checked(n: u64, g: u64, path: &str) -> anyhow::Result<()> {
+fn checked(n: u64, g: u64, path: &str) -> crate::error::Result<()> {
     let value = value_after(n, path, Hooks::default())?;
     if value != g {
-        anyhow::bail!("CHECK FAILED: the move {path} of T({n}) leaves value {value}, not {g}");
+        return Err(crate::error::Error::failed(format!(
+            "CHECK FAILED: the move {path} of T({n}) leaves value {value}, not {g}"
+        )));
     }
     Ok(())
 }
@@ -82,7 +84,7 @@ fn write_list(
     (n, g, limit): (u64, u64, u64),
     json: Option<(&str, &str)>,
     out: &mut dyn Write,
-) -> anyhow::Result<()> {
+) -> crate::error::Result<()> {
     let mut out = BufWriter::with_capacity(64 << 10, out);
     let mut flushed = Instant::now();
     let mut failed = None;
@@ -114,7 +116,7 @@ fn write_list(
     });
     let ended = match (failed, walked) {
         (Some(e), _) => Err(e),
-        (None, walked) => walked.map_err(anyhow::Error::from),
+        (None, walked) => walked.map_err(crate::error::Error::from),
     };
     if let Err(e) = ended {
         // what is buffered is dropped, not written after a stop or a failed write
@@ -131,14 +133,16 @@ fn write_list(
 ///
 /// # Errors
 /// Only if serialization fails.
-fn json_around(moves: &Moves) -> anyhow::Result<(String, String)> {
+fn json_around(moves: &Moves) -> crate::error::Result<(String, String)> {
     let mut whole = serde_json::to_string(moves)?;
     whole.push('\n');
-    let (head, tail) = whole.split_once("\"moves\":[]").ok_or_else(|| anyhow::anyhow!("no empty moves in {whole}"))?;
+    let (head, tail) = whole
+        .split_once("\"moves\":[]")
+        .ok_or_else(|| crate::error::Error::failed(format!("no empty moves in {whole}")))?;
     Ok((format!("{head}\"moves\":["), format!("]{tail}")))
 }
 
-pub(super) fn moves(args: MovesArgs) -> anyhow::Result<ExitCode> {
+pub(super) fn moves(args: MovesArgs) -> crate::error::Result<ExitCode> {
     let index = args.nth.as_deref().map(parse_index).transpose()?;
     let (n, g) = (args.n, args.g);
     let mut session = Session::new(args.run.output.output.as_deref(), args.run.threads.threads, !args.json)?;
@@ -160,7 +164,7 @@ pub(super) fn moves(args: MovesArgs) -> anyhow::Result<ExitCode> {
         if args.list {
             if limit.is_none() && total > BigUint::from(MAX_LIST) {
                 let what = format!("c({n}, {g}) = {total} moves, more than {MAX_LIST} lines; add --limit K");
-                return Err(usage("--list", what));
+                return Err(refused("--list", what));
             }
             // written as they are found, not kept: the list is written here, not by emit
             let json = args.json.then(|| json_around(&found)).transpose()?;
@@ -174,16 +178,17 @@ pub(super) fn moves(args: MovesArgs) -> anyhow::Result<ExitCode> {
         }
         let i = match &index {
             Some(i) if *i >= total => {
-                return Err(usage("--nth", format!("expected I below c({n}, {g}) = {total}, got {i}")));
+                return Err(refused("--nth", format!("expected I below c({n}, {g}) = {total}, got {i}")));
             }
             Some(i) => i.clone(),
             None if total == BigUint::ZERO => {
-                return Err(usage("--random", format!("T({n}) has no move to value {g}")));
+                return Err(refused("--random", format!("T({n}) has no move to value {g}")));
             }
             None => SplitMix64(seed).below_big(&total),
         };
         // below a total above 0, so its counts were made
-        let counts = counts.as_mut().ok_or_else(|| anyhow::anyhow!("c({n}, {g}) = 0 has no move {i}"))?;
+        let counts =
+            counts.as_mut().ok_or_else(|| crate::error::Error::failed(format!("c({n}, {g}) = 0 has no move {i}")))?;
         let path = nth(counts, n, g, &i)?;
         checked(n, g, &path)?;
         found.moves.push(Move { index: i.to_string(), path });
@@ -198,7 +203,7 @@ pub(super) fn moves(args: MovesArgs) -> anyhow::Result<ExitCode> {
     if args.random {
         // in every form, so that a random pick can always be repeated with --seed; a long index cut
         // as every number of a message is (--json has it whole)
-        super::say(&format!("index {} (seed {seed:#x})", super::messages::cut(&moves.moves[0].index)));
+        crate::messages::say(&format!("index {} (seed {seed:#x})", super::messages::cut(&moves.moves[0].index)));
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -218,7 +223,7 @@ impl Outcome for Ranked {
     }
 }
 
-pub(super) fn rank(args: RankArgs) -> anyhow::Result<ExitCode> {
+pub(super) fn rank(args: RankArgs) -> crate::error::Result<ExitCode> {
     let (n, path) = (args.n, args.path.clone());
     let mut session = Session::new(args.run.output.output.as_deref(), args.run.threads.threads, !args.json)?;
     let memory_limit = args.run.memory_limit();
@@ -231,7 +236,9 @@ pub(super) fn rank(args: RankArgs) -> anyhow::Result<ExitCode> {
         // the walk back down from the index must find the same node
         let back = nth(&mut counts, n, g, &index)?;
         if back != path {
-            anyhow::bail!("CHECK FAILED: rank gives index {index}, whose move is {back}, not {path}");
+            return Err(crate::error::Error::failed(format!(
+                "CHECK FAILED: rank gives index {index}, whose move is {back}, not {path}"
+            )));
         }
         Ok(Ranked { index: index.to_string(), n, path: path.clone(), value: g })
     })?;

@@ -17,7 +17,7 @@ use super::os::{DescriptorProblem, duplicate_for_writing, while_writing};
 use fibtree_util::AtomicFile;
 use fibtree_util::{descriptor_named, folder_of, probe_folder, resolve_links};
 
-use super::usage;
+use crate::error::refused;
 
 /// Results on standard output, or on their way to a path.
 pub(super) enum Output {
@@ -48,27 +48,27 @@ impl Output {
     /// # Errors
     /// A usage error naming `flag` when `path` is a folder or a read-only file, its folder is missing
     /// or files cannot be made there, or a device cannot be opened for writing.
-    pub(super) fn open(path: Option<&Path>, flag: &'static str) -> anyhow::Result<Output> {
+    pub(super) fn open(path: Option<&Path>, flag: &'static str) -> crate::error::Result<Output> {
         let Some(path) = path.filter(|p| p.as_os_str() != "-") else {
             return Ok(Output::Stdout(std::io::stdout()));
         };
         let shown = path.display();
         if let Some(fd) = descriptor_named(path) {
-            let file = descriptor(fd).map_err(|what| usage(flag, format!("'{shown}' {what}")))?;
+            let file = descriptor(fd).map_err(|what| refused(flag, format!("'{shown}' {what}")))?;
             return Ok(Output::Through { path: path.into(), flag, file: Some(file) });
         }
-        let target = resolve_links(path).map_err(|e| usage(flag, format!("'{shown}': {e}")))?;
+        let target = resolve_links(path).map_err(|e| refused(flag, format!("'{shown}': {e}")))?;
         match std::fs::metadata(&target) {
-            Ok(m) if m.is_dir() => Err(usage(flag, format!("'{shown}' is a folder; expected a file name"))),
+            Ok(m) if m.is_dir() => Err(refused(flag, format!("'{shown}' is a folder; expected a file name"))),
             Ok(m) if m.file_type().is_fifo() => Ok(Output::Through { path: path.into(), flag, file: None }),
             Ok(m) if !m.is_file() => {
                 let file = OpenOptions::new()
                     .write(true)
                     .open(&target)
-                    .map_err(|e| usage(flag, format!("cannot open '{shown}' for writing: {e}")))?;
+                    .map_err(|e| refused(flag, format!("cannot open '{shown}' for writing: {e}")))?;
                 Ok(Output::Through { path: path.into(), flag, file: Some(file) })
             }
-            Ok(m) if m.permissions().readonly() => Err(usage(
+            Ok(m) if m.permissions().readonly() => Err(refused(
                 flag,
                 format!("'{shown}' is read-only (mode {:o}); expected a file that may be replaced", m.mode() & 0o7777),
             )),
@@ -76,21 +76,21 @@ impl Output {
                 // an immutable or append-only file (chattr +i, +a), which its mode does not show:
                 // opened for writing, and closed unwritten, it says now what the rename would say
                 // after the work
-                Err(usage(flag, format!("'{shown}' cannot be replaced: {e}")))
+                Err(refused(flag, format!("'{shown}' cannot be replaced: {e}")))
             }
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-                Err(usage(flag, format!("cannot read '{shown}': {e}")))
+                Err(refused(flag, format!("cannot read '{shown}': {e}")))
             }
             _ => {
                 if target.file_name().is_none() {
-                    return Err(usage(flag, format!("'{shown}' names no file; expected a file name")));
+                    return Err(refused(flag, format!("'{shown}' names no file; expected a file name")));
                 }
                 let folder = folder_of(&target);
                 if !folder.is_dir() {
-                    return Err(usage(flag, format!("the folder '{}' does not exist", folder.display())));
+                    return Err(refused(flag, format!("the folder '{}' does not exist", folder.display())));
                 }
                 probe_folder(&target)
-                    .map_err(|e| usage(flag, format!("cannot write in the folder '{}': {e}", folder.display())))?;
+                    .map_err(|e| refused(flag, format!("cannot write in the folder '{}': {e}", folder.display())))?;
                 Ok(Output::Replaced { path: path.into(), flag, file: None, finished: false })
             }
         }
@@ -219,12 +219,12 @@ fn identity(path: &Path) -> Option<Identity> {
 ///
 /// # Errors
 /// A usage error naming the second flag of the first clash.
-pub(super) fn distinct(files: &[(&str, Option<&Path>)]) -> anyhow::Result<()> {
+pub(super) fn distinct(files: &[(&str, Option<&Path>)]) -> crate::error::Result<()> {
     let known: Vec<(&str, &Path, Option<Identity>)> =
         files.iter().filter_map(|&(flag, path)| path.map(|p| (flag, p, identity(p)))).collect();
     for (i, (flag, path, id)) in known.iter().enumerate() {
         if let Some((first, ..)) = known[..i].iter().find(|k| id.is_some() && k.2 == *id) {
-            return Err(usage(
+            return Err(refused(
                 flag,
                 format!("'{}' is also the file of {first}; expected another file", path.display()),
             ));

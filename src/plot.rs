@@ -97,8 +97,8 @@ impl Ranged for TickedAxis {
 }
 
 /// A plotting failure (drawing into a `String` does not fail in practice).
-pub(super) fn plot_error(e: impl std::fmt::Display) -> anyhow::Error {
-    anyhow::anyhow!("plotting: {e}")
+pub(super) fn plot_error(e: impl std::fmt::Display) -> crate::error::Error {
+    crate::error::Error::failed(format!("plotting: {e}"))
 }
 
 /// The plot of the distribution `entries` of c(n, .) — `(g, count)` pairs, ascending g, or residues
@@ -111,7 +111,7 @@ pub(super) fn plot_error(e: impl std::fmt::Display) -> anyhow::Error {
 ///
 /// # Errors
 /// If plotters fails.
-pub(super) fn dist_svg(n: u64, entries: &[(u64, BigUint)], modulus: Option<u64>) -> anyhow::Result<String> {
+pub(super) fn dist_svg(n: u64, entries: &[(u64, BigUint)], modulus: Option<u64>) -> crate::error::Result<String> {
     let points: Vec<(f64, f64)> = entries.iter().filter_map(|(g, c)| log10(c).map(|y| (*g as f64, y))).collect();
     let zeros = entries.len() - points.len();
     let x_top = entries.last().map_or(1, |e| e.0.max(1)) as f64;

@@ -14,7 +14,7 @@ use serde::Serialize;
 
 use super::output::Output;
 use super::progress::WeightedBar;
-use super::{as_library_error, flag, in_terms};
+use crate::terms::{flag, in_terms};
 
 /// The form of a command's result: for people, numbers only (`-q`), or one JSON object.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -69,7 +69,7 @@ impl Session {
     /// # Errors
     /// A usage error naming `--output` for a file that cannot be written; an error if the signal
     /// handlers cannot be installed.
-    pub(super) fn new(output: Option<&Path>, threads: Option<usize>, progress: bool) -> anyhow::Result<Session> {
+    pub(super) fn new(output: Option<&Path>, threads: Option<usize>, progress: bool) -> crate::error::Result<Session> {
         // the handlers first: opening the output probes its folder with a temporary file, which a
         // signal's default action would leave behind
         let signals = Signals::install()?;
@@ -126,22 +126,22 @@ impl Session {
         self.signals.cancel.clone()
     }
 
-    /// A library error in the command line's terms: an interruption becomes a [`Stopped`] error
+    /// A library error in the command line's terms: an interruption becomes a [`crate::error::Error::Stopped`] error
     /// carrying the signal's exit status, a refusal names the session's flag for its parameter.
-    pub(super) fn error(&self, e: impl Into<anyhow::Error>) -> anyhow::Error {
-        let e = as_library_error(e.into());
-        match e.downcast_ref::<Error>() {
-            Some(Error::Interrupted) => {
-                Stopped { unwritten: self.out.file().map(|p| p.display().to_string()), ..self.signals.stopped() }.into()
+    pub(super) fn error(&self, e: impl Into<crate::error::Error>) -> crate::error::Error {
+        match e.into() {
+            crate::error::Error::Library(Error::Interrupted) => {
+                let unwritten = self.out.file().map(|p| p.display().to_string());
+                crate::error::Error::stopped_by(self.signals.signal(), unwritten)
             }
-            _ => in_terms(e, self.flags),
+            e => in_terms(e, self.flags),
         }
     }
 
     /// The error of a run that a signal stopped after it wrote what it had done: the signal's exit
     /// status, and no output left unwritten.
-    pub(super) fn stopped(&self) -> anyhow::Error {
-        self.signals.stopped().into()
+    pub(super) fn stopped(&self) -> crate::error::Error {
+        crate::error::Error::stopped_by(self.signals.signal(), None)
     }
 
     /// Runs `work` in the session's pool with its hooks (the signals, the progress bar, notices on
@@ -149,8 +149,8 @@ impl Session {
     /// is removed when the session is dropped).
     pub(super) fn compute<T: Send>(
         &mut self,
-        work: impl FnOnce(Hooks, &mut Output) -> anyhow::Result<T> + Send,
-    ) -> anyhow::Result<T> {
+        work: impl FnOnce(Hooks, &mut Output) -> crate::error::Result<T> + Send,
+    ) -> crate::error::Result<T> {
         let result = self.stage(true, work);
         self.progress.finish();
         result
@@ -164,12 +164,12 @@ impl Session {
     pub(super) fn stage<T: Send>(
         &mut self,
         pooled: bool,
-        work: impl FnOnce(Hooks, &mut Output) -> anyhow::Result<T> + Send,
-    ) -> anyhow::Result<T> {
+        work: impl FnOnce(Hooks, &mut Output) -> crate::error::Result<T> + Send,
+    ) -> crate::error::Result<T> {
         let pool = if pooled { Some(self.take_pool()?) } else { self.pool.take().and(None) };
         let progress = &self.progress;
         let update = |stage: &str, done: u64, total: u64| progress.update(stage, done, total);
-        let notice = |line: &str| super::say(line);
+        let notice = |line: &str| crate::messages::say(line);
         let hooks = Hooks::default().cancel_on(&self.signals.cancel).progress_to(&update).notices_to(&notice);
         let out = &mut self.out;
         let result = match &pool {
@@ -185,7 +185,10 @@ impl Session {
 
     /// Runs `work` in the session's pool, with no hooks of the session's (for work that brings its
     /// own), its errors as [`Session::error`] says.
-    pub(super) fn in_pool<T: Send>(&mut self, work: impl FnOnce() -> fibtree::Result<T> + Send) -> anyhow::Result<T> {
+    pub(super) fn in_pool<T: Send>(
+        &mut self,
+        work: impl FnOnce() -> fibtree::Result<T> + Send,
+    ) -> crate::error::Result<T> {
         let pool = self.take_pool()?;
         let result = pool.install(work);
         self.pool = Some(pool);
@@ -194,7 +197,7 @@ impl Session {
 
     /// The session's pool, started on first use (see [`Pool::start`]); the session's threads are
     /// then those it has.
-    fn take_pool(&mut self) -> anyhow::Result<Pool> {
+    fn take_pool(&mut self) -> crate::error::Result<Pool> {
         let pool = match self.pool.take() {
             Some(pool) => pool,
             None => Pool::start(self.threads, self.strict)?,
@@ -212,7 +215,7 @@ impl Session {
     ///
     /// # Errors
     /// Any I/O error.
-    pub(super) fn emit(&mut self, outcome: &impl Outcome, form: OutputForm) -> anyhow::Result<()> {
+    pub(super) fn emit(&mut self, outcome: &impl Outcome, form: OutputForm) -> crate::error::Result<()> {
         match form {
             OutputForm::Json => {
                 serde_json::to_writer(&mut self.out, outcome)?;
@@ -230,10 +233,10 @@ impl Session {
     ///
     /// # Errors
     /// Any I/O error but a closed standard error.
-    pub(super) fn emit_failed(&mut self, outcome: &impl Outcome) -> anyhow::Result<()> {
+    pub(super) fn emit_failed(&mut self, outcome: &impl Outcome) -> crate::error::Result<()> {
         let mut text = Vec::new();
         outcome.human(&mut text)?;
-        String::from_utf8_lossy(&text).lines().for_each(super::say);
+        String::from_utf8_lossy(&text).lines().for_each(crate::messages::say);
         Ok(())
     }
 
@@ -248,9 +251,9 @@ impl Session {
         outcome: &impl Outcome,
         form: OutputForm,
         status: std::process::ExitCode,
-    ) -> anyhow::Result<std::process::ExitCode> {
+    ) -> crate::error::Result<std::process::ExitCode> {
         match self.emit(outcome, form) {
-            Err(e) if !super::messages::is_broken_pipe(&e) => Err(e),
+            Err(e) if !e.is_broken_pipe() => Err(e),
             _ => Ok(status),
         }
     }
@@ -261,13 +264,13 @@ impl Session {
     /// place.
     ///
     /// # Errors
-    /// Any I/O error; the signal's [`Stopped`] error where one came.
-    pub(super) fn finish(&mut self) -> anyhow::Result<()> {
+    /// Any I/O error; the signal's [`crate::error::Error::Stopped`] error where one came.
+    pub(super) fn finish(&mut self) -> crate::error::Result<()> {
         self.finish_unless(super::os::signalled())
     }
 
     /// [`Session::finish`], where `signal` is the signal that came, if one did.
-    fn finish_unless(&mut self, signal: Option<i32>) -> anyhow::Result<()> {
+    fn finish_unless(&mut self, signal: Option<i32>) -> crate::error::Result<()> {
         self.progress.finish();
         if signal.is_some() {
             return Err(self.error(Error::Interrupted));
@@ -279,10 +282,13 @@ impl Session {
 /// What a command's `result` ends the process with where `signal` came (the first of SIGINT,
 /// SIGTERM and SIGHUP, if any, not forgotten): a signal that came after the command last looked at
 /// its flags (while its output was put in place, or after) still ends the process with the
-/// signal's exit status. An error stays as it is (a [`Stopped`] one has the status already).
-pub(super) fn with_late_signal(result: anyhow::Result<ExitCode>, signal: Option<i32>) -> anyhow::Result<ExitCode> {
+/// signal's exit status. An error stays as it is (a stopped one has the status already).
+pub(super) fn with_late_signal(
+    result: crate::error::Result<ExitCode>,
+    signal: Option<i32>,
+) -> crate::error::Result<ExitCode> {
     match (result, signal) {
-        (Ok(_), Some(signal)) => Err(Stopped::by(signal).into()),
+        (Ok(_), Some(signal)) => Err(crate::error::Error::stopped_by(signal, None)),
         (result, _) => result,
     }
 }
@@ -304,7 +310,7 @@ impl Pool {
     /// A usage error naming `--threads` where the threads cannot be started and `strict` is set,
     /// or the calling thread is not a pool of its own (when [`calling_thread_as_global_pool`] did
     /// not run first).
-    fn start(threads: usize, strict: bool) -> anyhow::Result<Pool> {
+    fn start(threads: usize, strict: bool) -> crate::error::Result<Pool> {
         let calling = rayon::current_thread_index().is_some() && rayon::current_num_threads() == 1;
         if threads == 1 && calling {
             return Ok(Pool::Calling);
@@ -312,14 +318,14 @@ impl Pool {
         let (started, failed) = Started::up_to(threads);
         let Some(e) = failed else { return Ok(Pool::Threads(started.pool()?)) };
         if strict || !calling {
-            return Err(super::usage("--threads", not_started(threads, &e)));
+            return Err(crate::error::refused("--threads", not_started(threads, &e)));
         }
         let why = not_started(threads, &e);
         if started.0.len() < 2 {
-            super::say(&format!("warning: {why}: computing on one thread"));
+            crate::messages::say(&format!("warning: {why}: computing on one thread"));
             return Ok(Pool::Calling);
         }
-        super::say(&format!("warning: {why}: computing on the {} it started", started.0.len()));
+        crate::messages::say(&format!("warning: {why}: computing on the {} it started", started.0.len()));
         Ok(Pool::Threads(started.pool()?))
     }
 
@@ -366,14 +372,18 @@ impl Started {
     ///
     /// # Errors
     /// rayon's, where a thread ended before its pool was made (none does).
-    fn pool(self) -> anyhow::Result<rayon::ThreadPool> {
+    fn pool(self) -> crate::error::Result<rayon::ThreadPool> {
         let threads = self.0.len();
         let mut waiting = self.0.into_iter();
         let handed = move |worker: rayon::ThreadBuilder| {
             let give = waiting.next().ok_or_else(|| std::io::Error::other("no thread left for the pool"))?;
             give.send(worker).map_err(|_| std::io::Error::other("a thread of the pool ended before it"))
         };
-        Ok(rayon::ThreadPoolBuilder::new().num_threads(threads).spawn_handler(handed).build()?)
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .spawn_handler(handed)
+            .build()
+            .map_err(crate::error::Error::failed)
     }
 }
 
@@ -414,7 +424,7 @@ impl Signals {
     ///
     /// # Errors
     /// If the handlers cannot be installed.
-    fn install() -> anyhow::Result<Signals> {
+    fn install() -> crate::error::Result<Signals> {
         use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
         let cancel = Arc::new(AtomicBool::new(false));
         let term = Arc::new(AtomicBool::new(false));
@@ -432,54 +442,18 @@ impl Signals {
         Ok(Signals { cancel, term, hup })
     }
 
-    /// What stopped the run: SIGTERM (exit status 143) if it came, else SIGHUP (129), else SIGINT
-    /// (130).
-    fn stopped(&self) -> Stopped {
+    /// The signal that stopped the run: SIGTERM if it came, else SIGHUP, else SIGINT.
+    fn signal(&self) -> i32 {
         use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
         if self.term.load(Ordering::Relaxed) {
-            Stopped::by(SIGTERM)
+            SIGTERM
         } else if self.hup.load(Ordering::Relaxed) {
-            Stopped::by(SIGHUP)
+            SIGHUP
         } else {
-            Stopped::by(SIGINT)
+            SIGINT
         }
     }
 }
-
-/// A run stopped by a signal: the error `main` reports, with the exit status it calls for.
-#[derive(Debug)]
-pub(super) struct Stopped {
-    /// 130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP.
-    pub(super) status: u8,
-    /// The signal's name.
-    signal: &'static str,
-    /// The output file that was not written, if the results were to go to one.
-    unwritten: Option<String>,
-}
-
-impl Stopped {
-    /// A run stopped by `signal`: SIGTERM (143), SIGHUP (129), else SIGINT (130).
-    fn by(signal: i32) -> Stopped {
-        use signal_hook::consts::{SIGHUP, SIGTERM};
-        match signal {
-            SIGTERM => Stopped { status: 143, signal: "SIGTERM", unwritten: None },
-            SIGHUP => Stopped { status: 129, signal: "SIGHUP", unwritten: None },
-            _ => Stopped { status: 130, signal: "SIGINT", unwritten: None },
-        }
-    }
-}
-
-impl std::fmt::Display for Stopped {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "interrupted by {}", self.signal)?;
-        match &self.unwritten {
-            Some(path) => write!(f, "; '{path}' was not written"),
-            None => Ok(()),
-        }
-    }
-}
-
-impl std::error::Error for Stopped {}
 
 #[cfg(test)]
 mod tests {
@@ -495,7 +469,7 @@ mod tests {
         let mut session = Session::new(Some(&path), Some(1), false).unwrap();
         writeln!(session.out(), "a result").unwrap();
         let stopped = session.finish_unless(Some(SIGINT)).unwrap_err();
-        assert_eq!(super::super::exit_status(&stopped), 130);
+        assert_eq!(crate::error::Error::exit_status(&stopped), 130);
         assert!(stopped.to_string().contains("was not written"), "{stopped}");
         drop(session);
         assert_eq!(std::fs::read_dir(folder.path()).unwrap().count(), 0, "nothing left");
@@ -509,14 +483,14 @@ mod tests {
     /// ends with the signal's status; an error keeps its own.
     #[test]
     fn a_signal_after_the_work_ends_with_its_status() {
-        let status = |result: anyhow::Result<ExitCode>| match result {
+        let status = |result: crate::error::Result<ExitCode>| match result {
             Ok(code) => format!("{code:?}"),
-            Err(e) => super::super::exit_status(&e).to_string(),
+            Err(e) => crate::error::Error::exit_status(&e).to_string(),
         };
         assert_eq!(status(with_late_signal(Ok(ExitCode::SUCCESS), Some(SIGINT))), "130");
         assert_eq!(status(with_late_signal(Ok(ExitCode::from(1)), Some(SIGTERM))), "143");
         assert_eq!(status(with_late_signal(Ok(ExitCode::SUCCESS), None)), format!("{:?}", ExitCode::SUCCESS));
-        let refusal = with_late_signal(Err(super::super::usage("--g", "a whole number")), Some(SIGINT));
+        let refusal = with_late_signal(Err(crate::error::refused("--g", "a whole number")), Some(SIGINT));
         assert_eq!(status(refusal), "2");
     }
 }

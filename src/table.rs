@@ -8,9 +8,10 @@ use fibtree::{Counting, Options, P998244353, Param};
 use serde::Serialize;
 
 use super::args::TableArgs;
-use super::count::last_18_digits;
 use super::session::Session;
-use super::{flag, usage};
+use crate::checked::last_18_digits;
+use crate::error::refused;
+use crate::terms::flag;
 
 /// One row (fields in alphabetical order, as the JSON lists them).
 #[derive(Serialize)]
@@ -23,12 +24,12 @@ struct Row {
     value: String,
 }
 
-pub(super) fn table(args: TableArgs) -> anyhow::Result<ExitCode> {
+pub(super) fn table(args: TableArgs) -> crate::error::Result<ExitCode> {
     if args.from > args.to {
-        return Err(usage("FROM", format!("expected FROM <= TO, got {} > {}", args.from, args.to)));
+        return Err(refused("FROM", format!("expected FROM <= TO, got {} > {}", args.from, args.to)));
     }
     if args.to > fibtree::MAX_N {
-        return Err(usage("TO", format!("at most {}, got {}", fibtree::MAX_N, args.to)));
+        return Err(refused("TO", format!("at most {}, got {}", fibtree::MAX_N, args.to)));
     }
     let limit = args.run.memory_limit();
     // table's own arguments: a run too large is too large because of TO
@@ -55,7 +56,7 @@ pub(super) fn table(args: TableArgs) -> anyhow::Result<ExitCode> {
             let mut failures = report.failures();
             if !failures.is_empty() {
                 let first = failures.remove(0);
-                failures.iter().for_each(|e| super::say(&format!("error: {e}")));
+                failures.iter().for_each(|e| crate::messages::say(&format!("error: {e}")));
                 return Err(first);
             }
             let value = report.value.to_str_radix(10);

@@ -4,7 +4,6 @@ use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
 
-use anyhow::Context;
 use clap_mangen::Man;
 use fibtree_oracles::{MAX_EXPLICIT_K, MAX_FIRST_PRINCIPLES_K, explicit_tree_counts, first_principles_counts};
 use fibtree_util::AtomicFile;
@@ -12,7 +11,7 @@ use serde::Serialize;
 
 use super::args::{self, OutputArg};
 use super::session::{Outcome, OutputForm, Session};
-use super::usage;
+use crate::error::refused;
 
 /// G(K) (fields in alphabetical order, as the JSON lists them).
 #[derive(Serialize)]
@@ -30,7 +29,7 @@ impl Outcome for Grundy {
 }
 
 /// `fibtree grundy K`: G(K), -1 for the empty tree T(0), for any K below 2^64 (the closed form).
-pub(super) fn grundy(k: u64, json: bool, output: OutputArg) -> anyhow::Result<ExitCode> {
+pub(super) fn grundy(k: u64, json: bool, output: OutputArg) -> crate::error::Result<ExitCode> {
     let grundy = fibtree::grundy(k).map_or(-1, i128::from);
     let mut session = Session::new(output.output.as_deref(), None, false)?;
     session.emit(&Grundy { grundy, k }, OutputForm::of(json, false))?;
@@ -66,12 +65,12 @@ impl Outcome for Brute {
 
 /// `fibtree brute K [--g G] [--json]`: the brute-force oracles' c(K, g), the explicit tree (K <= 30)
 /// and first principles (K <= 7).
-pub(super) fn brute(k: u64, g: Option<u64>, json: bool, output: OutputArg) -> anyhow::Result<ExitCode> {
-    let too_large = || usage("K", format!("at most {MAX_EXPLICIT_K} for the explicit-tree oracle, got {k}"));
+pub(super) fn brute(k: u64, g: Option<u64>, json: bool, output: OutputArg) -> crate::error::Result<ExitCode> {
+    let too_large = || refused("K", format!("at most {MAX_EXPLICIT_K} for the explicit-tree oracle, got {k}"));
     let k = u32::try_from(k).map_err(|_| too_large())?;
-    let explicit = explicit_tree_counts(k).map_err(|e| usage("K", e))?;
+    let explicit = explicit_tree_counts(k).map_err(|e| refused("K", e))?;
     let first =
-        (k <= MAX_FIRST_PRINCIPLES_K).then(|| first_principles_counts(k)).transpose().map_err(|e| usage("K", e))?;
+        (k <= MAX_FIRST_PRINCIPLES_K).then(|| first_principles_counts(k)).transpose().map_err(|e| refused("K", e))?;
     let mut session = Session::new(output.output.as_deref(), None, false)?;
     let gs = match g {
         Some(g) => vec![g],
@@ -87,7 +86,7 @@ pub(super) fn brute(k: u64, g: Option<u64>, json: bool, output: OutputArg) -> an
 }
 
 /// `fibtree completions SHELL`: the shell's completions, on standard output.
-pub(super) fn completions(shell: clap_complete::Shell) -> anyhow::Result<ExitCode> {
+pub(super) fn completions(shell: clap_complete::Shell) -> crate::error::Result<ExitCode> {
     let mut session = Session::new(None, None, false)?;
     // made whole first: the generator cannot report a write error (it panics)
     let mut script = Vec::new();
@@ -100,7 +99,7 @@ pub(super) fn completions(shell: clap_complete::Shell) -> anyhow::Result<ExitCod
 /// `fibtree man [-o DIR]`: without a folder, one manual page (roff) on standard output that
 /// documents every command and its options; with one, a page per command and the main page,
 /// which refers to them, each written atomically.
-pub(super) fn man(folder: Option<&Path>) -> anyhow::Result<ExitCode> {
+pub(super) fn man(folder: Option<&Path>) -> crate::error::Result<ExitCode> {
     let mut cmd = args::command();
     // names the commands' pages and synopses as `fibtree-count` and `fibtree count`
     cmd.build();
@@ -111,11 +110,11 @@ pub(super) fn man(folder: Option<&Path>) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     };
     if folder.exists() && !folder.is_dir() {
-        return Err(usage("--output", format!("'{}' is not a folder; expected a folder", folder.display())));
+        return Err(refused("--output", format!("'{}' is not a folder; expected a folder", folder.display())));
     }
     if !folder.exists() {
         std::fs::create_dir_all(folder)
-            .map_err(|e| usage("--output", format!("cannot create the folder '{}': {e}", folder.display())))?;
+            .map_err(|e| refused("--output", format!("cannot create the folder '{}': {e}", folder.display())))?;
     }
     let source = format!("fibtree {}", env!("CARGO_PKG_VERSION"));
     // the main page says the environment in a section of its own, not as clap's "EXTRA"
@@ -132,11 +131,11 @@ pub(super) fn man(folder: Option<&Path>) -> anyhow::Result<ExitCode> {
         let path = folder.join(page.get_filename());
         // the pages' names are fibtree's: what else stands there (a link, a FIFO) is refused
         let mut file = AtomicFile::create_own(&path)
-            .map_err(|e| usage("--output", format!("cannot write in the folder '{}': {e}", folder.display())))?;
+            .map_err(|e| refused("--output", format!("cannot write in the folder '{}': {e}", folder.display())))?;
         page.render(&mut file)
             .and_then(|()| file.write_all(sections.as_bytes()))
             .and_then(|()| file.commit())
-            .with_context(|| format!("writing the manual page {}", path.display()))?;
+            .map_err(|e| crate::error::Error::from(e).context(format!("writing the manual page {}", path.display())))?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -241,18 +240,18 @@ fn strip_repeated_preambles(page: &[u8]) -> Vec<u8> {
 
 /// `fibtree help [COMMAND]`: the help of fibtree or of COMMAND, on standard output, as `--help`
 /// prints it.
-pub(super) fn help(command: Option<&str>) -> anyhow::Result<ExitCode> {
+pub(super) fn help(command: Option<&str>) -> crate::error::Result<ExitCode> {
     let cmd = args::command();
     if let Some(name) = command
         && cmd.find_subcommand(name).is_none()
     {
         let names: Vec<&str> = cmd.get_subcommands().map(|c| c.get_name()).collect();
-        return Err(usage("COMMAND", format!("expected one of {}, got '{name}'", names.join(", "))));
+        return Err(refused("COMMAND", format!("expected one of {}, got '{name}'", names.join(", "))));
     }
     let words = ["fibtree"].into_iter().chain(command).chain(["--help"]);
     // --help always stops the parse, with the help as its "error"
     if let Err(e) = args::parse(words) {
-        super::print_help(&e)?;
+        crate::args::print_help(&e)?;
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -1,10 +1,11 @@
-//! The layers inside each library crate (docs/architecture.md). Between the crates Cargo keeps them:
+//! The layers inside each crate (docs/architecture.md). Between the crates Cargo keeps them:
 //! fibtree-util under everything, fibtree-oracles and fibtree-core on it, fibtree on fibtree-core,
-//! the command line (fibtree-cli, the workspace's root package) on fibtree (a crate cannot import one that does not depend on it, and crates
-//! form no circle). What Cargo cannot say, this test reads: inside fibtree-core and inside fibtree,
-//! no module imports a module of a higher layer, and no file's imports form a circle with another
-//! file's, in a folder as across folders (a folder's `mod.rs`, which declares and re-exports its
-//! files, and the files that take its items are not a circle).
+//! the command line (fibtree-cli, the workspace's root package) on fibtree (a crate cannot import
+//! one that does not depend on it, and crates form no circle). What Cargo cannot say, this test
+//! reads: inside fibtree-core, fibtree and the command line, no module imports a module of a higher
+//! layer, no command of the command line imports another, and no file's imports form a circle with
+//! another file's, in a folder as across folders (a folder's `mod.rs`, which declares and
+//! re-exports its files, and the files that take its items are not a circle).
 //!
 //! Read with `syn`: every path of the code that starts at `crate`, `super` or `self` (in `use`
 //! declarations and in expressions, types and patterns), test items (`#[cfg(test)]`, `tests.rs`)
@@ -15,11 +16,12 @@ use std::path::{Path, PathBuf};
 
 use syn::visit::Visit;
 
-/// A library crate: its source folder and its layers, bottom up, each the top-level modules in it
-/// (`lib`: the crate root, its facade).
+/// A crate: its source folder and its layers, bottom up, each the top-level modules in it (`lib`:
+/// the crate root, its facade), and the layers whose modules stand apart, none importing another.
 struct Crate {
     src: &'static str,
     layers: &'static [(&'static str, &'static [&'static str])],
+    apart: &'static [&'static str],
 }
 
 /// The engines' crate. The same table is drawn in docs/architecture.md.
@@ -32,6 +34,7 @@ const CORE: Crate = Crate {
         ("guard", &["guard"]),
         ("door", &["request", "counts", "estimate", "lib"]),
     ],
+    apart: &[],
 };
 
 /// The library a user holds. The same table is drawn in docs/architecture.md.
@@ -43,6 +46,31 @@ const FIBTREE: Crate = Crate {
         ("run", &["run", "crt", "dist", "moves"]),
         ("api", &["claims", "lib"]),
     ],
+    apart: &[],
+};
+
+/// The command line (the package fibtree-cli): what talks to the system at the bottom, the session
+/// every command runs in above it, then one module a command, none importing another, and the root,
+/// which parses the arguments and dispatches. The same table is drawn in docs/architecture.md.
+const CLI: Crate = Crate {
+    src: "src",
+    layers: &[
+        ("facts", &["error"]),
+        ("system", &["os", "messages", "input", "output", "progress", "runner"]),
+        (
+            "session",
+            &["args", "clap_error", "terms", "machine", "session", "json", "plot", "checked", "shard_file", "hooks"],
+        ),
+        (
+            "commands",
+            &[
+                "count", "verify", "dist", "table", "moves", "draw", "shard", "combine", "estimate", "stress", "bench",
+                "selftest", "tools",
+            ],
+        ),
+        ("dispatch", &["lib", "main"]),
+    ],
+    apart: &["commands"],
 };
 
 /// An import, as written in a file: from the module of the file (its path from the crate root,
@@ -257,6 +285,16 @@ impl Crate {
         for import in self.imports() {
             let from = self.layer_of(&import.from, &modules).unwrap();
             let to = self.layer_of(&import.to, &modules).unwrap();
+            let (from_top, to_top) = (import.from.first(), import.to.first().filter(|m| modules.contains(*m)));
+            if to == from && self.apart.contains(&self.layers[from].0) && to_top.is_some() && from_top != to_top {
+                wrong.push(format!(
+                    "{}: `{}` imports `{}`, a module of its layer ({}), whose modules stand apart",
+                    import.file,
+                    import.from.join("::"),
+                    import.to.join("::"),
+                    self.layers[from].0
+                ));
+            }
             if to > from {
                 wrong.push(format!(
                     "{}: `{}` (layer {}) imports `{}` (layer {})",
@@ -338,6 +376,16 @@ fn no_module_of_the_core_imports_a_higher_layer() {
 #[test]
 fn no_module_of_the_library_imports_a_higher_layer() {
     FIBTREE.no_module_imports_a_higher_layer();
+}
+
+#[test]
+fn no_module_of_the_command_line_imports_a_higher_layer_or_another_command() {
+    CLI.no_module_imports_a_higher_layer();
+}
+
+#[test]
+fn the_command_lines_files_imports_form_no_circle() {
+    CLI.no_circle_of_files();
 }
 
 #[test]

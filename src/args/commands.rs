@@ -7,9 +7,9 @@ use std::path::PathBuf;
 use clap::Args;
 
 use super::parsers::{
-    Ns, parse_answer, parse_bench_n, parse_chunk_lanes, parse_jobs, parse_last_digits, parse_modulus, parse_ns,
-    parse_program_memory, parse_runs, parse_seconds, parse_seed, parse_shard, parse_shards, parse_threads, parse_tiles,
-    parse_whole, parse_wide_modulus,
+    BENCH_RUNS, Ns, parse_answer, parse_bench_n, parse_chunk_lanes, parse_jobs, parse_last_digits, parse_modulus,
+    parse_ns, parse_program_memory, parse_runs, parse_seconds, parse_seed, parse_shard, parse_shards, parse_threads,
+    parse_tiles, parse_whole, parse_wide_modulus,
 };
 use super::{MemoryArg, OutputArg, RunArgs, TargetArgs, ThreadsArg};
 
@@ -388,7 +388,7 @@ pub(crate) struct BenchArgs {
     #[arg(long, value_name = "T", value_parser = parse_threads)]
     pub(crate) threads: Vec<usize>,
     /// Timed runs of each N and T, 1 to 1000; the table shows their median.
-    #[arg(long, value_name = "R", default_value_t = crate::bench::timing::DEFAULT_RUNS, value_parser = parse_runs)]
+    #[arg(long, value_name = "R", default_value_t = BENCH_RUNS, value_parser = parse_runs)]
     pub(crate) runs: usize,
     #[command(flatten)]
     pub(crate) memory: MemoryArg,

@@ -21,7 +21,7 @@ pub(super) use commands::{
 };
 use documented::after_help;
 pub(super) use documented::{ENVIRONMENT_VARIABLES, EXIT_STATUSES, examples_of};
-pub(super) use parsers::{MAX_THREADS, parse_shard};
+pub(super) use parsers::{CHUNK_LANES, MAX_BENCH_RUNS, MAX_THREADS, parse_shard};
 use parsers::{parse_seed, parse_size, parse_threads, parse_whole};
 
 /// The width the help is laid out for where it goes to no terminal (a pipe, a file), whatever
@@ -309,6 +309,19 @@ impl RunArgs {
     pub(super) fn memory_limit(&self) -> fibtree::Limit {
         self.memory.limit(self.threads.threads)
     }
+}
+
+/// Writes the text of clap's `--help` or `--version` "error" on standard output, in colour on a
+/// terminal.
+///
+/// # Errors
+/// A write error, saying it was standard output.
+pub(crate) fn print_help(e: &clap::Error) -> std::io::Result<()> {
+    use std::io::{IsTerminal, Write};
+    let mut out = std::io::stdout().lock();
+    let text = e.render();
+    let text = if out.is_terminal() { text.ansi().to_string() } else { text.to_string() };
+    out.write_all(text.as_bytes()).and_then(|()| out.flush()).map_err(crate::output::on_stdout)
 }
 
 #[cfg(test)]

@@ -90,10 +90,22 @@ fn parse_count(s: &str, max: u64, what: &str) -> Result<usize, String> {
     }
 }
 
+/// The runs of each (n, threads) when no number is given.
+pub(crate) const BENCH_RUNS: usize = 3;
+
+/// The most timed runs of each (n, threads) `bench` accepts. A median settles long before: on a
+/// shared machine the spread between runs, not their number, limits it. A thousand runs of the
+/// default f(20000) are already 1.6 x 10^13 limb additions, so a larger count is a slip rather
+/// than a plan (and the runs' times are kept, one number each).
+pub(crate) const MAX_BENCH_RUNS: usize = 1000;
+
+/// The lanes a chunk of the blocked engine may hold, as `--chunk-lanes` takes them.
+pub(crate) const CHUNK_LANES: [usize; 7] = [1, 2, 4, 8, 16, 32, 64];
+
 /// Lanes per chunk for `bench --chunk-lanes`: one of the chunk sizes the engine has kernels for.
 pub(super) fn parse_chunk_lanes(s: &str) -> Result<usize, String> {
     let lanes = parse_whole(s)?;
-    let sizes = crate::bench::timing::CHUNK_LANES;
+    let sizes = CHUNK_LANES;
     match sizes.iter().find(|&&c| c as u64 == lanes) {
         Some(&c) => Ok(c),
         None => Err("expected 1, 2, 4, 8, 16, 32 or 64 lanes".to_string()),
@@ -118,9 +130,9 @@ pub(super) fn parse_bench_n(s: &str) -> Result<u64, String> {
     }
 }
 
-/// A number of timed runs, from 1 to [`crate::bench::timing::MAX_RUNS`].
+/// A number of timed runs, from 1 to [`MAX_BENCH_RUNS`].
 pub(super) fn parse_runs(s: &str) -> Result<usize, String> {
-    let max = crate::bench::timing::MAX_RUNS;
+    let max = MAX_BENCH_RUNS;
     usize::try_from(parse_whole(s)?)
         .ok()
         .filter(|r| (1..=max).contains(r))

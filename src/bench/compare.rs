@@ -19,10 +19,10 @@ use std::sync::atomic::AtomicBool;
 use serde::{Deserialize, Serialize};
 
 use super::super::args::{BenchArgs, MAX_THREADS};
-use super::super::input::{Stoppable, is_stop, open};
+use super::super::input::{Stoppable, is_cancelled, open};
 use super::super::output::distinct;
 use super::super::session::{Outcome, OutputForm, Session};
-use super::super::usage;
+use crate::error::refused;
 
 /// The most bytes of a file `--compare` reads: a file of `bench --json` holds about 1 KB a row
 /// (and 20 bytes a run past 3), so that 16 MiB is thousands of rows of a thousand runs each, far
@@ -49,12 +49,12 @@ const NAME_CHARS: usize = 80;
 struct BenchFile {
     #[serde(default)]
     kernel: Option<String>,
-    machine: MachineIn,
+    machine: HostIn,
     results: Vec<RowIn>,
 }
 
 #[derive(Deserialize)]
-struct MachineIn {
+struct HostIn {
     cores: u64,
     cpu: Option<String>,
     #[serde(default)]
@@ -86,8 +86,8 @@ fn shown(text: &str) -> String {
 }
 
 /// The refusal of the file `path`: `--compare: 'PATH' WHY`.
-fn refused(path: &Path, why: impl std::fmt::Display) -> anyhow::Error {
-    usage("--compare", format!("'{}' {why}", path.display()))
+fn refused_file(path: &Path, why: impl std::fmt::Display) -> crate::error::Error {
+    refused("--compare", format!("'{}' {why}", path.display()))
 }
 
 /// The bytes of `path`, at most [`MAX_FILE_BYTES`], read so that a signal stops the read.
@@ -95,23 +95,23 @@ fn refused(path: &Path, why: impl std::fmt::Display) -> anyhow::Error {
 /// # Errors
 /// A refusal naming the file (missing, a folder, unreadable, too large); [`fibtree::Error::Interrupted`]
 /// for a read a signal stopped.
-fn bytes_of(path: &Path, cancel: &Arc<AtomicBool>) -> anyhow::Result<Vec<u8>> {
+fn bytes_of(path: &Path, cancel: &Arc<AtomicBool>) -> crate::error::Result<Vec<u8>> {
     match std::fs::metadata(path) {
-        Ok(m) if m.is_dir() => return Err(refused(path, "is a folder; expected a file written by bench --json")),
+        Ok(m) if m.is_dir() => return Err(refused_file(path, "is a folder; expected a file written by bench --json")),
         Ok(_) => {}
-        Err(e) => return Err(refused(path, format_args!("cannot be read: {e}"))),
+        Err(e) => return Err(refused_file(path, format_args!("cannot be read: {e}"))),
     }
-    let (file, may_wait) = open(path).map_err(|e| refused(path, format_args!("cannot be read: {e}")))?;
+    let (file, may_wait) = open(path).map_err(|e| refused_file(path, format_args!("cannot be read: {e}")))?;
     let mut bytes = Vec::new();
     let read = Stoppable::new(file, cancel.clone(), may_wait).take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes);
     match read {
-        Err(e) if is_stop(&e) => return Err(fibtree::Error::Interrupted.into()),
-        Err(e) => return Err(refused(path, format_args!("cannot be read: {e}"))),
+        Err(e) if is_cancelled(&e) => return Err(fibtree::Error::Interrupted.into()),
+        Err(e) => return Err(refused_file(path, format_args!("cannot be read: {e}"))),
         Ok(_) => {}
     }
     if bytes.len() as u64 > MAX_FILE_BYTES {
         let most = fibtree_util::human_bytes(MAX_FILE_BYTES);
-        return Err(refused(path, format_args!("is over {most}; a file of bench --json is far smaller")));
+        return Err(refused_file(path, format_args!("is over {most}; a file of bench --json is far smaller")));
     }
     Ok(bytes)
 }
@@ -120,18 +120,18 @@ fn bytes_of(path: &Path, cancel: &Arc<AtomicBool>) -> anyhow::Result<Vec<u8>> {
 ///
 /// # Errors
 /// A refusal naming the file and what is wrong with it; [`fibtree::Error::Interrupted`].
-fn read(path: &Path, cancel: &Arc<AtomicBool>) -> anyhow::Result<BenchFile> {
+fn read(path: &Path, cancel: &Arc<AtomicBool>) -> crate::error::Result<BenchFile> {
     let bytes = bytes_of(path, cancel)?;
     let value: serde_json::Value = serde_json::from_slice(&bytes)
-        .map_err(|e| refused(path, format_args!("is not JSON ({e}); expected a file written by bench --json")))?;
+        .map_err(|e| refused_file(path, format_args!("is not JSON ({e}); expected a file written by bench --json")))?;
     if !value.is_object() {
-        return Err(refused(path, "is not a file of bench --json (a JSON value, not an object)"));
+        return Err(refused_file(path, "is not a file of bench --json (a JSON value, not an object)"));
     }
     let file: BenchFile = serde_json::from_value(value)
-        .map_err(|e| refused(path, format_args!("is not a file of bench --json ({e})")))?;
+        .map_err(|e| refused_file(path, format_args!("is not a file of bench --json ({e})")))?;
     let cores = file.machine.cores;
     if !(1..=MAX_CORES).contains(&cores) {
-        return Err(refused(
+        return Err(refused_file(
             path,
             format_args!("is not a file of bench --json: machine.cores {cores}: expected 1 to 2^20"),
         ));
@@ -159,7 +159,7 @@ fn read(path: &Path, cancel: &Arc<AtomicBool>) -> anyhow::Result<BenchFile> {
             None
         };
         if let Some(why) = why {
-            return Err(refused(path, format_args!("is not a file of bench --json: results[{i}]: {why}")));
+            return Err(refused_file(path, format_args!("is not a file of bench --json: results[{i}]: {why}")));
         }
     }
     Ok(file)
@@ -365,7 +365,7 @@ fn compare_files(old: (&Path, &BenchFile), new: (&Path, &BenchFile)) -> Comparis
 /// # Errors
 /// A refusal naming a file that cannot be compared, or an output that clashes with one; an I/O
 /// error writing the comparison.
-pub(super) fn compare(args: &BenchArgs, old: &Path, new: &Path) -> anyhow::Result<()> {
+pub(super) fn compare(args: &BenchArgs, old: &Path, new: &Path) -> crate::error::Result<()> {
     let output = args.output.output.as_deref();
     for input in [old, new] {
         distinct(&[("--compare", Some(input)), ("--output", output)])?;

@@ -8,12 +8,12 @@ use std::process::ExitCode;
 
 use fibtree::{Cut, Param};
 use fibtree_core::Isa;
-use timing::{Caches, DEFAULT_N, Machine, Measurement, Stream, Subject, default_threads};
+use timing::{Caches, DEFAULT_N, Host, Measurement, Stream, Subject, default_threads};
 
 use super::args::{BenchArgs, MAX_THREADS};
-use super::flag;
 use super::output::{Output, distinct};
 use super::session::{OutputForm, Session};
+use crate::terms::flag;
 
 mod compare;
 mod pin;
@@ -24,7 +24,7 @@ pub(super) mod timing;
 
 use pin::Pinning;
 use report::{
-    Bench, CalibrationOut, MachineOut, PinOut, PredictedOut, RateOut, ResultOut, StreamOut, halves_line, stream_lines,
+    Bench, CalibrationOut, HostOut, PinOut, PredictedOut, RateOut, ResultOut, StreamOut, halves_line, stream_lines,
 };
 
 /// Ascending, repeats removed.
@@ -34,19 +34,38 @@ fn sorted<T: Ord>(mut v: Vec<T>) -> Vec<T> {
     v
 }
 
+/// `subject` with what the options force: its lanes per chunk, its tiles (and the tests' perturbed
+/// residue).
+///
+/// # Errors
+/// The library's, for lanes the engine has no kernel for.
+fn forced(subject: &mut Subject, args: &BenchArgs) -> fibtree::Result<()> {
+    if let Some(lanes) = args.chunk_lanes {
+        subject.force_chunk_lanes(lanes)?;
+    }
+    if let Some(rule) = args.tiles {
+        subject.force_tiles(rule);
+    }
+    #[cfg(feature = "test-hooks")]
+    if let Some(m) = args.test_perturb {
+        subject.perturb(m);
+    }
+    Ok(())
+}
+
 /// `fibtree bench`: the measurements, or with `--compare` the comparison of two files.
 ///
 /// # Errors
 /// A refusal of a bad argument or file (before any run where it can be known then), a failed check
 /// of a run, an I/O error writing the results.
-pub(super) fn bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
+pub(super) fn bench(args: BenchArgs) -> crate::error::Result<ExitCode> {
     if let Some([old, new]) = args.compare.as_deref() {
         compare::compare(&args, old, new)?;
         return Ok(ExitCode::SUCCESS);
     }
     // the trees are `--n`, one per measured f(n)
     let bench_flags = |param| if param == Param::N { "--n" } else { flag(param) };
-    let machine = Machine::detect();
+    let machine = Host::detect();
     let cores = machine.cores.max(1);
     let ns = sorted(if args.n.is_empty() { DEFAULT_N.to_vec() } else { args.n.clone() });
     let threads = sorted(if args.threads.is_empty() {
@@ -69,7 +88,7 @@ pub(super) fn bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
     let hooks = fibtree::Hooks::default().cancel_on(&cancel);
     let say = |line: String| {
         if !args.no_progress {
-            super::say(&line);
+            crate::messages::say(&line);
         }
     };
     let mut plans = Vec::new();
@@ -79,16 +98,7 @@ pub(super) fn bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
         let cut = if args.bottom_up { Cut::At(n) } else { Cut::Auto };
         // planned in the session's pool, on the threads it could start
         let mut subject = session.in_pool(|| Subject::new(n, cut, limit, hooks))?;
-        if let Some(lanes) = args.chunk_lanes {
-            subject.force_chunk_lanes(lanes).map_err(|e| session.error(e))?;
-        }
-        if let Some(rule) = args.tiles {
-            subject.force_tiles(rule);
-        }
-        #[cfg(feature = "test-hooks")]
-        if let Some(m) = args.test_perturb {
-            subject.perturb(m);
-        }
+        forced(&mut subject, &args).map_err(|e| session.error(e))?;
         let route = halves_line(subject.halves());
         say(format!("n={n}: {} states, {} limb additions {route}", subject.states(), subject.limb_additions()));
         plans.push((n, subject.states(), subject.limb_additions(), route));
@@ -112,59 +122,13 @@ pub(super) fn bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
             row.push((measured.map_err(|e| session.error(e))?, cpus));
         }
         let one = row.iter().find(|m| m.0.threads == 1).map(|m| m.0.clone());
+        let subject = &subject;
         results.extend(row.into_iter().map(|(m, cpus)| {
             let speedup = one.as_ref().map(|one| m.speedup_over(one));
-            let g = &m.graph;
-            let predicted = g
-                .predicted
-                .iter()
-                .map(|&(threads, seconds)| PredictedOut {
-                    seconds,
-                    speedup: g.predicted_speedup(threads).unwrap_or(1.0),
-                    threads,
-                })
-                .collect();
-            ResultOut {
-                checked: true,
-                pinned: cpus.is_some(),
-                cpus,
-                cut: subject.halves().cut,
-                efficiency: speedup.map(|s| s / m.threads as f64),
-                limb_additions: m.limb_additions.to_string(),
-                limb_additions_per_ns: m.limb_additions_per_ns(),
-                max_seconds: m.max_seconds(),
-                median_seconds: m.median_seconds(),
-                min_seconds: m.min_seconds(),
-                n: m.n,
-                parallelism: g.parallelism,
-                predicted,
-                runs: m.seconds.clone(),
-                serial_s: g.serial,
-                span_s: g.span,
-                speedup,
-                states: subject.states(),
-                stream_fraction: in_l2.map(|l2| m.limb_additions_per_ns() / m.threads.min(cores) as f64 / l2),
-                tasks: g.tasks,
-                threads: m.threads,
-                work_s: g.work,
-            }
+            result_out(&m, cpus, speedup, subject, in_l2, cores)
         }));
     }
-    let kernels = Isa::available().into_iter().map(Isa::name).collect();
-    let simulated = super::machine::simulated();
-    let machine = MachineOut { cores: machine.cores, cpu: machine.cpu, kernels, simulated };
-    let kernel = fibtree_core::isa().name();
-    let kernel_line = super::kernel_line();
-    let calibration = fibtree_core::isa_choice().map(|c| CalibrationOut {
-        rates: c.rates.iter().map(|&(k, rate)| RateOut { kernel: k.name(), lane_additions_per_ns: rate }).collect(),
-        seconds: c.seconds,
-    });
-    let stream = stream.as_ref().map(|s| (StreamOut::of(s), stream_lines(s)));
-    let (stream, stream_lines) = stream.unzip();
-    let (pin, pin_lines) = pinning.as_ref().map(pin_report).unzip();
-    let pin_lines = pin_lines.unwrap_or_default();
-    let bench =
-        Bench { calibration, kernel, kernel_line, machine, pin, pin_lines, results, stream, stream_lines, plans };
+    let bench = assemble(machine, stream.as_ref(), pinning.as_ref(), results, plans);
     // the plot first: a reader that closes the output pipe early (exit 0) still gets it
     if let Some(mut svg) = svg {
         svg.write_all(svg::bench_svg(&bench)?.as_bytes())?;
@@ -172,6 +136,77 @@ pub(super) fn bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
     }
     session.emit(&bench, OutputForm::of(args.json, false))?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// One measurement as `bench --json` gives it: `m` of `subject`, on the CPUs `cpus` where pinned,
+/// `speedup` over one thread, and its rate against the stream's in L2 (`in_l2`) on `cores` cores.
+fn result_out(
+    m: &Measurement,
+    cpus: Option<Vec<usize>>,
+    speedup: Option<f64>,
+    subject: &Subject,
+    in_l2: Option<f64>,
+    cores: usize,
+) -> ResultOut {
+    let g = &m.graph;
+    let predicted = g
+        .predicted
+        .iter()
+        .map(|&(threads, seconds)| PredictedOut {
+            seconds,
+            speedup: g.predicted_speedup(threads).unwrap_or(1.0),
+            threads,
+        })
+        .collect();
+    ResultOut {
+        checked: true,
+        pinned: cpus.is_some(),
+        cpus,
+        cut: subject.halves().cut,
+        efficiency: speedup.map(|s| s / m.threads as f64),
+        limb_additions: m.limb_additions.to_string(),
+        limb_additions_per_ns: m.limb_additions_per_ns(),
+        max_seconds: m.max_seconds(),
+        median_seconds: m.median_seconds(),
+        min_seconds: m.min_seconds(),
+        n: m.n,
+        parallelism: g.parallelism,
+        predicted,
+        runs: m.seconds.clone(),
+        serial_s: g.serial,
+        span_s: g.span,
+        speedup,
+        states: subject.states(),
+        stream_fraction: in_l2.map(|l2| m.limb_additions_per_ns() / m.threads.min(cores) as f64 / l2),
+        tasks: g.tasks,
+        threads: m.threads,
+        work_s: g.work,
+    }
+}
+
+/// The whole bench: the machine, the kernel set and its calibration, the stream, the pinning, and
+/// each n's plan and measurements.
+fn assemble(
+    machine: Host,
+    stream: Option<&Stream>,
+    pinning: Option<&Pinning>,
+    results: Vec<ResultOut>,
+    plans: Vec<(u64, u64, u128, String)>,
+) -> Bench {
+    let kernels = Isa::available().into_iter().map(Isa::name).collect();
+    let simulated = super::machine::simulated();
+    let machine = HostOut { cores: machine.cores, cpu: machine.cpu, kernels, simulated };
+    let kernel = fibtree_core::isa().name();
+    let kernel_line = crate::machine::kernel_line();
+    let calibration = fibtree_core::isa_choice().map(|c| CalibrationOut {
+        rates: c.rates.iter().map(|&(k, rate)| RateOut { kernel: k.name(), lane_additions_per_ns: rate }).collect(),
+        seconds: c.seconds,
+    });
+    let stream = stream.map(|s| (StreamOut::of(s), stream_lines(s)));
+    let (stream, stream_lines) = stream.unzip();
+    let (pin, pin_lines) = pinning.map(pin_report).unzip();
+    let pin_lines = pin_lines.unwrap_or_default();
+    Bench { calibration, kernel, kernel_line, machine, pin, pin_lines, results, stream, stream_lines, plans }
 }
 
 /// What `--pin` found, for the JSON and for the header's lines: the CPUs in the order the workers

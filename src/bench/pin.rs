@@ -15,7 +15,7 @@ use std::sync::{Arc, Barrier, Mutex, MutexGuard};
 
 use super::timing::Subject;
 
-use super::super::say;
+use crate::messages::say;
 
 /// The CPUs this process may run on, and the pinning of the calling thread, where the operating
 /// system has them.

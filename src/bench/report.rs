@@ -34,7 +34,7 @@ pub(super) struct Bench {
     /// The kernel line of the human form ([`super::super::kernel_line`]).
     #[serde(skip)]
     pub(super) kernel_line: String,
-    pub(super) machine: MachineOut,
+    pub(super) machine: HostOut,
     /// What `--pin` found (`None`: not asked for).
     pub(super) pin: Option<PinOut>,
     /// The header's pin lines ([`super::pin`]; not in the JSON, which has `pin`).
@@ -52,7 +52,7 @@ pub(super) struct Bench {
 }
 
 #[derive(Serialize)]
-pub(super) struct MachineOut {
+pub(super) struct HostOut {
     pub(super) cores: usize,
     pub(super) cpu: Option<String>,
     /// The kernel sets this CPU runs, the narrowest first.

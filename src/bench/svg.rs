@@ -79,7 +79,7 @@ enum Mark {
 ///
 /// # Errors
 /// If plotters fails.
-fn draw_legend(area: &DrawingArea<SVGBackend, Shift>, entries: &[(Mark, String)]) -> anyhow::Result<()> {
+fn draw_legend(area: &DrawingArea<SVGBackend, Shift>, entries: &[(Mark, String)]) -> crate::error::Result<()> {
     let (x, top, step) = (16, 24, 22);
     let bottom = top + step * entries.len() as i32;
     area.draw(&Rectangle::new([(4, top - 14), (area.dim_in_pixel().0 as i32 - 8, bottom - 6)], BLACK.mix(0.3)))
@@ -111,7 +111,7 @@ fn draw_series<X: Ranged<ValueType = f64>, Y: Ranged<ValueType = f64>>(
     colour: RGBColor,
     predicted: Vec<(f64, f64)>,
     measured: Vec<(f64, f64)>,
-) -> anyhow::Result<()> {
+) -> crate::error::Result<()> {
     chart
         .draw_series(std::iter::once(DashedPathElement::new(predicted, 6, 4, colour.stroke_width(2))))
         .map_err(plot_error)?;
@@ -129,7 +129,7 @@ fn draw_series<X: Ranged<ValueType = f64>, Y: Ranged<ValueType = f64>>(
 ///
 /// # Errors
 /// If plotters fails.
-pub(super) fn bench_svg(bench: &Bench) -> anyhow::Result<String> {
+pub(super) fn bench_svg(bench: &Bench) -> crate::error::Result<String> {
     let all = series(&bench.results);
     let most = bench.results.iter().map(|r| r.threads).max().unwrap_or(1).max(128);
     let x_hi = (most as f64).log2().ceil() as i32;
@@ -221,7 +221,7 @@ fn speedup_chart(
     x_hi: i32,
     y: (i32, i32),
     cores: f64,
-) -> anyhow::Result<()> {
+) -> crate::error::Result<()> {
     let (y_lo, y_hi) = y;
     let mut chart = ChartBuilder::on(upper)
         .margin_left(12)
@@ -265,7 +265,7 @@ fn efficiency_chart(
     x_hi: i32,
     e_top: f64,
     cores: f64,
-) -> anyhow::Result<()> {
+) -> crate::error::Result<()> {
     // efficiency is mostly at most 1: steps of 0.2 there
     let step = if e_top <= 2.0 { 0.2 } else { nice_step(e_top, 8.0) };
     let mut chart = ChartBuilder::on(lower)

@@ -24,43 +24,33 @@ use num_bigint::BigUint;
 use num_traits::ToPrimitive;
 
 pub(crate) use super::stream::{Caches, Level, Stream};
+use crate::args::{CHUNK_LANES, MAX_BENCH_RUNS};
 
 /// The values of n measured when none is given.
 pub const DEFAULT_N: [u64; 3] = [5_000, 10_000, 20_000];
 
-/// The runs of each (n, threads) when no number is given.
-pub const DEFAULT_RUNS: usize = 3;
-
-/// The most timed runs of each (n, threads) [`Subject::measure`] accepts. A median settles long
-/// before: on a shared machine the spread between runs, not their number, limits it. A thousand runs
-/// of the default f(20000) are already 1.6 x 10^13 limb additions, so a larger count is a slip
-/// rather than a plan (and the runs' times are kept, one number each).
-pub const MAX_RUNS: usize = 1000;
-
 /// The moduli every run is checked against: 10^18 and 998244353.
 pub const MODULI: [u64; 2] = [LAST18, P998244353];
 
-/// The lanes a chunk of the blocked engine may hold, as `--chunk-lanes` takes them.
-pub const CHUNK_LANES: [usize; 7] = [1, 2, 4, 8, 16, 32, 64];
-
-/// The machine a benchmark ran on.
+/// The CPU model and cores of the machine a benchmark ran on, as it reports them (the machine the
+/// engines compute for is [`fibtree_core::Machine`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Machine {
+pub struct Host {
     /// The CPU model ("model name" of `/proc/cpuinfo`), where it can be read.
     pub cpu: Option<String>,
     /// The cores this process may use ([`fibtree_core::cores`]).
     pub cores: usize,
 }
 
-impl Machine {
+impl Host {
     /// Reads the CPU model and the core count. Cost: one read of `/proc/cpuinfo`.
-    pub fn detect() -> Machine {
+    pub fn detect() -> Host {
         let cpu = std::fs::read_to_string("/proc/cpuinfo").ok().and_then(|info| {
             let line = info.lines().find(|l| l.starts_with("model name"))?;
             let model = line.split_once(':')?.1.trim();
             (!model.is_empty()).then(|| model.to_string())
         });
-        Machine { cpu, cores: fibtree_core::cores() }
+        Host { cpu, cores: fibtree_core::cores() }
     }
 }
 
@@ -278,7 +268,7 @@ impl Subject {
     ///
     /// # Errors
     /// [`Error::InvalidArgument`] naming [`Param::Threads`] for 0 threads (the runs are held from 1
-    /// to [`MAX_RUNS`], as `--runs` parses them), or when the pool cannot be started (the process limit); [`Error::OutOfMemory`] naming [`Param::N`]; [`Error::CrossCheck`] when a value disagrees
+    /// to [`MAX_BENCH_RUNS`], as `--runs` parses them), or when the pool cannot be started (the process limit); [`Error::OutOfMemory`] naming [`Param::N`]; [`Error::CrossCheck`] when a value disagrees
     /// with a residue; [`Error::RunsDisagree`] when two runs give different values;
     /// [`Error::Interrupted`] when `hooks.cancel` is set.
     pub fn measure(
@@ -291,8 +281,8 @@ impl Subject {
         if threads == 0 {
             return Err(Error::invalid(Param::Threads, "expected at least 1 thread, got 0"));
         }
-        // the parser of `--runs` keeps them from 1 to MAX_RUNS
-        let runs = runs.clamp(1, MAX_RUNS);
+        // the parser of `--runs` keeps them from 1 to MAX_BENCH_RUNS
+        let runs = runs.clamp(1, MAX_BENCH_RUNS);
         let pool = pool(threads)?;
         let (n, plan, target) = (self.n, &self.plan, [(self.n, 0)]);
         let guard = Guard::exact(self.memory_limit, 2);

@@ -11,7 +11,7 @@ use svg::{MAX_DRAW_K, svg};
 
 use super::args::DrawArgs;
 use super::session::{Outcome, OutputForm, Session};
-use super::usage;
+use crate::error::refused;
 
 /// The picture: an SVG document (its JSON form is not offered; `draw` has no `--json`).
 #[derive(Serialize)]
@@ -27,9 +27,9 @@ impl Outcome for Picture {
 
 /// `fibtree draw K|A..B [--g G] [-o FILE]`: the SVG picture of the trees, on standard output or in
 /// FILE (atomically).
-pub(super) fn draw(args: DrawArgs) -> anyhow::Result<ExitCode> {
-    let trees = parse_trees(&args.trees).map_err(|(flag, message)| usage(flag, message))?;
-    let picture = Picture { svg: svg(trees, args.g).map_err(|why| usage("K", why))? };
+pub(super) fn draw(args: DrawArgs) -> crate::error::Result<ExitCode> {
+    let trees = parse_trees(&args.trees).map_err(|(flag, message)| refused(flag, message))?;
+    let picture = Picture { svg: svg(trees, args.g).map_err(|why| refused("K", why))? };
     let mut session = Session::new(args.output.output.as_deref(), None, false)?;
     session.emit(&picture, OutputForm::Human)?;
     Ok(ExitCode::SUCCESS)

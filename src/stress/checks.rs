@@ -9,28 +9,28 @@ use fibtree_util::{AtomicFile, probe_own};
 
 use super::super::args::StressArgs;
 use super::super::runner::{Program, ProgramRun, split_words};
-use super::super::usage;
 use super::verdict::status_of;
+use crate::error::refused;
 
 /// The checks of the arguments that need no run: the program's words, the folder for the outputs.
 ///
 /// # Errors
 /// A usage error naming the argument.
-pub(super) fn checked_program(args: &StressArgs) -> anyhow::Result<Program> {
+pub(super) fn checked_program(args: &StressArgs) -> crate::error::Result<Program> {
     if args.command.trim().is_empty() {
-        return Err(usage("CMD", "expected a command, got an empty one"));
+        return Err(refused("CMD", "expected a command, got an empty one"));
     }
     let words = match args.no_shell {
-        true => Some(split_words(&args.command).map_err(|e| usage("CMD", e))?),
+        true => Some(split_words(&args.command).map_err(|e| refused("CMD", e))?),
         false => None,
     };
     if let Some(program) = words.as_ref().map(|w| &w[0]) {
-        runnable(program).map_err(|why| usage("CMD", why))?;
+        runnable(program).map_err(|why| refused("CMD", why))?;
     }
     if let Some(dir) = &args.keep_output {
         std::fs::create_dir_all(dir)
             .and_then(|()| probe_own(&dir.join("0.stdout")))
-            .map_err(|e| usage("--keep-output", format!("cannot write in the folder '{}': {e}", dir.display())))?;
+            .map_err(|e| refused("--keep-output", format!("cannot write in the folder '{}': {e}", dir.display())))?;
         for (flag, file) in [("--output", &args.run.output.output), ("--svg", &args.svg)] {
             check_kept_name(dir, &args.ns.0, flag, file.as_deref())?;
         }
@@ -92,7 +92,7 @@ fn kept_for(name: &str, ns: &[u64]) -> bool {
 ///
 /// # Errors
 /// A usage error naming `flag`.
-fn check_kept_name(dir: &Path, ns: &[u64], flag: &str, file: Option<&Path>) -> anyhow::Result<()> {
+fn check_kept_name(dir: &Path, ns: &[u64], flag: &str, file: Option<&Path>) -> crate::error::Result<()> {
     let same_folder = |path: &Path| {
         let folder = fibtree_util::folder_of(path);
         matches!((folder.canonicalize(), dir.canonicalize()), (Ok(a), Ok(b)) if a == b)
@@ -103,7 +103,7 @@ fn check_kept_name(dir: &Path, ns: &[u64], flag: &str, file: Option<&Path>) -> a
         {
             let why =
                 format!("'{}' is a file --keep-output writes a run's output to; expected another file", file.display());
-            Err(usage(flag, why))
+            Err(refused(flag, why))
         }
         _ => Ok(()),
     }
@@ -115,9 +115,9 @@ fn check_kept_name(dir: &Path, ns: &[u64], flag: &str, file: Option<&Path>) -> a
 ///
 /// # Errors
 /// A usage error naming `--keep-output`.
-fn check_kept_names(dir: &Path, ns: &[u64]) -> anyhow::Result<()> {
+fn check_kept_names(dir: &Path, ns: &[u64]) -> crate::error::Result<()> {
     let entries = std::fs::read_dir(dir)
-        .map_err(|e| usage("--keep-output", format!("cannot read the folder '{}': {e}", dir.display())))?;
+        .map_err(|e| refused("--keep-output", format!("cannot read the folder '{}': {e}", dir.display())))?;
     for entry in entries.flatten() {
         if !entry.file_name().to_str().is_some_and(|n| kept_for(n, ns)) {
             continue;
@@ -128,7 +128,7 @@ fn check_kept_names(dir: &Path, ns: &[u64]) -> anyhow::Result<()> {
                 "'{}' is {what}, not a file of fibtree's, so a run's output cannot be kept there; it is left as it is",
                 entry.path().display()
             );
-            return Err(usage("--keep-output", why));
+            return Err(refused("--keep-output", why));
         }
     }
     Ok(())
@@ -153,7 +153,7 @@ struct Figures<'a> {
 ///
 /// # Errors
 /// A write that failed, naming the file and `--keep-output`.
-pub(super) fn keep(dir: &Path, run: &ProgramRun, shell: bool) -> anyhow::Result<()> {
+pub(super) fn keep(dir: &Path, run: &ProgramRun, shell: bool) -> crate::error::Result<()> {
     let status = status_of(&run.ending, shell);
     let figures = Figures {
         cpu_seconds: run.usage.map(|u| (u.cpu_seconds * 1e6).round() / 1e6),
@@ -170,7 +170,7 @@ pub(super) fn keep(dir: &Path, run: &ProgramRun, shell: bool) -> anyhow::Result<
         // the names are fibtree's: a link, a FIFO or a folder there is not followed, but refused
         AtomicFile::create_own(&path)
             .and_then(|mut file| file.write_all(bytes).and_then(|()| file.commit()))
-            .map_err(|e| anyhow::anyhow!("writing '{}' (--keep-output): {e}", path.display()))?;
+            .map_err(|e| crate::error::Error::failed(format!("writing '{}' (--keep-output): {e}", path.display())))?;
     }
     Ok(())
 }

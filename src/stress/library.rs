@@ -11,7 +11,7 @@ use serde::Serialize;
 
 use fibtree::Options;
 
-use super::super::forms::{AnswerForm, Truth};
+use super::forms::{AnswerForm, Truth};
 
 /// The most n timed.
 const TIMED: usize = 8;
@@ -52,7 +52,7 @@ pub(super) fn own_times(
     options: &Options,
     threads: usize,
     budget: Duration,
-) -> anyhow::Result<OwnTimes> {
+) -> crate::error::Result<OwnTimes> {
     let start = Instant::now();
     let mut times = Vec::new();
     for n in chosen(run) {
@@ -62,7 +62,7 @@ pub(super) fn own_times(
         let began = Instant::now();
         match Truth::of(form, &[n], g, options) {
             Ok(_) => times.push(OwnTime { n, seconds: (began.elapsed().as_secs_f64() * 1e6).round() / 1e6 }),
-            Err(e) if matches!(e.downcast_ref::<fibtree::Error>(), Some(fibtree::Error::Interrupted)) => break,
+            Err(crate::error::Error::Library(fibtree::Error::Interrupted)) => break,
             Err(e) => return Err(e),
         }
     }

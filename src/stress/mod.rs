@@ -5,12 +5,13 @@
 //! are [`super::runner`]'s, made with the session's pool let go (this process then holds one
 //! thread); a run that the limit on the user's processes may have failed is [`nproc`]'s to run
 //! again; what the program prints (its form) is given, or found from its first answers
-//! ([`super::forms`]); `--bisect`'s runs are [`bisect`]'s; the verdicts are [`verdict`]'s, the
+//! ([`forms`]); `--bisect`'s runs are [`bisect`]'s; the verdicts are [`verdict`]'s, the
 //! report [`report`]'s (its stretches [`stretches`]', its fit of the time [`growth`]'s, fibtree's
 //! own time [`library`]'s, its plot [`svg`]'s); the checks made before any run [`checks`]'.
 
 mod bisect;
 mod checks;
+mod forms;
 mod growth;
 mod library;
 mod nproc;
@@ -30,12 +31,13 @@ use std::time::{Duration, Instant};
 use fibtree::{Hooks, Options, Param};
 
 use super::args::StressArgs;
-use super::forms::{self, AnswerForm, Truth};
 use super::output::{Output, distinct};
 use super::runner::{Ending, Handling, Program, ProgramRun, run_all};
 use super::session::{OutputForm, Session};
-use super::{flag, usage};
+use crate::error::refused;
+use crate::terms::flag;
 use checks::{checked_program, keep};
+use forms::{AnswerForm, Truth};
 use nproc::{Next, ProcessLimit};
 use report::{Made, Report, Spread};
 use verdict::{Limits, Verdict, judge};
@@ -55,7 +57,7 @@ struct Runs<'a> {
     done: Mutex<BTreeMap<u64, ProgramRun>>,
     /// The first error keeping a run's output, or the refusal where the process limit left no room
     /// for the runs (after which none starts).
-    failed: Mutex<Option<anyhow::Error>>,
+    failed: Mutex<Option<crate::error::Error>>,
     /// Set where the process limit left no room for the runs.
     given_up: AtomicBool,
     total: u64,
@@ -77,7 +79,7 @@ impl Runs<'_> {
         let mut record = |run: ProgramRun| -> Handling {
             if let Ending::NoProcess(why) = &run.ending {
                 // no verdict on the program: the runs are given up, and the command refused
-                let why = usage("CMD", format!("could not be run for n = {}: {why}", run.n));
+                let why = refused("CMD", format!("could not be run for n = {}: {why}", run.n));
                 *self.failed.lock().expect("never poisoned") = Some(why);
                 self.given_up.store(true, Ordering::Relaxed);
                 return Handling::Stop;
@@ -110,16 +112,16 @@ impl Runs<'_> {
     }
 
     /// The error that ended the runs (the process limit), or the first error keeping an output.
-    fn failure(&self) -> Option<anyhow::Error> {
+    fn failure(&self) -> Option<crate::error::Error> {
         self.failed.lock().expect("never poisoned").take()
     }
 
     /// The runs of the form's `probes`, as [`Runs::run`]; an error where they were given up (the
     /// process limit), before anything is said of their answers.
-    fn run_probes(&self, probes: &[u64], hooks: Hooks) -> anyhow::Result<Vec<ProgramRun>> {
+    fn run_probes(&self, probes: &[u64], hooks: Hooks) -> crate::error::Result<Vec<ProgramRun>> {
         let runs = self.run(probes, hooks, None);
         match self.given_up.load(Ordering::Relaxed) {
-            true => Err(self.failure().unwrap_or_else(|| usage("CMD", "no room"))),
+            true => Err(self.failure().unwrap_or_else(|| refused("CMD", "no room"))),
             false => Ok(runs),
         }
     }
@@ -157,29 +159,90 @@ fn library_options<'h>(hooks: Hooks<'h>, args: &StressArgs) -> Options<'h> {
     Options { hooks, engine: args.run.engine, memory_limit: Some(args.run.memory_limit()), ..Options::default() }
 }
 
-pub(super) fn stress(args: StressArgs) -> anyhow::Result<ExitCode> {
-    let program = checked_program(&args)?;
-    // the plot's file is checked before any run, so that a bad path fails at once
-    distinct(&[("--output", args.run.output.output.as_deref()), ("--svg", args.svg.as_deref())])?;
-    let svg = args.svg.as_deref().map(|path| Output::open(Some(path), "--svg")).transpose()?;
-    let ns = args.ns.0.clone();
-    let given = match (args.modulus, args.last_digits, args.exact) {
+/// The answers' form the options give (`--mod`, `--last-digits`, `--exact`), if any.
+fn given_form(args: &StressArgs) -> Option<AnswerForm> {
+    match (args.modulus, args.last_digits, args.exact) {
         (Some(m), ..) => Some(AnswerForm::Modulo(m)),
         (_, Some(d), _) => Some(AnswerForm::LastDigits(d)),
         (.., true) => Some(AnswerForm::Exact),
         _ => None,
-    };
-    // the library's N is one of the n asked for
-    let stress_flags = |param| if param == Param::N { "--n" } else { flag(param) };
-    let mut session =
-        Session::new(args.run.output.output.as_deref(), args.run.threads.threads, !args.json)?.naming(stress_flags);
-    // before any run: the true values of every n asked for fit the memory, as a table of as many rows
-    // up to the largest n would (the same floor, refused with the same figure)
+    }
+}
+
+/// Before any run: the true values of every n of `ns` fit the memory, as a table of as many rows up
+/// to the largest n would (the same floor, refused with the same figure).
+fn check_the_floor(session: &Session, args: &StressArgs, ns: &[u64]) -> crate::error::Result<()> {
     if let (Some(&top), Ok(rows)) = (ns.iter().max(), u64::try_from(ns.len())) {
         let options = Options { memory_limit: Some(args.run.memory_limit()), ..Options::default() };
         fibtree::Counting::check_table_floor(top.saturating_sub(rows - 1), top, &options)
             .map_err(|e| session.error(e))?;
     }
+    Ok(())
+}
+
+/// `--bisect`'s first runs: n spread over `ns` by its seed (`--seed`, else a fresh one).
+fn spread_of(args: &StressArgs, ns: &[u64]) -> Option<Spread> {
+    args.bisect.then(|| {
+        let seed = args.seed.unwrap_or_else(fibtree_util::fresh_seed);
+        Spread { seed, ns: bisect::spread(ns.len(), bisect::SPREAD, seed).into_iter().map(|i| ns[i]).collect() }
+    })
+}
+
+/// The most runs of `asked` n the program can be given: all of them, or with `--bisect` the spread
+/// and the bisection's rounds of `jobs` runs.
+fn most_runs(spread: Option<&Spread>, jobs: usize, asked: usize) -> usize {
+    match spread {
+        Some(s) => (s.ns.len() + 2 * jobs * (asked / s.ns.len().max(1)).max(1).ilog2() as usize).min(asked),
+        None => asked,
+    }
+}
+
+/// The form of the program's answers: the one given, else the one its answers to probes show.
+fn answer_form(
+    session: &mut Session,
+    args: &StressArgs,
+    runs: &Runs,
+    ns: &[u64],
+) -> crate::error::Result<forms::Taken> {
+    if let Some(form) = given_form(args) {
+        return Ok(forms::Taken::given(form));
+    }
+    let g = args.g;
+    let probes = session.stage(true, |hooks, _| forms::probes(ns, g, &library_options(hooks, args)))?;
+    let at: Vec<u64> = probes.iter().map(|p| p.0).collect();
+    let ran = match at.is_empty() {
+        true => Vec::new(),
+        false => session.stage(false, |hooks, _| runs.run_probes(&at, hooks))?,
+    };
+    Ok(forms::decide(g, &probes, &ran))
+}
+
+/// fibtree's own time for some of the n `judged`, in `form`, within `budget`.
+fn own_times(
+    session: &mut Session,
+    args: &StressArgs,
+    form: AnswerForm,
+    judged: &[verdict::Judged],
+    budget: Duration,
+) -> crate::error::Result<library::OwnTimes> {
+    let run: Vec<u64> = judged.iter().map(|j| j.n).collect();
+    session.stage(true, |hooks, _| {
+        let options = library_options(hooks, args);
+        library::own_times(form, &run, args.g, &options, rayon::current_num_threads(), budget)
+    })
+}
+
+pub(super) fn stress(args: StressArgs) -> crate::error::Result<ExitCode> {
+    let program = checked_program(&args)?;
+    // the plot's file is checked before any run, so that a bad path fails at once
+    distinct(&[("--output", args.run.output.output.as_deref()), ("--svg", args.svg.as_deref())])?;
+    let svg = args.svg.as_deref().map(|path| Output::open(Some(path), "--svg")).transpose()?;
+    let ns = args.ns.0.clone();
+    // the library's N is one of the n asked for
+    let stress_flags = |param| if param == Param::N { "--n" } else { flag(param) };
+    let mut session =
+        Session::new(args.run.output.output.as_deref(), args.run.threads.threads, !args.json)?.naming(stress_flags);
+    check_the_floor(&session, &args, &ns)?;
     let stop = session.cancel_flag();
     // what the programs leave running, out of their groups too, is handed to this process to end
     // (not what it had before: a shell that ran `job & exec fibtree stress ...` left it `job`)
@@ -188,14 +251,8 @@ pub(super) fn stress(args: StressArgs) -> anyhow::Result<ExitCode> {
     session.count_runs("runs");
     let jobs = args.jobs.unwrap_or_else(fibtree_core::cores);
     let g = args.g;
-    let spread = args.bisect.then(|| {
-        let seed = args.seed.unwrap_or_else(fibtree_util::fresh_seed);
-        Spread { seed, ns: bisect::spread(ns.len(), bisect::SPREAD, seed).into_iter().map(|i| ns[i]).collect() }
-    });
-    let total = match &spread {
-        Some(s) => (s.ns.len() + 2 * jobs * (ns.len() / s.ns.len().max(1)).max(1).ilog2() as usize).min(ns.len()),
-        None => ns.len(),
-    };
+    let spread = spread_of(&args, &ns);
+    let total = most_runs(spread.as_ref(), jobs, ns.len());
     let runs = Runs {
         program,
         jobs,
@@ -209,18 +266,7 @@ pub(super) fn stress(args: StressArgs) -> anyhow::Result<ExitCode> {
         given_up: AtomicBool::new(false),
         total: total as u64,
     };
-    let taken = match given {
-        Some(form) => forms::Taken::given(form),
-        None => {
-            let probes = session.stage(true, |hooks, _| forms::probes(&ns, g, &library_options(hooks, &args)))?;
-            let at: Vec<u64> = probes.iter().map(|p| p.0).collect();
-            let ran = match at.is_empty() {
-                true => Vec::new(),
-                false => session.stage(false, |hooks, _| runs.run_probes(&at, hooks))?,
-            };
-            forms::decide(g, &probes, &ran)
-        }
-    };
+    let taken = answer_form(&mut session, &args, &runs, &ns)?;
     let started = Instant::now();
     let truth = session.stage(true, |hooks, _| Truth::of(taken.form, &ns, g, &library_options(hooks, &args)))?;
     let budget = started.elapsed().max(Duration::from_secs(1));
@@ -244,14 +290,7 @@ pub(super) fn stress(args: StressArgs) -> anyhow::Result<ExitCode> {
     // fibtree's own time for some of the n run, once the program's runs are done
     let own = match stop.load(Ordering::Relaxed) || judged.is_empty() {
         true => None,
-        false => {
-            let run: Vec<u64> = judged.iter().map(|j| j.n).collect();
-            let timed = session.stage(true, |hooks, _| {
-                let options = library_options(hooks, &args);
-                library::own_times(taken.form, &run, g, &options, rayon::current_num_threads(), budget)
-            })?;
-            Some(timed)
-        }
+        false => Some(own_times(&mut session, &args, taken.form, &judged, budget)?),
     };
     // stopped while the program ran, or while fibtree timed itself after
     let interrupted = stop.load(Ordering::Relaxed);

@@ -11,9 +11,9 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use super::super::forms::last_integer;
 use super::super::runner::{Ending, ProgramRun};
-use super::super::usage;
+use super::forms::last_integer;
+use crate::error::refused;
 
 /// What the standard error of a program, or of a shell or runtime it uses, says when a fork or a
 /// new thread fails for the process limit (compared without case): dash's `Cannot fork`, bash's
@@ -53,7 +53,7 @@ pub(super) enum Next {
     /// Run it again, alone.
     Again,
     /// Refuse the command, with this error: the limit left the program no room even alone.
-    Refuse(anyhow::Error),
+    Refuse(crate::error::Error),
 }
 
 /// How many times a run is made alone (after its first) before its failed forks refuse the command:
@@ -99,7 +99,7 @@ impl ProcessLimit {
                      RLIMIT_NPROC of {limit}, fibtree holding {threads} thread{s} (its standard error: {line}); \
                      a higher limit (ulimit -u) lets it run"
                 );
-                Next::Refuse(usage("CMD", why))
+                Next::Refuse(refused("CMD", why))
             }
             (true, None) if !failed => Next::Keep,
             (true, None) if run.alone == 0 => match self.own_failure.load(Ordering::Relaxed) {

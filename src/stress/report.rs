@@ -8,7 +8,7 @@ use fibtree_util::human_bytes;
 use serde::Serialize;
 
 use super::super::args::StressArgs;
-use super::super::forms;
+use super::forms;
 use super::growth::{Growth, fit};
 use super::library::OwnTimes;
 use super::stretches::{Stretch, stretches, written};
@@ -180,7 +180,7 @@ impl Report {
     ///
     /// # Errors
     /// If plotters fails.
-    pub(super) fn svg(&self) -> anyhow::Result<String> {
+    pub(super) fn svg(&self) -> crate::error::Result<String> {
         super::svg::stress_svg(&self.command, &self.runs, self.fibtree_times.as_ref(), &self.limits)
     }
 

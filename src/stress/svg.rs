@@ -43,7 +43,7 @@ pub(super) fn stress_svg(
     runs: &[Judged],
     own: Option<&OwnTimes>,
     limits: &Limits,
-) -> anyhow::Result<String> {
+) -> crate::error::Result<String> {
     let (first, last) = (runs.first().map_or(0, |j| j.n), runs.last().map_or(1, |j| j.n));
     let pad = ((last - first) as f64 * 0.03).max(1.0);
     let x_range = first as f64 - pad..last as f64 + pad;
@@ -93,7 +93,7 @@ fn time_chart(
     limits: &Limits,
     x_range: std::ops::Range<f64>,
     y_time: std::ops::Range<f64>,
-) -> anyhow::Result<()> {
+) -> crate::error::Result<()> {
     let mut chart = ChartBuilder::on(upper)
         .margin_left(12)
         .margin_right(30)
@@ -163,7 +163,7 @@ fn memory_chart(
     limits: &Limits,
     x_range: std::ops::Range<f64>,
     y_memory: std::ops::Range<f64>,
-) -> anyhow::Result<()> {
+) -> crate::error::Result<()> {
     let mut chart = ChartBuilder::on(lower)
         .margin_left(12)
         .margin_right(30)

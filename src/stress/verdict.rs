@@ -3,8 +3,8 @@
 
 use serde::Serialize;
 
-use super::super::forms::last_integer;
 use super::super::runner::{Ending, ProgramRun};
+use super::forms::last_integer;
 
 /// The lines of a failing run's standard error (its first) and standard output (its last) that the
 /// report shows.

@@ -21,13 +21,15 @@ use fibtree::{Error, Hooks, Limit, Options, Param};
 use serde::Serialize;
 
 use super::super::args::VerifyArgs;
-use super::super::input::{Stoppable, is_stop, open};
-use super::super::messages::{escaped, is_broken_pipe, one_line};
+use super::super::input::{Stoppable, is_cancelled, open};
+use super::super::messages::{escaped, one_line};
 use super::super::output::{Output, distinct};
 use super::super::session::Session;
-use super::super::{flag, say, usage};
 use super::words::{self, ClaimedParity, hint, shown};
 use super::{route, word};
+use crate::error::refused;
+use crate::messages::say;
+use crate::terms::flag;
 
 /// The counts of a claims file's verdicts (fields in alphabetical order, as the JSON lists them).
 #[derive(Serialize, Default)]
@@ -158,30 +160,24 @@ fn seen(file: &File) -> Option<(u64, std::time::SystemTime)> {
 }
 
 /// A source held in memory as it is read, within `ceiling` bytes (past it, or where the memory
-/// cannot be had, the read fails with [`TooLarge`]); what it holds is shared with its reader's owner.
+/// cannot be had, the read fails with [`TooLargeToHold`]); what it holds is shared with its reader's owner.
 struct Holding<R> {
     inner: R,
     held: Rc<RefCell<Vec<u8>>>,
     ceiling: u64,
 }
 
-#[derive(Debug)]
-struct TooLarge;
-
-impl std::fmt::Display for TooLarge {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("too large to hold in memory")
-    }
-}
-
-impl std::error::Error for TooLarge {}
+/// What a read past the ceiling of a [`Holding`] fails with.
+#[derive(Debug, thiserror::Error)]
+#[error("too large to hold in memory")]
+struct TooLargeToHold;
 
 impl<R: Read> Read for Holding<R> {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
         let read = self.inner.read(buf)?;
         let mut held = self.held.borrow_mut();
         if (held.len() + read) as u64 > self.ceiling || held.try_reserve(read).is_err() {
-            return Err(std::io::Error::other(TooLarge));
+            return Err(std::io::Error::other(TooLargeToHold));
         }
         held.extend_from_slice(&buf[..read]);
         Ok(read)
@@ -193,7 +189,7 @@ impl Input {
     ///
     /// # Errors
     /// A usage error naming `--claims` for a file that cannot be opened.
-    fn open(path: &Path, cancel: Arc<AtomicBool>) -> anyhow::Result<Input> {
+    fn open(path: &Path, cancel: Arc<AtomicBool>) -> crate::error::Result<Input> {
         if path.as_os_str() == "-" {
             let (what, name) = ("standard input", "standard input".to_string());
             // a regular file on standard input is read again as any file is
@@ -209,7 +205,7 @@ impl Input {
             return Ok(Input { source: Source::Unread(Box::new(stdin)), what, name, cancel });
         }
         let name = format!("'{}'", path.display());
-        let (file, may_wait) = open(path).map_err(|e| usage("--claims", format!("cannot read {name}: {e}")))?;
+        let (file, may_wait) = open(path).map_err(|e| refused("--claims", format!("cannot read {name}: {e}")))?;
         let source = match file.metadata().is_ok_and(|m| m.is_file()) {
             true => Source::File { seen: seen(&file), start: 0, file },
             // a folder too: its first read fails, naming it
@@ -225,7 +221,7 @@ impl Input {
     /// Usage errors naming `--claims`: a source that cannot be read, a line longer than
     /// [`MAX_LINE`], an empty file, one without its header or with only its header;
     /// [`Error::OutOfMemory`] past `limit`; [`Error::Interrupted`] once the cancel flag is set.
-    fn gather(&mut self, limit: Limit) -> anyhow::Result<Asked> {
+    fn gather(&mut self, limit: Limit) -> crate::error::Result<Asked> {
         let cancel = self.cancel.clone();
         let hooks = Hooks::default().cancel_on(&cancel);
         match std::mem::replace(&mut self.source, Source::Held(Vec::new())) {
@@ -260,7 +256,7 @@ impl Input {
         reader: &mut ClaimsReader<'_, R>,
         limit: Limit,
         held: impl Fn() -> usize,
-    ) -> anyhow::Result<Asked> {
+    ) -> crate::error::Result<Asked> {
         let mut asked = Asked::default();
         let mut lines = 0;
         while let Some(line) = reader.next() {
@@ -273,7 +269,7 @@ impl Input {
                     let why = format!(
                         "line {line} of {name} is longer than {MAX_LINE} bytes, the most a claims line may hold"
                     );
-                    return Err(usage("--claims", why));
+                    return Err(refused("--claims", why));
                 }
                 Err(e) => return Err(self.reading_error(e, reader.blank(), need, limit)),
             }
@@ -283,26 +279,26 @@ impl Input {
             }
         }
         if lines == 0 {
-            return Err(usage("--claims", format!("{} has no claims, only its header", self.what)));
+            return Err(refused("--claims", format!("{} has no claims, only its header", self.what)));
         }
         Ok(asked)
     }
 
     /// A failed read in the terms of the command line (`need`: the bytes held when it failed).
-    fn reading_error(&self, e: Error, blank: bool, need: u64, limit: Limit) -> anyhow::Error {
+    fn reading_error(&self, e: Error, blank: bool, need: u64, limit: Limit) -> crate::error::Error {
         let (what, name) = (self.what, &self.name);
         match e {
-            Error::Io(io) if is_stop(&io) => Error::Interrupted.into(),
-            Error::Io(io) if io.get_ref().is_some_and(|e| e.is::<TooLarge>()) => {
+            Error::Io(io) if is_cancelled(&io) => Error::Interrupted.into(),
+            Error::Io(io) if io.get_ref().is_some_and(|e| e.is::<TooLargeToHold>()) => {
                 // what was held, and the doubling that did not fit
                 let estimate = need.saturating_mul(2).max(limit.bytes() + 1);
                 Error::OutOfMemory { param: Param::Claims, estimate, limit }.into()
             }
-            Error::Io(io) => usage("--claims", format!("cannot read {name}: {io}")),
+            Error::Io(io) => refused("--claims", format!("cannot read {name}: {io}")),
             Error::InvalidArgument { .. } if blank => {
-                usage("--claims", format!("{what} is empty; expected the header '{CLAIMS_HEADER}' and claims"))
+                refused("--claims", format!("{what} is empty; expected the header '{CLAIMS_HEADER}' and claims"))
             }
-            Error::InvalidArgument { expected, .. } => usage("--claims", format!("{name}: {expected}")),
+            Error::InvalidArgument { expected, .. } => refused("--claims", format!("{name}: {expected}")),
             other => other.into(),
         }
     }
@@ -315,12 +311,12 @@ impl Input {
     fn each_verdict(
         &self,
         answers: &Answers,
-        mut each: impl FnMut(Verdict) -> anyhow::Result<()>,
-    ) -> anyhow::Result<()> {
+        mut each: impl FnMut(Verdict) -> crate::error::Result<()>,
+    ) -> crate::error::Result<()> {
         let name = &self.name;
         let changed =
-            || usage("--claims", format!("{name} changed while it was read; expected a file that stays as it is"));
-        let cannot_read = |e: &dyn std::fmt::Display| usage("--claims", format!("cannot read {name}: {e}"));
+            || refused("--claims", format!("{name} changed while it was read; expected a file that stays as it is"));
+        let cannot_read = |e: &dyn std::fmt::Display| refused("--claims", format!("cannot read {name}: {e}"));
         let source: Box<dyn Read + '_> = match &self.source {
             Source::File { file, start, .. } => {
                 let mut file: &File = file;
@@ -328,7 +324,9 @@ impl Input {
                 Box::new(file)
             }
             Source::Held(held) => Box::new(&held[..]),
-            Source::Unread(_) => return Err(anyhow::anyhow!("the claims were not gathered before they were judged")),
+            Source::Unread(_) => {
+                return Err(crate::error::Error::failed("the claims were not gathered before they were judged"));
+            }
         };
         let cancel = self.cancel.clone();
         let hooks = Hooks::default().cancel_on(&cancel);
@@ -385,7 +383,10 @@ impl<'a> Sink<'a> {
     /// Writes with `write` unless the reader has gone: a closed pipe stops the writing quietly
     /// (the verdicts' exit status is known before they are written, and is kept); any other error
     /// is returned.
-    fn put(&mut self, write: impl FnOnce(&mut BufWriter<&'a mut Output>) -> std::io::Result<()>) -> anyhow::Result<()> {
+    fn put(
+        &mut self,
+        write: impl FnOnce(&mut BufWriter<&'a mut Output>) -> std::io::Result<()>,
+    ) -> crate::error::Result<()> {
         let Some(writer) = &mut self.0 else { return Ok(()) };
         match write(writer) {
             Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
@@ -397,7 +398,7 @@ impl<'a> Sink<'a> {
     }
 
     /// Writes what is buffered.
-    fn finish(&mut self) -> anyhow::Result<()> {
+    fn finish(&mut self) -> crate::error::Result<()> {
         self.put(|w| w.flush())
     }
 
@@ -416,7 +417,7 @@ impl Drop for Sink<'_> {
 
 /// Every line for people, claims and malformed lines in the file's order, then the counts; their
 /// numbers whole with `whole`.
-fn write_text(input: &Input, answers: &Answers, out: &mut Output, whole: bool) -> anyhow::Result<Counts> {
+fn write_text(input: &Input, answers: &Answers, out: &mut Output, whole: bool) -> crate::error::Result<Counts> {
     let mut counts = Counts::default();
     let mut sink = Sink::new(out);
     input.each_verdict(answers, |v| {
@@ -431,7 +432,7 @@ fn write_text(input: &Input, answers: &Answers, out: &mut Output, whole: bool) -
 
 /// The JSON object of every verdict (the keys in alphabetical order: the counts, the malformed
 /// lines, the verdicts), as `serde_json` writes it: a pass to count, then one for each list.
-fn write_json(input: &Input, answers: &Answers, out: &mut Output) -> anyhow::Result<Counts> {
+fn write_json(input: &Input, answers: &Answers, out: &mut Output) -> crate::error::Result<Counts> {
     let mut counts = Counts::default();
     input.each_verdict(answers, |v| {
         v.count(&mut counts);
@@ -474,7 +475,7 @@ fn write_json(input: &Input, answers: &Answers, out: &mut Output) -> anyhow::Res
 }
 
 /// `verify --claims PATH`.
-pub(crate) fn verify_claims(path: &Path, args: &VerifyArgs) -> anyhow::Result<ExitCode> {
+pub(crate) fn verify_claims(path: &Path, args: &VerifyArgs) -> crate::error::Result<ExitCode> {
     distinct(&[("--claims", Some(path)), ("--output", args.run.output.output.as_deref())])?;
     // A run too large for memory: the file is what asks for it.
     let claims_flags = |param| if param == Param::N { "--claims" } else { flag(param) };
@@ -485,7 +486,7 @@ pub(crate) fn verify_claims(path: &Path, args: &VerifyArgs) -> anyhow::Result<Ex
     result.map_err(|e| session.error(e))
 }
 
-fn judge(session: &mut Session, path: &Path, args: &VerifyArgs) -> anyhow::Result<ExitCode> {
+fn judge(session: &mut Session, path: &Path, args: &VerifyArgs) -> crate::error::Result<ExitCode> {
     let cancel = session.cancel_flag();
     let mut input = Input::open(path, cancel.clone())?;
     let asked = input.gather(args.run.memory_limit())?;
@@ -517,7 +518,7 @@ fn judge(session: &mut Session, path: &Path, args: &VerifyArgs) -> anyhow::Resul
     }
     let status = ExitCode::from(if counts.malformed > 0 { 2 } else { u8::from(counts.mismatch > 0) });
     match session.finish() {
-        Err(e) if !is_broken_pipe(&e) => Err(e),
+        Err(e) if !e.is_broken_pipe() => Err(e),
         _ => Ok(status),
     }
 }

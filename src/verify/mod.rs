@@ -9,14 +9,15 @@ use serde::Serialize;
 
 use super::args::VerifyArgs;
 use super::session::{Outcome, OutputForm, Session};
-use super::{say, usage};
+use crate::error::refused;
+use crate::messages::say;
 
 mod claims;
 mod words;
 
 use words::ClaimedParity;
 
-pub(super) fn verify(args: VerifyArgs) -> anyhow::Result<ExitCode> {
+pub(super) fn verify(args: VerifyArgs) -> crate::error::Result<ExitCode> {
     match &args.claims {
         Some(path) => claims::verify_claims(path, &args),
         None => verify_one(&args),
@@ -83,7 +84,7 @@ fn word(checked: &Checked) -> &'static str {
 /// `verify N --answer A`: a claimed residue (`--mod`, `--last-digits`) judged by the modular engine
 /// (by the exact count with `--exact`, or where the modulus is 2^63 or more), or a claimed whole
 /// count by the exact count; checked as [`fibtree::claims::answer`] checks it.
-fn verify_one(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
+fn verify_one(args: &VerifyArgs) -> crate::error::Result<ExitCode> {
     let (n, answer) = (args.n.expect("clap requires N"), args.answer.as_ref().expect("clap requires --answer"));
     let modulus = match (args.modulus, args.last_digits) {
         (Some(m), _) => Some(m),
@@ -93,7 +94,7 @@ fn verify_one(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
     if let Some(m) = modulus
         && *answer >= m.into()
     {
-        return Err(usage("--answer", format!("expected a residue below the modulus {m}, got {answer}")));
+        return Err(refused("--answer", format!("expected a residue below the modulus {m}, got {answer}")));
     }
     let claim = Claim { line: 0, n, g: args.g, modulus, answer: answer.clone() };
     let mut session = Session::new(args.run.output.output.as_deref(), args.run.threads.threads, !args.json)?;

@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use fibtree::{Counting, LAST18, Options, P998244353};
 
-use super::runner::{Ending, ProgramRun};
+use crate::runner::{Ending, ProgramRun};
 
 /// The other prime modulus contest problems ask for.
 const P1000000007: u64 = 1_000_000_007;
@@ -135,7 +135,7 @@ pub(super) fn decide(g: u64, probes: &[(u64, BigUint)], runs: &[ProgramRun]) -> 
             }
         }
     };
-    super::say(&format!("auto: {}", taken.how));
+    crate::messages::say(&format!("auto: {}", taken.how));
     taken
 }
 
@@ -175,7 +175,7 @@ fn by_size<'a>(answers: impl Iterator<Item = &'a str>) -> AnswerForm {
 ///
 /// # Errors
 /// As [`Counting::new`].
-pub(super) fn probes(ns: &[u64], g: u64, options: &Options) -> anyhow::Result<Vec<(u64, BigUint)>> {
+pub(super) fn probes(ns: &[u64], g: u64, options: &Options) -> crate::error::Result<Vec<(u64, BigUint)>> {
     let mut searched: Vec<u64> = ns.iter().copied().take(SEARCHED).collect();
     searched.extend(ns.iter().skip(SEARCHED.max(ns.len().saturating_sub(PROBES))));
     // (distinct forms, n, value) of every n searched
@@ -205,7 +205,7 @@ pub(super) fn probes(ns: &[u64], g: u64, options: &Options) -> anyhow::Result<Ve
 ///
 /// # Errors
 /// As [`Counting::new`]; a cross-check that fails.
-fn exact(ns: &[u64], g: u64, options: &Options) -> anyhow::Result<Vec<BigUint>> {
+fn exact(ns: &[u64], g: u64, options: &Options) -> crate::error::Result<Vec<BigUint>> {
     let targets: Vec<(u64, u64)> = ns.iter().map(|&n| (n, g)).collect();
     let mut values = vec![BigUint::ZERO; ns.len()];
     Counting::new(&targets, options)?.for_each(|i, report| {
@@ -227,7 +227,7 @@ impl Truth {
     ///
     /// # Errors
     /// As [`Counting::new`].
-    pub(super) fn of(form: AnswerForm, ns: &[u64], g: u64, options: &Options) -> anyhow::Result<Truth> {
+    pub(super) fn of(form: AnswerForm, ns: &[u64], g: u64, options: &Options) -> crate::error::Result<Truth> {
         let values: Vec<String> = match form.modulus() {
             None => exact(ns, g, options)?.iter().map(|v| form.of(v)).collect(),
             Some(m) => {

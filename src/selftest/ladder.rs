@@ -24,7 +24,7 @@ const LADDER_BYTES: u64 = 80 << 20;
 fn not_started(threads: usize, cause: &dyn std::fmt::Display) -> String {
     let s = if threads == 1 { "" } else { "s" };
     let limit =
-        super::os::process_limit().map_or(String::new(), |l| format!("; the process limit RLIMIT_NPROC is {l}"));
+        crate::os::process_limit().map_or(String::new(), |l| format!("; the process limit RLIMIT_NPROC is {l}"));
     format!("could not start {threads} thread{s} ({cause}{limit})")
 }
 
