@@ -3,9 +3,12 @@
 //! API. Its modules are the command line's; none of them is an API for other programs, which use
 //! the library fibtree.
 //!
-//! The command line: its definition ([`args`]), one session type that every command runs in
-//! ([`session`], with [`output`] and [`progress`]), and a file per command or group of commands,
-//! each computing a typed result that the session writes for people, as numbers only or as JSON.
+//! Its modules sit in layers that tests/layers.rs keeps (docs/architecture.md): at the bottom the
+//! one error ([`Error`], whose [`Kind`] gives the exit status); then what talks to the system
+//! ([`os`], [`output`], [`progress`], [`runner`], ...); then the session every command runs in
+//! ([`args`], [`session`], [`terms`], and what several commands share); then one module or folder a
+//! command, none importing another, each computing a typed result that the session writes for
+//! people, as numbers only or as JSON; and this root, which parses the arguments and dispatches.
 //!
 //! Library errors name a parameter ([`fibtree::Param`]); here they become the flag or argument the
 //! user wrote ([`terms::flag`]), and every refusal ends the process with status 2.
