@@ -298,7 +298,7 @@ fn combine_in(session: &mut Session, args: &CombineArgs) -> crate::error::Result
         other => other.into(),
     })?;
     drop(shards);
-    fibtree_core::check_below_tree(n, g, &value, primes).map_err(Error::from)?;
+    fibtree::crt::check_below_tree(n, g, &value, primes).map_err(Error::from)?;
     // the modular engine run here, modulo 10^18, 998244353 and a prime drawn now, which no file can
     // know (a thread each)
     let mut report =

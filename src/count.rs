@@ -5,8 +5,8 @@ use std::io::Write;
 use std::process::ExitCode;
 use std::time::Duration;
 
+use fibtree::Halves;
 use fibtree::{Checkpoint, Counting, Cut, LAST18, ModReport, Options, P998244353};
-use fibtree_core::Halves;
 use fibtree_util::human_bytes;
 use serde::Serialize;
 

@@ -157,13 +157,6 @@ fn library_kind(e: &fibtree::Error) -> Kind {
     }
 }
 
-/// An error of the engines' crate, where the command line calls it, as the library takes it in.
-impl From<fibtree_core::Error> for Error {
-    fn from(e: fibtree_core::Error) -> Error {
-        Error::Library(e.into())
-    }
-}
-
 impl From<std::fmt::Error> for Error {
     fn from(e: std::fmt::Error) -> Error {
         Error::failed(format!("formatting: {e}"))

@@ -381,9 +381,10 @@ pub(super) fn estimate(args: EstimateArgs) -> crate::error::Result<ExitCode> {
     let mut session = Session::new(args.output.output.as_deref(), args.threads.threads, false)?;
     let census = if args.census { CensusWhen::Always } else { CensusWhen::Auto };
     let shards = if args.shards.is_empty() { vec![1, 64, 1024] } else { args.shards.clone() };
-    let e =
-        session.compute(|hooks, _| Ok(estimate::estimate(args.target.n, args.target.g, &shards, census, hooks)?))?;
-    let out = EstimateOut::new(&e, fibtree_core::isa().to_string(), session.threads());
+    let e = session.compute(|hooks, _| {
+        Ok(estimate::estimate(args.target.n, args.target.g, &shards, census, hooks).map_err(fibtree::Error::from)?)
+    })?;
+    let out = EstimateOut::new(&e, fibtree::isa().to_string(), session.threads());
     session.emit(&out, OutputForm::of(args.json, false))?;
     Ok(ExitCode::SUCCESS)
 }

@@ -26,7 +26,7 @@
 use std::ffi::OsStr;
 use std::sync::OnceLock;
 
-use fibtree_core::{Isa, Machine};
+use fibtree::{Isa, Machine};
 
 use crate::error::refused;
 use crate::terms::{ISA_VAR, MACHINE_VAR, flag, in_terms};
@@ -75,7 +75,7 @@ pub(super) fn set_from_environment() -> crate::error::Result<()> {
         Some(isa) => machine.isa(isa),
         None => machine,
     };
-    machine.set().map_err(|e| in_terms(e.into(), flag))
+    machine.set().map_err(|e| in_terms(fibtree::Error::from(e).into(), flag))
 }
 
 /// The kernel set in use, how it was chosen and the ones this CPU has, as `bench`, `count --verbose`
@@ -83,17 +83,17 @@ pub(super) fn set_from_environment() -> crate::error::Result<()> {
 /// `avx2 (fastest measured, in lane additions/ns: baseline 1.95, avx2 2.31 in 3 ms; dense sweep avx2;
 /// this CPU has: baseline, avx2)`. Cost O(1) after the calibration.
 pub(crate) fn kernel_line() -> String {
-    let names: Vec<&str> = fibtree_core::Isa::available().into_iter().map(fibtree_core::Isa::name).collect();
+    let names: Vec<&str> = fibtree::Isa::available().into_iter().map(fibtree::Isa::name).collect();
     let has = format!("this CPU has: {}", names.join(", "));
-    match fibtree_core::isa_choice() {
+    match fibtree::isa_choice() {
         Some(c) => {
             let rates: Vec<String> = c.rates.iter().map(|(k, r)| format!("{k} {r:.2}")).collect();
-            let widest = fibtree_core::Isa::available().last().copied().unwrap_or(fibtree_core::Isa::Baseline);
+            let widest = fibtree::Isa::available().last().copied().unwrap_or(fibtree::Isa::Baseline);
             let ms = (c.seconds * 1e3).round();
             let how = format!("fastest measured, in lane additions/ns: {} in {ms} ms", rates.join(", "));
             format!("{} ({how}; dense sweep {widest}; {has})", c.chosen)
         }
-        None => format!("{} (forced by {}; {has})", fibtree_core::isa(), ISA_VAR),
+        None => format!("{} (forced by {}; {has})", fibtree::isa(), ISA_VAR),
     }
 }
 

@@ -4,9 +4,8 @@ use std::io::{BufWriter, Write};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use fibtree::moves::{Counts, list, nth, rank as rank_of, value_after};
+use fibtree::moves::{Counts, check_memory, list, nth, rank as rank_of, value_after};
 use fibtree::{Error, Hooks, Limit};
-use fibtree_core::Guard;
 use fibtree_util::SplitMix64;
 use num_bigint::BigUint;
 use serde::Serialize;
@@ -53,7 +52,7 @@ fn parse_index(s: &str) -> crate::error::Result<BigUint> {
 
 /// The walk over the counts of (n, g) within `memory_limit`, obeying `hooks`.
 fn walk<'h>(n: u64, g: u64, memory_limit: Limit, hooks: Hooks<'h>) -> fibtree::Result<Counts<'h>> {
-    Ok(Counts::new(n, g, Guard::walk(memory_limit), hooks)?)
+    fibtree::moves::walk(n, g, memory_limit, hooks)
 }
 
 /// Checks a move found by the walk against the colon principle before it is printed.
@@ -151,7 +150,7 @@ pub(super) fn moves(args: MovesArgs) -> crate::error::Result<ExitCode> {
     let limit = args.limit;
     let moves = session.compute(|hooks, out| {
         // no move leaves a g known to count 0: no plan, no walk
-        let mut counts = match fibtree_core::known_zeros(&[(n, g)], hooks).map_err(Error::from)?[0] {
+        let mut counts = match fibtree::known_zeros(&[(n, g)], hooks).map_err(Error::from)?[0] {
             true => None,
             false => Some(walk(n, g, memory_limit, hooks)?),
         };
@@ -229,7 +228,7 @@ pub(super) fn rank(args: RankArgs) -> crate::error::Result<ExitCode> {
     let memory_limit = args.run.memory_limit();
     let ranked = session.compute(|hooks, _| {
         // the memory guard first, then the value the path leaves (O(n) time), then the walk
-        Guard::walk(memory_limit).floor(n, 0).map_err(Error::from)?;
+        check_memory(n, memory_limit)?;
         let g = value_after(n, &path, hooks)?;
         let mut counts = walk(n, g, memory_limit, hooks)?;
         let index = rank_of(&mut counts, n, g, &path)?;

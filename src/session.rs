@@ -74,7 +74,7 @@ impl Session {
         // signal's default action would leave behind
         let signals = Signals::install()?;
         let out = Output::open(output, "--output")?;
-        let threads = threads.unwrap_or_else(fibtree_core::cores);
+        let threads = threads.unwrap_or_else(fibtree::cores);
         Ok(Session {
             threads,
             pool: None,

@@ -43,7 +43,7 @@ const FIBTREE: Crate = Crate {
     layers: &[
         ("facts", &["error"]),
         ("records", &["options", "report", "checkpoint"]),
-        ("run", &["run", "crt", "dist", "moves"]),
+        ("run", &["run", "exact", "crt", "dist", "moves", "timing"]),
         ("api", &["claims", "lib"]),
     ],
     apart: &[],

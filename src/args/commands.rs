@@ -406,7 +406,7 @@ pub(crate) struct BenchArgs {
     /// Only blocks whose whole layers leave L2 can run in tiles. The default is measured: each run times its first such blocks both ways and tiles a block
     /// where the tiles save its passes more than their making costs. The values are the same.
     #[arg(long, value_name = "WHEN", value_parser = parse_tiles)]
-    pub(crate) tiles: Option<fibtree_core::TileRule>,
+    pub(crate) tiles: Option<fibtree::TileRule>,
     /// Set two files of bench --json side by side, OLD and NEW; run nothing.
     ///
     /// For each N and T in both: the two medians, the two limb additions per ns and the ratios

@@ -21,7 +21,7 @@ pub(super) use commands::{
 };
 use documented::after_help;
 pub(super) use documented::{ENVIRONMENT_VARIABLES, EXIT_STATUSES, examples_of};
-pub(super) use parsers::{CHUNK_LANES, MAX_BENCH_RUNS, MAX_THREADS, parse_shard};
+pub(super) use parsers::{MAX_BENCH_RUNS, MAX_THREADS, parse_shard};
 use parsers::{parse_seed, parse_size, parse_threads, parse_whole};
 
 /// The width the help is laid out for where it goes to no terminal (a pipe, a file), whatever
@@ -258,7 +258,7 @@ impl MemoryArg {
     /// what the machine has available, and never more than the machine's cgroup, address-space and
     /// data-segment limits allow ([`fibtree::Limit::new`]). Reads those limits (a few files).
     pub(super) fn limit(&self, threads: Option<usize>) -> fibtree::Limit {
-        let threads = threads.unwrap_or_else(fibtree_core::cores);
+        let threads = threads.unwrap_or_else(fibtree::cores);
         fibtree::Limit::new(self.max_memory, threads)
     }
 }

@@ -24,7 +24,7 @@ pub(super) fn parse_modulus(s: &str) -> Result<u64, String> {
     fibtree_util::parse_number(s)
         .ok()
         .and_then(|m| u64::try_from(m).ok())
-        .filter(|m| (2..fibtree_core::MODULUS_LIMIT).contains(m))
+        .filter(|m| (2..fibtree::MODULUS_LIMIT).contains(m))
         .ok_or_else(|| format!("expected a modulus with 2 <= M < 2^63 ({})", fibtree_util::NUMBER_FORMS))
 }
 
@@ -99,25 +99,21 @@ pub(crate) const BENCH_RUNS: usize = 3;
 /// than a plan (and the runs' times are kept, one number each).
 pub(crate) const MAX_BENCH_RUNS: usize = 1000;
 
-/// The lanes a chunk of the blocked engine may hold, as `--chunk-lanes` takes them.
-pub(crate) const CHUNK_LANES: [usize; 7] = [1, 2, 4, 8, 16, 32, 64];
-
 /// Lanes per chunk for `bench --chunk-lanes`: one of the chunk sizes the engine has kernels for.
 pub(super) fn parse_chunk_lanes(s: &str) -> Result<usize, String> {
     let lanes = parse_whole(s)?;
-    let sizes = CHUNK_LANES;
-    match sizes.iter().find(|&&c| c as u64 == lanes) {
+    match fibtree::CHUNK_LANES.iter().find(|&&c| c as u64 == lanes) {
         Some(&c) => Ok(c),
         None => Err("expected 1, 2, 4, 8, 16, 32 or 64 lanes".to_string()),
     }
 }
 
 /// When `bench --tiles` tiles the engine's blocks: never, always or measured.
-pub(super) fn parse_tiles(s: &str) -> Result<fibtree_core::TileRule, String> {
+pub(super) fn parse_tiles(s: &str) -> Result<fibtree::TileRule, String> {
     match s {
-        "never" => Ok(fibtree_core::TileRule::Never),
-        "always" => Ok(fibtree_core::TileRule::Always),
-        "measured" => Ok(fibtree_core::TileRule::Measured),
+        "never" => Ok(fibtree::TileRule::Never),
+        "always" => Ok(fibtree::TileRule::Always),
+        "measured" => Ok(fibtree::TileRule::Measured),
         _ => Err("expected never, always or measured".to_string()),
     }
 }

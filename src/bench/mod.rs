@@ -1,13 +1,12 @@
 //! `fibtree bench`: the exact engine's time and throughput for each n and thread count, every run
 //! checked, and that throughput as a fraction of one core's streaming add (the timing in
-//! [`timing`], the yardstick in [`stream`]); the table and the JSON in [`report`], `--svg`'s plot in [`svg`], `--pin` in
+//! [`timing`], the yardstick in [`stream`]); the table and the JSON in [`report`], `--svg`'s plot in [`svg`], the exports in [`export`], `--pin` in
 //! [`pin`], and `--compare`, two runs' files side by side with nothing run, in [`compare`].
 
 use std::io::Write;
 use std::process::ExitCode;
 
-use fibtree::{Cut, Param};
-use fibtree_core::Isa;
+use fibtree::{Cut, Isa, Options, Param};
 use timing::{Caches, DEFAULT_N, Host, Measurement, Stream, Subject, default_threads};
 
 use super::args::{BenchArgs, MAX_THREADS};
@@ -32,25 +31,6 @@ fn sorted<T: Ord>(mut v: Vec<T>) -> Vec<T> {
     v.sort_unstable();
     v.dedup();
     v
-}
-
-/// `subject` with what the options force: its lanes per chunk, its tiles (and the tests' perturbed
-/// residue).
-///
-/// # Errors
-/// The library's, for lanes the engine has no kernel for.
-fn forced(subject: &mut Subject, args: &BenchArgs) -> fibtree::Result<()> {
-    if let Some(lanes) = args.chunk_lanes {
-        subject.force_chunk_lanes(lanes)?;
-    }
-    if let Some(rule) = args.tiles {
-        subject.force_tiles(rule);
-    }
-    #[cfg(feature = "test-hooks")]
-    if let Some(m) = args.test_perturb {
-        subject.perturb(m);
-    }
-    Ok(())
 }
 
 /// `fibtree bench`: the measurements, or with `--compare` the comparison of two files.
@@ -97,14 +77,26 @@ pub(super) fn bench(args: BenchArgs) -> crate::error::Result<ExitCode> {
     for &n in &ns {
         let cut = if args.bottom_up { Cut::At(n) } else { Cut::Auto };
         // planned in the session's pool, on the threads it could start
-        let mut subject = session.in_pool(|| Subject::new(n, cut, limit, hooks))?;
-        forced(&mut subject, &args).map_err(|e| session.error(e))?;
+        let options = Options {
+            cut,
+            memory_limit: Some(limit),
+            hooks,
+            chunk_lanes: args.chunk_lanes,
+            tiles: args.tiles,
+            ..Options::default()
+        };
+        let mut subject = session.in_pool(|| Subject::new(n, &options))?;
+        #[cfg(feature = "test-hooks")]
+        if let Some(m) = args.test_perturb {
+            // the tests' perturbed residue, which every run then fails
+            subject.perturb(m);
+        }
         let route = halves_line(subject.halves());
         say(format!("n={n}: {} states, {} limb additions {route}", subject.states(), subject.limb_additions()));
         plans.push((n, subject.states(), subject.limb_additions(), route));
         if stream.is_none() {
             // once, on this thread, after the first plan and before any timed run, beside the plan
-            let kernel = fibtree_core::isa();
+            let kernel = fibtree::isa();
             let held = subject.held_bytes();
             let measured =
                 Stream::measure(Caches::detect(), kernel, limit, held, hooks).map_err(|e| session.error(e))?;
@@ -196,9 +188,9 @@ fn assemble(
     let kernels = Isa::available().into_iter().map(Isa::name).collect();
     let simulated = super::machine::simulated();
     let machine = HostOut { cores: machine.cores, cpu: machine.cpu, kernels, simulated };
-    let kernel = fibtree_core::isa().name();
+    let kernel = fibtree::isa().name();
     let kernel_line = crate::machine::kernel_line();
-    let calibration = fibtree_core::isa_choice().map(|c| CalibrationOut {
+    let calibration = fibtree::isa_choice().map(|c| CalibrationOut {
         rates: c.rates.iter().map(|&(k, rate)| RateOut { kernel: k.name(), lane_additions_per_ns: rate }).collect(),
         seconds: c.seconds,
     });

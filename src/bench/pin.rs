@@ -281,8 +281,8 @@ mod tests {
 
     #[test]
     fn after_a_failure_no_row_is_pinned() {
-        use fibtree::{Cut, Hooks};
-        let mut subject = Subject::new(200, Cut::Auto, u64::MAX, Hooks::default()).unwrap();
+        use fibtree::Hooks;
+        let mut subject = Subject::new(200, &fibtree::Options::default()).unwrap();
         let mut pinning = Pinning { cpus: vec![usize::MAX], failed: None, too_many: Vec::new() };
         let pins = pinning.arm(&mut subject, 1);
         assert!(pins.is_some());

@@ -3,8 +3,8 @@
 
 use std::io::Write;
 
-use fibtree_core::Halves;
-use fibtree_core::Summary;
+use fibtree::Halves;
+use fibtree::timing::Summary;
 
 use super::timing::{Level, Stream};
 use fibtree_util::human_bytes;

@@ -37,7 +37,7 @@ use std::hint::black_box;
 use fibtree_util::human_bytes;
 
 use fibtree::{Hooks, Limit, Result};
-use fibtree_core::{Isa, Machine};
+use fibtree::{Isa, Machine};
 
 /// The warm-up at each size before any round is timed (one sweep at least).
 const WARM_UP: f64 = 2e-3;
@@ -473,7 +473,7 @@ mod tests {
         use super::{Caches, Level, Stream};
         // made-up caches of 64 KiB and 1 MiB: arrays of 32 KiB, 256 KiB and 4 MiB
         let caches = Caches::reported(Some(64 << 10), Some(1 << 20));
-        let kernel = fibtree_core::isa();
+        let kernel = fibtree::isa();
         let stream = Stream::measure(caches, kernel, 1 << 30, 0, fibtree::Hooks::default())?;
         let l2 = stream.rate(Level::L2);
         assert!(l2.adds_per_ns.is_some_and(|r| r > 0.0 && r.is_finite()));

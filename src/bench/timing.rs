@@ -16,29 +16,25 @@
 //! engine's rate as a fraction of the rate in L2.
 //!
 use std::sync::Arc;
-use std::time::Instant;
 
-use fibtree::{Cut, Engine, Error, Hooks, LAST18, Limit, MAX_N, P998244353, Param, Result};
-use fibtree_core::{Guard, Halves, Plan, Request, Summary, TileRule};
+use fibtree::timing::Summary;
+use fibtree::{Error, Halves, Hooks, Options, Param, Result};
 use num_bigint::BigUint;
 use num_traits::ToPrimitive;
 
 pub(crate) use super::stream::{Caches, Level, Stream};
-use crate::args::{CHUNK_LANES, MAX_BENCH_RUNS};
+use crate::args::MAX_BENCH_RUNS;
 
 /// The values of n measured when none is given.
 pub const DEFAULT_N: [u64; 3] = [5_000, 10_000, 20_000];
 
-/// The moduli every run is checked against: 10^18 and 998244353.
-pub const MODULI: [u64; 2] = [LAST18, P998244353];
-
 /// The CPU model and cores of the machine a benchmark ran on, as it reports them (the machine the
-/// engines compute for is [`fibtree_core::Machine`]).
+/// engines compute for is [`fibtree::Machine`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Host {
     /// The CPU model ("model name" of `/proc/cpuinfo`), where it can be read.
     pub cpu: Option<String>,
-    /// The cores this process may use ([`fibtree_core::cores`]).
+    /// The cores this process may use ([`fibtree::cores`]).
     pub cores: usize,
 }
 
@@ -50,7 +46,7 @@ impl Host {
             let model = line.split_once(':')?.1.trim();
             (!model.is_empty()).then(|| model.to_string())
         });
-        Host { cpu, cores: fibtree_core::cores() }
+        Host { cpu, cores: fibtree::cores() }
     }
 }
 
@@ -126,21 +122,13 @@ impl Measurement {
 /// [`Subject::on_each_worker`].
 pub type WorkerStart = Arc<dyn Fn(usize) + Send + Sync>;
 
-/// What is measured for one n, made once and never timed: the plan of (n, 0), its limb work and the
-/// independent residues of f(n); and the first run's value, which every later run must equal.
+/// What is measured for one n, made once and never timed: the library's [`fibtree::timing::Subject`]
+/// (the plan of (n, 0), its limb work and the independent residues of f(n)); and the first run's
+/// value, which every later run must equal.
 pub struct Subject {
-    n: u64,
-    plan: Plan,
-    /// The cut asked for.
-    cut: Cut,
-    /// The route measured: its cut and the work of each half.
-    halves: Halves,
-    /// The lanes per chunk where they are forced (else the engine's choice).
-    chunk_lanes: Option<usize>,
-    /// When the blocks are tiled where forced (else the engine's choice, measured).
-    tiles: Option<TileRule>,
-    residues: [u64; 2],
-    memory_limit: Limit,
+    subject: fibtree::timing::Subject,
+    /// The residues every run is checked against (the subject's, unless a test perturbs one).
+    residues: [(u64, u64); 2],
     first: Option<(BigUint, usize)>,
     /// What each worker of a measurement's pool runs before the runs (`None`: nothing).
     worker_start: Option<WorkerStart>,
@@ -148,82 +136,41 @@ pub struct Subject {
 
 impl Subject {
     /// Plans (n, 0) and computes f(n) modulo 10^18 and 998244353 with the modular engine, in the
-    /// current rayon pool; the runs will be cut as `cut` says ([`Cut::Auto`]: from both ends).
+    /// current rayon pool, as [`fibtree::timing::Subject::new`] does with `options` (the cut, the
+    /// memory limit, the hooks, the lanes a chunk and the tiles).
     ///
     /// Cost: the plan's backward pass (O(n x W / 64) word operations) and the modular engine over its
     /// windows, for each of two moduli (11.8 million lane operations a modulus at n = 10000); memory
-    /// the plan (its layers packed, at most one bit per g of each window), kept until the subject is
-    /// dropped.
+    /// the plan, kept until the subject is dropped.
     ///
     /// # Errors
-    /// [`Error::InvalidArgument`] naming [`Param::N`] for n below 2 or above [`MAX_N`];
-    /// [`Error::OutOfMemory`] naming [`Param::N`] when the plan or the modular engine would exceed
-    /// `memory_limit` bytes; [`Error::Interrupted`] when cancelled; [`Error::InvalidArgument`]
-    /// naming [`Param::Cut`] for a cut outside 2..=n.
-    pub fn new(n: u64, cut: Cut, memory_limit: impl Into<Limit>, hooks: Hooks) -> Result<Subject> {
-        let memory_limit = memory_limit.into();
-        if !(2..=MAX_N).contains(&n) {
-            return Err(Error::invalid(Param::N, format!("expected N from 2 to {MAX_N}, got {n}")));
-        }
-        let target = [(n, 0)];
-        // the cut checked before any work
-        Request::exact(&target, Engine::Blocked).cut(cut).check_arguments()?;
-        let guard = Guard::residues(memory_limit, MODULI.len(), 1);
-        let mut planned = Request::residues(&target, MODULI).guard(guard).hooks(hooks).always_planned().plan()?;
-        let found = planned.residues()?[0].clone();
-        let plan = planned.into_plan().expect("a plan, always");
-        let halves = Request::exact(&target, Engine::Blocked).cut(cut).plan_given(&plan).plan()?.halves();
-        let halves = halves.expect("one target, the blocked engine");
-        let residues = [found[0], found[1]];
-        let (chunk_lanes, tiles, first, worker_start) = (None, None, None, None);
-        Ok(Subject { n, plan, cut, halves, chunk_lanes, tiles, residues, memory_limit, first, worker_start })
+    /// As [`fibtree::timing::Subject::new`].
+    pub fn new(n: u64, options: &Options) -> Result<Subject> {
+        let subject = fibtree::timing::Subject::new(n, options)?;
+        let residues = subject.residues();
+        Ok(Subject { subject, residues, first: None, worker_start: None })
     }
 
-    /// The bytes the process holds while this subject is kept and no run is timed: its fixed part
-    /// (code, stacks, the allocator's arenas) and the plan. What a measurement beside it, such as
-    /// [`Stream::measure`], counts as held. Cost O(n).
+    /// The bytes the process holds while this subject is kept and no run is timed: what a
+    /// measurement beside it, such as [`Stream::measure`], counts as held. Cost O(n).
     pub fn held_bytes(&self) -> u64 {
-        Guard::PROCESS_BYTES.saturating_add(self.plan.bytes())
+        self.subject.held_bytes()
     }
 
     /// The plan's states.
     pub fn states(&self) -> u64 {
-        self.plan.states()
+        self.subject.states()
     }
 
-    /// The 64-bit limb additions of the route measured: bottom-up, the sum over the layers k from
-    /// 2 to n of (states of layer k) x (limbs of a count of layer k), 620,736,444 for (10000, 0) over
-    /// its 10.4 million states (the plan's, those of count zero left out); from both ends, that sum
-    /// to the cut and above it the states times the limbs of a path count of layer k,
-    /// limbs(n - k + 1) (373,415,634 at n = 10000). The work unit of
-    /// [`Measurement::limb_additions_per_ns`]. Cost O(1).
+    /// The 64-bit limb additions of the route measured ([`fibtree::timing::Subject::limb_additions`]):
+    /// the work unit of [`Measurement::limb_additions_per_ns`]. Cost O(1).
     pub fn limb_additions(&self) -> u128 {
-        self.halves.work()
+        self.subject.limb_additions()
     }
 
     /// The route measured: where it is cut, and the work of each half.
     pub fn halves(&self) -> Halves {
-        self.halves
-    }
-
-    /// Forces the lanes per chunk of every run (one of 1, 2, 4, ..., 64), in place of the engine's
-    /// choice from the cache size and the threads.
-    ///
-    /// # Errors
-    /// [`Error::InvalidArgument`] naming [`Param::Lanes`] for another number.
-    pub fn force_chunk_lanes(&mut self, lanes: usize) -> Result<()> {
-        if !CHUNK_LANES.contains(&lanes) {
-            let why = format!("expected 1, 2, 4, 8, 16, 32 or 64 lanes, got {lanes}");
-            return Err(Error::invalid(Param::Lanes, why));
-        }
-        self.chunk_lanes = Some(lanes);
-        Ok(())
-    }
-
-    /// Forces when every run tiles its blocks ([`TileRule`]), in place of the engine's choice from
-    /// its own timings.
-    pub fn force_tiles(&mut self, rule: TileRule) {
-        self.tiles = Some(rule);
+        self.subject.halves()
     }
 
     /// Has `start(i)` run on each worker thread of every later measurement's pool, `i` from 0 to its
@@ -237,9 +184,9 @@ impl Subject {
         self.worker_start = start;
     }
 
-    /// `(modulus, residue)` of f(n) by the modular engine, for each of [`MODULI`].
+    /// `(modulus, residue)` of f(n) by the modular engine, for each of [`fibtree::timing::MODULI`].
     pub fn residues(&self) -> [(u64, u64); 2] {
-        [(MODULI[0], self.residues[0]), (MODULI[1], self.residues[1])]
+        self.residues
     }
 
     /// Adds 1 to the residue of `modulus` that the runs are checked against, so that every run
@@ -247,9 +194,9 @@ impl Subject {
     /// bug. Cost O(1).
     #[cfg(any(test, feature = "test-hooks"))]
     pub fn perturb(&mut self, modulus: u64) {
-        for (m, r) in MODULI.iter().zip(&mut self.residues) {
+        for (m, r) in &mut self.residues {
             if *m == modulus {
-                *r = (*r + 1) % m;
+                *r = (*r + 1) % *m;
             }
         }
     }
@@ -284,21 +231,9 @@ impl Subject {
         // the parser of `--runs` keeps them from 1 to MAX_BENCH_RUNS
         let runs = runs.clamp(1, MAX_BENCH_RUNS);
         let pool = pool(threads)?;
-        let (n, plan, target) = (self.n, &self.plan, [(self.n, 0)]);
-        let guard = Guard::exact(self.memory_limit, 2);
-        let request = || {
-            let request = Request::exact(&target, Engine::Blocked).cut(self.cut).plan_given(plan).guard(guard);
-            let request = match self.chunk_lanes {
-                Some(lanes) => request.chunk_lanes(lanes),
-                None => request,
-            };
-            match self.tiles {
-                Some(rule) => request.tiles(rule),
-                None => request,
-            }
-        };
+        let n = self.subject.n();
         // the memory of a run in this pool, checked before any run
-        pool.install(|| request().plan())?;
+        pool.install(|| self.subject.fits())?;
         if let Some(start) = &self.worker_start {
             // every worker runs its own call, so that one may wait for the others
             pool.broadcast(|worker| start(worker.index()));
@@ -306,19 +241,11 @@ impl Subject {
         let mut seconds = Vec::with_capacity(runs);
         let mut graphs = Vec::with_capacity(runs);
         for run in 1..=runs {
-            let (value, elapsed, graph) = pool.install(|| {
-                let planned = request().hooks(hooks).plan()?;
-                let (start, mut value) = (Instant::now(), BigUint::ZERO);
-                let graph = planned.run_recorded(|_, counted, _| {
-                    value = counted.unwrap_or_default();
-                    Ok(())
-                })?;
-                Ok::<_, Error>((value, start.elapsed().as_secs_f64(), graph))
-            })?;
-            check(n, self.residues(), &mut self.first, &value, (threads, run, runs))?;
-            seconds.push(elapsed);
-            graphs.push(graph);
-            on_run(run, elapsed);
+            let timed = pool.install(|| self.subject.run(hooks))?;
+            check(n, self.residues(), &mut self.first, &timed.value, (threads, run, runs))?;
+            seconds.push(timed.seconds);
+            graphs.push(timed.graph);
+            on_run(run, timed.seconds);
         }
         let mut order: Vec<usize> = (0..runs).collect();
         order.sort_by(|&a, &b| seconds[a].total_cmp(&seconds[b]));
@@ -384,10 +311,16 @@ fn with_threads(threads: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use fibtree::{MAX_N, P998244353};
+
+    /// The subject of f(n) within `limit` bytes.
+    fn subject_of(n: u64, limit: u64) -> Result<Subject> {
+        Subject::new(n, &Options { memory_limit: Some(limit.into()), ..Options::default() })
+    }
 
     #[test]
     fn a_measurement_of_300() {
-        let mut subject = Subject::new(300, Cut::Auto, fibtree::Limit::new(None, 2), Hooks::default()).unwrap();
+        let mut subject = Subject::new(300, &Options::default()).unwrap();
         let m = subject.measure(2, 3, Hooks::default(), |_, _| {}).unwrap();
         assert_eq!((m.n, m.threads, m.seconds.len()), (300, 2, 3));
         assert_eq!(m.limb_additions, subject.limb_additions());
@@ -398,7 +331,7 @@ mod tests {
     #[test]
     fn each_worker_runs_its_start_at_once_before_the_runs() {
         use std::sync::{Barrier, Mutex};
-        let mut subject = Subject::new(300, Cut::Auto, u64::MAX, Hooks::default()).unwrap();
+        let mut subject = subject_of(300, u64::MAX).unwrap();
         for threads in [1, 4] {
             // a barrier of the pool's threads: passed only if every worker's call runs at once
             let barrier = Arc::new(Barrier::new(threads));
@@ -437,7 +370,7 @@ mod tests {
 
     #[test]
     fn runs_are_checked_and_bad_counts_refused() {
-        let mut subject = Subject::new(200, Cut::Auto, u64::MAX, Hooks::default()).unwrap();
+        let mut subject = subject_of(200, u64::MAX).unwrap();
         let m = subject.measure(1, 2, Hooks::default(), |_, _| {}).unwrap();
         assert_eq!(m.speedup_over(&m), 1.0);
         assert!(matches!(
@@ -447,23 +380,14 @@ mod tests {
         subject.perturb(P998244353);
         let err = subject.measure(2, 1, Hooks::default(), |_, _| {}).unwrap_err().to_string();
         assert!(err.contains("c(200, 0) mod 998244353 with 2 threads"), "{err}");
-        assert!(matches!(
-            Subject::new(1, Cut::Auto, u64::MAX, Hooks::default()),
-            Err(Error::InvalidArgument { param: Param::N, .. })
-        ));
-        assert!(matches!(
-            Subject::new(MAX_N + 1, Cut::Auto, u64::MAX, Hooks::default()),
-            Err(Error::InvalidArgument { param: Param::N, .. })
-        ));
-        assert!(matches!(
-            Subject::new(10_000, Cut::Auto, 1 << 20, Hooks::default()),
-            Err(Error::OutOfMemory { param: Param::N, .. })
-        ));
+        assert!(matches!(subject_of(1, u64::MAX), Err(Error::InvalidArgument { param: Param::N, .. })));
+        assert!(matches!(subject_of(MAX_N + 1, u64::MAX), Err(Error::InvalidArgument { param: Param::N, .. })));
+        assert!(matches!(subject_of(10_000, 1 << 20), Err(Error::OutOfMemory { param: Param::N, .. })));
     }
 
     #[test]
     fn a_subject_holds_its_plan() -> fibtree::Result<()> {
-        let subject = super::Subject::new(300, fibtree::Cut::Auto, u64::MAX, fibtree::Hooks::default())?;
+        let subject = subject_of(300, u64::MAX)?;
         assert!(subject.held_bytes() > 8 << 20);
         Ok(())
     }
@@ -471,7 +395,7 @@ mod tests {
     #[test]
     fn each_worker_runs_its_start() -> fibtree::Result<()> {
         use std::sync::{Arc, Mutex};
-        let mut subject = super::Subject::new(200, fibtree::Cut::Auto, u64::MAX, fibtree::Hooks::default())?;
+        let mut subject = subject_of(200, u64::MAX)?;
         let started = Arc::new(Mutex::new(Vec::new()));
         let seen = started.clone();
         subject.on_each_worker(Some(Arc::new(move |i| seen.lock().unwrap().push(i))));

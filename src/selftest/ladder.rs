@@ -7,9 +7,9 @@
 use std::time::Instant;
 
 use fibtree::{
-    Counting, Cut, Engine, Error, Hooks, Limit, Options, Param, Result, count, count_mod, count_parity, grundy,
+    Counting, Cut, Engine, Error, Hooks, Limit, Options, Param, Result, count, count_mod, count_parity, exact, grundy,
+    support,
 };
-use fibtree_core::{Plan, Request, support};
 use fibtree_oracles::{MAX_FIRST_PRINCIPLES_K, explicit_tree_counts, first_principles_counts};
 use fibtree_util::SplitMix64;
 use num_bigint::BigUint;
@@ -96,7 +96,7 @@ pub(crate) fn exact_agrees_with_modular(seed: u64, cases: usize, max_n: u64, hoo
             0 => 0,
             1 => rng.below(64),
             2 => {
-                let support: Vec<u64> = support(n, hooks)?;
+                let support: Vec<u64> = support(n)?;
                 if support.is_empty() { 0 } else { support[rng.below(support.len() as u64) as usize] }
             }
             _ => [1 << 40, (1 << 40) + rng.below(1 << 62), u64::MAX][rng.below(3) as usize],
@@ -165,39 +165,26 @@ pub(crate) fn thread_counts_agree(targets: &[(u64, u64)], threads: &[usize]) -> 
 /// The fifth rung: the reference exact engine against the blocked one, on f(10000), two other
 /// counts, the whole distribution of T(400) and f(0..=600) in one run.
 ///
-/// Cost: both exact engines over five plans, each O(plan states x limbs(n)) limb additions;
+/// Cost: both exact engines over five sets of targets, each planned for each engine, each
+/// O(plan states x limbs(n)) limb additions;
 /// f(10000)'s is the largest, 10.4 million states (those of count above zero) and 620,736,444 limb
 /// additions bottom-up.
 ///
 /// # Errors
 /// [`fibtree::Error::Interrupted`] when cancelled.
 pub(crate) fn engines_agree(hooks: Hooks) -> Result<Verdict> {
-    let whole: Vec<(u64, u64)> = support(400, hooks)?.into_iter().map(|g| (400, g)).collect();
+    let whole: Vec<(u64, u64)> = support(400)?.into_iter().map(|g| (400, g)).collect();
     let many: Vec<(u64, u64)> = (0..=600).map(|k| (k, 0)).collect();
     let cases = [vec![(10_000u64, 0u64)], vec![(2000, 3)], vec![(777, 12)], whole, many];
     for targets in &cases {
-        let plan = Plan::new(targets, u64::MAX, hooks)?;
-        let reference = counted(Request::exact(targets, Engine::Reference).plan_given(&plan).hooks(hooks))?;
-        let blocked = counted(Request::exact(targets, Engine::Blocked).plan_given(&plan).hooks(hooks))?;
-        if reference != blocked {
+        let by = |engine| {
+            exact(targets, &Options { engine, hooks, memory_limit: Some(u64::MAX.into()), ..Options::default() })
+        };
+        if by(Engine::Reference)? != by(Engine::Blocked)? {
             return Ok(Err(format!("they differ on {} targets up to {:?}", targets.len(), targets.last())));
         }
     }
     Ok(Ok("c(10000, 0), two more, dist(400), f(0..=600)".into()))
-}
-
-/// The exact values `request` counts, one for each of its targets, each once, in order.
-///
-/// # Errors
-/// The engines'.
-fn counted(request: Request) -> Result<Vec<BigUint>> {
-    let planned = request.plan()?;
-    let mut values = vec![BigUint::ZERO; planned.targets().len()];
-    planned.run(|index, value, _| {
-        values[index] = value.unwrap_or_default();
-        Ok(())
-    })?;
-    Ok(values)
 }
 
 /// The sixth rung: counting from both ends (the core's `both_ends`) against the bottom-up
@@ -205,8 +192,8 @@ fn counted(request: Request) -> Result<Vec<BigUint>> {
 /// and (from cut 2) in the blocked engine's halves, for `cases` random (n, g) drawn from `seed`:
 /// n below `max_n`, g below 64.
 ///
-/// Cost: for each case 2n counts of n (the bottom-up one and two a cut), each O(plan states x
-/// limbs(n)) limb additions.
+/// Cost: for each case 2n counts of n (the bottom-up one and two a cut), each its plan's backward
+/// pass and O(plan states x limbs(n)) limb additions.
 ///
 /// # Errors
 /// [`fibtree::Error::Interrupted`] when cancelled.
@@ -215,18 +202,18 @@ pub(crate) fn both_ends_agree(seed: u64, cases: usize, max_n: u64, hooks: Hooks)
     for _ in 0..cases {
         let (n, g) = (2 + rng.below(max_n.max(3) - 2), rng.below(64));
         let target = [(n, g)];
-        let plan = Plan::new(&target, u64::MAX, hooks)?;
-        let exact = |engine: Engine, cut: Cut| {
-            Ok::<_, Error>(counted(Request::exact(&target, engine).cut(cut).plan_given(&plan).hooks(hooks))?.remove(0))
+        let by = |engine: Engine, cut: Cut| {
+            let options = Options { engine, cut, hooks, memory_limit: Some(u64::MAX.into()), ..Options::default() };
+            Ok::<_, Error>(exact(&target, &options)?.remove(0))
         };
-        let want = exact(Engine::Reference, Cut::Auto)?;
+        let want = by(Engine::Reference, Cut::Auto)?;
         for cut in 1..=n {
             // the reference form in whole values, from 1 (top-down alone) to n (bottom-up alone)
-            if exact(Engine::Reference, Cut::At(cut))? != want {
+            if by(Engine::Reference, Cut::At(cut))? != want {
                 return Ok(Err(format!("c({n}, {g}) cut at {cut}: the join differs from the bottom-up count")));
             }
             // the blocked engine's halves, in its lanes and kernels, at every cut from 2
-            if cut >= 2 && (n >= 3 || cut == n) && exact(Engine::Blocked, Cut::At(cut))? != want {
+            if cut >= 2 && (n >= 3 || cut == n) && by(Engine::Blocked, Cut::At(cut))? != want {
                 return Ok(Err(format!("c({n}, {g}) cut at {cut}: the blocked engine's halves differ")));
             }
         }
@@ -337,7 +324,10 @@ pub(crate) struct Rung {
 pub(crate) fn run(seed: u64, hooks: Hooks, mut report: impl FnMut(&Rung)) -> Result<bool> {
     // refused whole, before any rung, where the machine's limits leave less than the ladder's peak,
     // rather than aborted in a rung by a failed allocation
-    fibtree_core::Guard::exact(Limit::new(None, 4), 0).check(LADDER_BYTES)?;
+    let limit = Limit::new(None, 4);
+    if LADDER_BYTES > limit.bytes() {
+        return Err(Error::OutOfMemory { param: Param::N, estimate: LADDER_BYTES, limit });
+    }
     let mut all = true;
     let mut rung = |name: &'static str, check: &mut dyn FnMut() -> Result<Verdict>| {
         let start = Instant::now();

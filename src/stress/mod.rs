@@ -249,7 +249,7 @@ pub(super) fn stress(args: StressArgs) -> crate::error::Result<ExitCode> {
     let sweep = super::os::become_subreaper().is_ok().then(super::os::children);
     // the bar counts the runs, not the work of the true values counted before them
     session.count_runs("runs");
-    let jobs = args.jobs.unwrap_or_else(fibtree_core::cores);
+    let jobs = args.jobs.unwrap_or_else(fibtree::cores);
     let g = args.g;
     let spread = spread_of(&args, &ns);
     let total = most_runs(spread.as_ref(), jobs, ns.len());

@@ -33,16 +33,22 @@ pub mod claims;
 pub mod crt;
 pub mod dist;
 mod error;
+mod exact;
 pub mod moves;
 mod options;
 mod report;
 mod run;
+pub mod timing;
 
 pub use checkpoint::Checkpoint;
 pub use error::{Error, Param, Result};
+pub use exact::exact;
 pub use fibtree_core::estimate;
-pub use fibtree_core::{Cut, Engine, Hooks, Limit, MAX_N, Machine, count_parity, grundy, tree_size};
-pub use options::{LAST18, Options, P998244353};
+pub use fibtree_core::{
+    Bound, Cut, Engine, Halves, Hooks, Isa, IsaChoice, Limit, MAX_N, MODULUS_LIMIT, Machine, TileRule, cores,
+    count_parity, grundy, isa, isa_choice, known_zeros, tree_size,
+};
+pub use options::{CHUNK_LANES, LAST18, Options, P998244353};
 pub use report::{ModReport, Parity, Projection, Report};
 pub use run::{Counting, mod_only};
 
@@ -66,15 +72,7 @@ use num_bigint::BigUint;
 /// # Ok::<(), fibtree::Error>(())
 /// ```
 pub fn count(n: u64, g: u64) -> Result<BigUint> {
-    let guard = fibtree_core::Guard::exact(Limit::new(None, rayon::current_num_threads()), 1);
-    let mut value = BigUint::ZERO;
-    let target = [(n, g)];
-    let request = fibtree_core::Request::exact(&target, Engine::Blocked).guard(guard);
-    request.plan()?.run(|_, counted, _| {
-        value = counted.unwrap_or_default();
-        Ok(())
-    })?;
-    Ok(value)
+    Ok(exact(&[(n, g)], &Options::default())?.remove(0))
 }
 
 /// c(n, g) modulo m, in machine arithmetic only.

@@ -12,11 +12,10 @@
 //! enters it.
 //!
 //! ```
-//! use fibtree::Hooks;
-//! use fibtree::moves::{Counts, nth, rank, value_after};
-//! use fibtree_core::{Guard, Limit};
+//! use fibtree::{Hooks, Limit};
+//! use fibtree::moves::{nth, rank, value_after, walk};
 //! let (n, g) = (10, 0);
-//! let mut counts = Counts::new(n, g, Guard::walk(Limit::given(1 << 30)), Hooks::default())?;
+//! let mut counts = walk(n, g, Limit::given(1 << 30), Hooks::default())?;
 //! let first = nth(&mut counts, n, g, &0u32.into())?; // the first winning move, in preorder
 //! assert_eq!((first.as_str(), value_after(n, &first, Hooks::default())?), ("LLLLLLLL", g));
 //! assert_eq!(rank(&mut counts, n, g, &first)?, 0u32.into());
@@ -26,9 +25,52 @@
 use num_bigint::BigUint;
 
 pub use fibtree_core::Counts;
-use fibtree_core::Hooks;
+use fibtree_core::{Guard, Hooks, Limit};
 
 use crate::error::{Error, Param, Result};
+
+/// The walk over the counts of (n, g) ([`Counts`]) within `limit`, obeying `hooks`: what [`nth`],
+/// [`rank`] and [`list`] walk down.
+///
+/// Cost: one run of the reference engine up to n; memory the plan, 2 sqrt(n) checkpoint layers and
+/// up to three blocks of sqrt(n) layers (about 0.5 GB at n = 10000), checked before the plan.
+///
+/// # Errors
+/// [`Error::InvalidArgument`] for n above [`crate::MAX_N`]; [`Error::OutOfMemory`] naming
+/// [`Param::N`] past the limit (with the whole estimate); [`Error::Interrupted`] when cancelled.
+///
+/// # Examples
+///
+/// ```
+/// use fibtree::{Hooks, Limit, moves};
+/// let mut counts = moves::walk(10, 26, Limit::given(1 << 30), Hooks::default())?;
+/// assert_eq!(counts.count_at(10, Some(26))?, 4u32.into());
+/// assert!(moves::walk(1_000_000, 0, Limit::given(1 << 20), Hooks::default()).is_err());
+/// # Ok::<(), fibtree::Error>(())
+/// ```
+pub fn walk(n: u64, g: u64, limit: Limit, hooks: Hooks) -> Result<Counts> {
+    Ok(Counts::new(n, g, Guard::walk(limit), hooks)?)
+}
+
+/// Refuses at once a walk over T(n) ([`walk`]) whose smallest possible size exceeds `limit`, before
+/// any work. Cost O(1), or O(n) time and no memory for a refusal.
+///
+/// # Errors
+/// As [`walk`]'s first check: [`Error::InvalidArgument`] for n above [`crate::MAX_N`],
+/// [`Error::OutOfMemory`] naming [`Param::N`].
+///
+/// # Examples
+///
+/// ```
+/// use fibtree::{Limit, moves};
+/// moves::check_memory(10_000, Limit::given(1 << 30))?;
+/// let refused = moves::check_memory(1_000_000, Limit::given(1 << 20));
+/// assert!(matches!(refused, Err(fibtree::Error::OutOfMemory { .. })));
+/// # Ok::<(), fibtree::Error>(())
+/// ```
+pub fn check_memory(n: u64, limit: Limit) -> Result<()> {
+    Ok(Guard::walk(limit).floor(n, 0)?)
+}
 
 /// The `index`-th move (0-based, in preorder) of T(n) that leaves value g, where `counts` was made
 /// for (n, g) and `index` < c(n, g).
@@ -235,11 +277,10 @@ pub fn value_after(n: u64, path: &str, hooks: Hooks) -> Result<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use fibtree_core::{Guard, Limit};
 
     /// The walk over the counts of (k, g), obeying `hooks`.
     fn counts(k: u64, g: u64, hooks: Hooks) -> Counts {
-        Counts::new(k, g, Guard::walk(Limit::given(1 << 30)), hooks).unwrap()
+        walk(k, g, Limit::given(1 << 30), hooks).unwrap()
     }
 
     /// The paths of T(k) in preorder with the value each deletion leaves, from the explicit tree.

@@ -1,9 +1,10 @@
 //! What steers a counting run ([`Options`]) and the two moduli every run projects onto ([`LAST18`],
 //! [`P998244353`]).
 
-use fibtree_core::{Cut, Engine, Hooks, Limit};
+use fibtree_core::{Cut, Engine, Hooks, Limit, Request, TileRule};
 
 use crate::checkpoint::Checkpoint;
+use crate::error::{Error, Param, Result};
 
 /// 10^18: the modulus of the "last 18 digits" projection.
 ///
@@ -56,12 +57,55 @@ pub struct Options<'a> {
     /// Save the run's state to a file every so often and when it is stopped, and resume from it
     /// (one target, the blocked engine).
     pub checkpoint: Option<Checkpoint>,
+    /// The lanes of every chunk of the blocked engine (one of [`CHUNK_LANES`]), in place of the
+    /// engine's choice from the cache size and the threads (`None`). The values are the same.
+    pub chunk_lanes: Option<usize>,
+    /// When the blocked engine runs its blocks in tiles, in place of its choice from its own
+    /// timings (`None`, as [`TileRule::Measured`]). The values are the same.
+    pub tiles: Option<TileRule>,
 }
+
+/// The lanes a chunk of the blocked engine may hold ([`Options::chunk_lanes`]).
+///
+/// # Examples
+///
+/// ```
+/// let options = fibtree::Options { chunk_lanes: Some(fibtree::CHUNK_LANES[3]), ..Default::default() };
+/// assert_eq!(fibtree::exact(&[(300, 0)], &options)?[0], fibtree::count(300, 0)?);
+/// # Ok::<(), fibtree::Error>(())
+/// ```
+pub const CHUNK_LANES: [usize; 7] = [1, 2, 4, 8, 16, 32, 64];
 
 impl Options<'_> {
     /// The memory the run may use: [`Options::memory_limit`], or what the machine lets a run in the
     /// current rayon pool use ([`Limit::new`]; the reads of a few small files of `/proc` and `/sys`).
     pub fn limit(&self) -> Limit {
         self.memory_limit.unwrap_or_else(|| Limit::new(None, rayon::current_num_threads()))
+    }
+
+    /// Refuses lanes a chunk outside [`CHUNK_LANES`]. Cost O(1).
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] naming [`Param::Lanes`].
+    pub(crate) fn check_lanes(&self) -> Result<()> {
+        match self.chunk_lanes {
+            Some(lanes) if !CHUNK_LANES.contains(&lanes) => {
+                let why = format!("expected 1, 2, 4, 8, 16, 32 or 64 lanes, got {lanes}");
+                Err(Error::invalid(Param::Lanes, why))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// `request` with the lanes a chunk and the tiles these options force. Cost O(1).
+    pub(crate) fn steer<'r>(&self, request: Request<'r>) -> Request<'r> {
+        let request = match self.chunk_lanes {
+            Some(lanes) => request.chunk_lanes(lanes),
+            None => request,
+        };
+        match self.tiles {
+            Some(rule) => request.tiles(rule),
+            None => request,
+        }
     }
 }

@@ -90,7 +90,7 @@ impl<'a> Counting<'a> {
         let guard = |moduli: usize| Guard::count(options.limit(), moduli, targets.len(), options.double_check);
         let request = |moduli: Vec<u64>| {
             let request = Request::checked(targets, options.engine, moduli).cut(options.cut).hooks(options.hooks);
-            request.guard(guard(0))
+            options.steer(request.guard(guard(0)))
         };
         // the arguments checked before any work, then the checkpoint's path held
         request(moduli.clone()).check_arguments()?;
@@ -323,11 +323,13 @@ impl<'a> Counting<'a> {
 }
 
 /// The checks of the options a counting run makes before any work: a checkpoint holds the run of
-/// one count by the blocked engine, and a cut is for the blocked engine.
+/// one count by the blocked engine, a cut is for the blocked engine, and lanes a chunk are one of
+/// [`crate::CHUNK_LANES`].
 ///
 /// # Errors
-/// [`Error::InvalidArgument`] naming [`Param::Checkpoint`] or [`Param::Cut`].
+/// [`Error::InvalidArgument`] naming [`Param::Lanes`], [`Param::Checkpoint`] or [`Param::Cut`].
 fn check_options(targets: &[(u64, u64)], options: &Options) -> Result<()> {
+    options.check_lanes()?;
     if options.checkpoint.is_some() {
         if targets.len() != 1 {
             return Err(Error::invalid(Param::Checkpoint, "a checkpoint holds the run of one count"));
