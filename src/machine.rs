@@ -75,7 +75,7 @@ pub(super) fn set_from_environment() -> crate::error::Result<()> {
         Some(isa) => machine.isa(isa),
         None => machine,
     };
-    machine.set().map_err(|e| in_terms(fibtree::Error::from(e).into(), flag))
+    machine.set().map_err(|e| in_terms(e.into(), flag))
 }
 
 /// The kernel set in use, how it was chosen and the ones this CPU has, as `bench`, `count --verbose`

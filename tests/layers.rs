@@ -42,7 +42,7 @@ const FIBTREE: Crate = Crate {
     src: "crates/fibtree/src",
     layers: &[
         ("facts", &["error"]),
-        ("records", &["options", "report", "checkpoint"]),
+        ("records", &["options", "report", "checkpoint", "machine"]),
         ("run", &["run", "exact", "crt", "dist", "moves", "timing"]),
         ("api", &["claims", "lib"]),
     ],

@@ -34,6 +34,7 @@ pub mod crt;
 pub mod dist;
 mod error;
 mod exact;
+mod machine;
 pub mod moves;
 mod options;
 mod report;
@@ -45,9 +46,10 @@ pub use error::{Error, Param, Result};
 pub use exact::exact;
 pub use fibtree_core::estimate;
 pub use fibtree_core::{
-    Bound, Cut, Engine, Halves, Hooks, Isa, IsaChoice, Limit, MAX_N, MODULUS_LIMIT, Machine, TileRule, cores,
-    count_parity, grundy, isa, isa_choice, known_zeros, tree_size,
+    Bound, Cut, Engine, Halves, Hooks, Limit, MAX_N, MODULUS_LIMIT, TileRule, count_parity, grundy, known_zeros,
+    tree_size,
 };
+pub use machine::{Isa, IsaChoice, Machine, cores, isa, isa_choice};
 pub use options::{CHUNK_LANES, LAST18, Options, P998244353};
 pub use report::{ModReport, Parity, Projection, Report};
 pub use run::{Counting, mod_only};
