@@ -4,7 +4,7 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use fibtree::estimate::{self, CensusWhen, Estimate, Seconds, Spread};
-use fibtree_util::human_bytes;
+use fibtree_util::{counted, human_bytes};
 use serde::Serialize;
 
 use super::args::EstimateArgs;
@@ -276,7 +276,8 @@ impl Outcome for EstimateOut {
                 "  value     0: G is above every value a move of T({n}) can leave (`count` answers at once)"
             )?;
         } else {
-            writeln!(out, "  value     at most {} bits, {} decimal digits", self.bits_at_most, self.digits_at_most)?;
+            let (bits, digits) = (counted(self.bits_at_most, "bit"), counted(self.digits_at_most, "decimal digit"));
+            writeln!(out, "  value     at most {bits}, {digits}")?;
         }
         let counted = if self.plan.counted { "counted" } else { "an upper bound: --census counts them" };
         writeln!(

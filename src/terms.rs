@@ -57,9 +57,10 @@ pub(crate) fn in_terms(e: Error, flags: fn(Param) -> &'static str) -> Error {
                 human_bytes(estimate),
             ),
         ),
-        // the limit is what the user can change; the parameter that makes the run this large is named
+        // the limit is what the user can change (the variable that set it, or --max-memory); the
+        // parameter that makes the run this large is named
         fibtree::Error::OutOfMemory { param, estimate, limit } => refused(
-            "--max-memory",
+            if limit.bound() == fibtree::Bound::Machine { MACHINE_VAR } else { "--max-memory" },
             format!(
                 "this run needs about {} of memory (estimate, for its {}), more than {}",
                 human_bytes(estimate),

@@ -395,12 +395,8 @@ impl Outcome for Report {
             );
         }
         let asked = self.asked();
-        let (runs, g, form) = (self.n_run, self.g, &self.form.name);
-        writeln!(
-            out,
-            "{runs} runs of c(n, {g}) of the {} n asked ({asked}){how}, answers taken as {form}",
-            self.n_asked
-        )?;
+        let (runs, g, form) = (fibtree_util::counted(self.n_run as u64, "run"), self.g, &self.form.name);
+        writeln!(out, "{runs} of c(n, {g}) of the {} n asked ({asked}){how}, answers taken as {form}", self.n_asked)?;
         writeln!(out, "{}", written(&self.ranges))?;
         if self.interrupted {
             writeln!(out, "interrupted: {} of the {} n were run", self.n_run, self.n_asked)?;

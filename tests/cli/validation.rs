@@ -478,13 +478,14 @@ fn claims_files_empty_header_only_missing_or_a_folder() {
     let claims = dir.file("claims.csv", b"n,g,modulus,answer\n10,0,7,3\n");
     let missing = dir.join("no-such-file.csv");
     let folder = dir.path().to_str().unwrap();
-    let is_empty = "--claims: the file is empty";
+    let (empty_is, blank_is) = (format!("--claims: '{empty}' is empty"), format!("--claims: '{blank}' is empty"));
+    let header_is = format!("--claims: '{header}' has no claims, only its header");
     refused(&[
-        (&["verify", "--claims", &empty], is_empty),
-        (&["verify", "--claims", &empty, "--json"], is_empty),
-        (&["verify", "--claims", &blank], is_empty),
-        (&["verify", "--claims", &blank, "--json"], is_empty),
-        (&["verify", "--claims", &header], "--claims: the file has no claims, only its header"),
+        (&["verify", "--claims", &empty], &empty_is),
+        (&["verify", "--claims", &empty, "--json"], &empty_is),
+        (&["verify", "--claims", &blank], &blank_is),
+        (&["verify", "--claims", &blank, "--json"], &blank_is),
+        (&["verify", "--claims", &header], &header_is),
         (&["verify", "--claims", &missing], &format!("--claims: cannot read '{missing}'")),
         (&["verify", "--claims", folder], &format!("--claims: cannot read '{folder}'")),
         (&["verify", "--claims", &dir.join("")], "--claims: cannot read"),
@@ -586,4 +587,16 @@ fn one_spelling_across_commands() {
         success(&["moves", "300", "--random", "--seed", "42"]),
         success(&["moves", "300", "--random", "--seed", "0x2a"])
     );
+}
+
+/// Messages name what the user gave (the environment variable that set the memory), and their
+/// numbers agree with their nouns.
+#[test]
+fn messages_name_what_the_user_gave_and_agree_in_number() {
+    let err = on_machine("memory=1M", || usage_error(&["count", "10000"], "FIBTREE_MACHINE"));
+    assert!(err.contains("(the memory the machine is set to have)") && !err.contains("--max-memory"), "{err}");
+    let estimate = success(&["estimate", "0"]);
+    assert!(estimate.contains("at most 3 bits, 1 decimal digit\n"), "{estimate}");
+    let output = fibtree(&["stress", "echo 17", "--n", "10", "--exact", "--threads", "1"]);
+    assert!(stdout(&output).contains("1 run of c(n, 0) of the 1 n asked"), "{}", stdout(&output));
 }

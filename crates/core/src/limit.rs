@@ -11,6 +11,9 @@ pub enum Bound {
     Given,
     /// The memory the system has available (`MemAvailable`).
     Available,
+    /// The memory the machine is set to have ([`crate::Machine::memory`]), in place of what the
+    /// system has available.
+    Machine,
     /// The limit of a cgroup of the process (v2 `memory.max`, or v1 `memory.limit_in_bytes`).
     Cgroup {
         /// The cgroup's limit.
@@ -82,6 +85,7 @@ impl std::fmt::Display for Limit {
         match self.bound {
             Bound::Given => Ok(()),
             Bound::Available => write!(f, " (the memory available)"),
+            Bound::Machine => write!(f, " (the memory the machine is set to have)"),
             Bound::Cgroup { max, v2 } => {
                 let file = if v2 { "memory.max" } else { "memory.limit_in_bytes" };
                 write!(f, " under its cgroup's limit ({file}) of {}, less what the cgroup uses", human_bytes(max))

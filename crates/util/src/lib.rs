@@ -25,7 +25,7 @@ pub use files::{
     remove_stale_temporaries, resolve_links, write_atomically,
 };
 pub use numbers::{
-    NUMBER_FORMS, NotWhole, SHOWN_CHARS, decimal_digits, parse_modulus, parse_number, parse_whole, quoted,
+    NUMBER_FORMS, NotWhole, SHOWN_CHARS, counted, decimal_digits, parse_modulus, parse_number, parse_whole, quoted,
 };
 pub use own::{in_the_way, not_a_plain_file, open_existing_own, open_own, still_names};
 pub use rng::{SplitMix64, fresh_seed, system_seed};

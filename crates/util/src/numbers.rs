@@ -136,6 +136,20 @@ pub fn quoted(value: &std::ffi::OsStr) -> String {
     }
 }
 
+/// `count` and its noun, which agree in number: `1 run`, `2 runs`, `0 runs` (`noun` is the singular;
+/// the plural adds `s`). Cost O(length).
+///
+/// # Examples
+///
+/// ```
+/// assert_eq!(fibtree_util::counted(1, "run"), "1 run");
+/// assert_eq!(fibtree_util::counted(3, "decimal digit"), "3 decimal digits");
+/// ```
+pub fn counted(count: impl Into<u128>, noun: &str) -> String {
+    let count = count.into();
+    if count == 1 { format!("1 {noun}") } else { format!("{count} {noun}s") }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

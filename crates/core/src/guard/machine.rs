@@ -51,7 +51,7 @@ pub(crate) fn run_limit(given: Option<u64>, threads: usize) -> Limit {
 /// limit where it cannot be read.
 fn available() -> Limit {
     if let Some(bytes) = crate::machine::memory() {
-        return Limit { bytes, bound: Bound::Available };
+        return Limit { bytes, bound: Bound::Machine };
     }
     let meminfo = std::fs::read_to_string("/proc/meminfo").unwrap_or_default();
     let bytes = field(&meminfo, "MemAvailable:").and_then(|kb| kb.checked_mul(1024));
