@@ -20,7 +20,6 @@ use super::output::distinct;
 use super::session::{OutputForm, Session};
 use crate::checked::{Counted, emit_checked};
 use crate::error::refused;
-use crate::messages::say;
 use crate::shard_file::{FORMAT, ShardFile, with_budget};
 use crate::terms::flag;
 
@@ -114,7 +113,7 @@ fn shard_files(paths: &[PathBuf], cancel: &Arc<AtomicBool>) -> crate::error::Res
                     continue;
                 }
                 if is_other_json(&p, cancel)? {
-                    say(&format!("skipped '{}': a JSON file, not a shard file", p.display()));
+                    crate::messages::note(&format!("skipped '{}': a JSON file, not a shard file", p.display()));
                 } else {
                     found.push(p);
                 }

@@ -100,6 +100,9 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> Result<ExitCode> {
     if computes {
         machine::set_from_environment()?;
     }
+    if cli.command.quiet() {
+        messages::be_quiet();
+    }
     let result = match cli.command {
         Command::Count(args) => count::count(args),
         Command::Verify(args) => verify::verify(args),

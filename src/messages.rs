@@ -68,6 +68,23 @@ pub fn say(line: &str) {
     let _ = writeln!(err, "{}", escaped(line));
 }
 
+/// Whether the command was asked to be quiet (`-q`): its notes are then not said ([`note`]).
+static QUIET: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Makes the process quiet (`-q`): from now on [`note`] says nothing; warnings and errors are still
+/// said ([`say`], [`say_error`]).
+pub fn be_quiet() {
+    QUIET.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Says `line` as [`say`] does, unless the process is quiet ([`be_quiet`]): for what a command
+/// notes beside its results (a check passed, a repeated option, a file skipped), not for warnings.
+pub fn note(line: &str) {
+    if !QUIET.load(std::sync::atomic::Ordering::Relaxed) {
+        say(line);
+    }
+}
+
 /// Writes the error `line` to standard error as [`one_line`] makes it.
 pub fn say_error(line: &str) {
     say(&one_line(line));

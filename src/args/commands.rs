@@ -11,7 +11,7 @@ use super::parsers::{
     parse_ns, parse_program_memory, parse_runs, parse_seconds, parse_seed, parse_shard, parse_shards, parse_threads,
     parse_tiles, parse_whole, parse_wide_modulus,
 };
-use super::{MemoryArg, OutputArg, RunArgs, TargetArgs, ThreadsArg};
+use super::{MemoryArg, OutputArg, QuietArg, RunArgs, TargetArgs, ThreadsArg};
 
 /// `count`'s arguments.
 #[derive(Debug, Args)]
@@ -187,13 +187,15 @@ pub(crate) struct VerifyArgs {
     ///
     /// Without it a claimed or true value of more than 40 digits is cut to its first and last 20
     /// digits and its length (--json always gives them whole).
-    #[arg(short = 'v', long)]
+    #[arg(long)]
     pub(crate) show_value: bool,
     /// Print one JSON object.
     #[arg(long)]
     pub(crate) json: bool,
     #[command(flatten)]
     pub(crate) run: RunArgs,
+    #[command(flatten)]
+    pub(crate) quiet: QuietArg,
 }
 
 /// `stress`'s arguments.
@@ -281,6 +283,8 @@ pub(crate) struct StressArgs {
     pub(crate) json: bool,
     #[command(flatten)]
     pub(crate) run: RunArgs,
+    #[command(flatten)]
+    pub(crate) quiet: QuietArg,
 }
 
 /// `dist`'s arguments.
@@ -303,6 +307,8 @@ pub(crate) struct DistArgs {
     pub(crate) verbose: bool,
     #[command(flatten)]
     pub(crate) run: RunArgs,
+    #[command(flatten)]
+    pub(crate) quiet: QuietArg,
 }
 
 /// `moves`'s arguments.
@@ -339,6 +345,8 @@ pub(crate) struct MovesArgs {
     pub(crate) json: bool,
     #[command(flatten)]
     pub(crate) run: RunArgs,
+    #[command(flatten)]
+    pub(crate) quiet: QuietArg,
 }
 
 /// `rank`'s arguments.
@@ -357,6 +365,8 @@ pub(crate) struct RankArgs {
     pub(crate) json: bool,
     #[command(flatten)]
     pub(crate) run: RunArgs,
+    #[command(flatten)]
+    pub(crate) quiet: QuietArg,
 }
 
 /// `draw`'s arguments.
@@ -411,13 +421,14 @@ pub(crate) struct BenchArgs {
     ///
     /// For each N and T in both: the two medians, the two limb additions per ns and the ratios
     /// NEW/OLD, with each file's machine; the rows of one file only are listed. With -o, --json and
-    /// --no-progress only: the options of a run are refused.
+    /// -q only: the options of a run are refused.
     #[arg(
         long,
         num_args = 2,
         value_names = ["OLD", "NEW"],
         action = clap::ArgAction::Set,
-        conflicts_with_all = ["n", "threads", "runs", "max_memory", "bottom_up", "chunk_lanes", "tiles", "pin", "svg"],
+        conflicts_with_all = ["n", "threads", "runs", "max_memory", "bottom_up", "chunk_lanes", "tiles", "pin", "svg",
+                             "export_csv", "export_markdown"],
     )]
     pub(crate) compare: Option<Vec<PathBuf>>,
     /// Pin each worker thread of a measurement to a CPU of its own.
@@ -433,12 +444,25 @@ pub(crate) struct BenchArgs {
     /// predicts on 1 to 128 workers. Written atomically; the path is checked before any run.
     #[arg(long, value_name = "FILE")]
     pub(crate) svg: Option<PathBuf>,
+    /// Also write the results to FILE as CSV, a row for each N and T.
+    ///
+    /// Columns: n, threads, median_s, min_s, max_s, runs, speedup, efficiency, limb_additions,
+    /// limb_additions_per_ns, stream_fraction, cut, parallelism (an empty field where not measured).
+    /// Written atomically; the path is checked before any run.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) export_csv: Option<PathBuf>,
+    /// Also write the results to FILE as a Markdown table, a row for each N and T.
+    ///
+    /// The columns of --export-csv (`-` where not measured). Written atomically; the path is
+    /// checked before any run.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) export_markdown: Option<PathBuf>,
     /// Print one JSON object.
     #[arg(long)]
     pub(crate) json: bool,
-    /// No progress lines on stderr (the results as without it).
-    #[arg(long)]
-    pub(crate) no_progress: bool,
+    /// No progress lines on standard error; the results as without it.
+    #[arg(short, long, visible_alias = "no-progress")]
+    pub(crate) quiet: bool,
     #[command(flatten)]
     pub(crate) output: OutputArg,
     /// Testing only: perturb the independent residue for this modulus.
@@ -461,4 +485,6 @@ pub(crate) struct TableArgs {
     pub(crate) json: bool,
     #[command(flatten)]
     pub(crate) run: RunArgs,
+    #[command(flatten)]
+    pub(crate) quiet: QuietArg,
 }

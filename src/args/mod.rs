@@ -59,15 +59,28 @@ pub(super) fn command() -> clap::Command {
             false => arg,
         }
     };
-    Cli::command().after_help(after_help()).term_width(help_width(&console::Term::stdout())).mut_subcommands(
-        move |sub| {
+    Cli::command()
+        .version(version())
+        .after_help(after_help())
+        .term_width(help_width(&console::Term::stdout()))
+        .mut_subcommands(move |sub| {
             let sub = sub.mut_args(negative_numbers);
             match documented::examples_help(sub.get_name()) {
                 Some(examples) => sub.after_long_help(examples),
                 None => sub,
             }
-        },
-    )
+        })
+}
+
+/// What `--version` says after the name: the version, the commit built and the kernel sets the build
+/// holds, e.g. `0.1.0 (commit 3428674f0c1e; kernel sets baseline, avx2, avx512)`. Made once.
+pub(super) fn version() -> &'static str {
+    static VERSION: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    VERSION.get_or_init(|| {
+        let sets: Vec<&str> = fibtree::Isa::built().iter().map(|set| set.name()).collect();
+        let commit = env!("FIBTREE_COMMIT");
+        format!("{} (commit {commit}; kernel sets {})", env!("CARGO_PKG_VERSION"), sets.join(", "))
+    })
 }
 
 /// `args` (the program's name first) read by [`command`]'s definition.
@@ -167,8 +180,8 @@ pub(super) enum Command {
     },
     /// Shell completions for fibtree, on standard output.
     Completions {
-        /// The shell.
-        #[arg(value_enum)]
+        /// The shell (in any case: bash, Zsh, PowerShell, ...).
+        #[arg(value_enum, ignore_case = true)]
         shell: clap_complete::Shell,
     },
     /// The manual (roff), generated from the command-line definition.
@@ -230,6 +243,42 @@ pub(super) struct OutputArg {
     /// Into a temporary file, renamed to FILE when complete.
     #[arg(long, short = 'o', value_name = "FILE")]
     pub(super) output: Option<PathBuf>,
+}
+
+impl Command {
+    /// Whether the command was asked to be quiet (`-q, --quiet`, bench's `--no-progress`).
+    pub(super) fn quiet(&self) -> bool {
+        match self {
+            Command::Count(args) => args.quiet,
+            Command::Combine(args) => args.quiet,
+            Command::Bench(args) => args.quiet,
+            Command::Verify(args) => args.quiet.quiet,
+            Command::Dist(args) => args.quiet.quiet,
+            Command::Table(args) => args.quiet.quiet,
+            Command::Moves(args) => args.quiet.quiet,
+            Command::Rank(args) => args.quiet.quiet,
+            Command::Stress(args) => args.quiet.quiet,
+            Command::Draw(_)
+            | Command::Shard(_)
+            | Command::Estimate(_)
+            | Command::SelfTest { .. }
+            | Command::Completions { .. }
+            | Command::Man { .. }
+            | Command::Help { .. }
+            | Command::Grundy { .. }
+            | Command::Brute { .. } => false,
+        }
+    }
+}
+
+/// `-q`: the results alone, with no progress on standard error.
+#[derive(Debug, Args)]
+pub(super) struct QuietArg {
+    /// No progress bar or notes on standard error; the results as without it.
+    ///
+    /// Warnings and errors are still said.
+    #[arg(short, long)]
+    pub(super) quiet: bool,
 }
 
 /// `--threads`: the worker threads of a computation.

@@ -15,6 +15,7 @@ use super::session::{OutputForm, Session};
 use crate::terms::flag;
 
 mod compare;
+mod export;
 mod pin;
 mod report;
 pub(super) mod stream;
@@ -55,11 +56,19 @@ pub(super) fn bench(args: BenchArgs) -> crate::error::Result<ExitCode> {
     });
     // the most threads measured plan each n, and must start: a bench on fewer would mislead
     let most = threads.last().copied();
-    // the plot's file is checked before any run, so that a bad path fails at once
-    distinct(&[("--output", args.output.output.as_deref()), ("--svg", args.svg.as_deref())])?;
+    // the plot's and the exports' files are checked before any run, so that a bad path fails at once
+    distinct(&[
+        ("--output", args.output.output.as_deref()),
+        ("--svg", args.svg.as_deref()),
+        ("--export-csv", args.export_csv.as_deref()),
+        ("--export-markdown", args.export_markdown.as_deref()),
+    ])?;
     let session = Session::new(args.output.output.as_deref(), most, false)?.naming(bench_flags);
     let mut session = session.requiring_threads();
     let svg = args.svg.as_deref().map(|path| Output::open(Some(path), "--svg")).transpose()?;
+    let csv = args.export_csv.as_deref().map(|path| Output::open(Some(path), "--export-csv")).transpose()?;
+    let markdown =
+        args.export_markdown.as_deref().map(|path| Output::open(Some(path), "--export-markdown")).transpose()?;
     let mut pinning = args.pin.then(Pinning::new);
     // the threads alive at once: the session's pool (the most threads, where the plans are made)
     // and a measurement's own pool beside it, each thread's stack in the address space
@@ -67,7 +76,7 @@ pub(super) fn bench(args: BenchArgs) -> crate::error::Result<ExitCode> {
     let cancel = session.cancel_flag();
     let hooks = fibtree::Hooks::default().cancel_on(&cancel);
     let say = |line: String| {
-        if !args.no_progress {
+        if !args.quiet {
             crate::messages::say(&line);
         }
     };
@@ -125,6 +134,12 @@ pub(super) fn bench(args: BenchArgs) -> crate::error::Result<ExitCode> {
     if let Some(mut svg) = svg {
         svg.write_all(svg::bench_svg(&bench)?.as_bytes())?;
         svg.finish()?;
+    }
+    for (file, text) in [(csv, export::csv as fn(&_) -> _), (markdown, export::markdown)] {
+        if let Some(mut file) = file {
+            file.write_all(text(&bench).as_bytes())?;
+            file.finish()?;
+        }
     }
     session.emit(&bench, OutputForm::of(args.json, false))?;
     Ok(ExitCode::SUCCESS)

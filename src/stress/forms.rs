@@ -135,7 +135,7 @@ pub(super) fn decide(g: u64, probes: &[(u64, BigUint)], runs: &[ProgramRun]) -> 
             }
         }
     };
-    crate::messages::say(&format!("auto: {}", taken.how));
+    crate::messages::note(&format!("auto: {}", taken.how));
     taken
 }
 

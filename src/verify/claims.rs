@@ -28,7 +28,6 @@ use super::super::session::Session;
 use super::words::{self, ClaimedParity, hint, shown};
 use super::{route, word};
 use crate::error::refused;
-use crate::messages::say;
 use crate::terms::flag;
 
 /// The counts of a claims file's verdicts (fields in alphabetical order, as the JSON lists them).
@@ -145,11 +144,9 @@ enum Source {
     Held(Vec<u8>),
 }
 
-/// The claims file and its names: `what` in sentences (`the file`, `standard input`), `name` with
-/// its path (`'claims.csv'`, `standard input`).
+/// The claims file and its name, with its path (`'claims.csv'`, `standard input`).
 struct Input {
     source: Source,
-    what: &'static str,
     name: String,
     cancel: Arc<AtomicBool>,
 }
@@ -191,7 +188,7 @@ impl Input {
     /// A usage error naming `--claims` for a file that cannot be opened.
     fn open(path: &Path, cancel: Arc<AtomicBool>) -> crate::error::Result<Input> {
         if path.as_os_str() == "-" {
-            let (what, name) = ("standard input", "standard input".to_string());
+            let name = "standard input".to_string();
             // a regular file on standard input is read again as any file is
             let file = std::io::stdin().as_fd().try_clone_to_owned().map(File::from);
             if let Ok(mut file) = file
@@ -199,10 +196,10 @@ impl Input {
                 && let Ok(start) = file.stream_position()
             {
                 let source = Source::File { seen: seen(&file), start, file };
-                return Ok(Input { source, what, name, cancel });
+                return Ok(Input { source, name, cancel });
             }
             let stdin = Stoppable::new(std::io::stdin().lock(), cancel.clone(), true);
-            return Ok(Input { source: Source::Unread(Box::new(stdin)), what, name, cancel });
+            return Ok(Input { source: Source::Unread(Box::new(stdin)), name, cancel });
         }
         let name = format!("'{}'", path.display());
         let (file, may_wait) = open(path).map_err(|e| refused("--claims", format!("cannot read {name}: {e}")))?;
@@ -211,7 +208,7 @@ impl Input {
             // a folder too: its first read fails, naming it
             false => Source::Unread(Box::new(Stoppable::new(file, cancel.clone(), may_wait))),
         };
-        Ok(Input { source, what: "the file", name, cancel })
+        Ok(Input { source, name, cancel })
     }
 
     /// The first pass: what the claims ask, gathered within `limit` (with what is held of a
@@ -279,14 +276,14 @@ impl Input {
             }
         }
         if lines == 0 {
-            return Err(refused("--claims", format!("{} has no claims, only its header", self.what)));
+            return Err(refused("--claims", format!("{} has no claims, only its header", self.name)));
         }
         Ok(asked)
     }
 
     /// A failed read in the terms of the command line (`need`: the bytes held when it failed).
     fn reading_error(&self, e: Error, blank: bool, need: u64, limit: Limit) -> crate::error::Error {
-        let (what, name) = (self.what, &self.name);
+        let name = &self.name;
         match e {
             Error::Io(io) if is_cancelled(&io) => Error::Interrupted.into(),
             Error::Io(io) if io.get_ref().is_some_and(|e| e.is::<TooLargeToHold>()) => {
@@ -296,7 +293,7 @@ impl Input {
             }
             Error::Io(io) => refused("--claims", format!("cannot read {name}: {io}")),
             Error::InvalidArgument { .. } if blank => {
-                refused("--claims", format!("{what} is empty; expected the header '{CLAIMS_HEADER}' and claims"))
+                refused("--claims", format!("{name} is empty; expected the header '{CLAIMS_HEADER}' and claims"))
             }
             Error::InvalidArgument { expected, .. } => refused("--claims", format!("{name}: {expected}")),
             other => other.into(),
@@ -480,7 +477,8 @@ pub(crate) fn verify_claims(path: &Path, args: &VerifyArgs) -> crate::error::Res
     // A run too large for memory: the file is what asks for it.
     let claims_flags = |param| if param == Param::N { "--claims" } else { flag(param) };
     let mut session =
-        Session::new(args.run.output.output.as_deref(), args.run.threads.threads, !args.json)?.naming(claims_flags);
+        Session::new(args.run.output.output.as_deref(), args.run.threads.threads, !args.json && !args.quiet.quiet)?
+            .naming(claims_flags);
     let result = judge(&mut session, path, args);
     // an interruption, wherever it came from, is the signal's; nothing is left written
     result.map_err(|e| session.error(e))
@@ -505,7 +503,7 @@ fn judge(session: &mut Session, path: &Path, args: &VerifyArgs) -> crate::error:
     // each (n, g) the modular engine judged instead of the exact count, once
     for ((n, g), judged) in answers.instead_of_exact() {
         if let Some(note) = judged.note() {
-            say(&format!("note: c({n}, {g}) {note}"));
+            crate::messages::note(&format!("note: c({n}, {g}) {note}"));
         }
     }
     let counts = match args.json {

@@ -10,7 +10,6 @@ use serde::Serialize;
 use super::args::VerifyArgs;
 use super::session::{Outcome, OutputForm, Session};
 use crate::error::refused;
-use crate::messages::say;
 
 mod claims;
 mod words;
@@ -97,7 +96,8 @@ fn verify_one(args: &VerifyArgs) -> crate::error::Result<ExitCode> {
         return Err(refused("--answer", format!("expected a residue below the modulus {m}, got {answer}")));
     }
     let claim = Claim { line: 0, n, g: args.g, modulus, answer: answer.clone() };
-    let mut session = Session::new(args.run.output.output.as_deref(), args.run.threads.threads, !args.json)?;
+    let mut session =
+        Session::new(args.run.output.output.as_deref(), args.run.threads.threads, !args.json && !args.quiet.quiet)?;
     let (engine, memory_limit) = (args.run.engine, Some(args.run.memory_limit()));
     let checked = session.compute(|hooks, _| {
         let options = Options { hooks, engine, memory_limit, ..Options::default() };
@@ -108,7 +108,7 @@ fn verify_one(args: &VerifyArgs) -> crate::error::Result<ExitCode> {
         }
     })?;
     if let Some(note) = checked.judged.note() {
-        say(&format!("note: c({n}, {}) {note}", args.g));
+        crate::messages::note(&format!("note: c({n}, {}) {note}", args.g));
     }
     let exact_memory_estimate_bytes = match checked.judged {
         fibtree::claims::Judged::ModularInstead { exact_estimate, .. } => Some(exact_estimate),

@@ -102,3 +102,40 @@ fn the_long_help_adds_the_details() {
     let self_test = help_with(&["self-test", "--help"], None);
     assert!(self_test.contains("in seconds") && !self_test.contains("minute"), "{self_test}");
 }
+
+/// One spelling everywhere: `-q, --quiet` on every command that draws a bar or prints a report,
+/// each run with it quietly (nothing on standard error) and with its results; `-v` only as
+/// `--verbose`; a shell named in any case.
+#[test]
+fn one_spelling_of_quiet_verbose_and_the_shells() {
+    let runs: [&[&str]; 9] = [
+        &["count", "300", "-q"],
+        &["dist", "12", "-q"],
+        &["table", "1", "5", "-q"],
+        &["verify", "10", "--answer", "17", "-q"],
+        &["moves", "10", "--list", "--limit", "2", "-q"],
+        &["rank", "10", "LLLLLLLL", "-q"],
+        &["stress", "echo 1", "--n", "3", "--quiet"],
+        &["bench", "--n", "100", "--threads", "1", "--runs", "1", "-q"],
+        &["bench", "--n", "100", "--threads", "1", "--runs", "1", "--no-progress"],
+    ];
+    for args in runs {
+        let output = fibtree(args);
+        assert!(!stdout(&output).is_empty(), "{args:?} prints its results");
+        assert_eq!(stderr(&output), "", "{args:?} says nothing on standard error");
+        if args[0] != "stress" {
+            assert!(output.status.success(), "{args:?}: {}", stderr(&output));
+        }
+    }
+    for command in ["count", "dist", "table", "verify", "moves", "rank", "stress", "bench", "combine"] {
+        let help = help_with(&[command, "--help"], None);
+        assert!(help.contains("-q, --quiet"), "{command} --help lists -q, --quiet:\n{help}");
+        if help.contains("-v,") {
+            assert!(help.contains("-v, --verbose"), "{command}'s -v is --verbose:\n{help}");
+        }
+    }
+    usage_error(&["verify", "10", "--answer", "17", "-v"], "-v");
+    for shell in ["PowerShell", "BASH", "zsh", "Fish"] {
+        assert!(success(&["completions", shell]).contains("fibtree"), "completions {shell}");
+    }
+}

@@ -99,14 +99,30 @@ fn commands() -> Vec<String> {
     names
 }
 
+/// The commit of this checkout, as `git rev-parse --short=12 HEAD` gives it, where git can say.
+fn checkout_commit() -> Option<String> {
+    let out = std::process::Command::new("git").args(["rev-parse", "--short=12", "HEAD"]).output().ok()?;
+    out.status.success().then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
+}
+
 #[test]
-fn version_on_every_command() {
-    let version = env!("CARGO_PKG_VERSION");
-    assert!(success(&["--version"]).contains(version));
+fn version_on_every_command_with_the_commit_and_the_kernel_sets() {
+    let version = success(&["--version"]);
+    let line = version.trim_end();
+    let rest = line.strip_prefix(&format!("fibtree {} (commit ", env!("CARGO_PKG_VERSION"))).unwrap_or_else(|| {
+        panic!("the version, then the commit: {line}");
+    });
+    let (commit, sets) = rest.split_once("; kernel sets ").unwrap_or_else(|| panic!("the kernel sets: {line}"));
+    match checkout_commit() {
+        Some(head) => assert_eq!(commit, head, "the commit built is this checkout's"),
+        None => println!("git cannot say this checkout's commit: the commit in {line:?} is not compared"),
+    }
+    assert!(sets.starts_with("baseline") && sets.ends_with(')'), "{line}");
     for command in commands() {
         for flag in ["--version", "-V"] {
+            // `fibtree-count 0.1.0 (...)`: the command's name, then the same words
             let out = success(&[&command, flag]);
-            assert!(out.starts_with("fibtree") && out.trim_end().ends_with(version), "{command} {flag}: {out}");
+            assert_eq!(out.split_once(' ').map(|s| s.1), version.split_once(' ').map(|s| s.1), "{command} {flag}");
         }
     }
 }

@@ -370,3 +370,36 @@ fn every_tiling_gives_the_checked_value() {
     let err = usage_error(&["bench", "--tiles", "sometimes"], "--tiles");
     assert!(err.contains("expected never, always or measured"), "{err}");
 }
+
+/// `--export-csv` and `--export-markdown` write the rows of `--json`, one for each n and thread
+/// count, beside the JSON on standard output; a path that cannot be written is refused before any
+/// run, as is one of them named twice.
+#[test]
+fn the_results_exported_as_csv_and_markdown() {
+    let dir = TempDir::new("bench-export");
+    let (csv, markdown) = (dir.join("bench.csv"), dir.join("bench.md"));
+    let args = ["bench", "--n", "200", "--threads", "1", "--threads", "2", "--runs", "2", "--json", "-q"];
+    let json = success_json(&[&args[..], &["--export-csv", &csv, "--export-markdown", &markdown]].concat());
+    let results = json["results"].as_array().unwrap();
+    let csv = std::fs::read_to_string(&csv).unwrap();
+    let lines: Vec<&str> = csv.lines().collect();
+    assert!(lines[0].starts_with("n,threads,median_s,min_s,max_s,runs,speedup"), "{csv}");
+    assert_eq!(lines.len(), 1 + results.len(), "{csv}");
+    for (line, r) in lines[1..].iter().zip(results) {
+        let fields: Vec<&str> = line.split(',').collect();
+        assert_eq!(fields.len(), 13, "{line}");
+        assert_eq!((fields[0], fields[1]), (&*r["n"].to_string(), &*r["threads"].to_string()), "{line}");
+        let median: f64 = fields[2].parse().unwrap();
+        assert!((median - r["median_seconds"].as_f64().unwrap()).abs() < 1e-6, "{line} against {r}");
+        assert_eq!(fields[5], "2", "two runs: {line}");
+    }
+    let markdown = std::fs::read_to_string(&markdown).unwrap();
+    let rows: Vec<&str> = markdown.lines().collect();
+    assert_eq!(rows.len(), 2 + results.len(), "{markdown}");
+    assert!(rows[0].starts_with("| n | threads | median_s |") && rows[1].starts_with("| ---: |"), "{markdown}");
+    assert!(rows[2].starts_with("| 200 | 1 |"), "{markdown}");
+    // refused before any run: a folder, and one file named twice
+    usage_error(&["bench", "--n", "200", "--export-csv", dir.path().to_str().unwrap()], "--export-csv");
+    let twice = dir.join("twice");
+    usage_error(&["bench", "--n", "200", "--export-csv", &twice, "--export-markdown", &twice], "--export");
+}

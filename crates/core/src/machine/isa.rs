@@ -48,6 +48,16 @@ impl Isa {
         }
     }
 
+    /// Every instruction set whose kernels this build holds, the narrowest first: all of them on
+    /// x86-64, the baseline alone elsewhere. Cost O(1).
+    ///
+    /// ```
+    /// assert_eq!(fibtree_core::Isa::built()[0], fibtree_core::Isa::Baseline);
+    /// ```
+    pub fn built() -> &'static [Isa] {
+        if cfg!(target_arch = "x86_64") { &Isa::ALL } else { &Isa::ALL[..1] }
+    }
+
     /// Every instruction set the machine runs (the CPU's, up to [`crate::Machine::widest_isa`]), the narrowest (always
     /// [`Isa::Baseline`]) first. Cost: one load after the first call of the process.
     pub fn available() -> Vec<Isa> {
