@@ -23,7 +23,8 @@ pub const MAX_N: u64 = (u32::MAX >> 1) as u64;
 /// estimate's calibration times `u32` lanes with, and the library's default projection.
 ///
 /// ```
-/// assert!(primal_check::miller_rabin(fibtree_core::P998244353));
+/// # use fibtree_core as fibtree;
+/// assert!(primal_check::miller_rabin(fibtree::P998244353));
 /// ```
 pub const P998244353: u64 = 998_244_353;
 
@@ -134,10 +135,11 @@ pub fn check_n(n: u64) -> Result<()> {
 /// # Examples
 ///
 /// ```
-/// assert_eq!(fibtree_core::grundy(10), Some(14));
-/// assert_eq!(fibtree_core::grundy(1), Some(0)); // a single node: no move, value 0
-/// assert_eq!(fibtree_core::grundy(0), None); // the empty tree
-/// assert_eq!(fibtree_core::grundy(u64::MAX), Some(12_297_829_382_473_034_411)); // 6m + 3: 4m + 3
+/// # use fibtree_core as fibtree;
+/// assert_eq!(fibtree::grundy(10), Some(14));
+/// assert_eq!(fibtree::grundy(1), Some(0)); // a single node: no move, value 0
+/// assert_eq!(fibtree::grundy(0), None); // the empty tree
+/// assert_eq!(fibtree::grundy(u64::MAX), Some(12_297_829_382_473_034_411)); // 6m + 3: 4m + 3
 /// ```
 pub fn grundy(k: u64) -> Option<u64> {
     if k == 0 {
@@ -184,8 +186,9 @@ pub fn count_parity(n: u64, g: u64) -> u8 {
 /// # Examples
 ///
 /// ```
-/// assert_eq!(fibtree_core::tree_size(10).to_string(), "143"); // F(12) - 1
-/// assert_eq!(fibtree_core::tree_size(0).to_string(), "0");
+/// # use fibtree_core as fibtree;
+/// assert_eq!(fibtree::tree_size(10).to_string(), "143"); // F(12) - 1
+/// assert_eq!(fibtree::tree_size(0).to_string(), "0");
 /// ```
 pub fn tree_size(k: u64) -> BigUint {
     let (mut a, mut b) = (BigUint::from(0u32), BigUint::from(1u32)); // F(0), F(1)

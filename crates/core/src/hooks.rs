@@ -48,10 +48,11 @@ pub type NoticeFn<'a> = dyn Fn(&str) + Sync + 'a;
 /// the default stops never and tells nothing.
 ///
 /// ```
+/// # use fibtree_core as fibtree;
 /// use std::sync::atomic::AtomicBool;
 /// let stop = AtomicBool::new(false);
 /// let progress = |name: &str, done: u64, total: u64| eprintln!("{name}: {done} of {total}");
-/// let hooks = fibtree_core::Hooks::default().cancel_on(&stop).progress_to(&progress);
+/// let hooks = fibtree::Hooks::default().cancel_on(&stop).progress_to(&progress);
 /// assert!(!hooks.cancelled());
 /// ```
 #[derive(Clone, Copy, Default)]
@@ -136,9 +137,10 @@ impl<'a> Hooks<'a> {
     /// and the callback's.
     ///
     /// ```
+    /// # use fibtree_core as fibtree;
     /// let seen = std::sync::Mutex::new(Vec::new());
     /// let tell = |name: &str, done: u64, total: u64| seen.lock().unwrap().push(format!("{name} {done}/{total}"));
-    /// fibtree_core::Hooks::default().progress_to(&tell).progress("runs", 1, 4);
+    /// fibtree::Hooks::default().progress_to(&tell).progress("runs", 1, 4);
     /// assert_eq!(*seen.lock().unwrap(), ["runs 1/4"]);
     /// ```
     pub fn progress(&self, name: &str, done: u64, total: u64) {

@@ -45,7 +45,8 @@ pub enum Bound {
 /// # Examples
 ///
 /// ```
-/// use fibtree_core::{Bound, Limit};
+/// # use fibtree_core as fibtree;
+/// use fibtree::{Bound, Limit};
 /// let limit = Limit::new(Some(1 << 30), 2);
 /// assert!(limit.bytes() <= 1 << 30); // never above the machine's own limits
 /// let given = Limit::given(1 << 30);

@@ -34,12 +34,13 @@
 //! How the predictions compare with real runs is recorded in docs/performance.md.
 //!
 //! ```
-//! use fibtree_core::estimate::{CensusWhen, estimate};
-//! let e = estimate(300, 0, &[1], CensusWhen::Always, fibtree_core::Hooks::default())?;
+//! # use fibtree_core as fibtree;
+//! use fibtree::estimate::{CensusWhen, estimate};
+//! let e = estimate(300, 0, &[1], CensusWhen::Always, fibtree::Hooks::default())?;
 //! assert!(e.states_counted);
 //! assert_eq!((e.states, e.bottom_up_limb_additions), (27_680, 59_109));
 //! assert_eq!((e.cut, e.limb_additions), (180, 43_511)); // what `fibtree bench 300` runs
-//! # Ok::<(), fibtree_core::Error>(())
+//! # Ok::<(), fibtree::Error>(())
 //! ```
 
 use crate::engines::{self, modular};

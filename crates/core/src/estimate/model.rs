@@ -22,7 +22,8 @@ use crate::targets::Targets;
 /// than its fastest (the top of the range).
 ///
 /// ```
-/// use fibtree_core::estimate::{ExactModel, Seconds};
+/// # use fibtree_core as fibtree;
+/// use fibtree::estimate::{ExactModel, Seconds};
 /// let model = ExactModel { state_seconds: 5e-9, limb_seconds: 4e-10, width_factor: 1.25, slowdown: 1.1 };
 /// let t = model.seconds(1e9, 4e11); // 10^9 states, 4 x 10^11 limb additions
 /// assert!((t.low - 205.0).abs() < 1e-9 && (t.high - 225.5).abs() < 1e-9);

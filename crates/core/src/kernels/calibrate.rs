@@ -51,8 +51,9 @@ const LAYERS: usize = 6;
 /// # Examples
 ///
 /// ```
+/// # use fibtree_core as fibtree;
 /// // None where the machine's setting forces a set
-/// if let Some(choice) = fibtree_core::isa_choice() {
+/// if let Some(choice) = fibtree::isa_choice() {
 ///     let fastest = choice.rates.iter().map(|r| r.1).fold(0.0, f64::max);
 ///     let chosen = choice.rates.iter().find(|r| r.0 == choice.chosen).unwrap().1;
 ///     assert!(chosen >= fastest * 0.8); // the fastest, or AVX2 within 20 % of it

@@ -8,7 +8,8 @@ use std::sync::OnceLock;
 /// # Examples
 ///
 /// ```
-/// use fibtree_core::Isa;
+/// # use fibtree_core as fibtree;
+/// use fibtree::Isa;
 /// assert_eq!(Isa::available()[0], Isa::Baseline); // every CPU runs the baseline
 /// assert_eq!(Isa::Avx2.name(), "avx2");
 /// assert!(Isa::ALL.iter().all(|k| k.to_string() == k.name()));
@@ -52,7 +53,8 @@ impl Isa {
     /// x86-64, the baseline alone elsewhere. Cost O(1).
     ///
     /// ```
-    /// assert_eq!(fibtree_core::Isa::built()[0], fibtree_core::Isa::Baseline);
+    /// # use fibtree_core as fibtree;
+    /// assert_eq!(fibtree::Isa::built()[0], fibtree::Isa::Baseline);
     /// ```
     pub fn built() -> &'static [Isa] {
         if cfg!(target_arch = "x86_64") { &Isa::ALL } else { &Isa::ALL[..1] }
@@ -76,7 +78,8 @@ impl Isa {
     /// setting. Cost: one load after the first call.
     ///
     /// ```
-    /// assert!(fibtree_core::Isa::of_cpu() >= *fibtree_core::Isa::available().last().unwrap());
+    /// # use fibtree_core as fibtree;
+    /// assert!(fibtree::Isa::of_cpu() >= *fibtree::Isa::available().last().unwrap());
     /// ```
     pub fn of_cpu() -> Isa {
         static DETECTED: OnceLock<Isa> = OnceLock::new();

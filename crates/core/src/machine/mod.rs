@@ -24,9 +24,10 @@ pub use isa::Isa;
 /// # Examples
 ///
 /// ```
+/// # use fibtree_core as fibtree;
 /// // what the machine reports, and a machine that differs in its level-2 cache alone
-/// let machine = fibtree_core::Machine::default().l2(Some(512 << 10));
-/// assert_ne!(machine, fibtree_core::Machine::default());
+/// let machine = fibtree::Machine::default().l2(Some(512 << 10));
+/// assert_ne!(machine, fibtree::Machine::default());
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Machine {
@@ -91,8 +92,9 @@ impl Machine {
     /// # Examples
     ///
     /// ```
-    /// let _ = fibtree_core::cores(); // the machine is read: it stays the one the system reports
-    /// assert!(fibtree_core::Machine::default().cores(2).set().is_err());
+    /// # use fibtree_core as fibtree;
+    /// let _ = fibtree::cores(); // the machine is read: it stays the one the system reports
+    /// assert!(fibtree::Machine::default().cores(2).set().is_err());
     /// ```
     pub fn set(self) -> Result<()> {
         let real = Isa::of_cpu();
@@ -118,7 +120,8 @@ impl Machine {
     /// reads of small files, the first time.
     ///
     /// ```
-    /// assert_eq!(fibtree_core::Machine::cache_bytes(1), None); // only levels 2 and 3 are read
+    /// # use fibtree_core as fibtree;
+    /// assert_eq!(fibtree::Machine::cache_bytes(1), None); // only levels 2 and 3 are read
     /// ```
     pub fn cache_bytes(level: u32) -> Option<u64> {
         match level {
@@ -133,8 +136,9 @@ impl Machine {
     /// matter. Cost: one `clock_gettime`.
     ///
     /// ```
-    /// let start = fibtree_core::Machine::thread_seconds();
-    /// assert!(fibtree_core::Machine::thread_seconds() >= start);
+    /// # use fibtree_core as fibtree;
+    /// let start = fibtree::Machine::thread_seconds();
+    /// assert!(fibtree::Machine::thread_seconds() >= start);
     /// ```
     pub fn thread_seconds() -> f64 {
         thread_cpu_seconds()
@@ -162,7 +166,8 @@ pub(crate) fn memory() -> Option<u64> {
 /// # Examples
 ///
 /// ```
-/// assert!(fibtree_core::cores() >= 1);
+/// # use fibtree_core as fibtree;
+/// assert!(fibtree::cores() >= 1);
 /// ```
 pub fn cores() -> usize {
     settings().cores.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
