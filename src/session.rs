@@ -216,6 +216,8 @@ impl Session {
     /// # Errors
     /// Any I/O error.
     pub(super) fn emit(&mut self, outcome: &impl Outcome, form: OutputForm) -> crate::error::Result<()> {
+        // the bar cleared first, so that no report is written onto the end of its line
+        self.progress.finish();
         match form {
             OutputForm::Json => {
                 serde_json::to_writer(&mut self.out, outcome)?;

@@ -74,9 +74,9 @@ impl AnswerForm {
 #[derive(Debug, Serialize)]
 pub(super) struct Taken {
     /// Whether it was found from the answers (`false`: given by --mod, --last-digits or --exact).
-    detected: bool,
+    pub(super) detected: bool,
     /// How it was found.
-    how: String,
+    pub(super) how: String,
     /// The modulus of a residue (`null` for the exact value), in decimal.
     modulus: Option<String>,
     /// The form in words.
@@ -99,9 +99,9 @@ impl Taken {
 /// What the program prints, from its `runs` at the `probes` (as [`probes`] gives them): the form
 /// taken is the first that every such answer matching some form matches (forms that agree at every
 /// n asked for are all right); where no answer matches a form, the smallest form its answers fit
-/// in; where there is no probe, the exact value. Says on standard error which form it took and why.
+/// in; where there is no probe, the exact value. Why it took that form is in [`Taken::how`].
 pub(super) fn decide(g: u64, probes: &[(u64, BigUint)], runs: &[ProgramRun]) -> Taken {
-    let taken = if probes.is_empty() {
+    if probes.is_empty() {
         let how = "no n run tells the forms apart (each gives one value in every form): taken as the exact value";
         Taken::new(AnswerForm::Exact, true, how.into())
     } else {
@@ -134,9 +134,7 @@ pub(super) fn decide(g: u64, probes: &[(u64, BigUint)], runs: &[ProgramRun]) -> 
                 Taken::new(form, true, how)
             }
         }
-    };
-    crate::messages::note(&format!("auto: {}", taken.how));
-    taken
+    }
 }
 
 /// The last integer in `bytes` (a run of decimal digits, with a `-` right before it if there is

@@ -2,7 +2,8 @@
 //! log(CPU time) against log(n) over the runs whose time can be measured (at least
 //! [`MEASURABLE`] of CPU: below it a run's time is mostly its start, a shell's and the program's),
 //! said only where there are enough of them ([`FIT_RUNS`]) over n that differ enough (the largest
-//! at least twice the smallest).
+//! at least twice the smallest), and where the fit explains at least half of how the times vary
+//! ([`TREND_R_SQUARED`]).
 
 use serde::Serialize;
 
@@ -12,10 +13,15 @@ pub(super) const MEASURABLE: f64 = 0.02;
 /// The fewest runs the fit takes.
 pub(super) const FIT_RUNS: usize = 4;
 
+/// The least R^2 at which the fit's exponent is said: below it the line explains less than half of
+/// how log(time) varies, the rest being noise (a shell's start, a busy machine), and an exponent
+/// such as n^-0.07 would mean nothing.
+pub(super) const TREND_R_SQUARED: f64 = 0.5;
+
 /// The fit, or why there is none (fields in alphabetical order, as the JSON lists them).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub(super) struct Growth {
-    /// k in time ~ n^k, to two decimals; `None` where not fitted.
+    /// k in time ~ n^k, to two decimals; `None` where not fitted, or fitted with no trend.
     pub(super) exponent: Option<f64>,
     /// What it says, in words.
     pub(super) note: String,
@@ -50,6 +56,15 @@ pub(super) fn fit(points: &[(u64, f64)]) -> Growth {
     let residual: f64 = taken.iter().map(|p| (p.1 - my - slope * (p.0 - mx)).powi(2)).sum();
     let r_squared = if syy > 0.0 { (1.0 - residual / syy).clamp(0.0, 1.0) } else { 1.0 };
     let (exponent, r_squared) = ((slope * 100.0).round() / 100.0, (r_squared * 1000.0).round() / 1000.0);
+    if r_squared < TREND_R_SQUARED {
+        let note = format!(
+            "no trend: a fit of log time on log n over {runs} {} explains {:.0} % of how the times vary (R^2 \
+             {r_squared:.3}, below {TREND_R_SQUARED}): the rest is noise",
+            least(runs),
+            r_squared * 100.0
+        );
+        return Growth { exponent: None, note, r_squared: Some(r_squared), runs };
+    }
     let note = format!(
         "CPU time grows as n^{exponent:.2} (least-squares fit of log time on log n over {runs} {}, R^2 {r_squared:.3})",
         least(runs)
@@ -80,6 +95,20 @@ mod tests {
         // a constant time: exponent 0
         let flat: Vec<(u64, f64)> = (1..=10).map(|n| (n * 10, 0.5)).collect();
         assert_eq!(fit(&flat).exponent, Some(0.0));
+    }
+
+    #[test]
+    fn no_exponent_where_the_fit_explains_little() {
+        // times that do not grow with n: noise of a factor 2 around 0.1 s, seeded
+        let mut random = fibtree_util::SplitMix64(0x7e57);
+        let noise: Vec<(u64, f64)> =
+            (1..=40).map(|n| (n * 25, 0.1 * (1.0 + random.below(1000) as f64 / 1000.0))).collect();
+        let growth = fit(&noise);
+        let r_squared = growth.r_squared.unwrap();
+        assert!(r_squared < TREND_R_SQUARED && growth.exponent.is_none(), "{growth:?}");
+        assert!(
+            growth.note.starts_with("no trend: a fit of log time on log n over 40 runs") && !growth.note.contains("n^")
+        );
     }
 
     #[test]

@@ -232,6 +232,15 @@ fn own_times(
     })
 }
 
+/// The limits each run of the program is held to, as the arguments give them.
+fn limits_of(args: &StressArgs) -> Limits {
+    Limits {
+        memory_bytes: args.memory_limit,
+        time_seconds: args.time_limit.map(|t| t.as_secs_f64()),
+        timeout_seconds: checks::timeout(args).as_secs_f64(),
+    }
+}
+
 pub(super) fn stress(args: StressArgs) -> crate::error::Result<ExitCode> {
     let program = checked_program(&args)?;
     // the plot's file is checked before any run, so that a bad path fails at once
@@ -271,11 +280,7 @@ pub(super) fn stress(args: StressArgs) -> crate::error::Result<ExitCode> {
     let started = Instant::now();
     let truth = session.stage(true, |hooks, _| Truth::of(taken.form, &ns, g, &library_options(hooks, &args)))?;
     let budget = started.elapsed().max(Duration::from_secs(1));
-    let limits = Limits {
-        memory_bytes: args.memory_limit,
-        time_seconds: args.time_limit.map(|t| t.as_secs_f64()),
-        timeout_seconds: checks::timeout(&args).as_secs_f64(),
-    };
+    let limits = limits_of(&args);
     let judge_one = |run: &ProgramRun| judge(run, truth.of_n(run.n), !args.no_shell, &limits);
     // the answer alone, the limits aside
     let right = |run: &ProgramRun| judge_one(run).verdict_without_limits == Verdict::Ok;
@@ -288,6 +293,10 @@ pub(super) fn stress(args: StressArgs) -> crate::error::Result<ExitCode> {
         runs.failure().map_or(Ok(()), Err)
     })?;
     let judged: Vec<verdict::Judged> = runs.all().iter().map(judge_one).collect();
+    // the form found, said where some run was judged in it: with none, nothing is claimed
+    if taken.detected && !judged.is_empty() {
+        crate::messages::note(&format!("auto: {}", taken.how));
+    }
     // fibtree's own time for some of the n run, once the program's runs are done
     let own = match stop.load(Ordering::Relaxed) || judged.is_empty() {
         true => None,

@@ -199,6 +199,14 @@ impl Report {
         let word = if self.n_run < self.n_asked { "first n not OK of those run" } else { "first n not OK" };
         let (verdict, detail) = (run.verdict.word(), self.detail(run));
         writeln!(out, "{word}: {}: {verdict}{}: {detail}", run.n, qualifier(run))?;
+        if run.n == self.asked.0 {
+            // the first n asked: where the program first goes wrong may lie below what was asked
+            writeln!(
+                out,
+                "  ({} is the first n asked: whether the program is wrong below it too is not known)",
+                run.n
+            )?;
+        }
         if run.stdout_cut {
             writeln!(out, "  (its standard output was longer than 1 MiB: the answer was taken from its last 1 MiB)")?;
         }

@@ -469,3 +469,30 @@ fn the_faulty_solver_of_the_examples() {
         assert_eq!(json["first_failure"]["n"], first_wrong, "{cmd}: {json}");
     }
 }
+
+/// Stopped while the runs that tell the answer forms apart are under way, `stress` claims nothing of
+/// the program's form ("auto: ... taken as ...") and says no run completed.
+#[test]
+fn ctrl_c_before_any_answer_claims_no_form() {
+    let args = ["stress", "sleep 60", "--n", "1..40", "-j", "2"];
+    let (status, out, err) = signalled(&args, Duration::from_millis(1500), "INT", || {});
+    assert_eq!(status.code(), Some(130), "{out}{err}");
+    assert!(out.contains("interrupted before any run"), "{out}");
+    assert!(!err.contains("auto:") && !out.contains("taken as"), "{out}{err}");
+}
+
+/// On a terminal, the progress bar is cleared before the report: the report starts a line of its
+/// own, not the end of the bar's. Run under a pseudo-terminal by util-linux's `script`.
+#[test]
+fn the_bar_is_cleared_before_the_report() {
+    let command = format!("{} stress 'sleep 1; echo 17' --n 10 --exact", binary().display());
+    let Ok(output) = std::process::Command::new("script").args(["-qec", &command, "/dev/null"]).output() else {
+        skip("util-linux's `script` is not installed, so no terminal can be had");
+        return;
+    };
+    let text = String::from_utf8_lossy(&output.stdout);
+    let at = text.find("1 run of c(n, 0)").unwrap_or_else(|| panic!("the report: {text:?}"));
+    assert!(text.contains("runs 1/1"), "the bar was drawn: {text:?}");
+    let before = &text[..at];
+    assert!(before.ends_with("\u{1b}[2K") || before.ends_with('\n'), "the report on a line of its own: {text:?}");
+}
