@@ -295,11 +295,18 @@ impl Outcome for EstimateOut {
             ),
             false => String::new(),
         };
+        // from a plan bounded, not counted, the memory is an upper bound too
+        let memory = match self.plan.counted {
+            true => format!("{} of memory", human_bytes(self.exact.memory_bytes)),
+            false => format!(
+                "at most {} of memory (from the plan's bound; --census measures it)",
+                human_bytes(self.exact.memory_bytes)
+            ),
+        };
         writeln!(
             out,
-            "  count     {} limb additions{route}, {} of memory{}, {} CPU, {} on {threads}",
+            "  count     {} limb additions{route}, {memory}{}, {} CPU, {} on {threads}",
             big(f(&self.exact.limb_additions)),
-            human_bytes(self.exact.memory_bytes),
             if self.exact.fits_here { "" } else { " (more than this machine has: count would refuse)" },
             range(self.exact.cpu_seconds, self.exact.cpu_seconds_high),
             range(self.exact.seconds, self.exact.seconds_high)

@@ -145,8 +145,7 @@ pub fn quoted(value: &std::ffi::OsStr) -> String {
 /// assert_eq!(fibtree_util::counted(1, "run"), "1 run");
 /// assert_eq!(fibtree_util::counted(3, "decimal digit"), "3 decimal digits");
 /// ```
-pub fn counted(count: impl Into<u128>, noun: &str) -> String {
-    let count = count.into();
+pub fn counted(count: u64, noun: &str) -> String {
     if count == 1 { format!("1 {noun}") } else { format!("{count} {noun}s") }
 }
 
