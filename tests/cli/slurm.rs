@@ -3,6 +3,11 @@
 //! array from 0 submitted by hand, and `count.sbatch`'s one long count that saves and requeues
 //! itself at its time limit until it is done. Skipped, and said so, where Slurm or munge is not
 //! installed or this is not root (`.ci/run` installs them). One cluster at a time.
+//!
+//! Both tests take two minutes or more, most of it waiting for Slurm, so they are left out of
+//! `cargo test --release` (`#[ignore]`); `.ci/run` runs them:
+//! `cargo test --release --test cli -- --ignored slurm::`. What they drive without Slurm, the
+//! scripts' saving, requeueing and resuming, is tested by `deploy::` in the default suite.
 
 use std::path::Path;
 use std::process::Command;
@@ -113,6 +118,7 @@ fn folder(cluster: &Cluster, name: &str) -> std::path::PathBuf {
 }
 
 #[test]
+#[ignore = "two minutes of Slurm: cargo test --release --test cli -- --ignored slurm::"]
 fn the_slurm_recipes_run_on_a_one_node_cluster() {
     let _one = ONE_CLUSTER.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     let Some(cluster) = Cluster::start() else { return };
@@ -213,6 +219,7 @@ fn long_count(cluster: &Cluster, here: &Path, n: u64) -> (String, String, std::p
 /// more on the job's two CPUs; one that ends with fewer than two requeues (a faster machine than its
 /// estimate said) is followed by the next larger, until one requeues at least twice.
 #[test]
+#[ignore = "two minutes of Slurm: cargo test --release --test cli -- --ignored slurm::"]
 fn a_long_count_saves_requeues_and_resumes_until_done() {
     let _one = ONE_CLUSTER.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     let Some(cluster) = Cluster::start() else { return };

@@ -115,7 +115,7 @@ fn version_on_every_command_with_the_commit_and_the_kernel_sets() {
     let (commit, sets) = rest.split_once("; kernel sets ").unwrap_or_else(|| panic!("the kernel sets: {line}"));
     match checkout_commit() {
         Some(head) => assert_eq!(commit, head, "the commit built is this checkout's"),
-        None => println!("git cannot say this checkout's commit: the commit in {line:?} is not compared"),
+        None => skip(format!("git cannot say this checkout's commit: the commit in {line:?} is not compared")),
     }
     assert!(sets.starts_with("baseline") && sets.ends_with(')'), "{line}");
     for command in commands() {

@@ -91,9 +91,7 @@ fn an_immutable_output_is_refused_before_any_work() {
         let set =
             std::process::Command::new("chattr").args([attribute, &file]).stderr(std::process::Stdio::null()).status();
         if !set.is_ok_and(|s| s.success()) {
-            eprintln!(
-                "skipped: chattr {attribute} cannot be set here (root and a file system with attributes are needed)"
-            );
+            skip(format!("chattr {attribute} cannot be set here (root and a file system with attributes are needed)"));
             return;
         }
         let output = fibtree(&["count", "10", "-o", &file]);

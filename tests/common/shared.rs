@@ -55,10 +55,19 @@ impl Range for SplitMix64 {
 /// Says that the running test could not check what it is for, and why, where the harness shows it
 /// in a normal run: straight to the process's standard error (which libtest does not capture, unlike
 /// `println!`), as `SKIPPED module::test: reason`. The test then returns early and counts as passed,
-/// so every skip of a run is listed by `cargo test 2>&1 | grep SKIPPED`.
+/// so every skip of a run is listed by `cargo test 2>&1 | grep SKIPPED`, and once more in the
+/// summary of the test target `skipped` (tests/skipped.rs), which reads them from [`SKIPS`].
 pub fn skip(reason: impl std::fmt::Display) {
     use std::io::Write;
     let thread = std::thread::current();
     let name = thread.name().unwrap_or("a test");
     let _ = writeln!(std::io::stderr().lock(), "SKIPPED {name}: {reason}");
+    // the record of this `cargo test`: its process (the test binaries' parent) first, one line
+    let line = format!("{name}: {reason}").replace(['\n', '\t'], " ");
+    let file = std::fs::OpenOptions::new().create(true).append(true).open(SKIPS);
+    let _ = file.and_then(|mut f| writeln!(f, "{}\t{line}", std::os::unix::process::parent_id()));
 }
+
+/// Where [`skip`] records each skip, a line each: the id of the `cargo test` process, a tab, then
+/// `module::test: reason`.
+pub const SKIPS: &str = concat!(env!("CARGO_TARGET_TMPDIR"), "/skipped-tests.tsv");

@@ -148,19 +148,36 @@ fn every_instruction_set_agrees_with_the_oracle_and_the_modular_engine() {
 }
 
 /// The residue kind against the dense modular engine, over plans of several targets (random ones
-/// from a fixed seed, g != 0 among them, n up to 2000), for moduli of every size (the CRT primes,
+/// from a fixed seed, g != 0 among them, n up to 600), for moduli of every size (the CRT primes,
 /// small ones, the padding's 2), numbers of moduli that are and are not multiples of the chunk,
 /// every chunk size, every instruction set this CPU has, and one to three threads.
 #[test]
 fn residues_equal_the_modular_engine() {
+    residues_against_the_modular_engine(600);
+}
+
+/// [`residues_equal_the_modular_engine`] with n up to 2000: wider layers, more blocks and chunks a
+/// layer, about a minute of two cores
+/// (`cargo test --release -p fibtree-core -- --ignored residues_equal_the_modular_engine_up_to_2000`).
+#[test]
+#[ignore = "a minute: cargo test --release -p fibtree-core -- --ignored residues_equal_the_modular_engine_up_to_2000"]
+fn residues_equal_the_modular_engine_up_to_2000() {
+    residues_against_the_modular_engine(2000);
+}
+
+/// The cases of [`residues_equal_the_modular_engine`], n up to `top`.
+fn residues_against_the_modular_engine(top: u64) {
     use crate::engines::modular;
     let seed = 0x7e51_d0e5;
-    println!("SplitMix64 seed {seed:#x}");
+    println!("SplitMix64 seed {seed:#x}, n up to {top}");
     let mut rng = fibtree_util::SplitMix64(seed);
-    let mut cases: Vec<Vec<(u64, u64)>> =
-        vec![vec![(2000, 0)], vec![(2, 0), (3, 1), (4, 3), (5, 7), (0, 0), (1, 0), (1200, 5)], vec![(333, 1 << 40)]];
+    let mut cases: Vec<Vec<(u64, u64)>> = vec![
+        vec![(top, 0)],
+        vec![(2, 0), (3, 1), (4, 3), (5, 7), (0, 0), (1, 0), (top * 3 / 5, 5)],
+        vec![(top / 6, 1 << 40)],
+    ];
     for _ in 0..3 {
-        let targets = (0..1 + rng.below(6)).map(|_| (rng.below(1500), rng.below(40))).collect();
+        let targets = (0..1 + rng.below(6)).map(|_| (rng.below(top * 3 / 4), rng.below(40))).collect();
         cases.push(targets);
     }
     let primes = crate::crt::primes::first(40);
