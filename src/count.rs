@@ -56,11 +56,9 @@ fn say_repeated_moduli(moduli: &[u64]) {
             continue;
         }
         if m == LAST18 || m == P998244353 {
-            crate::messages::note(&format!(
-                "note: --mod {m} is a default projection (mod 10^18 and 998244353 always are); listed once"
-            ));
+            say(&format!("note: --mod {m} is a default projection (mod 10^18 and 998244353 always are); listed once"));
         } else if moduli[i + 1..].contains(&m) {
-            crate::messages::note(&format!("note: --mod {m} is given more than once; listed once"));
+            say(&format!("note: --mod {m} is given more than once; listed once"));
         }
     }
 }

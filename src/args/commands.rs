@@ -451,10 +451,10 @@ pub(crate) struct BenchArgs {
     /// Written atomically; the path is checked before any run.
     #[arg(long, value_name = "FILE")]
     pub(crate) export_csv: Option<PathBuf>,
-    /// Also write the results to FILE as a Markdown table, a row for each N and T.
+    /// Also write the results to FILE as a Markdown table.
     ///
-    /// The columns of --export-csv (`-` where not measured). Written atomically; the path is
-    /// checked before any run.
+    /// A row for each N and T, with the columns of --export-csv (`-` where not measured). Written
+    /// atomically; the path is checked before any run.
     #[arg(long, value_name = "FILE")]
     pub(crate) export_markdown: Option<PathBuf>,
     /// Print one JSON object.
