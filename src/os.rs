@@ -267,6 +267,22 @@ pub(super) fn process_limit() -> Option<u64> {
     rustix::process::getrlimit(rustix::process::Resource::Nproc).current
 }
 
+/// `cause` and the process limit where one is set, as a failure to start threads or processes
+/// says them: `CAUSE; the process limit RLIMIT_NPROC is 2`. Cost: one system call.
+pub(super) fn with_process_limit(cause: &dyn std::fmt::Display) -> String {
+    match process_limit() {
+        Some(limit) => format!("{cause}; the process limit RLIMIT_NPROC is {limit}"),
+        None => cause.to_string(),
+    }
+}
+
+/// Why `threads` threads did not start, in words: `could not start 4 threads (CAUSE; the process
+/// limit RLIMIT_NPROC is 2)`, the limit said where one is set. Cost: one system call.
+pub(super) fn threads_not_started(threads: usize, cause: &dyn std::fmt::Display) -> String {
+    let s = if threads == 1 { "" } else { "s" };
+    format!("could not start {threads} thread{s} ({})", with_process_limit(cause))
+}
+
 /// What a program's process used, as `wait4` gives it when it is reaped: its own and that of the
 /// children it waited for (a shell's, the commands it ran and waited for).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]

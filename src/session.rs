@@ -320,9 +320,9 @@ impl Pool {
         let (started, failed) = Started::up_to(threads);
         let Some(e) = failed else { return Ok(Pool::Threads(started.pool()?)) };
         if strict || !calling {
-            return Err(crate::error::refused("--threads", not_started(threads, &e)));
+            return Err(crate::error::refused("--threads", super::os::threads_not_started(threads, &e)));
         }
-        let why = not_started(threads, &e);
+        let why = super::os::threads_not_started(threads, &e);
         if started.0.len() < 2 {
             crate::messages::say(&format!("warning: {why}: computing on one thread"));
             return Ok(Pool::Calling);
@@ -398,15 +398,6 @@ impl Started {
 pub(super) fn calling_thread_as_global_pool() {
     // an error (the global pool made already) leaves the pool as it was: sessions start their own
     let _ = rayon::ThreadPoolBuilder::new().num_threads(1).use_current_thread().build_global();
-}
-
-/// Why `threads` threads did not start: `could not start 4 threads (CAUSE; the process limit
-/// RLIMIT_NPROC is 2)`, the limit said where one is set.
-fn not_started(threads: usize, cause: &dyn std::fmt::Display) -> String {
-    let s = if threads == 1 { "" } else { "s" };
-    let limit =
-        super::os::process_limit().map_or(String::new(), |l| format!("; the process limit RLIMIT_NPROC is {l}"));
-    format!("could not start {threads} thread{s} ({cause}{limit})")
 }
 
 /// The flags that SIGINT, SIGTERM and SIGHUP set: the first stops the run after its current layer

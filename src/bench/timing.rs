@@ -260,12 +260,10 @@ impl Subject {
 /// # Errors
 /// [`Error::InvalidArgument`] naming [`Param::Threads`] where they cannot all be started.
 fn pool(threads: usize) -> Result<rayon::ThreadPool> {
-    rayon::ThreadPoolBuilder::new().num_threads(threads).build().map_err(|e| {
-        let s = if threads == 1 { "" } else { "s" };
-        let limit = super::super::os::process_limit();
-        let limit = limit.map_or(String::new(), |l| format!("; the process limit RLIMIT_NPROC is {l}"));
-        Error::invalid(Param::Threads, format!("could not start {threads} thread{s} ({e}{limit})"))
-    })
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|e| Error::invalid(Param::Threads, crate::os::threads_not_started(threads, &e)))
 }
 
 /// Checks one run's value of f(n) against the `residues` and the `first` value seen, which it becomes

@@ -327,9 +327,7 @@ fn settle_threads() {
 
 /// Why the user's process limit left no room (`why`, EAGAIN), in words, with the limit.
 fn no_room(why: &std::io::Error) -> String {
-    let limit =
-        super::os::process_limit().map_or(String::new(), |l| format!("; the process limit RLIMIT_NPROC is {l}"));
-    format!("no process could be started ({why}{limit})")
+    format!("no process could be started ({})", super::os::with_process_limit(why))
 }
 
 /// Kills and reaps the children of this process that are neither the processes of `active` runs

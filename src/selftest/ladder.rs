@@ -19,15 +19,6 @@ use num_bigint::BigUint;
 /// and the allocator's heap grow what is mapped as they go, to 46 MB of `VmPeak` unlimited).
 const LADDER_BYTES: u64 = 80 << 20;
 
-/// Why `threads` threads did not start, in words: `could not start 4 threads (CAUSE; the process
-/// limit RLIMIT_NPROC is 2)`, the limit said where one is set. Cost: one system call.
-fn not_started(threads: usize, cause: &dyn std::fmt::Display) -> String {
-    let s = if threads == 1 { "" } else { "s" };
-    let limit =
-        crate::os::process_limit().map_or(String::new(), |l| format!("; the process limit RLIMIT_NPROC is {l}"));
-    format!("could not start {threads} thread{s} ({cause}{limit})")
-}
-
 /// What a rung found: `Ok(what was compared)` or `Err(the first disagreement)`.
 pub(crate) type Verdict = std::result::Result<String, String>;
 
@@ -140,7 +131,7 @@ pub(crate) fn thread_counts_agree(targets: &[(u64, u64)], threads: &[usize]) -> 
             Ok(pool) => pool.install(|| count_all(&mut answers))?,
             Err(e) => {
                 refused.push(t.to_string());
-                why.get_or_insert_with(|| not_started(t, &e));
+                why.get_or_insert_with(|| crate::os::threads_not_started(t, &e));
             }
         }
     }
