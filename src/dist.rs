@@ -44,8 +44,7 @@ pub(super) fn dist(args: DistArgs) -> crate::error::Result<ExitCode> {
     // the plot's file is checked before any work, so that a bad path fails at once
     distinct(&[("--output", args.run.output.output.as_deref()), ("--svg", args.svg.as_deref())])?;
     let svg = args.svg.as_deref().map(|path| Output::open(Some(path), "--svg")).transpose()?;
-    let mut session =
-        Session::new(args.run.output.output.as_deref(), args.run.threads.threads, !args.json && !args.quiet.quiet)?;
+    let mut session = Session::new(args.run.output.output.as_deref(), args.run.threads.threads, !args.json)?;
     let n = args.n;
     let (engine, memory_limit) = (args.run.engine, Some(args.run.memory_limit()));
     let entries: Vec<(u64, BigUint)> = session.compute(|hooks, _| {

@@ -71,16 +71,21 @@ pub fn say(line: &str) {
 /// Whether the command was asked to be quiet (`-q`): its notes are then not said ([`note`]).
 static QUIET: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
-/// Makes the process quiet (`-q`): from now on [`note`] says nothing; warnings and errors are still
-/// said ([`say`], [`say_error`]).
+/// Makes the process quiet (`-q`): from now on [`note`] says nothing and no session draws a bar;
+/// warnings and errors are still said ([`say`], [`say_error`]).
 pub fn be_quiet() {
     QUIET.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Whether the process is quiet ([`be_quiet`]): no notes, and no progress bar.
+pub fn quiet() -> bool {
+    QUIET.load(std::sync::atomic::Ordering::Relaxed)
 }
 
 /// Says `line` as [`say`] does, unless the process is quiet ([`be_quiet`]): for what a command
 /// notes beside its results (a check passed, a repeated option, a file skipped), not for warnings.
 pub fn note(line: &str) {
-    if !QUIET.load(std::sync::atomic::Ordering::Relaxed) {
+    if !quiet() {
         say(line);
     }
 }

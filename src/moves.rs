@@ -144,8 +144,7 @@ fn json_around(moves: &Moves) -> crate::error::Result<(String, String)> {
 pub(super) fn moves(args: MovesArgs) -> crate::error::Result<ExitCode> {
     let index = args.nth.as_deref().map(parse_index).transpose()?;
     let (n, g) = (args.n, args.g);
-    let mut session =
-        Session::new(args.run.output.output.as_deref(), args.run.threads.threads, !args.json && !args.quiet.quiet)?;
+    let mut session = Session::new(args.run.output.output.as_deref(), args.run.threads.threads, !args.json)?;
     let memory_limit = args.run.memory_limit();
     let seed = args.seed.unwrap_or_else(fibtree_util::fresh_seed);
     let limit = args.limit;
@@ -225,8 +224,7 @@ impl Outcome for Ranked {
 
 pub(super) fn rank(args: RankArgs) -> crate::error::Result<ExitCode> {
     let (n, path) = (args.n, args.path.clone());
-    let mut session =
-        Session::new(args.run.output.output.as_deref(), args.run.threads.threads, !args.json && !args.quiet.quiet)?;
+    let mut session = Session::new(args.run.output.output.as_deref(), args.run.threads.threads, !args.json)?;
     let memory_limit = args.run.memory_limit();
     let ranked = session.compute(|hooks, _| {
         // the memory guard first, then the value the path leaves (O(n) time), then the walk

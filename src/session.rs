@@ -64,7 +64,7 @@ pub(super) struct Session {
 
 impl Session {
     /// A session writing to `output` (standard output if `None`), computing on `threads` threads
-    /// (every core if `None`), with a progress bar on a terminal if `progress`.
+    /// (every core if `None`), with a progress bar on a terminal if `progress` and the process is not quiet (`-q`).
     ///
     /// # Errors
     /// A usage error naming `--output` for a file that cannot be written; an error if the signal
@@ -80,7 +80,7 @@ impl Session {
             pool: None,
             strict: false,
             signals,
-            progress: WeightedBar::new(progress),
+            progress: WeightedBar::new(progress && !crate::messages::quiet()),
             out,
             start: Instant::now(),
             flags: flag,

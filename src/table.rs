@@ -35,8 +35,7 @@ pub(super) fn table(args: TableArgs) -> crate::error::Result<ExitCode> {
     // table's own arguments: a run too large is too large because of TO
     let table_flags = |param| if param == Param::N { "TO" } else { flag(param) };
     let mut session =
-        Session::new(args.run.output.output.as_deref(), args.run.threads.threads, !args.json && !args.quiet.quiet)?
-            .naming(table_flags);
+        Session::new(args.run.output.output.as_deref(), args.run.threads.threads, !args.json)?.naming(table_flags);
     // Before the target list: the floor of the whole run, rows included.
     let floor_options = Options { memory_limit: Some(limit), ..Options::default() };
     fibtree::Counting::check_table_floor(args.from, args.to, &floor_options).map_err(|e| session.error(e))?;

@@ -75,11 +75,8 @@ pub(super) fn bench(args: BenchArgs) -> crate::error::Result<ExitCode> {
     let limit = args.memory.limit(most.map(|t| 2 * t));
     let cancel = session.cancel_flag();
     let hooks = fibtree::Hooks::default().cancel_on(&cancel);
-    let say = |line: String| {
-        if !args.quiet {
-            crate::messages::say(&line);
-        }
-    };
+    // progress lines, which -q silences
+    let say = |line: String| crate::messages::note(&line);
     let mut plans = Vec::new();
     let mut results = Vec::new();
     let mut stream: Option<Stream> = None;

@@ -250,8 +250,7 @@ pub(super) fn stress(args: StressArgs) -> crate::error::Result<ExitCode> {
     // the library's N is one of the n asked for
     let stress_flags = |param| if param == Param::N { "--n" } else { flag(param) };
     let mut session =
-        Session::new(args.run.output.output.as_deref(), args.run.threads.threads, !args.json && !args.quiet.quiet)?
-            .naming(stress_flags);
+        Session::new(args.run.output.output.as_deref(), args.run.threads.threads, !args.json)?.naming(stress_flags);
     check_the_floor(&session, &args, &ns)?;
     let stop = session.cancel_flag();
     // what the programs leave running, out of their groups too, is handed to this process to end

@@ -477,8 +477,7 @@ pub(crate) fn verify_claims(path: &Path, args: &VerifyArgs) -> crate::error::Res
     // A run too large for memory: the file is what asks for it.
     let claims_flags = |param| if param == Param::N { "--claims" } else { flag(param) };
     let mut session =
-        Session::new(args.run.output.output.as_deref(), args.run.threads.threads, !args.json && !args.quiet.quiet)?
-            .naming(claims_flags);
+        Session::new(args.run.output.output.as_deref(), args.run.threads.threads, !args.json)?.naming(claims_flags);
     let result = judge(&mut session, path, args);
     // an interruption, wherever it came from, is the signal's; nothing is left written
     result.map_err(|e| session.error(e))

@@ -96,8 +96,7 @@ fn verify_one(args: &VerifyArgs) -> crate::error::Result<ExitCode> {
         return Err(refused("--answer", format!("expected a residue below the modulus {m}, got {answer}")));
     }
     let claim = Claim { line: 0, n, g: args.g, modulus, answer: answer.clone() };
-    let mut session =
-        Session::new(args.run.output.output.as_deref(), args.run.threads.threads, !args.json && !args.quiet.quiet)?;
+    let mut session = Session::new(args.run.output.output.as_deref(), args.run.threads.threads, !args.json)?;
     let (engine, memory_limit) = (args.run.engine, Some(args.run.memory_limit()));
     let checked = session.compute(|hooks, _| {
         let options = Options { hooks, engine, memory_limit, ..Options::default() };
