@@ -129,7 +129,7 @@ pub(super) fn bench(args: BenchArgs) -> crate::error::Result<ExitCode> {
     let bench = assemble(machine, stream.as_ref(), pinning.as_ref(), results, plans);
     // the plot first: a reader that closes the output pipe early (exit 0) still gets it
     if let Some(mut svg) = svg {
-        svg.write_all(svg::bench_svg(&bench)?.as_bytes())?;
+        svg.write_all(svg::bench_svg(&bench).as_bytes())?;
         svg.finish()?;
     }
     for (file, text) in [(csv, export::csv as fn(&_) -> _), (markdown, export::markdown)] {

@@ -2,12 +2,13 @@
 //!
 //! The trees come from the explicit-tree oracle ([`fibtree_oracles::explicit_tree_nodes`]): every
 //! node's value-after-deletion is computed on the actual tree, so a picture shows exactly the moves
-//! it counts. The picture is written by hand (a string builder).
+//! it counts. The picture is written with [`crate::plot`]'s SVG writer, a tooltip on each node.
 
-use std::fmt::Write as _;
 use std::ops::RangeInclusive;
 
 use fibtree_oracles::{ExplicitNode, explicit_tree_nodes};
+
+use crate::plot::{Anchor, Colour, Font, Paint, Stroke, Svg};
 
 /// What drawing makes, or what is wrong with the trees asked for, in words (the command line names
 /// K).
@@ -16,12 +17,19 @@ type Result<T> = std::result::Result<T, String>;
 /// The largest K that [`svg`] draws: T(14) has 986 nodes, a picture about 12,900 pixels wide.
 pub(crate) const MAX_DRAW_K: u32 = 14;
 
-/// The fill of a node whose deletion leaves the Grundy value asked for (a move to g).
-pub(crate) const MOVE_FILL: &str = "#d62728";
-/// The fill of every other non-root node.
-pub(crate) const OTHER_FILL: &str = "#d9d9d9";
-/// The fill of the root (which is never a move); it is marked by a thick black outline.
-pub(crate) const ROOT_FILL: &str = "#ffffff";
+/// The fill of a node whose deletion leaves the Grundy value asked for (a move to g), and its ring.
+const MOVE: Paint = node(Colour(0xd6, 0x27, 0x28), Colour(0x7a, 0x10, 0x10), 1.2);
+/// The fill of every other non-root node, and its ring.
+const OTHER: Paint = node(Colour(0xd9, 0xd9, 0xd9), Colour(0x40, 0x40, 0x40), 1.2);
+/// The root (which is never a move): white, in a thick black ring.
+const ROOT: Paint = node(Colour::WHITE, Colour::BLACK, 3.5);
+/// An edge.
+const EDGE: Stroke = Stroke::solid(Colour(0x55, 0x55, 0x55), 1.5);
+
+/// A node filled `fill`, ringed `ring` `width` pixels wide.
+const fn node(fill: Colour, ring: Colour, width: f64) -> Paint {
+    Paint { fill: Some(fill), stroke: Some(Stroke::solid(ring, width)) }
+}
 
 /// Horizontal distance between two adjacent leaves, in pixels.
 const SLOT: f64 = 26.0;
@@ -33,12 +41,12 @@ const RADIUS: f64 = 9.0;
 const MARGIN: f64 = 24.0;
 /// Blank space between two trees side by side, in pixels.
 const GAP: f64 = 36.0;
-/// Font size of the captions, in pixels.
-const CAPTION_SIZE: f64 = 14.0;
-/// Font size of the heading, in pixels.
-const HEADING_SIZE: f64 = 17.0;
-/// Font size of the legend line under the heading, in pixels.
-const LEGEND_SIZE: f64 = 13.0;
+/// The captions' font.
+const CAPTION: Font = Font::new(14.0).anchored(Anchor::Middle);
+/// The heading's font.
+const HEADING: Font = Font::new(17.0).bold();
+/// The font of the legend line under the heading.
+const LEGEND: Font = Font::new(13.0).coloured(Colour(0x33, 0x33, 0x33));
 
 /// One tree laid out: node positions in pixels relative to the tree's top-left corner.
 struct Layout {
@@ -103,14 +111,9 @@ impl Layout {
     }
 }
 
-/// A generous estimate of the width of `text` in a sans-serif font of `size` pixels.
-fn text_width(text: &str, size: f64) -> f64 {
-    text.chars().count() as f64 * size * 0.62
-}
-
 /// The picture of T(k) for every k in `trees`, side by side, as an SVG document: the nodes whose
-/// deletion leaves Grundy value `g` filled [`MOVE_FILL`], the other non-root nodes [`OTHER_FILL`], the
-/// root [`ROOT_FILL`] with a thick black outline; one `<circle>` per node (with a tooltip naming its
+/// deletion leaves Grundy value `g` filled red, the other non-root nodes grey, the
+/// root white with a thick black outline; one `<circle>` per node (with a tooltip naming its
 /// path and the value its deletion leaves), edges as `<line>`s, and under each tree the caption
 /// "T(k): c(k, g) = N", N being the number of red nodes. With a white background, a `<title>`, a
 /// heading and a legend.
@@ -151,51 +154,31 @@ pub(crate) fn svg(trees: RangeInclusive<u32>, g: u64) -> Result<String> {
         .collect();
 
     // Columns: each tree centred in the width of itself or its caption, whichever is wider.
-    let columns: Vec<f64> =
-        layouts.iter().zip(&captions).map(|(l, c)| l.width.max(text_width(c, CAPTION_SIZE))).collect();
+    let columns: Vec<f64> = layouts.iter().zip(&captions).map(|(l, c)| l.width.max(CAPTION.width(c))).collect();
     let trees_width = columns.iter().sum::<f64>() + GAP * (columns.len() - 1) as f64;
-    let heading_width = text_width(&which, HEADING_SIZE).max(text_width(&legend, LEGEND_SIZE));
+    let heading_width = HEADING.width(&which).max(LEGEND.width(&legend));
     let width = 2.0 * MARGIN + trees_width.max(heading_width);
-    let top = MARGIN + HEADING_SIZE + 10.0 + LEGEND_SIZE + 24.0;
+    let top = MARGIN + HEADING.size + 10.0 + LEGEND.size + 24.0;
     let max_depth = layouts.iter().map(Layout::depth).max().unwrap_or(0);
-    let caption_y = top + f64::from(max_depth) * LEVEL + 2.0 * RADIUS + 10.0 + CAPTION_SIZE;
+    let caption_y = top + f64::from(max_depth) * LEVEL + 2.0 * RADIUS + 10.0 + CAPTION.size;
     let height = caption_y + MARGIN;
 
-    let mut out = String::with_capacity(1024 + 256 * layouts.iter().map(|l| l.nodes.len()).sum::<usize>());
-    let w = &mut out;
-    // Writing to a String cannot fail.
-    let _ = writeln!(w, r#"<?xml version="1.0" encoding="UTF-8"?>"#);
-    let _ = writeln!(
-        w,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0}" height="{height:.0}" viewBox="0 0 {width:.0} {height:.0}" font-family="DejaVu Sans, Helvetica, Arial, sans-serif">"#
-    );
-    let _ = writeln!(w, "<title>{which}: in red, {moves}</title>");
-    let _ = writeln!(w, r##"<rect x="0" y="0" width="{width:.0}" height="{height:.0}" fill="#ffffff"/>"##);
-    let _ = writeln!(
-        w,
-        r##"<text x="{MARGIN}" y="{:.1}" font-size="{HEADING_SIZE}" font-weight="bold" fill="#000000">{which}</text>"##,
-        MARGIN + HEADING_SIZE
-    );
-    let _ = writeln!(
-        w,
-        r##"<text x="{MARGIN}" y="{:.1}" font-size="{LEGEND_SIZE}" fill="#333333">{legend}</text>"##,
-        MARGIN + HEADING_SIZE + 10.0 + LEGEND_SIZE
-    );
-
+    let mut svg = Svg::new(width, height, &format!("{which}: in red, {moves}"));
+    svg.text((MARGIN, MARGIN + HEADING.size), &which, HEADING);
+    svg.text((MARGIN, MARGIN + HEADING.size + 10.0 + LEGEND.size), &legend, LEGEND);
     // The trees together are centred when the heading is wider.
     let mut left = MARGIN + (width - 2.0 * MARGIN - trees_width) / 2.0;
     for ((k, layout), (caption, column)) in trees.zip(&layouts).zip(captions.iter().zip(&columns)) {
-        tree_group(w, k, g, layout, (left, top), (caption, *column, caption_y));
+        tree_group(&mut svg, k, g, layout, (left, top), (caption, *column, caption_y));
         left += column + GAP;
     }
-    let _ = writeln!(w, "</svg>");
-    Ok(out)
+    Ok(svg.finish())
 }
 
-/// Writes T(`k`) as an SVG group: its `layout` at `(left, top)` in a column `column` wide, the moves
+/// Draws T(`k`) as an SVG group: its `layout` at `(left, top)` in a column `column` wide, the moves
 /// to `g` red, with its `caption` at the height `caption_y`.
 fn tree_group(
-    w: &mut String,
+    svg: &mut Svg,
     k: u32,
     g: u64,
     layout: &Layout,
@@ -204,37 +187,24 @@ fn tree_group(
 ) {
     let dx = left + (column - layout.width) / 2.0;
     let at = |i: usize| (dx + layout.centres[i].0, top + layout.centres[i].1);
-    let _ = writeln!(w, r#"<g id="T{k}">"#);
+    svg.group(&format!("T{k}"));
     for (i, node) in layout.nodes.iter().enumerate() {
         if let Some(parent) = node.parent {
-            let ((x1, y1), (x2, y2)) = (at(parent), at(i));
-            let _ = writeln!(
-                w,
-                r##"<line x1="{x1:.1}" y1="{y1:.1}" x2="{x2:.1}" y2="{y2:.1}" stroke="#555555" stroke-width="1.5"/>"##
-            );
+            svg.line(at(parent), at(i), EDGE);
         }
     }
     for (i, node) in layout.nodes.iter().enumerate() {
-        let (x, y) = at(i);
-        let (fill, stroke, stroke_width, tip) = match node.value_after {
-            None => (ROOT_FILL, "#000000", 3.5, format!("the root of T({k}) (not a move)")),
+        let (paint, tip) = match node.value_after {
+            None => (ROOT, format!("the root of T({k}) (not a move)")),
             Some(v) => {
-                let fill = if v == g { MOVE_FILL } else { OTHER_FILL };
-                let stroke = if v == g { "#7a1010" } else { "#404040" };
-                (fill, stroke, 1.2, format!("{}: deleting it leaves Grundy value {v}", node.path))
+                let paint = if v == g { MOVE } else { OTHER };
+                (paint, format!("{}: deleting it leaves Grundy value {v}", node.path))
             }
         };
-        let _ = writeln!(
-            w,
-            r#"<circle cx="{x:.1}" cy="{y:.1}" r="{RADIUS}" fill="{fill}" stroke="{stroke}" stroke-width="{stroke_width}"><title>{tip}</title></circle>"#
-        );
+        svg.circle(at(i), RADIUS, paint, Some(&tip));
     }
-    let _ = writeln!(
-        w,
-        r##"<text x="{:.1}" y="{caption_y:.1}" font-size="{CAPTION_SIZE}" text-anchor="middle" fill="#000000">{caption}</text>"##,
-        left + column / 2.0
-    );
-    let _ = writeln!(w, "</g>");
+    svg.text((left + column / 2.0, caption_y), caption, CAPTION);
+    svg.end_group();
 }
 
 #[cfg(test)]

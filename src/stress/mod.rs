@@ -309,7 +309,7 @@ pub(super) fn stress(args: StressArgs) -> crate::error::Result<ExitCode> {
         super::os::forget_signals();
     }
     if let Some(mut svg) = svg {
-        svg.write_all(report.svg()?.as_bytes())?;
+        svg.write_all(report.svg().as_bytes())?;
         svg.finish()?;
     }
     session.emit(&report, OutputForm::of(args.json, false))?;

@@ -177,10 +177,7 @@ impl Report {
     }
 
     /// The plot of the runs' time and memory against n, as an SVG document ([`super::svg`]).
-    ///
-    /// # Errors
-    /// If plotters fails.
-    pub(super) fn svg(&self) -> crate::error::Result<String> {
+    pub(super) fn svg(&self) -> String {
         super::svg::stress_svg(&self.command, &self.runs, self.fibtree_times.as_ref(), &self.limits)
     }
 

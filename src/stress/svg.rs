@@ -1,23 +1,19 @@
-//! `stress --svg`: each run's time and peak memory against n, drawn with the `plotters` crate's SVG
-//! backend (as `dist --svg` is, [`crate::plot`]): above, the program's CPU time and wall time
+//! `stress --svg`: each run's time and peak memory against n, drawn with [`crate::plot`] (as
+//! `dist --svg` is): above, the program's CPU time and wall time
 //! and fibtree's own time for the n it timed, on a log scale, with the time limit; below, the
 //! program's peak resident memory (or, where it is not told apart from the copy of fibtree's memory
 //! the run began as, the bound `wait4` gives), with the memory limit.
 
-use plotters::prelude::*;
-
 use super::library::OwnTimes;
 use super::verdict::{Judged, Limits, Verdict};
-use crate::plot::plot_error;
-
-/// Where a chart is drawn: a part of the SVG document.
-type Area<'a> = DrawingArea<SVGBackend<'a>, plotters::coord::Shift>;
+use crate::plot::{Anchor, Axis, Chart, Colour, Corner, Font, Legend, Mark, Paint, Rect, Stroke, Svg};
+use crate::plot::{decade_label, nice_step, ticks};
 
 /// The plot's colours: the program's points, its wall time, fibtree's own time, the limits' lines.
-const PROGRAM: RGBColor = RGBColor(0xd6, 0x27, 0x28);
-const WALL: RGBColor = RGBColor(0x99, 0x99, 0x99);
-const FIBTREE: RGBColor = RGBColor(0x1f, 0x77, 0xb4);
-const LIMIT: RGBColor = RGBColor(0x55, 0x55, 0x55);
+const PROGRAM: Colour = Colour(0xd6, 0x27, 0x28);
+const WALL: Colour = Colour(0x99, 0x99, 0x99);
+const FIBTREE: Colour = Colour(0x1f, 0x77, 0xb4);
+const LIMIT: Colour = Colour(0x55, 0x55, 0x55);
 
 /// The least time drawn, in seconds (the log scale has no 0): a microsecond.
 const FLOOR: f64 = 1e-6;
@@ -35,15 +31,7 @@ fn decades(values: impl Iterator<Item = f64>) -> std::ops::Range<f64> {
 /// an SVG document. Runs that failed are drawn hollow.
 ///
 /// Cost: about 200 bytes of output per run.
-///
-/// # Errors
-/// If plotters fails.
-pub(super) fn stress_svg(
-    command: &str,
-    runs: &[Judged],
-    own: Option<&OwnTimes>,
-    limits: &Limits,
-) -> crate::error::Result<String> {
+pub(super) fn stress_svg(command: &str, runs: &[Judged], own: Option<&OwnTimes>, limits: &Limits) -> String {
     let (first, last) = (runs.first().map_or(0, |j| j.n), runs.last().map_or(1, |j| j.n));
     let pad = ((last - first) as f64 * 0.03).max(1.0);
     let x_range = first as f64 - pad..last as f64 + pad;
@@ -60,18 +48,16 @@ pub(super) fn stress_svg(
     let cut = if shown.len() < command.len() { "..." } else { "" };
     let title = format!("time and peak memory against n: {shown}{cut}");
 
-    let mut out = String::new();
-    {
-        let root = SVGBackend::with_string(&mut out, (1100, 820)).into_drawing_area();
-        root.fill(&WHITE).map_err(plot_error)?;
-        let (head, body) = root.split_vertically(46);
-        head.titled(&title, ("sans-serif", 18)).map_err(plot_error)?;
-        let (upper, lower) = body.split_vertically(440);
-        time_chart(&upper, runs, &own_times, limits, x_range.clone(), y_time)?;
-        memory_chart(&lower, runs, limits, x_range, y_memory)?;
-        root.present().map_err(plot_error)?;
-    }
-    Ok(out)
+    let (width, height) = (1100.0, 820.0);
+    let mut svg = Svg::new(width, height, &title);
+    svg.text((width / 2.0, 28.0), &title, Font::new(15.0).anchored(Anchor::Middle));
+    let (upper, lower) = Rect::new(12.0, 46.0, width - 12.0, height - 58.0).split_at_height(440.0);
+    let (time, memory) = (time_axis(&y_time), memory_axis(y_memory));
+    // the two plots one above the other, their n lined up
+    let left = time.label_space().max(memory.label_space());
+    time_chart(&mut svg, &Chart::new(upper, n_axis(x_range.clone()), time, left), runs, &own_times, limits);
+    memory_chart(&mut svg, &Chart::new(lower, n_axis(x_range), memory, left), runs, limits);
+    svg.finish()
 }
 
 /// Bytes in MiB.
@@ -79,147 +65,105 @@ fn mib(bytes: u64) -> f64 {
     bytes as f64 / f64::from(1 << 20)
 }
 
-/// A run's point: filled where the run was OK, hollow otherwise.
-fn marker(j: &Judged, p: (f64, f64), colour: RGBColor) -> Circle<(f64, f64), i32> {
-    Circle::new(p, 4, if j.verdict == Verdict::Ok { colour.filled() } else { colour.stroke_width(2) })
+/// The axis of n over `range`, ticks at whole numbers.
+fn n_axis(range: std::ops::Range<f64>) -> Axis {
+    let step = nice_step(range.end - range.start, 12.0).max(1.0);
+    Axis::new(range.clone(), ticks(range, step), |v| format!("{v:.0}"), "n")
 }
 
-/// The upper chart: the program's CPU and wall times and fibtree's `own_times` against n, on a log
-/// scale of `y_time`, with the time limit.
-fn time_chart(
-    upper: &Area,
-    runs: &[Judged],
-    own_times: &[(u64, f64)],
-    limits: &Limits,
-    x_range: std::ops::Range<f64>,
-    y_time: std::ops::Range<f64>,
-) -> crate::error::Result<()> {
-    let mut chart = ChartBuilder::on(upper)
-        .margin_left(12)
-        .margin_right(30)
-        .x_label_area_size(40)
-        .y_label_area_size(88)
-        .build_cartesian_2d(x_range.clone(), y_time.log_scale())
-        .map_err(plot_error)?;
-    chart
-        .configure_mesh()
-        .x_desc("n")
-        .y_desc("seconds, log scale")
-        .axis_desc_style(("sans-serif", 16))
-        .label_style(("sans-serif", 14))
-        .x_label_formatter(&|v| format!("{v:.0}"))
-        .y_label_formatter(&|v| format!("{v}"))
-        .bold_line_style(BLACK.mix(0.12))
-        .light_line_style(TRANSPARENT)
-        .draw()
-        .map_err(plot_error)?;
-    let at = |j: &Judged, t: f64| (j.n as f64, t.max(FLOOR));
-    chart
-        .draw_series(runs.iter().map(|j| marker(j, at(j, j.seconds), WALL)))
-        .map_err(plot_error)?
-        .label("the program's wall time")
-        .legend(move |(x, y)| Circle::new((x + 10, y), 4, WALL.filled()));
-    let cpu: Vec<&Judged> = runs.iter().filter(|j| j.cpu_seconds.is_some()).collect();
-    chart
-        .draw_series(cpu.iter().map(|j| marker(j, at(j, j.cpu_seconds.unwrap_or_default()), PROGRAM)))
-        .map_err(plot_error)?
-        .label("the program's CPU time (hollow: not OK)")
-        .legend(move |(x, y)| Circle::new((x + 10, y), 4, PROGRAM.filled()));
-    if !own_times.is_empty() {
-        let points: Vec<(f64, f64)> = own_times.iter().map(|&(n, t)| (n as f64, t.max(FLOOR))).collect();
-        chart
-            .draw_series(std::iter::once(PathElement::new(points.clone(), FIBTREE.stroke_width(2))))
-            .map_err(plot_error)?;
-        chart
-            .draw_series(points.iter().map(|&p| Cross::new(p, 5, FIBTREE.stroke_width(2))))
-            .map_err(plot_error)?
-            .label("fibtree's own time")
-            .legend(move |(x, y)| Cross::new((x + 10, y), 5, FIBTREE.stroke_width(2)));
-    }
-    if let Some(t) = limits.time_seconds {
-        let line = vec![(x_range.start, t), (x_range.end, t)];
-        chart
-            .draw_series(std::iter::once(PathElement::new(line, LIMIT.stroke_width(1))))
-            .map_err(plot_error)?
-            .label(format!("time limit, {t} s of CPU"))
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], LIMIT.stroke_width(1)));
-    }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK.mix(0.3))
-        .label_font(("sans-serif", 13))
-        .draw()
-        .map_err(plot_error)?;
+/// A run's point at `at`: filled where the run was OK, hollow otherwise.
+fn marker(svg: &mut Svg, at: (f64, f64), j: &Judged, colour: Colour) {
+    let paint =
+        if j.verdict == Verdict::Ok { Paint::filled(colour) } else { Paint::outlined(Stroke::solid(colour, 2.0)) };
+    svg.circle(at, 4.0, paint, None);
+}
 
-    Ok(())
+/// The axis of the times in `range` (whole decades), on a log scale: log10 of the seconds.
+fn time_axis(range: &std::ops::Range<f64>) -> Axis {
+    let (lo, hi) = (range.start.log10().round(), range.end.log10().round());
+    let decades = ticks(lo..hi, nice_step(hi - lo, 10.0).max(1.0));
+    Axis::new(lo..hi, decades, |k| decade_label(k as i64), "seconds, log scale")
+}
+
+/// The axis of peak memory over `range`, in MiB.
+fn memory_axis(range: std::ops::Range<f64>) -> Axis {
+    let y_ticks = ticks(range.clone(), nice_step(range.end, 8.0));
+    Axis::new(range, y_ticks, |v| format!("{v:.1}"), "peak memory, MiB (resident)")
+}
+
+/// The upper chart: the program's CPU and wall times and fibtree's `own_times` against n, on the
+/// log scale of [`time_axis`], with the time limit.
+fn time_chart(svg: &mut Svg, chart: &Chart, runs: &[Judged], own_times: &[(u64, f64)], limits: &Limits) {
+    chart.draw_axes(svg);
+    let x_range = chart.x_range();
+    let at = |n: u64, t: f64| chart.at((n as f64, t.max(FLOOR).log10()));
+    let mut legend = vec![
+        (Mark::Dot(Paint::filled(WALL)), "the program's wall time".to_string()),
+        (Mark::Dot(Paint::filled(PROGRAM)), "the program's CPU time (hollow: not OK)".to_string()),
+    ];
+    chart.draw_inside(svg, |svg, _| {
+        for j in runs {
+            marker(svg, at(j.n, j.seconds), j, WALL);
+        }
+        for j in runs {
+            if let Some(cpu) = j.cpu_seconds {
+                marker(svg, at(j.n, cpu), j, PROGRAM);
+            }
+        }
+        if !own_times.is_empty() {
+            let points: Vec<(f64, f64)> = own_times.iter().map(|&(n, t)| at(n, t)).collect();
+            svg.polyline(&points, Stroke::solid(FIBTREE, 2.0));
+            for &p in &points {
+                svg.cross(p, 5.0, Stroke::solid(FIBTREE, 2.0));
+            }
+            legend.push((Mark::Cross(Stroke::solid(FIBTREE, 2.0)), "fibtree's own time".to_string()));
+        }
+        if let Some(t) = limits.time_seconds {
+            let t = t.max(FLOOR).log10();
+            svg.line(chart.at((x_range.start, t)), chart.at((x_range.end, t)), Stroke::solid(LIMIT, 1.0));
+        }
+    });
+    if let Some(t) = limits.time_seconds {
+        legend.push((Mark::Line(Stroke::solid(LIMIT, 1.0)), format!("time limit, {t} s of CPU")));
+    }
+    Legend { entries: legend }.draw_in(svg, chart, Corner::UpperLeft);
 }
 
 /// The lower chart: the program's peak memory (or its bound) against n, with the memory limit.
-fn memory_chart(
-    lower: &Area,
-    runs: &[Judged],
-    limits: &Limits,
-    x_range: std::ops::Range<f64>,
-    y_memory: std::ops::Range<f64>,
-) -> crate::error::Result<()> {
-    let mut chart = ChartBuilder::on(lower)
-        .margin_left(12)
-        .margin_right(30)
-        .margin_bottom(12)
-        .x_label_area_size(40)
-        .y_label_area_size(88)
-        .build_cartesian_2d(x_range.clone(), y_memory)
-        .map_err(plot_error)?;
-    chart
-        .configure_mesh()
-        .x_desc("n")
-        .y_desc("peak memory, MiB (resident)")
-        .axis_desc_style(("sans-serif", 16))
-        .label_style(("sans-serif", 14))
-        .x_label_formatter(&|v| format!("{v:.0}"))
-        .y_label_formatter(&|v| format!("{v:.1}"))
-        .bold_line_style(BLACK.mix(0.12))
-        .light_line_style(TRANSPARENT)
-        .draw()
-        .map_err(plot_error)?;
-    let peaks = runs.iter().filter_map(|j| Some((j, j.peak_memory_bytes?)));
-    chart
-        .draw_series(peaks.map(|(j, peak)| marker(j, (j.n as f64, mib(peak)), PROGRAM)))
-        .map_err(plot_error)?
-        .label("the program's peak memory (hollow: not OK)")
-        .legend(move |(x, y)| Circle::new((x + 10, y), 4, PROGRAM.filled()));
+fn memory_chart(svg: &mut Svg, chart: &Chart, runs: &[Judged], limits: &Limits) {
+    chart.draw_axes(svg);
+    let x_range = chart.x_range();
+    let mut legend =
+        vec![(Mark::Dot(Paint::filled(PROGRAM)), "the program's peak memory (hollow: not OK)".to_string())];
     // a peak not told apart from the copy of fibtree's memory the run began as: its bound
     let bounds: Vec<(f64, f64)> = runs
         .iter()
         .filter(|j| j.peak_memory_bytes.is_none())
         .filter_map(|j| Some((j.n as f64, mib(j.peak_memory_at_most_bytes?))))
         .collect();
+    chart.draw_inside(svg, |svg, chart| {
+        for j in runs {
+            if let Some(peak) = j.peak_memory_bytes {
+                marker(svg, chart.at((j.n as f64, mib(peak))), j, PROGRAM);
+            }
+        }
+        for &p in &bounds {
+            svg.cross(chart.at(p), 4.0, Stroke::solid(WALL, 2.0));
+        }
+        if let Some(m) = limits.memory_bytes {
+            let line = (chart.at((x_range.start, mib(m))), chart.at((x_range.end, mib(m))));
+            svg.line(line.0, line.1, Stroke::solid(LIMIT, 1.0));
+        }
+    });
     if !bounds.is_empty() {
-        chart
-            .draw_series(bounds.iter().map(|&p| Cross::new(p, 4, WALL.stroke_width(2))))
-            .map_err(plot_error)?
-            .label("at most: a peak within the copy of fibtree's memory the run began as")
-            .legend(move |(x, y)| Cross::new((x + 10, y), 4, WALL.stroke_width(2)));
+        let text = "at most: a peak within the copy of fibtree's memory the run began as";
+        legend.push((Mark::Cross(Stroke::solid(WALL, 2.0)), text.to_string()));
     }
     if let Some(m) = limits.memory_bytes {
-        let line = vec![(x_range.start, mib(m)), (x_range.end, mib(m))];
-        chart
-            .draw_series(std::iter::once(PathElement::new(line, LIMIT.stroke_width(1))))
-            .map_err(plot_error)?
-            .label(format!("memory limit, {:.1} MiB of address space", mib(m)))
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], LIMIT.stroke_width(1)));
+        let text = format!("memory limit, {:.1} MiB of address space", mib(m));
+        legend.push((Mark::Line(Stroke::solid(LIMIT, 1.0)), text));
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::LowerRight)
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK.mix(0.3))
-        .label_font(("sans-serif", 13))
-        .draw()
-        .map_err(plot_error)?;
-    Ok(())
+    Legend { entries: legend }.draw_in(svg, chart, Corner::LowerRight);
 }
 
 #[cfg(test)]

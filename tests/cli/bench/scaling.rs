@@ -14,12 +14,17 @@ fn texts(doc: &roxmltree::Document) -> Vec<String> {
         .collect()
 }
 
-/// The colours of the lines 2 pixels wide (the series'; the frame, grid and marks are 1 wide) with
-/// how many pieces each has: a dashed prediction is many pieces.
-fn series_colours(doc: &roxmltree::Document) -> std::collections::BTreeMap<String, usize> {
+/// The colours of the lines 2 pixels wide (the series'; the frame, grid and marks are 1 wide), with
+/// how many of them in each colour are dashed (predictions) and how many solid (measurements).
+fn series_colours(doc: &roxmltree::Document) -> std::collections::BTreeMap<String, (usize, usize)> {
     let mut colours = std::collections::BTreeMap::new();
     for line in doc.descendants().filter(|n| n.has_tag_name("polyline") && n.attribute("stroke-width") == Some("2")) {
-        *colours.entry(line.attribute("stroke").unwrap_or_default().to_string()).or_insert(0) += 1;
+        let entry = colours.entry(line.attribute("stroke").unwrap_or_default().to_string()).or_insert((0, 0));
+        if line.attribute("stroke-dasharray").is_some() {
+            entry.0 += 1;
+        } else {
+            entry.1 += 1;
+        }
     }
     colours
 }
@@ -55,10 +60,10 @@ fn the_plot_has_a_series_for_each_n_and_the_prediction() {
         assert!(texts.iter().any(|t| t == label), "{label}: {texts:?}");
     }
     assert!(!has("no 1-thread run"), "{texts:?}");
-    // a colour for each n, each drawn in pieces: the measured lines and the dashes of the prediction
+    // a colour for each n, in each panel a dashed prediction and a measured line
     let colours = series_colours(&doc);
     assert_eq!(colours.len(), 2, "{colours:?}");
-    assert!(colours.values().all(|&pieces| pieces > 8), "{colours:?}");
+    assert!(colours.values().all(|&lines| lines == (2, 2)), "{colours:?}");
     // a dot for each measured row in each panel, and one for each n in the legend
     let rows = json["results"].as_array().unwrap();
     assert_eq!(rows.len(), 4, "{json}");
@@ -82,7 +87,7 @@ fn without_one_thread_the_prediction_alone() {
     assert!(!has("n=300: measured"), "{texts:?}");
     assert_eq!(doc.descendants().filter(|n| n.has_tag_name("circle")).count(), 0);
     let colours = series_colours(&doc);
-    assert_eq!(colours.len(), 1, "{colours:?}");
+    assert_eq!(colours.values().collect::<Vec<_>>(), [&(2, 0)], "the prediction alone, in each panel: {colours:?}");
 }
 
 /// A path that cannot be written is refused naming --svg before any run: a run of f(20000) a

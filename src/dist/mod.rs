@@ -10,9 +10,11 @@ use serde::Serialize;
 
 use super::args::DistArgs;
 use super::output::{Output, distinct};
-use super::plot::dist_svg;
 use super::session::{Outcome, OutputForm, Session};
 use crate::messages::say;
+use plot::dist_svg;
+
+mod plot;
 
 /// The distribution (fields in alphabetical order, as the JSON lists them).
 #[derive(Serialize)]
@@ -74,7 +76,7 @@ pub(super) fn dist(args: DistArgs) -> crate::error::Result<ExitCode> {
     };
     session.emit(&distribution, OutputForm::of(args.json, false))?;
     if let Some(mut svg) = svg {
-        svg.write_all(dist_svg(n, &entries, args.modulus)?.as_bytes())?;
+        svg.write_all(dist_svg(n, &entries, args.modulus).as_bytes())?;
         svg.finish()?;
     }
     if args.verbose
