@@ -65,10 +65,7 @@ pub(super) fn bench(args: BenchArgs) -> crate::error::Result<ExitCode> {
     ])?;
     let session = Session::new(args.output.output.as_deref(), most, false)?.naming(bench_flags);
     let mut session = session.requiring_threads();
-    let svg = args.svg.as_deref().map(|path| Output::open(Some(path), "--svg")).transpose()?;
-    let csv = args.export_csv.as_deref().map(|path| Output::open(Some(path), "--export-csv")).transpose()?;
-    let markdown =
-        args.export_markdown.as_deref().map(|path| Output::open(Some(path), "--export-markdown")).transpose()?;
+    let files = Files::open(&args)?;
     let mut pinning = args.pin.then(Pinning::new);
     // the threads alive at once: the session's pool (the most threads, where the plans are made)
     // and a measurement's own pool beside it, each thread's stack in the address space
@@ -83,14 +80,7 @@ pub(super) fn bench(args: BenchArgs) -> crate::error::Result<ExitCode> {
     for &n in &ns {
         let cut = if args.bottom_up { Cut::At(n) } else { Cut::Auto };
         // planned in the session's pool, on the threads it could start
-        let options = Options {
-            cut,
-            memory_limit: Some(limit),
-            hooks,
-            chunk_lanes: args.chunk_lanes,
-            tiles: args.tiles,
-            ..Options::default()
-        };
+        let options = Options { cut, memory_limit: Some(limit), hooks, ..options(&args) };
         let mut subject = session.in_pool(|| Subject::new(n, &options))?;
         #[cfg(feature = "test-hooks")]
         if let Some(m) = args.test_perturb {
@@ -127,19 +117,54 @@ pub(super) fn bench(args: BenchArgs) -> crate::error::Result<ExitCode> {
         }));
     }
     let bench = assemble(machine, stream.as_ref(), pinning.as_ref(), results, plans);
-    // the plot first: a reader that closes the output pipe early (exit 0) still gets it
-    if let Some(mut svg) = svg {
-        svg.write_all(svg::bench_svg(&bench).as_bytes())?;
-        svg.finish()?;
-    }
-    for (file, text) in [(csv, export::csv as fn(&_) -> _), (markdown, export::markdown)] {
-        if let Some(mut file) = file {
-            file.write_all(text(&bench).as_bytes())?;
-            file.finish()?;
-        }
-    }
+    // the plot and exports first: a reader that closes the output pipe early (exit 0) still gets them
+    files.write(&bench)?;
     session.emit(&bench, OutputForm::of(args.json, false))?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The options of a count that `args` sets: the chunks' lanes and the tiles.
+fn options(args: &BenchArgs) -> Options<'static> {
+    Options { chunk_lanes: args.chunk_lanes, tiles: args.tiles, ..Options::default() }
+}
+
+/// The files bench writes beside its report, each opened before any run: the plot (`--svg`) and
+/// the exports (`--export-csv`, `--export-markdown`).
+struct Files {
+    svg: Option<Output>,
+    csv: Option<Output>,
+    markdown: Option<Output>,
+}
+
+impl Files {
+    /// Opens the files `args` names.
+    ///
+    /// # Errors
+    /// A refusal naming the flag of a file that cannot be written.
+    fn open(args: &BenchArgs) -> crate::error::Result<Files> {
+        let open = |path: Option<&std::path::Path>, flag| path.map(|path| Output::open(Some(path), flag)).transpose();
+        Ok(Files {
+            svg: open(args.svg.as_deref(), "--svg")?,
+            csv: open(args.export_csv.as_deref(), "--export-csv")?,
+            markdown: open(args.export_markdown.as_deref(), "--export-markdown")?,
+        })
+    }
+
+    /// Writes each file, whole, from `bench`.
+    ///
+    /// # Errors
+    /// An I/O error writing one.
+    fn write(self, bench: &Bench) -> crate::error::Result<()> {
+        let writers =
+            [(self.svg, svg::bench_svg as fn(&_) -> _), (self.csv, export::csv), (self.markdown, export::markdown)];
+        for (file, text) in writers {
+            if let Some(mut file) = file {
+                file.write_all(text(bench).as_bytes())?;
+                file.finish()?;
+            }
+        }
+        Ok(())
+    }
 }
 
 /// One measurement as `bench --json` gives it: `m` of `subject`, on the CPUs `cpus` where pinned,
