@@ -140,6 +140,9 @@ fn draw_trees_side_by_side() {
     assert!(roots.windows(2).all(|w| w[0] < w[1]), "roots left to right: {roots:?}");
     check_trees(&success(&["draw", "8..10", "--g", "7"]), 8..=10, 7);
     check_trees(&success(&["draw", "14"]), 14..=14, 0);
+    // the picture docs/commands.md shows is the one this command makes
+    let shown = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/trees-1-6.svg")).unwrap();
+    assert!(shown == svg, "docs/trees-1-6.svg is not what `fibtree draw 1..6` makes: make it again with that command");
 }
 
 #[test]
