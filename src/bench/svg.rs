@@ -1,12 +1,14 @@
-//! `bench --svg`: speedup and efficiency against threads, drawn with [`crate::plot`] (as `dist
-//! --svg` is). Above, on log scales of base 2: for each n,
-//! the measured speedup (the 1-thread row's median over the row's), and the speedup the task graph
-//! of its row of the most threads predicts on 1 to 128 workers (greedy schedule and serial part,
-//! the JSON's `predicted`), beside the ideal (speedup = threads) and the machine's cores. Below,
-//! the efficiency of both (speedup / threads); the legend in a column of its own on the right, where
-//! it covers no point. An n measured without a 1-thread row has no measured speedup: the caption
-//! says so and its prediction alone is drawn.
-
+//! `bench --svg`: speedup and efficiency against threads, drawn with [`crate::plot`] (as
+//! `dist --svg` is).
+//! - Above, on log scales of base 2, for each n: the measured speedup (the 1-thread row's median
+//!   over the row's), and the speedup the task graph of its row of the most threads predicts on 1
+//!   to 128 workers (greedy schedule and serial part, the JSON's `predicted`). Beside them, the
+//!   ideal (speedup = threads) and the machine's cores.
+//! - Below, the efficiency of both (speedup / threads).
+//! - The legend in a column of its own on the right, where it covers no point.
+//!
+//! An n measured without a 1-thread row has no measured speedup: the caption says so and its
+//! prediction alone is drawn.
 use super::report::{Bench, ResultOut};
 use crate::plot::{Anchor, Axis, Chart, Colour, Font, Legend, Mark, Paint, Rect, Stroke, Svg, nice_step, ticks};
 

@@ -4,9 +4,9 @@
 use std::ops::Range;
 
 /// The smallest step of the form 1, 2 or 5 times a power of ten that cuts a span of `span` into at
-/// most `most` steps (1 for a span that is not positive).
+/// most `most` steps (1 for a span that is not positive and finite).
 pub(crate) fn nice_step(span: f64, most: f64) -> f64 {
-    if !(span > 0.0 && most > 0.0) {
+    if !(span > 0.0 && span.is_finite() && most > 0.0) {
         return 1.0;
     }
     let mut power = 10f64.powf((span / most).log10().floor());
@@ -80,6 +80,7 @@ mod tests {
         assert_eq!(nice_step(10.0, 10.0), 1.0);
         assert_eq!(nice_step(1.1, 8.0), 0.2);
         assert_eq!(nice_step(0.0, 10.0), 1.0);
+        assert_eq!(nice_step(f64::INFINITY, 10.0), 1.0);
         assert_eq!(ticks(0.0..436.0, 50.0).len(), 9);
         assert_eq!(ticks(0.76..8.24, 1.0), [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]);
         assert_eq!(ticks(-0.5..1.0, 0.5), [-0.5, 0.0, 0.5, 1.0]);

@@ -1,8 +1,8 @@
 //! `stress --svg`: each run's time and peak memory against n, drawn with [`crate::plot`] (as
-//! `dist --svg` is): above, the program's CPU time and wall time
-//! and fibtree's own time for the n it timed, on a log scale, with the time limit; below, the
-//! program's peak resident memory (or, where it is not told apart from the copy of fibtree's memory
-//! the run began as, the bound `wait4` gives), with the memory limit.
+//! `dist --svg` is). Above, the program's CPU time and wall time and fibtree's own time for the n
+//! it timed, on a log scale, with the time limit. Below, the program's peak resident memory (or,
+//! where it is not told apart from the copy of fibtree's memory the run began as, the bound `wait4`
+//! gives), with the memory limit.
 
 use super::library::OwnTimes;
 use super::verdict::{Judged, Limits, Verdict};
