@@ -32,6 +32,11 @@ impl Rect {
         Rect::new(self.left + left, self.top + top, self.width - left - right, self.height - top - bottom)
     }
 
+    /// Whether `point` lies inside, or within `margin` pixels of it.
+    pub(crate) fn holds(&self, (x, y): Point, margin: f64) -> bool {
+        x >= self.left - margin && x <= self.right() + margin && y >= self.top - margin && y <= self.bottom() + margin
+    }
+
     /// The part above a line `height` pixels below the top, and the part below it.
     pub(crate) fn split_at_height(self, height: f64) -> (Rect, Rect) {
         let upper = Rect { height, ..self };
@@ -173,11 +178,13 @@ pub(crate) enum Mark {
     Cross(Stroke),
 }
 
-/// Where in the plotting rectangle a legend goes.
-#[derive(Clone, Copy, Debug)]
+/// A corner of the plotting rectangle, where a legend may go.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Corner {
     UpperLeft,
+    UpperRight,
     LowerRight,
+    LowerLeft,
 }
 
 /// A legend: a mark and a text an entry, one below another, in a frame.
@@ -197,14 +204,28 @@ impl Legend {
         (12.0 + 24.0 + 10.0 + widest + 8.0, ROW * self.entries.len() as f64 + 10.0)
     }
 
-    /// Draws it in `corner` of `chart`'s plotting rectangle.
-    pub(crate) fn draw_in(&self, svg: &mut Svg, chart: &Chart, corner: Corner) {
-        let (p, (width, height)) = (chart.plot(), self.size());
-        let at = match corner {
-            Corner::UpperLeft => (p.left + 8.0, p.top + 8.0),
-            Corner::LowerRight => (p.right() - width - 8.0, p.bottom() - height - 8.0),
+    /// Draws it in the corner of `chart`'s plotting rectangle where it covers the fewest of the
+    /// `points` (pixels) drawn there: `prefer` where no other covers fewer.
+    pub(crate) fn draw_in(&self, svg: &mut Svg, chart: &Chart, prefer: Corner, points: &[Point]) {
+        let corners = [prefer, Corner::UpperLeft, Corner::UpperRight, Corner::LowerRight, Corner::LowerLeft];
+        let frames = corners.map(|corner| self.frame_in(chart.plot(), corner));
+        let covered = |frame: &Rect| points.iter().filter(|p| frame.holds(**p, 6.0)).count();
+        let best = frames.iter().min_by_key(|frame| covered(frame)).copied().unwrap_or(frames[0]);
+        self.draw(svg, best);
+    }
+
+    /// Its frame in `corner` of the plotting rectangle `plot`.
+    fn frame_in(&self, plot: Rect, corner: Corner) -> Rect {
+        let (width, height) = self.size();
+        let (left, right) = (plot.left + 8.0, plot.right() - width - 8.0);
+        let (top, bottom) = (plot.top + 8.0, plot.bottom() - height - 8.0);
+        let (x, y) = match corner {
+            Corner::UpperLeft => (left, top),
+            Corner::UpperRight => (right, top),
+            Corner::LowerRight => (right, bottom),
+            Corner::LowerLeft => (left, bottom),
         };
-        self.draw(svg, Rect::new(at.0, at.1, width, height));
+        Rect::new(x, y, width, height)
     }
 
     /// Draws it in `frame` (its height its own).
@@ -256,8 +277,14 @@ mod tests {
         let mut svg = Svg::new(400.0, 300.0, "t");
         chart.draw_axes(&mut svg);
         let legend = Legend { entries: vec![(Mark::Dot(Paint::filled(Colour::BLACK)), "a & b".to_string())] };
-        legend.draw_in(&mut svg, &chart, Corner::LowerRight);
+        let p = chart.plot();
+        // the lower right corner preferred, but the lower left one is clear of the point
+        let point = (p.right() - 20.0, p.bottom() - 20.0);
+        assert!(legend.frame_in(p, Corner::LowerRight).holds(point, 0.0));
+        legend.draw_in(&mut svg, &chart, Corner::LowerRight, &[point]);
         let text = svg.finish();
+        let left = legend.frame_in(p, Corner::LowerLeft).left;
+        assert!(text.contains(&format!(r#"<rect x="{left:.1}""#)), "the legend in the lower left corner: {text}");
         for label in [">0<", ">5<", ">10<", ">-1.0<", ">1.0<", ">x<", ">y<", ">a &amp; b<"] {
             assert!(text.contains(label), "{label} in {text}");
         }

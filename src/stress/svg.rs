@@ -71,11 +71,12 @@ fn n_axis(range: std::ops::Range<f64>) -> Axis {
     Axis::new(range.clone(), ticks(range, step), |v| format!("{v:.0}"), "n")
 }
 
-/// A run's point at `at`: filled where the run was OK, hollow otherwise.
-fn marker(svg: &mut Svg, at: (f64, f64), j: &Judged, colour: Colour) {
+/// A run's point at `at`: filled where the run was OK, hollow otherwise. Returns `at`.
+fn marker(svg: &mut Svg, at: (f64, f64), j: &Judged, colour: Colour) -> (f64, f64) {
     let paint =
         if j.verdict == Verdict::Ok { Paint::filled(colour) } else { Paint::outlined(Stroke::solid(colour, 2.0)) };
     svg.circle(at, 4.0, paint, None);
+    at
 }
 
 /// The axis of the times in `range` (whole decades), on a log scale: log10 of the seconds.
@@ -101,13 +102,15 @@ fn time_chart(svg: &mut Svg, chart: &Chart, runs: &[Judged], own_times: &[(u64, 
         (Mark::Dot(Paint::filled(WALL)), "the program's wall time".to_string()),
         (Mark::Dot(Paint::filled(PROGRAM)), "the program's CPU time (hollow: not OK)".to_string()),
     ];
+    // every point drawn, which the legend keeps clear of where it can
+    let mut drawn = Vec::new();
     chart.draw_inside(svg, |svg, _| {
         for j in runs {
-            marker(svg, at(j.n, j.seconds), j, WALL);
+            drawn.push(marker(svg, at(j.n, j.seconds), j, WALL));
         }
         for j in runs {
             if let Some(cpu) = j.cpu_seconds {
-                marker(svg, at(j.n, cpu), j, PROGRAM);
+                drawn.push(marker(svg, at(j.n, cpu), j, PROGRAM));
             }
         }
         if !own_times.is_empty() {
@@ -116,6 +119,7 @@ fn time_chart(svg: &mut Svg, chart: &Chart, runs: &[Judged], own_times: &[(u64, 
             for &p in &points {
                 svg.cross(p, 5.0, Stroke::solid(FIBTREE, 2.0));
             }
+            drawn.extend(points);
             legend.push((Mark::Cross(Stroke::solid(FIBTREE, 2.0)), "fibtree's own time".to_string()));
         }
         if let Some(t) = limits.time_seconds {
@@ -126,7 +130,7 @@ fn time_chart(svg: &mut Svg, chart: &Chart, runs: &[Judged], own_times: &[(u64, 
     if let Some(t) = limits.time_seconds {
         legend.push((Mark::Line(Stroke::solid(LIMIT, 1.0)), format!("time limit, {t} s of CPU")));
     }
-    Legend { entries: legend }.draw_in(svg, chart, Corner::UpperLeft);
+    Legend { entries: legend }.draw_in(svg, chart, Corner::UpperLeft, &drawn);
 }
 
 /// The lower chart: the program's peak memory (or its bound) against n, with the memory limit.
@@ -141,14 +145,17 @@ fn memory_chart(svg: &mut Svg, chart: &Chart, runs: &[Judged], limits: &Limits) 
         .filter(|j| j.peak_memory_bytes.is_none())
         .filter_map(|j| Some((j.n as f64, mib(j.peak_memory_at_most_bytes?))))
         .collect();
+    // every point drawn, which the legend keeps clear of where it can
+    let mut drawn = Vec::new();
     chart.draw_inside(svg, |svg, chart| {
         for j in runs {
             if let Some(peak) = j.peak_memory_bytes {
-                marker(svg, chart.at((j.n as f64, mib(peak))), j, PROGRAM);
+                drawn.push(marker(svg, chart.at((j.n as f64, mib(peak))), j, PROGRAM));
             }
         }
         for &p in &bounds {
             svg.cross(chart.at(p), 4.0, Stroke::solid(WALL, 2.0));
+            drawn.push(chart.at(p));
         }
         if let Some(m) = limits.memory_bytes {
             let line = (chart.at((x_range.start, mib(m))), chart.at((x_range.end, mib(m))));
@@ -163,7 +170,7 @@ fn memory_chart(svg: &mut Svg, chart: &Chart, runs: &[Judged], limits: &Limits) 
         let text = format!("memory limit, {:.1} MiB of address space", mib(m));
         legend.push((Mark::Line(Stroke::solid(LIMIT, 1.0)), text));
     }
-    Legend { entries: legend }.draw_in(svg, chart, Corner::LowerRight);
+    Legend { entries: legend }.draw_in(svg, chart, Corner::LowerRight, &drawn);
 }
 
 #[cfg(test)]
