@@ -48,7 +48,8 @@ pub type Result<T> = std::result::Result<T, TooLarge>;
 /// let refused = fibtree_oracles::first_principles_counts(8).unwrap_err();
 /// assert_eq!(refused.to_string(), "at most 7 for the first-principles oracle, got 8");
 /// ```
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("at most {max} for the {oracle} oracle, got {k}")]
 pub struct TooLarge {
     /// The tree asked for.
     pub k: u32,
@@ -57,14 +58,6 @@ pub struct TooLarge {
     /// The oracle's name, e.g. `first-principles`.
     pub oracle: &'static str,
 }
-
-impl std::fmt::Display for TooLarge {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "at most {} for the {} oracle, got {}", self.max, self.oracle, self.k)
-    }
-}
-
-impl std::error::Error for TooLarge {}
 
 /// Largest k the explicit-tree oracle accepts.
 ///
