@@ -57,17 +57,26 @@ pub(crate) fn in_terms(e: Error, flags: fn(Param) -> &'static str) -> Error {
                 human_bytes(estimate),
             ),
         ),
-        // the limit is what the user can change (the variable that set it, or --max-memory); the
-        // parameter that makes the run this large is named
-        fibtree::Error::OutOfMemory { param, estimate, limit } => refused(
-            if limit.bound() == fibtree::Bound::Machine { MACHINE_VAR } else { "--max-memory" },
-            format!(
-                "this run needs about {} of memory (estimate, for its {}), more than {}",
-                human_bytes(estimate),
-                flags(param),
-                limit
-            ),
-        ),
+        // named: the limit where the user can change it (`--max-memory`, which also lifts the
+        // memory available, or the variable that set it), with the parameter that makes the run
+        // this large; under a limit it cannot lift (a cgroup's, `ulimit -v`, `ulimit -d`), that
+        // parameter alone
+        fibtree::Error::OutOfMemory { param, estimate, limit } => {
+            let sized_by = flags(param);
+            let (named, estimated) = match limit.bound() {
+                fibtree::Bound::Given | fibtree::Bound::Available => {
+                    ("--max-memory", format!("estimate, for its {sized_by}"))
+                }
+                fibtree::Bound::Machine => (MACHINE_VAR, format!("estimate, for its {sized_by}")),
+                fibtree::Bound::Cgroup { .. } | fibtree::Bound::AddressSpace { .. } | fibtree::Bound::Data { .. } => {
+                    (sized_by, "estimate".to_string())
+                }
+            };
+            refused(
+                named,
+                format!("this run needs about {} of memory ({estimated}), more than {limit}", human_bytes(estimate)),
+            )
+        }
         e @ (fibtree::Error::CrossCheck { .. }
         | fibtree::Error::ParityCheck { .. }
         | fibtree::Error::ResidueCheck { .. }

@@ -24,12 +24,13 @@ fn limited(kib: u64, args: &[&str], stdin: Stdio) -> Option<Output> {
     Some(output)
 }
 
-/// Checks that `output` is a refusal for memory naming `names`, exit status 2.
-fn refused_for_memory(output: &Output, names: &str) {
+/// Checks that `output` is a refusal for memory under `ulimit -v` naming the argument `arg` (which
+/// makes the run this large), exit status 2.
+fn refused_for_memory(output: &Output, arg: &str) {
     let err = stderr(output);
     assert_eq!(output.status.code(), Some(2), "{err}");
-    assert!(err.starts_with("error: --max-memory: this run needs about") && err.contains(names), "{err}");
-    assert!(err.contains("(ulimit -v)"), "{err}");
+    assert!(err.starts_with(&format!("error: {arg}: this run needs about")), "{err}");
+    assert!(err.contains("(estimate), more than") && err.contains("(ulimit -v)"), "{err}");
 }
 
 /// Writes `head` into `sink`, then `body` again and again until its reader is gone, counting the
@@ -124,7 +125,7 @@ fn a_large_claims_file_is_read_in_bounded_memory() {
     let status = wait_for_stop(&mut child, "verify --claims - of a stream that never ends");
     let output = Output { status, stdout: Vec::new(), stderr: child.wait_with_output().unwrap().stderr };
     assert_no_panic(&from_stdin, &output.stderr);
-    refused_for_memory(&output, "for its --claims");
+    refused_for_memory(&output, "--claims");
 }
 
 /// A claims file that never ends (a FIFO, or standard input) is stopped by SIGTERM or SIGINT while
@@ -246,7 +247,7 @@ fn a_large_shard_set_is_read_in_bounded_memory() {
     let err = stderr(&output);
     assert_eq!(output.status.code(), Some(2), "{err}");
     assert!(err.contains("FILES: shard 2 of 2 is missing"), "{err}");
-    refused_for_memory(&limited(100_000, &args, Stdio::null()).unwrap(), "for its FILES");
+    refused_for_memory(&limited(100_000, &args, Stdio::null()).unwrap(), "FILES");
 }
 
 /// A shard file that never ends (a FIFO) is stopped by SIGINT or SIGTERM while it is read: the

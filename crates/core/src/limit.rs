@@ -5,7 +5,6 @@ use fibtree_util::human_bytes;
 
 /// Which limit bounds a run, with the figure it starts from (bytes).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
 pub enum Bound {
     /// The limit the caller gave (`--max-memory`).
     Given,

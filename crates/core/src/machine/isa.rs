@@ -15,7 +15,6 @@ use std::sync::OnceLock;
 /// assert!(Isa::ALL.iter().all(|k| k.to_string() == k.name()));
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-#[non_exhaustive]
 pub enum Isa {
     /// The portable kernels as compiled for the build's target (SSE2 on x86-64, NEON on aarch64):
     /// every CPU.
