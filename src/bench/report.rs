@@ -31,7 +31,7 @@ pub(super) struct Bench {
     pub(super) calibration: Option<CalibrationOut>,
     /// The kernel set every run used.
     pub(super) kernel: &'static str,
-    /// The kernel line of the human form ([`super::super::kernel_line`]).
+    /// The kernel line of the human form ([`crate::machine::kernel_line`]).
     #[serde(skip)]
     pub(super) kernel_line: String,
     pub(super) machine: HostOut,

@@ -1,6 +1,7 @@
 //! Drawing in SVG: a small writer of the elements the pictures and plots use ([`Svg`]), a chart
-//! over it with axes, grid and a legend ([`Chart`]), and where the axes' ticks go ([`ticks`]).
-//! `draw`'s trees, `dist --svg`, `stress --svg` and `bench --svg` are all drawn with it.
+//! over it with axes, grid and a legend ([`Chart`]), and where the axes' ticks go ([`nice_step`],
+//! [`log_ticks`]). `draw`'s trees, `dist --svg`, `stress --svg` and `bench --svg` are all drawn
+//! with it.
 
 mod chart;
 mod svg;
