@@ -64,7 +64,8 @@ pub(super) struct Session {
 
 impl Session {
     /// A session writing to `output` (standard output if `None`), computing on `threads` threads
-    /// (every core if `None`), with a progress bar on a terminal if `progress` and the process is not quiet (`-q`).
+    /// (every core if `None`), with a progress bar on a terminal if `progress` and the process is not
+    /// quiet (`-q`).
     ///
     /// # Errors
     /// A usage error naming `--output` for a file that cannot be written; an error if the signal

@@ -62,15 +62,17 @@ pub(crate) fn in_terms(e: Error, flags: fn(Param) -> &'static str) -> Error {
         // this large; under a limit it cannot lift (a cgroup's, `ulimit -v`, `ulimit -d`), that
         // parameter alone
         fibtree::Error::OutOfMemory { param, estimate, limit } => {
-            let sized_by = flags(param);
-            let (named, estimated) = match limit.bound() {
-                fibtree::Bound::Given | fibtree::Bound::Available => {
-                    ("--max-memory", format!("estimate, for its {sized_by}"))
-                }
-                fibtree::Bound::Machine => (MACHINE_VAR, format!("estimate, for its {sized_by}")),
+            // who can change the limit: the user, by an option or a variable, or no one here
+            let changed_by = match limit.bound() {
+                fibtree::Bound::Given | fibtree::Bound::Available => Some("--max-memory"),
+                fibtree::Bound::Machine => Some(MACHINE_VAR),
                 fibtree::Bound::Cgroup { .. } | fibtree::Bound::AddressSpace { .. } | fibtree::Bound::Data { .. } => {
-                    (sized_by, "estimate".to_string())
+                    None
                 }
+            };
+            let (named, estimated) = match changed_by {
+                Some(changed_by) => (changed_by, format!("estimate, for its {}", flags(param))),
+                None => (flags(param), "estimate".to_string()),
             };
             refused(
                 named,
