@@ -267,7 +267,7 @@ impl Outcome for EstimateOut {
     fn human(&self, out: &mut dyn Write) -> std::io::Result<()> {
         let f = |s: &str| s.parse::<f64>().unwrap_or(f64::NAN);
         let (n, g) = (self.n, self.g);
-        let threads = if self.threads == 1 { "1 thread".to_string() } else { format!("{} threads", self.threads) };
+        let threads = fibtree_util::counted(self.threads as u64, "thread");
         let at_most = if self.plan.counted { "" } else { "at most " };
         writeln!(out, "c({n}, {g}), predicted for this machine ({threads}, kernel {}):", self.kernel)?;
         if self.known_zero {

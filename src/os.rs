@@ -279,8 +279,8 @@ pub(super) fn with_process_limit(cause: &dyn std::fmt::Display) -> String {
 /// Why `threads` threads did not start, in words: `could not start 4 threads (CAUSE; the process
 /// limit RLIMIT_NPROC is 2)`, the limit said where one is set. Cost: one system call.
 pub(super) fn threads_not_started(threads: usize, cause: &dyn std::fmt::Display) -> String {
-    let s = if threads == 1 { "" } else { "s" };
-    format!("could not start {threads} thread{s} ({})", with_process_limit(cause))
+    let threads = fibtree_util::counted(threads as u64, "thread");
+    format!("could not start {threads} ({})", with_process_limit(cause))
 }
 
 /// What a program's process used, as `wait4` gives it when it is reaped: its own and that of the

@@ -18,8 +18,8 @@ fn main() {
     match skipped.len() {
         0 => println!("\nno test was skipped in this run\n"),
         k => {
-            let s = if k == 1 { "" } else { "s" };
-            println!("\n{k} test{s} skipped in this run (each passed without checking what it is for):");
+            let tests = fibtree_util::counted(k as u64, "test");
+            println!("\n{tests} skipped in this run (each passed without checking what it is for):");
             for line in skipped {
                 println!("  SKIPPED {line}");
             }

@@ -206,7 +206,7 @@ impl Side {
 
     /// `AMD EPYC, 2 cores, kernel avx2 (simulated: cores=4)`.
     fn described(&self) -> String {
-        let cores = if self.cores == 1 { "1 core".to_string() } else { format!("{} cores", self.cores) };
+        let cores = fibtree_util::counted(self.cores, "core");
         let simulated = self.simulated.as_ref().map_or(String::new(), |s| format!(" (simulated: {s})"));
         let kernel = self.kernel.as_deref().unwrap_or("not recorded");
         format!("{}, {cores}, kernel {kernel}{simulated}", self.cpu.as_deref().unwrap_or("unknown CPU"))

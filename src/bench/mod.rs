@@ -252,11 +252,10 @@ fn pin_report(pinning: &Pinning) -> (PinOut, Vec<String>) {
     let too_many = pinning.too_many();
     if !too_many.is_empty() {
         let counts: Vec<String> = too_many.iter().map(usize::to_string).collect();
-        let s = if cpus.len() == 1 { "" } else { "s" };
         lines.push(format!(
-            "not pinned: the rows of {} threads, more than the {} CPU{s}",
+            "not pinned: the rows of {} threads, more than the {}",
             counts.join(", "),
-            cpus.len()
+            fibtree_util::counted(cpus.len() as u64, "CPU")
         ));
     }
     if let Some(why) = pinning.failed() {

@@ -183,11 +183,8 @@ impl Pinning {
         }
         if threads > self.cpus.len() {
             if !self.too_many.contains(&threads) {
-                let cpus = self.cpus.len();
-                let s = if cpus == 1 { "" } else { "s" };
-                say(&format!(
-                    "--pin: {threads} threads are more than the {cpus} CPU{s} this process may run on: not pinned"
-                ));
+                let cpus = fibtree_util::counted(self.cpus.len() as u64, "CPU");
+                say(&format!("--pin: {threads} threads are more than the {cpus} this process may run on: not pinned"));
                 self.too_many.push(threads);
             }
             return None;

@@ -203,8 +203,7 @@ pub(super) struct PredictedOut {
 
 impl Outcome for Bench {
     fn human(&self, out: &mut dyn Write) -> std::io::Result<()> {
-        let cores =
-            if self.machine.cores == 1 { "1 core".to_string() } else { format!("{} cores", self.machine.cores) };
+        let cores = fibtree_util::counted(self.machine.cores as u64, "core");
         let simulated = self.machine.simulated.map_or(String::new(), |s| format!(" (simulated: {s})"));
         writeln!(out, "machine  {}, {cores}{simulated}", self.machine.cpu.as_deref().unwrap_or("unknown CPU"))?;
         writeln!(out, "kernel   {}", self.kernel_line)?;

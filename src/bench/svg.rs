@@ -67,11 +67,6 @@ fn log2_axis(lo: i32, hi: i32, name: &str) -> Axis {
     Axis::new(range, (lo..=hi).map(f64::from).collect(), power_label, name)
 }
 
-/// `"1 core"`, `"4 cores"`.
-fn cores_text(cores: usize) -> String {
-    if cores == 1 { "1 core".to_string() } else { format!("{cores} cores") }
-}
-
 /// One n's prediction (dashed) and, where there is one, its measured series (a line through dots),
 /// in its colour, as `chart` places them.
 fn draw_series(svg: &mut Svg, chart: &Chart, colour: Colour, predicted: &[(f64, f64)], measured: &[(f64, f64)]) {
@@ -144,12 +139,13 @@ fn texts(bench: &Bench, all: &[Series]) -> (String, String, String, Option<Strin
     let ns: Vec<String> = all.iter().map(|s| s.n.to_string()).collect();
     let title = format!("speedup and efficiency against threads: f(n) for n = {}", ns.join(", "));
     let cpu = machine.cpu.as_deref().unwrap_or("unknown CPU");
-    let about = format!("{cpu}, {}{simulated}, kernel {}", cores_text(machine.cores), bench.kernel);
+    let about =
+        format!("{cpu}, {}{simulated}, kernel {}", fibtree_util::counted(machine.cores as u64, "core"), bench.kernel);
     let runs = bench.results.first().map_or(0, |r| r.runs.len());
     let how = format!(
-        "dots: measured, the 1-thread median over the T-thread median ({runs} run{} each); dashed: predicted by the \
-         task graph on P workers (greedy schedule + serial part)",
-        if runs == 1 { "" } else { "s" }
+        "dots: measured, the 1-thread median over the T-thread median ({} each); dashed: predicted by the task \
+         graph on P workers (greedy schedule + serial part)",
+        fibtree_util::counted(runs as u64, "run")
     );
     let unmeasured: Vec<String> = all.iter().filter(|s| s.measured.is_empty()).map(|s| format!("n={}", s.n)).collect();
     let note = (!unmeasured.is_empty()).then(|| {
@@ -162,11 +158,11 @@ fn texts(bench: &Bench, all: &[Series]) -> (String, String, String, Option<Strin
 fn legend(bench: &Bench, all: &[Series]) -> Vec<(Mark, String)> {
     let mut legend = vec![
         (Mark::Line(IDEAL), "ideal: speedup = threads".to_string()),
-        (Mark::Line(CORES), format!("the machine's {}", cores_text(bench.machine.cores))),
+        (Mark::Line(CORES), format!("the machine's {}", fibtree_util::counted(bench.machine.cores as u64, "core"))),
     ];
     for (i, s) in all.iter().enumerate() {
         let colour = COLOURS[i % COLOURS.len()];
-        let t = if s.cut_for == 1 { "1 thread".to_string() } else { format!("{} threads", s.cut_for) };
+        let t = fibtree_util::counted(s.cut_for as u64, "thread");
         legend.push((
             Mark::Line(Stroke::dashed(colour, 2.0, 6.0, 4.0)),
             format!("n={}: predicted (task graph cut for {t})", s.n),

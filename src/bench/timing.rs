@@ -275,7 +275,7 @@ fn check(
     value: &BigUint,
     (threads, run, runs): (usize, usize, usize),
 ) -> Result<()> {
-    let which = format!("{} (run {run} of {runs})", with_threads(threads));
+    let which = format!("{} (run {run} of {runs})", fibtree_util::counted(threads as u64, "thread"));
     for (modulus, independent) in residues {
         let residue = (value % modulus).to_u64().expect("a residue is below its modulus");
         if residue != independent {
@@ -293,17 +293,12 @@ fn check(
             return Err(Error::RunsDisagree(format!(
                 "c({n}, 0) with {which} differs in bit {bit} from the first run's value ({}), though both \
                  agree mod 10^18 and 998244353",
-                with_threads(*first_threads)
+                fibtree_util::counted(*first_threads as u64, "thread")
             )));
         }
         Some(_) => {}
     }
     Ok(())
-}
-
-/// "1 thread", "4 threads".
-fn with_threads(threads: usize) -> String {
-    if threads == 1 { "1 thread".into() } else { format!("{threads} threads") }
 }
 
 #[cfg(test)]

@@ -88,7 +88,7 @@ pub(super) fn dist(args: DistArgs) -> crate::error::Result<ExitCode> {
         Some(m) => format!("sum over g of c({n}, g) mod {m} = {sum}; the moves of T({n}) mod {m} = {moves}"),
         None if sum_ok => {
             let digits = fibtree_util::decimal_digits(&moves);
-            let digits = if digits == 1 { "1 digit".to_string() } else { format!("{digits} digits") };
+            let digits = fibtree_util::counted(digits as u64, "digit");
             format!("sum over g of c({n}, g) = the number of moves of T({n}) ({digits})")
         }
         None => format!("sum over g of c({n}, g) = {sum}, but T({n}) has {moves} moves"),

@@ -37,14 +37,14 @@ pub(super) fn fit(points: &[(u64, f64)]) -> Growth {
     let taken: Vec<(f64, f64)> =
         points.iter().filter(|&&(n, t)| n >= 1 && t >= MEASURABLE).map(|&(n, t)| ((n as f64).ln(), t.ln())).collect();
     let runs = taken.len();
-    let least = |runs: usize| format!("run{} of at least {MEASURABLE} s of CPU", if runs == 1 { "" } else { "s" });
+    let taken_runs = format!("{} of at least {MEASURABLE} s of CPU", fibtree_util::counted(runs as u64, "run"));
     if runs < FIT_RUNS {
-        let note = format!("not fitted: {runs} {}, {FIT_RUNS} needed", least(runs));
+        let note = format!("not fitted: {taken_runs}, {FIT_RUNS} needed");
         return Growth { exponent: None, note, r_squared: None, runs };
     }
     let (lo, hi) = taken.iter().fold((f64::MAX, f64::MIN), |(lo, hi), p| (lo.min(p.0), hi.max(p.0)));
     if hi - lo < 2f64.ln() {
-        let note = format!("not fitted: the {runs} {} are for n within a factor 2", least(runs));
+        let note = format!("not fitted: the {taken_runs} are for n within a factor 2");
         return Growth { exponent: None, note, r_squared: None, runs };
     }
     let count = runs as f64;
@@ -58,16 +58,14 @@ pub(super) fn fit(points: &[(u64, f64)]) -> Growth {
     let (exponent, r_squared) = ((slope * 100.0).round() / 100.0, (r_squared * 1000.0).round() / 1000.0);
     if r_squared < TREND_R_SQUARED {
         let note = format!(
-            "no trend: a fit of log time on log n over {runs} {} explains {:.0} % of how the times vary (R^2 \
+            "no trend: a fit of log time on log n over {taken_runs} explains {:.0} % of how the times vary (R^2 \
              {r_squared:.3}, below {TREND_R_SQUARED}): the rest is noise",
-            least(runs),
             r_squared * 100.0
         );
         return Growth { exponent: None, note, r_squared: Some(r_squared), runs };
     }
     let note = format!(
-        "CPU time grows as n^{exponent:.2} (least-squares fit of log time on log n over {runs} {}, R^2 {r_squared:.3})",
-        least(runs)
+        "CPU time grows as n^{exponent:.2} (least-squares fit of log time on log n over {taken_runs}, R^2 {r_squared:.3})"
     );
     Growth { exponent: Some(exponent), note, r_squared: Some(r_squared), runs }
 }

@@ -67,8 +67,8 @@ pub(super) fn own_times(
         }
     }
     times.reverse();
-    let s = if threads == 1 { "" } else { "s" };
-    let how = format!("the library counting c(n, {g}) as {}, one n at a time, on {threads} thread{s}", form.name());
+    let on = fibtree_util::counted(threads as u64, "thread");
+    let how = format!("the library counting c(n, {g}) as {}, one n at a time, on {on}", form.name());
     Ok(OwnTimes { how, threads, times })
 }
 

@@ -93,10 +93,10 @@ impl ProcessLimit {
             (true, Some(line)) => {
                 let line = crate::messages::escaped(&line);
                 let (n, threads) = (run.n, super::super::os::threads());
-                let s = if threads == 1 { "" } else { "s" };
+                let threads = fibtree_util::counted(threads as u64, "thread");
                 let why = format!(
                     "for n = {n}, run alone, the program could not start its processes under the process limit \
-                     RLIMIT_NPROC of {limit}, fibtree holding {threads} thread{s} (its standard error: {line}); \
+                     RLIMIT_NPROC of {limit}, fibtree holding {threads} (its standard error: {line}); \
                      a higher limit (ulimit -u) lets it run"
                 );
                 Next::Refuse(refused("CMD", why))
