@@ -67,16 +67,24 @@ fn log2_axis(lo: i32, hi: i32, name: &str) -> Axis {
     Axis::new(range, (lo..=hi).map(f64::from).collect(), power_label, name)
 }
 
-/// One n's prediction (dashed) and, where there is one, its measured series (a line through dots),
-/// in its colour, as `chart` places them.
-fn draw_series(svg: &mut Svg, chart: &Chart, colour: Colour, predicted: &[(f64, f64)], measured: &[(f64, f64)]) {
-    let predicted: Vec<(f64, f64)> = predicted.iter().map(|&p| chart.at(p)).collect();
-    svg.polyline(&predicted, Stroke::dashed(colour, 2.0, 6.0, 4.0));
-    if !measured.is_empty() {
-        let measured: Vec<(f64, f64)> = measured.iter().map(|&p| chart.at(p)).collect();
-        svg.polyline(&measured, Stroke::solid(colour, 2.0));
-        for &p in &measured {
-            svg.circle(p, 4.0, Paint::filled(colour), None);
+/// How a prediction of `colour` is drawn: dashed.
+const fn predicted(colour: Colour) -> Stroke {
+    Stroke::dashed(colour, 2.0, 6.0, 4.0)
+}
+
+/// Each n's prediction (dashed) and, where there is one, its measured series (a line through dots),
+/// in its colour, each point `(threads, speedup)` placed by `place` on `chart`'s axes.
+fn draw_series(svg: &mut Svg, chart: &Chart, all: &[Series], place: fn((f64, f64)) -> (f64, f64)) {
+    for (i, s) in all.iter().enumerate() {
+        let colour = COLOURS[i % COLOURS.len()];
+        let at = |points: &[(f64, f64)]| -> Vec<(f64, f64)> { points.iter().map(|&p| chart.at(place(p))).collect() };
+        svg.polyline(&at(&s.predicted), predicted(colour));
+        if !s.measured.is_empty() {
+            let measured = at(&s.measured);
+            svg.polyline(&measured, Stroke::solid(colour, 2.0));
+            for &p in &measured {
+                svg.circle(p, 4.0, Paint::filled(colour), None);
+            }
         }
     }
 }
@@ -163,10 +171,7 @@ fn legend(bench: &Bench, all: &[Series]) -> Vec<(Mark, String)> {
     for (i, s) in all.iter().enumerate() {
         let colour = COLOURS[i % COLOURS.len()];
         let t = fibtree_util::counted(s.cut_for as u64, "thread");
-        legend.push((
-            Mark::Line(Stroke::dashed(colour, 2.0, 6.0, 4.0)),
-            format!("n={}: predicted (task graph cut for {t})", s.n),
-        ));
+        legend.push((Mark::Line(predicted(colour)), format!("n={}: predicted (task graph cut for {t})", s.n)));
         if !s.measured.is_empty() {
             legend.push((Mark::Dot(Paint::filled(colour)), format!("n={}: measured", s.n)));
         }
@@ -184,11 +189,7 @@ fn speedup_chart(svg: &mut Svg, chart: &Chart, all: &[Series], (x_hi, y): (i32, 
         let ideal_top = f64::from(x_hi.min(y_hi));
         svg.line(chart.at((0.0, 0.0)), chart.at((ideal_top, ideal_top)), IDEAL);
         svg.line(chart.at((cores, f64::from(y_lo))), chart.at((cores, f64::from(y_hi))), CORES);
-        for (i, s) in all.iter().enumerate() {
-            let predicted: Vec<(f64, f64)> = s.predicted.iter().map(|&p| speedup(p)).collect();
-            let measured: Vec<(f64, f64)> = s.measured.iter().map(|&p| speedup(p)).collect();
-            draw_series(svg, chart, COLOURS[i % COLOURS.len()], &predicted, &measured);
-        }
+        draw_series(svg, chart, all, speedup);
     });
 }
 
@@ -210,11 +211,7 @@ fn efficiency_chart(svg: &mut Svg, chart: &Chart, all: &[Series], (x_hi, e_top):
     chart.draw_inside(svg, |svg, chart| {
         svg.line(chart.at((0.0, 1.0)), chart.at((f64::from(x_hi), 1.0)), IDEAL);
         svg.line(chart.at((cores, 0.0)), chart.at((cores, e_top)), CORES);
-        for (i, s) in all.iter().enumerate() {
-            let predicted: Vec<(f64, f64)> = s.predicted.iter().map(|&p| efficiency(p)).collect();
-            let measured: Vec<(f64, f64)> = s.measured.iter().map(|&p| efficiency(p)).collect();
-            draw_series(svg, chart, COLOURS[i % COLOURS.len()], &predicted, &measured);
-        }
+        draw_series(svg, chart, all, efficiency);
     });
 }
 

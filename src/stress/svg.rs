@@ -15,6 +15,11 @@ const WALL: Colour = Colour(0x99, 0x99, 0x99);
 const FIBTREE: Colour = Colour(0x1f, 0x77, 0xb4);
 const LIMIT: Colour = Colour(0x55, 0x55, 0x55);
 
+/// fibtree's own times, a line through crosses; a limit, a thin line; a bound on a peak, a cross.
+const OWN: Stroke = Stroke::solid(FIBTREE, 2.0);
+const LIMIT_LINE: Stroke = Stroke::solid(LIMIT, 1.0);
+const BOUND: Stroke = Stroke::solid(WALL, 2.0);
+
 /// The least time drawn, in seconds (the log scale has no 0): a microsecond.
 const FLOOR: f64 = 1e-6;
 
@@ -98,10 +103,6 @@ fn time_chart(svg: &mut Svg, chart: &Chart, runs: &[Judged], own_times: &[(u64, 
     chart.draw_axes(svg);
     let x_range = chart.x_range();
     let at = |n: u64, t: f64| chart.at((n as f64, t.max(FLOOR).log10()));
-    let mut legend = vec![
-        (Mark::Dot(Paint::filled(WALL)), "the program's wall time".to_string()),
-        (Mark::Dot(Paint::filled(PROGRAM)), "the program's CPU time (hollow: not OK)".to_string()),
-    ];
     // every point drawn, which the legend keeps clear of where it can
     let mut drawn = Vec::new();
     chart.draw_inside(svg, |svg, _| {
@@ -113,22 +114,28 @@ fn time_chart(svg: &mut Svg, chart: &Chart, runs: &[Judged], own_times: &[(u64, 
                 drawn.push(marker(svg, at(j.n, cpu), j, PROGRAM));
             }
         }
-        if !own_times.is_empty() {
-            let points: Vec<(f64, f64)> = own_times.iter().map(|&(n, t)| at(n, t)).collect();
-            svg.polyline(&points, Stroke::solid(FIBTREE, 2.0));
-            for &p in &points {
-                svg.cross(p, 5.0, Stroke::solid(FIBTREE, 2.0));
-            }
-            drawn.extend(points);
-            legend.push((Mark::Cross(Stroke::solid(FIBTREE, 2.0)), "fibtree's own time".to_string()));
+        let own: Vec<(f64, f64)> = own_times.iter().map(|&(n, t)| at(n, t)).collect();
+        if !own.is_empty() {
+            svg.polyline(&own, OWN);
         }
+        for &p in &own {
+            svg.cross(p, 5.0, OWN);
+        }
+        drawn.extend(own);
         if let Some(t) = limits.time_seconds {
             let t = t.max(FLOOR).log10();
-            svg.line(chart.at((x_range.start, t)), chart.at((x_range.end, t)), Stroke::solid(LIMIT, 1.0));
+            svg.line(chart.at((x_range.start, t)), chart.at((x_range.end, t)), LIMIT_LINE);
         }
     });
+    let mut legend = vec![
+        (Mark::Dot(Paint::filled(WALL)), "the program's wall time".to_string()),
+        (Mark::Dot(Paint::filled(PROGRAM)), "the program's CPU time (hollow: not OK)".to_string()),
+    ];
+    if !own_times.is_empty() {
+        legend.push((Mark::Cross(OWN), "fibtree's own time".to_string()));
+    }
     if let Some(t) = limits.time_seconds {
-        legend.push((Mark::Line(Stroke::solid(LIMIT, 1.0)), format!("time limit, {t} s of CPU")));
+        legend.push((Mark::Line(LIMIT_LINE), format!("time limit, {t} s of CPU")));
     }
     Legend { entries: legend }.draw_in(svg, chart, Corner::UpperLeft, &drawn);
 }
@@ -154,21 +161,21 @@ fn memory_chart(svg: &mut Svg, chart: &Chart, runs: &[Judged], limits: &Limits) 
             }
         }
         for &p in &bounds {
-            svg.cross(chart.at(p), 4.0, Stroke::solid(WALL, 2.0));
+            svg.cross(chart.at(p), 4.0, BOUND);
             drawn.push(chart.at(p));
         }
         if let Some(m) = limits.memory_bytes {
             let line = (chart.at((x_range.start, mib(m))), chart.at((x_range.end, mib(m))));
-            svg.line(line.0, line.1, Stroke::solid(LIMIT, 1.0));
+            svg.line(line.0, line.1, LIMIT_LINE);
         }
     });
     if !bounds.is_empty() {
         let text = "at most: a peak within the copy of fibtree's memory the run began as";
-        legend.push((Mark::Cross(Stroke::solid(WALL, 2.0)), text.to_string()));
+        legend.push((Mark::Cross(BOUND), text.to_string()));
     }
     if let Some(m) = limits.memory_bytes {
         let text = format!("memory limit, {:.1} MiB of address space", mib(m));
-        legend.push((Mark::Line(Stroke::solid(LIMIT, 1.0)), text));
+        legend.push((Mark::Line(LIMIT_LINE), text));
     }
     Legend { entries: legend }.draw_in(svg, chart, Corner::LowerRight, &drawn);
 }
